@@ -1,0 +1,99 @@
+//! Parsing the `linux_dirent64` records that getdents64 fills a buffer with.
+
+/// `d_type` values (from `<dirent.h>`).
+pub mod dtype {
+    pub const UNKNOWN: u8 = 0;
+    pub const FIFO: u8 = 1;
+    pub const CHR: u8 = 2;
+    pub const DIR: u8 = 4;
+    pub const BLK: u8 = 6;
+    pub const REG: u8 = 8;
+    pub const LNK: u8 = 10;
+    pub const SOCK: u8 = 12;
+}
+
+/// One directory entry, borrowing its name from the getdents buffer.
+#[derive(Clone, Copy, Debug)]
+pub struct Dirent<'a> {
+    pub ino: u64,
+    /// One of [`dtype`]; `UNKNOWN` on file systems that don't fill it in,
+    /// in which case the caller must stat to learn the type.
+    pub d_type: u8,
+    pub name: &'a [u8],
+}
+
+impl Dirent<'_> {
+    /// `.` or `..`.
+    pub fn is_dot_or_dotdot(&self) -> bool {
+        matches!(self.name, b"." | b"..")
+    }
+}
+
+/// Iterates the records in a buffer filled by getdents64. Stops quietly at a
+/// malformed record rather than reading out of bounds.
+pub struct DirentIter<'a> {
+    buf: &'a [u8],
+    pos: usize,
+}
+
+impl<'a> DirentIter<'a> {
+    pub fn new(buf: &'a [u8]) -> Self {
+        DirentIter { buf, pos: 0 }
+    }
+}
+
+// linux_dirent64: u64 d_ino, i64 d_off, u16 d_reclen, u8 d_type, char d_name[].
+const NAME_OFFSET: usize = 19;
+
+impl<'a> Iterator for DirentIter<'a> {
+    type Item = Dirent<'a>;
+
+    fn next(&mut self) -> Option<Dirent<'a>> {
+        let rest = self.buf.get(self.pos..)?;
+        if rest.len() < NAME_OFFSET {
+            return None;
+        }
+        let ino = u64::from_ne_bytes(rest[0..8].try_into().ok()?);
+        let reclen = u16::from_ne_bytes(rest[16..18].try_into().ok()?) as usize;
+        if reclen < NAME_OFFSET || reclen > rest.len() {
+            return None;
+        }
+        let d_type = rest[18];
+        let raw = &rest[NAME_OFFSET..reclen];
+        let len = memchr0(raw);
+        self.pos += reclen;
+        Some(Dirent { ino, d_type, name: &raw[..len] })
+    }
+}
+
+fn memchr0(b: &[u8]) -> usize {
+    b.iter().position(|&c| c == 0).unwrap_or(b.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(ino: u64, t: u8, name: &[u8]) -> Vec<u8> {
+        let reclen = (NAME_OFFSET + name.len() + 1).div_ceil(8) * 8;
+        let mut v = vec![0u8; reclen];
+        v[0..8].copy_from_slice(&ino.to_ne_bytes());
+        v[16..18].copy_from_slice(&(reclen as u16).to_ne_bytes());
+        v[18] = t;
+        v[NAME_OFFSET..NAME_OFFSET + name.len()].copy_from_slice(name);
+        v
+    }
+
+    #[test]
+    fn parses_records_and_stops_at_garbage() {
+        let mut buf = record(5, dtype::DIR, b".");
+        buf.extend(record(7, dtype::REG, b"a\nb\xff"));
+        buf.extend([1, 2, 3]);
+        let v: Vec<_> = DirentIter::new(&buf).collect();
+        assert_eq!(v.len(), 2);
+        assert!(v[0].is_dot_or_dotdot());
+        assert_eq!(v[1].name, b"a\nb\xff");
+        assert_eq!(v[1].ino, 7);
+        assert_eq!(v[1].d_type, dtype::REG);
+    }
+}

@@ -1,0 +1,13 @@
+//! The inline executor: every operation runs at submit time on the caller's
+//! thread. No threads, no ring; the reference the others are tested against.
+
+use super::Job;
+use crate::op::Completion;
+
+pub(crate) struct SyncExec;
+
+impl SyncExec {
+    pub(crate) fn submit(&mut self, ops: &mut Vec<Job>, out: &mut Vec<Completion>) {
+        out.extend(ops.drain(..).map(|(token, op)| op.execute_sync(token)));
+    }
+}

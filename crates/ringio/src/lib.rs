@@ -1,0 +1,36 @@
+//! ringio: a completion-driven batch I/O engine.
+//!
+//! Callers push operations tagged with a `u64` token; the engine runs them in
+//! batches on one of three executors and hands back `(token, result)`
+//! completions. The executors — io_uring, a syscall thread pool, inline
+//! syscalls — produce identical results; which one runs is a measured
+//! decision ([`default_backend`]), overridable with `RINGIO_BACKEND`.
+//!
+//! ```no_run
+//! use ringio::{Engine, DirentIter};
+//! let mut eng = Engine::new();
+//! eng.openat(1, libc::AT_FDCWD, b"/tmp", libc::O_RDONLY | libc::O_DIRECTORY, 0);
+//! let mut done = Vec::new();
+//! eng.wait(1, &mut done);
+//! let fd = done[0].fd().unwrap();
+//! eng.getdents(2, fd, Vec::new());
+//! done.clear();
+//! eng.wait(1, &mut done);
+//! for d in DirentIter::new(done[0].buf()) {
+//!     println!("{}", String::from_utf8_lossy(d.name));
+//! }
+//! ```
+
+mod arena;
+pub mod dirent;
+mod engine;
+mod errno;
+mod exec;
+mod op;
+pub mod sys;
+
+pub use dirent::{dtype, Dirent, DirentIter};
+pub use engine::{default_backend, uring_available, uring_description, Backend, Config, Engine};
+pub use errno::Errno;
+pub use op::{Completion, Data, Token, DEFAULT_DENTS_BUF};
+pub use sys::Statx;

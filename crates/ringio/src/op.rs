@@ -1,0 +1,168 @@
+//! The operations the engine executes, and the completions it hands back.
+
+use std::ffi::CStr;
+use std::os::fd::RawFd;
+
+use crate::arena::PathPtr;
+use crate::errno::Errno;
+use crate::sys::{self, Statx};
+
+/// The caller's tag for one operation; every pushed operation produces
+/// exactly one [`Completion`] carrying it.
+pub type Token = u64;
+
+/// One operation, with everything the kernel will read or write owned by it
+/// (buffers) or by the engine's arena (paths).
+pub(crate) enum Op {
+    OpenAt { dirfd: RawFd, path: PathPtr, flags: i32, mode: u32 },
+    Close { fd: RawFd },
+    Statx { dirfd: RawFd, path: PathPtr, flags: i32, mask: u32 },
+    Getdents { fd: RawFd, buf: Vec<u8> },
+    ReadLink { dirfd: RawFd, path: PathPtr, buf: Vec<u8> },
+    GetXattr { dirfd: RawFd, path: PathPtr, name: &'static CStr, follow: bool, buf: Vec<u8> },
+    Read { fd: RawFd, buf: Vec<u8>, offset: Option<u64> },
+    Write { fd: RawFd, buf: Vec<u8>, offset: Option<u64> },
+    Splice { fd_in: RawFd, off_in: Option<i64>, fd_out: RawFd, off_out: Option<i64>, len: u32, flags: u32 },
+    Fadvise { fd: RawFd, offset: i64, len: i64, advice: i32 },
+}
+
+impl Op {
+    /// Runs the operation with plain syscalls on the calling thread.
+    /// The reference implementation every executor must agree with.
+    pub(crate) fn execute_sync(self, token: Token) -> Completion {
+        // SAFETY (for every as_cstr below): the engine resets its arena only
+        // when no operation is pending or in flight, and this one is.
+        let (result, data) = match self {
+            Op::OpenAt { dirfd, path, flags, mode } => {
+                (sys::openat(dirfd, unsafe { path.as_cstr() }, flags, mode).map(|fd| fd as u64), Data::None)
+            }
+            Op::Close { fd } => (sys::close(fd).map(|()| 0), Data::None),
+            Op::Statx { dirfd, path, flags, mask } => {
+                let mut st = sys::statx_zeroed();
+                match sys::statx(dirfd, unsafe { path.as_cstr() }, flags, mask, &mut st) {
+                    Ok(()) => (Ok(0), Data::Stat(st)),
+                    Err(e) => (Err(e), Data::None),
+                }
+            }
+            Op::Getdents { fd, mut buf } => {
+                let r = getdents_fill(fd, &mut buf);
+                let eof = matches!(r, Ok(true));
+                let res = r.map(|_| buf.len() as u64);
+                return Completion { token, result: res, eof, data: Data::Buf(buf) };
+            }
+            Op::ReadLink { dirfd, path, mut buf } => {
+                let r = sys::readlinkat(dirfd, unsafe { path.as_cstr() }, &mut buf);
+                (r.map(|n| n as u64), Data::Buf(buf))
+            }
+            Op::GetXattr { dirfd, path, name, follow, mut buf } => {
+                let r = sys::getxattrat(dirfd, unsafe { path.as_cstr() }, name, follow, &mut buf);
+                (r.map(|n| n as u64), Data::Buf(buf))
+            }
+            Op::Read { fd, mut buf, offset } => {
+                let r = sys::read(fd, &mut buf, offset);
+                (r.map(|n| n as u64), Data::Buf(buf))
+            }
+            Op::Write { fd, buf, offset } => {
+                let r = sys::write_all(fd, &buf, offset).map(|n| n as u64).map_err(|(_, e)| e);
+                (r, Data::Buf(buf))
+            }
+            Op::Splice { fd_in, mut off_in, fd_out, mut off_out, len, flags } => {
+                let r = sys::splice(fd_in, off_in.as_mut(), fd_out, off_out.as_mut(), len as usize, flags);
+                (r.map(|n| n as u64), Data::None)
+            }
+            Op::Fadvise { fd, offset, len, advice } => {
+                (sys::fadvise(fd, offset, len, advice).map(|()| 0), Data::None)
+            }
+        };
+        Completion { token, result, eof: false, data }
+    }
+}
+
+/// Reads directory entries into `buf` until it is nearly full or the
+/// directory ends. Returns whether the end was seen. A small directory thus
+/// costs one operation (two getdents64 calls, the second returning 0), which
+/// halves the round trips of a walk.
+pub(crate) fn getdents_fill(fd: RawFd, buf: &mut Vec<u8>) -> Result<bool, Errno> {
+    buf.clear();
+    if buf.capacity() < MIN_DENTS_BUF {
+        buf.reserve(DEFAULT_DENTS_BUF);
+    }
+    loop {
+        match sys::getdents64(fd, buf) {
+            Ok(0) => return Ok(true),
+            Ok(_) => {
+                if buf.capacity() - buf.len() < buf.capacity() / 2 {
+                    return Ok(false);
+                }
+            }
+            // EINVAL after progress only means the next entry doesn't fit.
+            Err(e) if e == Errno::EINVAL && !buf.is_empty() => return Ok(false),
+            Err(e) => return Err(e),
+        }
+    }
+}
+
+/// Measured: 64 KiB is enough; bigger buffers buy nothing on ext4
+/// (research/io-uring-limits.md §3a), and slow file systems want one READDIR
+/// request per 64 KiB rather than per 1 KiB.
+pub const DEFAULT_DENTS_BUF: usize = 64 * 1024;
+const MIN_DENTS_BUF: usize = 4096;
+
+/// What an operation produced besides its integer result.
+///
+/// The stat result is stored inline rather than boxed: copying 256 bytes is
+/// cheaper than an allocation per file, which the hot path must not make.
+#[allow(clippy::large_enum_variant)]
+pub enum Data {
+    None,
+    Stat(Statx),
+    Buf(Vec<u8>),
+}
+
+/// The outcome of one operation.
+pub struct Completion {
+    pub token: Token,
+    /// The integer result: a descriptor for opens, a byte count for
+    /// reads/writes/getdents/readlink/getxattr/splice, 0 otherwise.
+    pub result: Result<u64, Errno>,
+    /// For getdents: the end of the directory was reached.
+    pub eof: bool,
+    pub data: Data,
+}
+
+impl Completion {
+    /// The descriptor an open produced.
+    pub fn fd(&self) -> Result<RawFd, Errno> {
+        self.result.map(|v| v as RawFd)
+    }
+
+    /// The stat result of a statx operation.
+    pub fn stat(&self) -> Result<&Statx, Errno> {
+        match (&self.result, &self.data) {
+            (Err(e), _) => Err(*e),
+            (Ok(_), Data::Stat(st)) => Ok(st),
+            (Ok(_), _) => Err(Errno::EINVAL),
+        }
+    }
+
+    /// Takes the buffer an operation owned back (getdents, readlink,
+    /// getxattr, read, write), empty if it had none; reuse it for the next
+    /// operation to avoid allocating.
+    pub fn take_buf(&mut self) -> Vec<u8> {
+        match std::mem::replace(&mut self.data, Data::None) {
+            Data::Buf(b) => b,
+            other => {
+                self.data = other;
+                Vec::new()
+            }
+        }
+    }
+
+    /// The filled part of the operation's buffer.
+    pub fn buf(&self) -> &[u8] {
+        match &self.data {
+            Data::Buf(b) => b,
+            _ => &[],
+        }
+    }
+}

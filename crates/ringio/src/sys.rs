@@ -1,0 +1,244 @@
+//! Thin wrappers over the plain syscalls the engine (and its callers) use.
+//!
+//! Each wrapper retries `EINTR` itself, so no caller ever sees it: a signal
+//! arriving mid-walk must not turn into a spurious "Interrupted system call".
+
+use std::ffi::CStr;
+use std::os::fd::RawFd;
+
+use crate::errno::{check, Errno};
+
+/// The kernel's `struct statx`, as libc defines it.
+pub type Statx = libc::statx;
+
+/// An all-zero `statx`, the starting value of every stat slot.
+pub fn statx_zeroed() -> Statx {
+    // SAFETY: statx is a plain C struct of integers, for which all-zero bytes are a
+    // valid value.
+    unsafe { std::mem::zeroed() }
+}
+
+fn retry<F: FnMut() -> libc::c_long>(mut f: F) -> Result<usize, Errno> {
+    loop {
+        match check(f()) {
+            Err(e) if e == Errno::EINTR => continue,
+            r => return r,
+        }
+    }
+}
+
+pub fn openat(dirfd: RawFd, path: &CStr, flags: i32, mode: u32) -> Result<RawFd, Errno> {
+    // SAFETY: path is a valid NUL-terminated string for the duration of the call.
+    retry(|| unsafe { libc::openat(dirfd, path.as_ptr(), flags | libc::O_CLOEXEC, mode) as _ })
+        .map(|fd| fd as RawFd)
+}
+
+/// Closes a descriptor. EINTR is not retried: on Linux the fd is released
+/// whatever close returns, and retrying could close a descriptor another
+/// thread has just been given.
+pub fn close(fd: RawFd) -> Result<(), Errno> {
+    // SAFETY: closing an integer descriptor touches no memory of ours.
+    match check(unsafe { libc::close(fd) } as _) {
+        Err(e) if e == Errno::EINTR => Ok(()),
+        r => r.map(|_| ()),
+    }
+}
+
+pub fn statx(dirfd: RawFd, path: &CStr, flags: i32, mask: u32, out: &mut Statx) -> Result<(), Errno> {
+    // SAFETY: path is NUL-terminated and out is a valid, exclusive statx buffer.
+    retry(|| unsafe { libc::statx(dirfd, path.as_ptr(), flags, mask, out) as _ }).map(|_| ())
+}
+
+/// One `getdents64` call appending to `buf` (between `len` and `capacity`).
+/// Returns the number of bytes added; 0 means end of directory.
+pub fn getdents64(fd: RawFd, buf: &mut Vec<u8>) -> Result<usize, Errno> {
+    let len = buf.len();
+    let spare = buf.capacity() - len;
+    // SAFETY: the kernel writes at most `spare` bytes into the vector's spare
+    // capacity, which is allocated and exclusively ours.
+    let n = retry(|| unsafe {
+        libc::syscall(libc::SYS_getdents64, fd, buf.as_mut_ptr().add(len), spare) as _
+    })?;
+    // SAFETY: the kernel initialised exactly n bytes after len.
+    unsafe { buf.set_len(len + n) };
+    Ok(n)
+}
+
+/// `readlinkat` into `buf` (replacing its contents); grows the buffer until
+/// the whole target fits, so long targets are never silently truncated.
+pub fn readlinkat(dirfd: RawFd, path: &CStr, buf: &mut Vec<u8>) -> Result<usize, Errno> {
+    if buf.capacity() < 256 {
+        buf.reserve(256);
+    }
+    loop {
+        buf.clear();
+        let cap = buf.capacity();
+        // SAFETY: the kernel writes at most cap bytes into the vector's buffer.
+        let n = retry(|| unsafe {
+            libc::readlinkat(dirfd, path.as_ptr(), buf.as_mut_ptr().cast(), cap) as _
+        })?;
+        if n < cap {
+            // SAFETY: n bytes were written by the kernel.
+            unsafe { buf.set_len(n) };
+            return Ok(n);
+        }
+        buf.reserve(cap * 2);
+    }
+}
+
+/// Reads an extended attribute of `path` relative to `dirfd`. An empty
+/// `buf` capacity asks only for the size. Uses `getxattrat` (Linux 6.13)
+/// and falls back to `[l]getxattr` on `/proc/self/fd/N/path` where it is
+/// missing, so callers never need a full path.
+pub fn getxattrat(
+    dirfd: RawFd,
+    path: &CStr,
+    name: &CStr,
+    follow: bool,
+    buf: &mut Vec<u8>,
+) -> Result<usize, Errno> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static NO_GETXATTRAT: AtomicBool = AtomicBool::new(false);
+    const SYS_GETXATTRAT: libc::c_long = 464;
+
+    #[repr(C)]
+    struct XattrArgs {
+        value: u64,
+        size: u32,
+        flags: u32,
+    }
+    buf.clear();
+    let cap = buf.capacity();
+    if !NO_GETXATTRAT.load(Ordering::Relaxed) && cfg!(target_arch = "x86_64") {
+        let mut args = XattrArgs { value: buf.as_mut_ptr() as u64, size: cap as u32, flags: 0 };
+        let at_flags = if follow { 0 } else { libc::AT_SYMLINK_NOFOLLOW };
+        // SAFETY: path and name are NUL-terminated; args points at a live struct
+        // whose value/size describe the vector's allocated capacity.
+        let r = retry(|| unsafe {
+            libc::syscall(
+                SYS_GETXATTRAT,
+                dirfd,
+                path.as_ptr(),
+                at_flags,
+                name.as_ptr(),
+                &mut args as *mut XattrArgs,
+                std::mem::size_of::<XattrArgs>(),
+            ) as _
+        });
+        match r {
+            Err(e) if e == Errno::ENOSYS => NO_GETXATTRAT.store(true, Ordering::Relaxed),
+            Ok(n) => {
+                // SAFETY: the kernel wrote n ≤ cap bytes (0 written when cap == 0).
+                unsafe { buf.set_len(n.min(cap)) };
+                return Ok(n);
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    let full = proc_path(dirfd, path);
+    // SAFETY: full and name are NUL-terminated; the kernel writes at most cap bytes.
+    let r = retry(|| unsafe {
+        if follow {
+            libc::getxattr(full.as_ptr(), name.as_ptr(), buf.as_mut_ptr().cast(), cap) as _
+        } else {
+            libc::lgetxattr(full.as_ptr(), name.as_ptr(), buf.as_mut_ptr().cast(), cap) as _
+        }
+    })?;
+    // SAFETY: as above.
+    unsafe { buf.set_len(r.min(cap)) };
+    Ok(r)
+}
+
+fn proc_path(dirfd: RawFd, path: &CStr) -> std::ffi::CString {
+    let p = path.to_bytes();
+    let v = if dirfd == libc::AT_FDCWD || p.first() == Some(&b'/') {
+        p.to_vec()
+    } else {
+        let mut v = format!("/proc/self/fd/{dirfd}/").into_bytes();
+        v.extend_from_slice(p);
+        v
+    };
+    std::ffi::CString::new(v).unwrap_or_default()
+}
+
+/// `pread` when `offset` is given, `read` otherwise; appends to `buf`'s spare capacity.
+pub fn read(fd: RawFd, buf: &mut Vec<u8>, offset: Option<u64>) -> Result<usize, Errno> {
+    let len = buf.len();
+    let spare = buf.capacity() - len;
+    // SAFETY: the kernel writes at most `spare` bytes into the spare capacity.
+    let n = retry(|| unsafe {
+        let p = buf.as_mut_ptr().add(len).cast();
+        match offset {
+            Some(off) => libc::pread(fd, p, spare, off as libc::off_t) as _,
+            None => libc::read(fd, p, spare) as _,
+        }
+    })?;
+    // SAFETY: n bytes were initialised by the kernel.
+    unsafe { buf.set_len(len + n) };
+    Ok(n)
+}
+
+/// One `write`/`pwrite` call; may be short.
+pub fn write_once(fd: RawFd, data: &[u8], offset: Option<u64>) -> Result<usize, Errno> {
+    // SAFETY: data is a valid readable slice for the duration of the call.
+    retry(|| unsafe {
+        match offset {
+            Some(off) => libc::pwrite(fd, data.as_ptr().cast(), data.len(), off as _) as _,
+            None => libc::write(fd, data.as_ptr().cast(), data.len()) as _,
+        }
+    })
+}
+
+/// Writes all of `data`, continuing after short writes and waiting out
+/// `EAGAIN` on non-blocking descriptors. Returns the bytes written before an
+/// error together with the error, so callers can report what was lost.
+pub fn write_all(fd: RawFd, mut data: &[u8], mut offset: Option<u64>) -> Result<usize, (usize, Errno)> {
+    let total = data.len();
+    while !data.is_empty() {
+        match write_once(fd, data, offset) {
+            Ok(0) => return Err((total - data.len(), Errno(libc::EIO))),
+            Ok(n) => {
+                data = &data[n..];
+                offset = offset.map(|o| o + n as u64);
+            }
+            Err(e) if e == Errno::EAGAIN => wait_writable(fd),
+            Err(e) => return Err((total - data.len(), e)),
+        }
+    }
+    Ok(total)
+}
+
+fn wait_writable(fd: RawFd) {
+    let mut p = libc::pollfd { fd, events: libc::POLLOUT, revents: 0 };
+    // SAFETY: p is a valid pollfd array of length 1.
+    unsafe { libc::poll(&mut p, 1, -1) };
+}
+
+pub fn splice(
+    fd_in: RawFd,
+    off_in: Option<&mut i64>,
+    fd_out: RawFd,
+    off_out: Option<&mut i64>,
+    len: usize,
+    flags: u32,
+) -> Result<usize, Errno> {
+    let pin = off_in.map_or(std::ptr::null_mut(), |o| o as *mut i64);
+    let pout = off_out.map_or(std::ptr::null_mut(), |o| o as *mut i64);
+    // SAFETY: the offset pointers are null or point at live i64s owned by the caller.
+    retry(|| unsafe { libc::splice(fd_in, pin, fd_out, pout, len, flags) as _ })
+}
+
+pub fn fadvise(fd: RawFd, offset: i64, len: i64, advice: i32) -> Result<(), Errno> {
+    // SAFETY: no memory is passed to the kernel.
+    let r = unsafe { libc::posix_fadvise(fd, offset, len, advice) };
+    if r != 0 {
+        Err(Errno(r))
+    } else {
+        Ok(())
+    }
+}
+
+/// Number of CPUs this process may run on (affinity-aware), at least 1.
+pub fn available_cpus() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}

@@ -1,0 +1,53 @@
+//! Installing what tests and benches need on a fresh Debian machine.
+
+use std::process::Command;
+
+/// Debian packages the test suite uses, with a command that proves each is
+/// present. strace: syscall-budget tests; acl: `setfacl` for ls's `+` marker;
+/// attr: `setfattr`; coreutils/findutils: the GNU tools compared against.
+const TEST_PACKAGES: &[(&str, &str)] = &[
+    ("strace", "strace"),
+    ("acl", "setfacl"),
+    ("attr", "setfattr"),
+    ("coreutils", "ls"),
+    ("findutils", "find"),
+];
+
+fn have(cmd: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {cmd} >/dev/null 2>&1")])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Installs the missing packages with apt-get (the tests run as root on the
+/// CI machine); reports, but does not fail, when apt is unavailable: the
+/// tests that need a missing tool skip with a message.
+pub fn ensure_packages(list: &[(&str, &str)]) -> Result<(), String> {
+    let missing: Vec<&str> = list.iter().filter(|(_, cmd)| !have(cmd)).map(|(p, _)| *p).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    if !have("apt-get") {
+        eprintln!("xtask: apt-get not found; tests needing {missing:?} will be skipped");
+        return Ok(());
+    }
+    eprintln!("xtask: installing {}", missing.join(" "));
+    let ok = |c: &mut Command| c.status().is_ok_and(|s| s.success());
+    let env = [("DEBIAN_FRONTEND", "noninteractive")];
+    let mut install = Command::new("apt-get");
+    install.args(["install", "-y", "-q", "--no-install-recommends"]).args(&missing).envs(env);
+    if !ok(&mut install) {
+        let _ = Command::new("apt-get").args(["update", "-q"]).envs(env).status();
+        let mut again = Command::new("apt-get");
+        again.args(["install", "-y", "-q", "--no-install-recommends"]).args(&missing).envs(env);
+        if !ok(&mut again) {
+            eprintln!("xtask: could not install {missing:?}; tests needing them will be skipped");
+        }
+    }
+    Ok(())
+}
+
+pub fn ensure_test_packages() -> Result<(), String> {
+    ensure_packages(TEST_PACKAGES)
+}
