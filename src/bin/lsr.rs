@@ -1,1 +1,4 @@
-fn main() {}
+cli::sigpipe_hook!();
+fn main() {
+    cli::init("lsr");
+}

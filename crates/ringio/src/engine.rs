@@ -133,7 +133,10 @@ impl Engine {
     pub fn with_config(cfg: Config) -> Engine {
         let backend = cfg.backend.unwrap_or_else(default_backend);
         let cpus = crate::sys::available_cpus();
-        let threads = cfg.threads.or_else(|| env_usize("RINGIO_THREADS")).unwrap_or(cpus.saturating_sub(1).max(1));
+        let threads = cfg
+            .threads
+            .or_else(|| env_usize("RINGIO_THREADS"))
+            .unwrap_or(cpus.saturating_sub(1).max(1));
         let depth = cfg.depth.or_else(|| env_usize("RINGIO_DEPTH")).unwrap_or(1024);
         let (exec, backend) = match backend {
             Backend::Sync => (Exec::Sync(SyncExec), Backend::Sync),
@@ -207,7 +210,15 @@ impl Engine {
     /// following a final symlink when `follow`). With a zero-capacity buffer
     /// it only asks for the value's size. Missing attributes complete with
     /// ENODATA.
-    pub fn getxattr(&mut self, token: Token, dirfd: RawFd, path: &[u8], name: &'static CStr, follow: bool, buf: Vec<u8>) {
+    pub fn getxattr(
+        &mut self,
+        token: Token,
+        dirfd: RawFd,
+        path: &[u8],
+        name: &'static CStr,
+        follow: bool,
+        buf: Vec<u8>,
+    ) {
         let path = self.arena.push(path);
         self.push(token, Op::GetXattr { dirfd, path, name, follow, buf });
     }
@@ -225,7 +236,17 @@ impl Engine {
     }
 
     /// One `splice` of up to `len` bytes; short counts are returned as is.
-    pub fn splice(&mut self, token: Token, fd_in: RawFd, off_in: Option<i64>, fd_out: RawFd, off_out: Option<i64>, len: u32, flags: u32) {
+    #[allow(clippy::too_many_arguments)] // mirrors splice(2) one to one
+    pub fn splice(
+        &mut self,
+        token: Token,
+        fd_in: RawFd,
+        off_in: Option<i64>,
+        fd_out: RawFd,
+        off_out: Option<i64>,
+        len: u32,
+        flags: u32,
+    ) {
         self.push(token, Op::Splice { fd_in, off_in, fd_out, off_out, len, flags });
     }
 

@@ -14,32 +14,80 @@ pub type Token = u64;
 /// One operation, with everything the kernel will read or write owned by it
 /// (buffers) or by the engine's arena (paths).
 pub(crate) enum Op {
-    OpenAt { dirfd: RawFd, path: PathPtr, flags: i32, mode: u32 },
-    Close { fd: RawFd },
-    Statx { dirfd: RawFd, path: PathPtr, flags: i32, mask: u32 },
-    Getdents { fd: RawFd, buf: Vec<u8> },
-    ReadLink { dirfd: RawFd, path: PathPtr, buf: Vec<u8> },
-    GetXattr { dirfd: RawFd, path: PathPtr, name: &'static CStr, follow: bool, buf: Vec<u8> },
-    Read { fd: RawFd, buf: Vec<u8>, offset: Option<u64> },
-    Write { fd: RawFd, buf: Vec<u8>, offset: Option<u64> },
-    Splice { fd_in: RawFd, off_in: Option<i64>, fd_out: RawFd, off_out: Option<i64>, len: u32, flags: u32 },
-    Fadvise { fd: RawFd, offset: i64, len: i64, advice: i32 },
+    OpenAt {
+        dirfd: RawFd,
+        path: PathPtr,
+        flags: i32,
+        mode: u32,
+    },
+    Close {
+        fd: RawFd,
+    },
+    Statx {
+        dirfd: RawFd,
+        path: PathPtr,
+        flags: i32,
+        mask: u32,
+    },
+    Getdents {
+        fd: RawFd,
+        buf: Vec<u8>,
+    },
+    ReadLink {
+        dirfd: RawFd,
+        path: PathPtr,
+        buf: Vec<u8>,
+    },
+    GetXattr {
+        dirfd: RawFd,
+        path: PathPtr,
+        name: &'static CStr,
+        follow: bool,
+        buf: Vec<u8>,
+    },
+    Read {
+        fd: RawFd,
+        buf: Vec<u8>,
+        offset: Option<u64>,
+    },
+    Write {
+        fd: RawFd,
+        buf: Vec<u8>,
+        offset: Option<u64>,
+    },
+    Splice {
+        fd_in: RawFd,
+        off_in: Option<i64>,
+        fd_out: RawFd,
+        off_out: Option<i64>,
+        len: u32,
+        flags: u32,
+    },
+    Fadvise {
+        fd: RawFd,
+        offset: i64,
+        len: i64,
+        advice: i32,
+    },
 }
 
 impl Op {
     /// Runs the operation with plain syscalls on the calling thread.
     /// The reference implementation every executor must agree with.
     pub(crate) fn execute_sync(self, token: Token) -> Completion {
-        // SAFETY (for every as_cstr below): the engine resets its arena only
-        // when no operation is pending or in flight, and this one is.
+        let cstr = |path: PathPtr| {
+            // SAFETY: the engine resets its arena only when no operation is
+            // pending or in flight, and this one is, so the path is alive.
+            unsafe { path.as_cstr() }
+        };
         let (result, data) = match self {
             Op::OpenAt { dirfd, path, flags, mode } => {
-                (sys::openat(dirfd, unsafe { path.as_cstr() }, flags, mode).map(|fd| fd as u64), Data::None)
+                (sys::openat(dirfd, cstr(path), flags, mode).map(|fd| fd as u64), Data::None)
             }
             Op::Close { fd } => (sys::close(fd).map(|()| 0), Data::None),
             Op::Statx { dirfd, path, flags, mask } => {
                 let mut st = sys::statx_zeroed();
-                match sys::statx(dirfd, unsafe { path.as_cstr() }, flags, mask, &mut st) {
+                match sys::statx(dirfd, cstr(path), flags, mask, &mut st) {
                     Ok(()) => (Ok(0), Data::Stat(st)),
                     Err(e) => (Err(e), Data::None),
                 }
@@ -51,11 +99,11 @@ impl Op {
                 return Completion { token, result: res, eof, data: Data::Buf(buf) };
             }
             Op::ReadLink { dirfd, path, mut buf } => {
-                let r = sys::readlinkat(dirfd, unsafe { path.as_cstr() }, &mut buf);
+                let r = sys::readlinkat(dirfd, cstr(path), &mut buf);
                 (r.map(|n| n as u64), Data::Buf(buf))
             }
             Op::GetXattr { dirfd, path, name, follow, mut buf } => {
-                let r = sys::getxattrat(dirfd, unsafe { path.as_cstr() }, name, follow, &mut buf);
+                let r = sys::getxattrat(dirfd, cstr(path), name, follow, &mut buf);
                 (r.map(|n| n as u64), Data::Buf(buf))
             }
             Op::Read { fd, mut buf, offset } => {
@@ -67,7 +115,14 @@ impl Op {
                 (r, Data::Buf(buf))
             }
             Op::Splice { fd_in, mut off_in, fd_out, mut off_out, len, flags } => {
-                let r = sys::splice(fd_in, off_in.as_mut(), fd_out, off_out.as_mut(), len as usize, flags);
+                let r = sys::splice(
+                    fd_in,
+                    off_in.as_mut(),
+                    fd_out,
+                    off_out.as_mut(),
+                    len as usize,
+                    flags,
+                );
                 (r.map(|n| n as u64), Data::None)
             }
             Op::Fadvise { fd, offset, len, advice } => {

@@ -44,7 +44,13 @@ pub fn close(fd: RawFd) -> Result<(), Errno> {
     }
 }
 
-pub fn statx(dirfd: RawFd, path: &CStr, flags: i32, mask: u32, out: &mut Statx) -> Result<(), Errno> {
+pub fn statx(
+    dirfd: RawFd,
+    path: &CStr,
+    flags: i32,
+    mask: u32,
+    out: &mut Statx,
+) -> Result<(), Errno> {
     // SAFETY: path is NUL-terminated and out is a valid, exclusive statx buffer.
     retry(|| unsafe { libc::statx(dirfd, path.as_ptr(), flags, mask, out) as _ }).map(|_| ())
 }
@@ -192,7 +198,11 @@ pub fn write_once(fd: RawFd, data: &[u8], offset: Option<u64>) -> Result<usize, 
 /// Writes all of `data`, continuing after short writes and waiting out
 /// `EAGAIN` on non-blocking descriptors. Returns the bytes written before an
 /// error together with the error, so callers can report what was lost.
-pub fn write_all(fd: RawFd, mut data: &[u8], mut offset: Option<u64>) -> Result<usize, (usize, Errno)> {
+pub fn write_all(
+    fd: RawFd,
+    mut data: &[u8],
+    mut offset: Option<u64>,
+) -> Result<usize, (usize, Errno)> {
     let total = data.len();
     while !data.is_empty() {
         match write_once(fd, data, offset) {
@@ -241,4 +251,85 @@ pub fn fadvise(fd: RawFd, offset: i64, len: i64, advice: i32) -> Result<(), Errn
 /// Number of CPUs this process may run on (affinity-aware), at least 1.
 pub fn available_cpus() -> usize {
     std::thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// SIGPIPE handling that matches GNU tools.
+///
+/// Rust's runtime ignores SIGPIPE before `main`, which would turn
+/// `lsr | head -1` into a "Broken pipe" error. GNU tools die silently of the
+/// signal — unless their parent ignored it, in which case they report the
+/// write error. To tell the two apart, the disposition is recorded by an
+/// `.init_array` constructor (see `cli::sigpipe_hook!`), which runs before the
+/// Rust runtime changes it.
+pub mod sigpipe {
+    use std::sync::atomic::{AtomicU8, Ordering};
+
+    /// 0 = not recorded, 1 = default at start, 2 = ignored at start.
+    static AT_START: AtomicU8 = AtomicU8::new(0);
+
+    /// Records the disposition; meant to run from `.init_array`.
+    pub extern "C" fn record() {
+        // SAFETY: querying the current action with a null new-action pointer
+        // and a valid out-pointer.
+        let ignored = unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            libc::sigaction(libc::SIGPIPE, std::ptr::null(), &mut old) == 0
+                && old.sa_sigaction == libc::SIG_IGN
+        };
+        AT_START.store(if ignored { 2 } else { 1 }, Ordering::Relaxed);
+    }
+
+    /// Whether the parent had SIGPIPE ignored (unknown counts as default).
+    pub fn ignored_at_start() -> bool {
+        AT_START.load(Ordering::Relaxed) == 2
+    }
+
+    /// Puts SIGPIPE back to the default action unless the parent ignored it.
+    pub fn restore() {
+        if !ignored_at_start() {
+            // SAFETY: setting a standard disposition for one signal.
+            unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
+        }
+    }
+
+    /// Ends the process the way a GNU tool ends on a closed pipe: by SIGPIPE.
+    pub fn die() -> ! {
+        // SAFETY: resetting and raising a signal, then exiting if it was
+        // somehow blocked; no memory is involved.
+        unsafe {
+            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+            let mut set: libc::sigset_t = std::mem::zeroed();
+            libc::sigemptyset(&mut set);
+            libc::sigaddset(&mut set, libc::SIGPIPE);
+            libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+            libc::raise(libc::SIGPIPE);
+            libc::_exit(128 + libc::SIGPIPE)
+        }
+    }
+}
+
+/// Whether `fd` is a terminal.
+pub fn isatty(fd: RawFd) -> bool {
+    // SAFETY: isatty only inspects the descriptor.
+    unsafe { libc::isatty(fd) == 1 }
+}
+
+/// The terminal width of `fd` from TIOCGWINSZ, if it is a terminal.
+pub fn terminal_width(fd: RawFd) -> Option<usize> {
+    // SAFETY: TIOCGWINSZ writes one winsize struct into ws.
+    unsafe {
+        let mut ws: libc::winsize = std::mem::zeroed();
+        if libc::ioctl(fd, libc::TIOCGWINSZ, &mut ws) == 0 && ws.ws_col > 0 {
+            Some(ws.ws_col as usize)
+        } else {
+            None
+        }
+    }
+}
+
+/// `fstat` through statx with AT_EMPTY_PATH.
+pub fn fstatx(fd: RawFd, mask: u32) -> Result<Statx, Errno> {
+    let mut st = statx_zeroed();
+    statx(fd, c"", libc::AT_EMPTY_PATH, mask, &mut st)?;
+    Ok(st)
 }

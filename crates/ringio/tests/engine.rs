@@ -144,7 +144,7 @@ fn statx_results_and_errors_every_backend() {
         for c in &out {
             let want = cases[c.token as usize].2;
             let got = c.stat().map(|s| s.stx_size);
-            assert_eq!(got, want.map_err(|e| e), "backend {b:?} case {}", c.token);
+            assert_eq!(got, want, "backend {b:?} case {}", c.token);
         }
         eng.close(0, fd);
         one(&mut eng);
@@ -174,7 +174,13 @@ fn no_completion_lost_or_duplicated() {
         let mut out = Vec::new();
         for tok in 0..total {
             let name = format!("{}", tok % n);
-            eng.statx(tok, fd, name.as_bytes(), libc::AT_SYMLINK_NOFOLLOW, libc::STATX_INO | libc::STATX_SIZE);
+            eng.statx(
+                tok,
+                fd,
+                name.as_bytes(),
+                libc::AT_SYMLINK_NOFOLLOW,
+                libc::STATX_INO | libc::STATX_SIZE,
+            );
             if tok % 10_000 == 9_999 {
                 eng.submit();
             }
@@ -190,7 +196,11 @@ fn no_completion_lost_or_duplicated() {
                 seen[c.token as usize] += 1;
             }
         }
-        assert!(seen.iter().all(|&s| s == 1), "backend {b:?}: a token completed {} times", seen.iter().find(|&&s| s != 1).unwrap());
+        assert!(
+            seen.iter().all(|&s| s == 1),
+            "backend {b:?}: a token completed {} times",
+            seen.iter().find(|&&s| s != 1).unwrap()
+        );
         eng.close(0, fd);
         one(&mut eng);
     }
@@ -242,7 +252,13 @@ fn completion_handlers_can_push_more_work() {
                     p.push(b'/');
                     p.extend_from_slice(d.name);
                     dirs.insert(next, CString::new(p.clone()).unwrap());
-                    eng.openat(next << 1, libc::AT_FDCWD, &p, libc::O_RDONLY | libc::O_DIRECTORY, 0);
+                    eng.openat(
+                        next << 1,
+                        libc::AT_FDCWD,
+                        &p,
+                        libc::O_RDONLY | libc::O_DIRECTORY,
+                        0,
+                    );
                     next += 1;
                 } else {
                     files += 1;
@@ -269,7 +285,9 @@ fn readlink_xattr_read_write_splice_fadvise() {
     let file_c = CString::new(bytes(&t.path().join("data"))).unwrap();
     // A user xattr to read back (ext4/tmpfs support them; skip the check if not).
     // SAFETY: valid NUL-terminated strings and a readable value buffer.
-    let has_xattr = unsafe { libc::setxattr(file_c.as_ptr(), c"user.ringio".as_ptr(), b"v1".as_ptr().cast(), 2, 0) } == 0;
+    let has_xattr = unsafe {
+        libc::setxattr(file_c.as_ptr(), c"user.ringio".as_ptr(), b"v1".as_ptr().cast(), 2, 0)
+    } == 0;
     for b in Backend::ALL {
         let mut eng = engine(b);
         let dfd = open_dir(&mut eng, t.path());
@@ -280,12 +298,26 @@ fn readlink_xattr_read_write_splice_fadvise() {
         eng.readlinkat(1, dfd, b"data", Vec::new());
         assert_eq!(one(&mut eng).result, Err(Errno::EINVAL));
 
-        eng.getxattr(2, libc::AT_FDCWD, bytes(&t.path().join("data")), c"system.posix_acl_access", true, Vec::new());
+        eng.getxattr(
+            2,
+            libc::AT_FDCWD,
+            bytes(&t.path().join("data")),
+            c"system.posix_acl_access",
+            true,
+            Vec::new(),
+        );
         assert_eq!(one(&mut eng).result, Err(Errno::ENODATA), "backend {b:?}");
         eng.getxattr(2, dfd, b"long", c"user.x", false, Vec::new());
         assert_eq!(one(&mut eng).result, Err(Errno::ENODATA), "backend {b:?} lgetxattr on a link");
         if has_xattr {
-            eng.getxattr(2, libc::AT_FDCWD, bytes(&t.path().join("data")), c"user.ringio", true, Vec::with_capacity(16));
+            eng.getxattr(
+                2,
+                libc::AT_FDCWD,
+                bytes(&t.path().join("data")),
+                c"user.ringio",
+                true,
+                Vec::with_capacity(16),
+            );
             let c = one(&mut eng);
             assert_eq!((c.result, c.buf()), (Ok(2), &b"v1"[..]), "backend {b:?}");
             eng.getxattr(2, dfd, b"data", c"user.ringio", false, Vec::new());
@@ -451,7 +483,7 @@ fn deny_io_uring(errno: i32) -> bool {
         stmt(0x20, 4), // ld arch
         jeq(AUDIT_ARCH_X86_64, 1, 0),
         stmt(0x06, SECCOMP_RET_ALLOW),
-        stmt(0x20, 0), // ld nr
+        stmt(0x20, 0),  // ld nr
         jeq(425, 3, 0), // io_uring_setup
         jeq(426, 2, 0), // io_uring_enter
         jeq(427, 1, 0), // io_uring_register
@@ -462,7 +494,11 @@ fn deny_io_uring(errno: i32) -> bool {
     // SAFETY: prctl with a valid filter program that outlives the call.
     unsafe {
         libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
-            && libc::prctl(libc::PR_SET_SECCOMP, 2 /* SECCOMP_MODE_FILTER */, &prog as *const _) == 0
+            && libc::prctl(
+                libc::PR_SET_SECCOMP,
+                2, /* SECCOMP_MODE_FILTER */
+                &prog as *const _,
+            ) == 0
     }
 }
 

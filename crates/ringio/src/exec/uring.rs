@@ -86,7 +86,8 @@ fn build(flags: u32, entries: u32) -> std::io::Result<IoUring> {
 pub(crate) fn caps() -> Option<&'static Caps> {
     static CAPS: OnceLock<Option<Caps>> = OnceLock::new();
     CAPS.get_or_init(|| {
-        let candidates = [FLAG_SINGLE_DEFER | FLAG_SUBMIT_ALL, FLAG_COOP | FLAG_SUBMIT_ALL, FLAG_SUBMIT_ALL, 0];
+        let candidates =
+            [FLAG_SINGLE_DEFER | FLAG_SUBMIT_ALL, FLAG_COOP | FLAG_SUBMIT_ALL, FLAG_SUBMIT_ALL, 0];
         for flags in candidates {
             let Ok(ring) = build(flags, 4) else { continue };
             let mut probe = Probe::new();
@@ -216,7 +217,12 @@ impl UringExec {
             let idx = match self.free.pop() {
                 Some(i) => i,
                 None => {
-                    self.slots.push(Slot { token: 0, op: None, stat: Box::new(statx_zeroed()), progress: 0 });
+                    self.slots.push(Slot {
+                        token: 0,
+                        op: None,
+                        stat: Box::new(statx_zeroed()),
+                        progress: 0,
+                    });
                     (self.slots.len() - 1) as u32
                 }
             };
@@ -254,7 +260,9 @@ impl UringExec {
                 let spare = (buf.capacity() - len).min(u32::MAX as usize) as u32;
                 // SAFETY: pointer arithmetic within the vector's allocation.
                 let p = unsafe { buf.as_mut_ptr().add(len) };
-                opcode::Read::new(types::Fd(*fd), p, spare).offset(offset.unwrap_or(u64::MAX)).build()
+                opcode::Read::new(types::Fd(*fd), p, spare)
+                    .offset(offset.unwrap_or(u64::MAX))
+                    .build()
             }
             Op::Write { fd, buf, offset } => {
                 let rest = &buf[slot.progress..];
@@ -361,7 +369,9 @@ impl UringExec {
             let to_submit = self.ring.submission().len() as u32;
             // SAFETY: plain enter with no argument struct.
             let r = unsafe {
-                self.ring.submitter().enter::<libc::sigset_t>(to_submit, min, 1 /* GETEVENTS */, None)
+                self.ring
+                    .submitter()
+                    .enter::<libc::sigset_t>(to_submit, min, 1 /* GETEVENTS */, None)
             };
             match r {
                 Ok(_) => {

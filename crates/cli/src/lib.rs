@@ -1,0 +1,29 @@
+//! What the ringutils tools share: the program name and message format,
+//! GNU-style quoting of names, the buffered stdout writer with GNU's
+//! EPIPE/ENOSPC behaviour, and human-readable sizes.
+
+pub mod msg;
+pub mod out;
+pub mod quote;
+pub mod size;
+
+pub use msg::{progname, set_progname};
+pub use out::Out;
+
+/// Records SIGPIPE's disposition before Rust's runtime changes it (see
+/// `ringio::sys::sigpipe`). Invoke once at the top level of each binary.
+#[macro_export]
+macro_rules! sigpipe_hook {
+    () => {
+        #[used]
+        #[link_section = ".init_array"]
+        static RECORD_SIGPIPE: extern "C" fn() = ::ringio::sys::sigpipe::record;
+    };
+}
+
+/// Sets up a tool's process: program name from argv[0] (so a symlink named
+/// `ls` reports as `ls`), SIGPIPE as GNU has it.
+pub fn init(default_name: &str) {
+    msg::init_progname(default_name);
+    ringio::sys::sigpipe::restore();
+}

@@ -1,0 +1,59 @@
+//! The program name and GNU-format diagnostics on stderr.
+
+use std::io::Write;
+use std::sync::OnceLock;
+
+static NAME: OnceLock<String> = OnceLock::new();
+
+/// Takes the name from argv[0]'s basename, falling back to `default`.
+pub fn init_progname(default: &str) {
+    let name = std::env::args_os()
+        .next()
+        .and_then(|a| {
+            let p = std::path::PathBuf::from(a);
+            p.file_name().map(|n| n.to_string_lossy().into_owned())
+        })
+        .filter(|n| !n.is_empty())
+        .unwrap_or_else(|| default.to_string());
+    let _ = NAME.set(name);
+}
+
+/// Sets the name explicitly (tests, library callers).
+pub fn set_progname(name: &str) {
+    let _ = NAME.set(name.to_string());
+}
+
+pub fn progname() -> &'static str {
+    NAME.get().map_or("ringutils", String::as_str)
+}
+
+/// Writes `prog: <parts…>\n` to stderr in one write, so parallel walkers'
+/// messages never interleave mid-line. Parts are raw bytes because names
+/// in messages need not be UTF-8 (they are quoted by the caller).
+pub fn error_bytes(parts: &[&[u8]]) {
+    let mut line = Vec::with_capacity(128);
+    line.extend_from_slice(progname().as_bytes());
+    line.extend_from_slice(b": ");
+    for p in parts {
+        line.extend_from_slice(p);
+    }
+    line.push(b'\n');
+    let _ = std::io::stderr().lock().write_all(&line);
+}
+
+/// `prog: message`.
+pub fn error(message: &str) {
+    error_bytes(&[message.as_bytes()]);
+}
+
+/// `prog: <msg>\nTry 'prog --help' for more information.` — GNU's form
+/// for bad usage.
+pub fn usage_error(message: &str) {
+    let mut s = String::new();
+    s.push_str(progname());
+    s.push_str(": ");
+    s.push_str(message);
+    s.push('\n');
+    s.push_str(&format!("Try '{} --help' for more information.\n", progname()));
+    let _ = std::io::stderr().lock().write_all(s.as_bytes());
+}
