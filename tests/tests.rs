@@ -1,1 +1,3 @@
+//! End-to-end tests of the binaries, compared against GNU's tools.
 
+mod util;

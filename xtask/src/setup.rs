@@ -11,6 +11,7 @@ const TEST_PACKAGES: &[(&str, &str)] = &[
     ("attr", "setfattr"),
     ("coreutils", "ls"),
     ("findutils", "find"),
+    ("util-linux", "setpriv"),
 ];
 
 fn have(cmd: &str) -> bool {

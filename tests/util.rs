@@ -1,0 +1,297 @@
+//! Shared machinery for the end-to-end tests: temp trees, running our
+//! binaries and GNU's on the same input under every engine backend, and
+//! running as an unprivileged user (tests run as root, which bypasses
+//! permission checks).
+
+#![allow(dead_code)]
+
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+/// The engine backends every end-to-end comparison runs under.
+pub const BACKENDS: [&str; 3] = ["uring", "threads", "sync"];
+
+/// Unprivileged uid/gid used for permission tests (Debian's `nobody`).
+pub const NOBODY: u32 = 65534;
+
+/// A directory under the system temp dir, removed (after making everything
+/// writable again) on drop.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new(tag: &str) -> TempDir {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let p = std::env::temp_dir().join(format!(
+            "ringutils-{tag}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        // World-readable so tests can run tools as `nobody` inside it.
+        chmod(&p, 0o755);
+        TempDir(p)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+
+    pub fn join<P: AsRef<Path>>(&self, p: P) -> PathBuf {
+        self.0.join(p)
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = Command::new("chmod").arg("-R").arg("u+rwx").arg(&self.0).status();
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+pub fn chmod(p: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(p, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
+/// Path of one of our binaries.
+pub fn ours(tool: &str) -> PathBuf {
+    match tool {
+        "lsr" => PathBuf::from(env!("CARGO_BIN_EXE_lsr")),
+        "lfind" => PathBuf::from(env!("CARGO_BIN_EXE_lfind")),
+        "ldu" => PathBuf::from(env!("CARGO_BIN_EXE_ldu")),
+        "lcat" => PathBuf::from(env!("CARGO_BIN_EXE_lcat")),
+        other => panic!("unknown tool {other}"),
+    }
+}
+
+/// The GNU tool our binary replaces.
+pub fn gnu(tool: &str) -> &'static str {
+    match tool {
+        "lsr" => "/usr/bin/ls",
+        "lfind" => "/usr/bin/find",
+        "ldu" => "/usr/bin/du",
+        "lcat" => "/usr/bin/cat",
+        other => panic!("unknown tool {other}"),
+    }
+}
+
+pub fn os(s: &[u8]) -> &OsStr {
+    OsStr::from_bytes(s)
+}
+
+/// How to run one command.
+#[derive(Clone, Default)]
+pub struct Run {
+    pub args: Vec<Vec<u8>>,
+    pub cwd: Option<PathBuf>,
+    pub env: Vec<(String, String)>,
+    pub stdin: Option<Vec<u8>>,
+    /// Run as uid/gid `nobody` (setpriv from util-linux).
+    pub unprivileged: bool,
+}
+
+impl Run {
+    pub fn new<I, A>(args: I) -> Run
+    where
+        I: IntoIterator<Item = A>,
+        A: AsRef<[u8]>,
+    {
+        Run { args: args.into_iter().map(|a| a.as_ref().to_vec()).collect(), ..Run::default() }
+    }
+
+    pub fn cwd(mut self, p: &Path) -> Run {
+        self.cwd = Some(p.to_path_buf());
+        self
+    }
+
+    pub fn env(mut self, k: &str, v: &str) -> Run {
+        self.env.push((k.into(), v.into()));
+        self
+    }
+
+    pub fn stdin(mut self, data: &[u8]) -> Run {
+        self.stdin = Some(data.to_vec());
+        self
+    }
+
+    pub fn unprivileged(mut self) -> Run {
+        self.unprivileged = true;
+        self
+    }
+
+    /// Runs `program` (with `argv0` as the name it sees, so messages say
+    /// e.g. `ls:` for both tools when compared) in the C locale.
+    pub fn exec(&self, program: &Path, argv0: &str, backend: Option<&str>) -> Output {
+        let mut cmd = if self.unprivileged {
+            let mut c = Command::new("setpriv");
+            c.args([
+                "--reuid",
+                &NOBODY.to_string(),
+                "--regid",
+                &NOBODY.to_string(),
+                "--clear-groups",
+                "--",
+            ]);
+            c.arg(program);
+            c
+        } else {
+            let mut c = Command::new(program);
+            use std::os::unix::process::CommandExt;
+            c.arg0(argv0);
+            c
+        };
+        cmd.args(self.args.iter().map(|a| os(a)));
+        cmd.env_clear();
+        cmd.env("PATH", "/usr/local/bin:/usr/bin:/bin");
+        cmd.env("LC_ALL", "C");
+        cmd.env("TZ", "UTC");
+        cmd.env("HOME", "/tmp");
+        if let Some(b) = backend {
+            cmd.env("RINGIO_BACKEND", b);
+        }
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        if let Some(d) = &self.cwd {
+            cmd.current_dir(d);
+        }
+        cmd.stdin(if self.stdin.is_some() { Stdio::piped() } else { Stdio::null() });
+        cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
+        let mut child = cmd.spawn().unwrap_or_else(|e| panic!("spawn {}: {e}", program.display()));
+        if let Some(data) = &self.stdin {
+            use std::io::Write;
+            let mut si = child.stdin.take().unwrap();
+            let data = data.clone();
+            std::thread::spawn(move || {
+                let _ = si.write_all(&data);
+            });
+        }
+        child.wait_with_output().unwrap()
+    }
+}
+
+/// Replaces the program-name prefix of each stderr line so ours and GNU's
+/// can be compared (`lsr: x` vs `ls: x`).
+pub fn normalize_stderr(err: &[u8], ours: &str, gnu: &str) -> Vec<u8> {
+    let mut out = Vec::new();
+    for line in err.split_inclusive(|&b| b == b'\n') {
+        if let Some(rest) = line.strip_prefix(format!("{ours}:").as_bytes()) {
+            out.extend_from_slice(gnu.as_bytes());
+            out.push(b':');
+            out.extend_from_slice(rest);
+        } else {
+            out.extend_from_slice(line);
+        }
+    }
+    out
+}
+
+/// What a comparison checks beyond stdout and the exit code.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Stderr {
+    /// Both empty or both non-empty.
+    Presence,
+    /// Byte-identical after the program name is normalized.
+    Exact,
+}
+
+/// Runs our `tool` under every backend and GNU's once, and asserts equal
+/// stdout, equal exit status and matching stderr. Our binary is run with
+/// argv[0] = the GNU name so messages are comparable byte for byte.
+/// Returns GNU's output for further checks.
+pub fn compare(tool: &str, run: &Run, stderr: Stderr) -> Output {
+    let gnu_path = Path::new(gnu(tool));
+    let gnu_name = gnu_path.file_name().unwrap().to_str().unwrap();
+    let want = run.exec(gnu_path, gnu_name, None);
+    for b in BACKENDS {
+        let got = run.exec(&ours(tool), gnu_name, Some(b));
+        let ctx = || {
+            format!(
+                "{tool} [{b}] args {:?} cwd {:?}\n--- gnu stdout ---\n{}\n--- ours ---\n{}\n--- gnu stderr ---\n{}\n--- ours ---\n{}",
+                run.args.iter().map(|a| String::from_utf8_lossy(a)).collect::<Vec<_>>(),
+                run.cwd,
+                String::from_utf8_lossy(&want.stdout),
+                String::from_utf8_lossy(&got.stdout),
+                String::from_utf8_lossy(&want.stderr),
+                String::from_utf8_lossy(&got.stderr)
+            )
+        };
+        assert!(got.stdout == want.stdout, "stdout differs: {}", ctx());
+        assert_eq!(got.status.code(), want.status.code(), "exit status differs: {}", ctx());
+        assert_eq!(
+            got.status.signal_code(),
+            want.status.signal_code(),
+            "signal differs: {}",
+            ctx()
+        );
+        match stderr {
+            Stderr::Presence => {
+                assert_eq!(
+                    got.stderr.is_empty(),
+                    want.stderr.is_empty(),
+                    "stderr presence differs: {}",
+                    ctx()
+                )
+            }
+            Stderr::Exact => assert!(
+                normalize_stderr(&got.stderr, tool, gnu_name) == want.stderr,
+                "stderr differs: {}",
+                ctx()
+            ),
+        }
+    }
+    want
+}
+
+trait SignalCode {
+    fn signal_code(&self) -> Option<i32>;
+}
+
+impl SignalCode for std::process::ExitStatus {
+    fn signal_code(&self) -> Option<i32> {
+        use std::os::unix::process::ExitStatusExt;
+        self.signal()
+    }
+}
+
+/// Whether a command exists on PATH.
+pub fn have(cmd: &str) -> bool {
+    Command::new("sh")
+        .args(["-c", &format!("command -v {cmd} >/dev/null 2>&1")])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Builds a tree from a compact spec, relative to `root`:
+/// `d:path` directory, `f:path:content` file, `l:path:target` symlink,
+/// `h:path:existing` hard link, `p:path` FIFO, `m:path:octal` chmod.
+pub fn build_tree(root: &Path, spec: &[&str]) {
+    for line in spec {
+        let mut parts = line.splitn(3, ':');
+        let kind = parts.next().unwrap();
+        let rel = parts.next().unwrap();
+        let arg = parts.next().unwrap_or("");
+        let p = root.join(rel);
+        match kind {
+            "d" => std::fs::create_dir_all(&p).unwrap(),
+            "f" => std::fs::write(&p, arg.as_bytes()).unwrap(),
+            "l" => std::os::unix::fs::symlink(arg, &p).unwrap(),
+            "h" => std::fs::hard_link(root.join(arg), &p).unwrap(),
+            "p" => {
+                let st = Command::new("mkfifo").arg(&p).status().unwrap();
+                assert!(st.success());
+            }
+            "m" => chmod(&p, u32::from_str_radix(arg, 8).unwrap()),
+            other => panic!("bad tree spec kind {other}"),
+        }
+    }
+}
+
+/// A file name from raw bytes (for newlines and invalid UTF-8).
+pub fn raw_name(root: &Path, name: &[u8]) -> PathBuf {
+    root.join(os(name))
+}
