@@ -146,7 +146,7 @@ pub trait Visitor: Sync {
 }
 
 /// Walk settings.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Default)]
 pub struct Options {
     /// Worker threads; 0 = the CPUs available, at most 8 (1 under the sync backend).
     pub threads: usize,
@@ -159,12 +159,6 @@ pub struct Options {
     /// Roots are stat'ed following symlinks (find -H/-L, du -H/-L); below
     /// the roots, `need_stat` decides.
     pub follow_roots: bool,
-}
-
-impl Default for Options {
-    fn default() -> Self {
-        Options { threads: 0, backend: None, ordered: false, sort: false, follow_roots: false }
-    }
 }
 
 impl Options {

@@ -95,9 +95,9 @@ impl<V: Visitor> Worker<V> {
                 q.busy -= 1;
                 let n = self.kids.len();
                 q.stack.append(&mut self.kids);
-                if n > 1 {
-                    sh.cv.notify_all();
-                } else if n == 1 || (q.stack.is_empty() && q.busy == 0) {
+                // Wake others for new work, or so the root's owner sees the
+                // walk of this root is over.
+                if n > 0 || (q.stack.is_empty() && q.busy == 0) {
                     sh.cv.notify_all();
                 }
                 continue;
