@@ -75,6 +75,11 @@ pub struct Entry<'a> {
     /// that can't be fooled by a symlink swapped into the path.
     pub dirfd: RawFd,
     pub rel_name: &'a [u8],
+    /// The entry's position in its directory's listing as read (0 for a
+    /// root): with the parent's own index chain this gives the entry's place
+    /// in a sequential depth-first walk, which du needs to decide, as GNU
+    /// does, which of several hard links to a file counts.
+    pub index: usize,
 }
 
 impl Entry<'_> {
@@ -128,6 +133,21 @@ pub trait Visitor: Sync {
     /// Sees an entry (pre-order). `parent` is the containing directory's
     /// accumulator (`None` for roots).
     fn visit(&self, local: &mut Self::Local, entry: &Entry, parent: Option<&Self::Acc>) -> Visit;
+
+    /// Creates the accumulator of a directory `visit` chose to descend into.
+    /// The default is `Acc::default()`; du overrides it to record where the
+    /// directory sits in the tree.
+    fn make_acc(&self, _dir: &Entry, _parent: Option<&Self::Acc>) -> Self::Acc {
+        Self::Acc::default()
+    }
+
+    /// Every entry of `dir`'s listing has been visited (its subdirectories
+    /// may still be in progress), on the thread that visited them and
+    /// before this thread's share of `dir` is marked done; so anything
+    /// `visit` buffered in `local` can be published here and is then
+    /// guaranteed to be out before `leave(dir)` runs on any thread. Not
+    /// called for a directory that could not be opened.
+    fn after_entries(&self, _local: &mut Self::Local, _dir: &Entry, _acc: &Self::Acc) {}
 
     /// A directory's subtree is done (post-order): called for every
     /// directory `visit` returned `Descend` for, even when opening it failed.

@@ -66,6 +66,7 @@ impl<V: Visitor> Worker<V> {
                     self.kids.push(k);
                 }
             }
+            step::after_entries(&node, v, &mut self.local);
             self.kids.reverse();
         }
         step::finish(node, v, &mut self.local, stop);

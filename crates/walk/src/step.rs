@@ -42,6 +42,7 @@ pub(crate) fn root<V: Visitor>(
         followed,
         dirfd: libc::AT_FDCWD,
         rel_name: path,
+        index: 0,
     };
     match v.visit(local, &entry, None) {
         Visit::Quit => {
@@ -49,7 +50,8 @@ pub(crate) fn root<V: Visitor>(
             None
         }
         Visit::Descend if d_type == dtype::DIR => {
-            Some(DirNode::new(path.to_vec(), 0, 0, d_type, ino, st, err, followed, None))
+            let acc = v.make_acc(&entry, None);
+            Some(DirNode::from_entry(&entry, st, None, acc))
         }
         _ => None,
     }
@@ -128,23 +130,17 @@ pub(crate) fn entry<V: Visitor>(
         followed,
         dirfd: node.fd(),
         rel_name: name,
+        index: i,
     };
     match v.visit(local, &e, Some(&node.acc)) {
         Visit::Quit => {
             stop.store(true, Ordering::Relaxed);
             None
         }
-        Visit::Descend if d_type == dtype::DIR => Some(DirNode::new(
-            path.clone(),
-            name_start,
-            node.depth + 1,
-            d_type,
-            raw.ino,
-            st,
-            stat_error,
-            followed,
-            Some(Arc::clone(node)),
-        )),
+        Visit::Descend if d_type == dtype::DIR => {
+            let acc = v.make_acc(&e, Some(&node.acc));
+            Some(DirNode::from_entry(&e, st, Some(Arc::clone(node)), acc))
+        }
         _ => None,
     }
 }
@@ -159,6 +155,11 @@ fn loop_ancestor<A>(node: &Arc<DirNode<A>>, id: (u64, u64)) -> Option<Vec<u8>> {
         cur = n.parent.as_ref();
     }
     None
+}
+
+/// Tells the visitor every entry of `node`'s listing has been visited.
+pub(crate) fn after_entries<V: Visitor>(node: &Node<V>, v: &V, local: &mut V::Local) {
+    v.after_entries(local, &node.entry(), &node.acc);
 }
 
 /// One unit of `node`'s subtree is done; runs `leave` for every directory
