@@ -333,3 +333,5 @@ pub fn fstatx(fd: RawFd, mask: u32) -> Result<Statx, Errno> {
     statx(fd, c"", libc::AT_EMPTY_PATH, mask, &mut st)?;
     Ok(st)
 }
+
+pub mod localtime;
