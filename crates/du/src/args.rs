@@ -242,11 +242,15 @@ const STYLE_ARGS: &[(&str, Style)] =
     &[("full-iso", Style::Full), ("long-iso", Style::Long), ("iso", Style::Iso)];
 const STYLE_VALID: &str = "  - 'full-iso'\n  - 'long-iso'\n  - 'iso'";
 
-/// Parses `args` (without the program name); `env` reads the environment.
+/// Reads a file named on the command line (`-X FILE`).
+pub type FileReader = dyn Fn(&[u8]) -> Result<Vec<u8>, ReadError>;
+
+/// Parses `args` (without the program name); `env` reads the environment,
+/// `read_file` the files options name.
 pub fn parse(
     args: Vec<OsString>,
     env: &dyn Fn(&str) -> Option<String>,
-    read_file: &dyn Fn(&[u8]) -> Result<Vec<u8>, ringio::Errno>,
+    read_file: &FileReader,
 ) -> Result<Command, ArgError> {
     let mut p = lexopt::Parser::from_args(args);
     p.set_short_equals(false);
@@ -326,13 +330,9 @@ pub fn parse(
         };
         let value: Option<Vec<u8>> = match has_arg {
             HasArg::No => {
-                if letter.is_none() {
-                    if p.optional_value().is_some() {
-                        soft.push(
-                            format!("option '--{name}' doesn't allow an argument").into_bytes(),
-                        );
-                        continue;
-                    }
+                if letter.is_none() && p.optional_value().is_some() {
+                    soft.push(format!("option '--{name}' doesn't allow an argument").into_bytes());
+                    continue;
                 }
                 None
             }
@@ -406,8 +406,9 @@ pub fn parse(
             Opt::Exclude => exclude.add(&val),
             Opt::ExcludeFrom => match read_file(&val) {
                 Ok(data) => exclude.add_lines(&data),
-                Err(e) => soft
-                    .push([quote::file(&val).as_slice(), b": ", e.message().as_bytes()].concat()),
+                Err(e) => soft.push(
+                    [quote::file(&val).as_slice(), b": ", e.errno().message().as_bytes()].concat(),
+                ),
             },
             Opt::Files0From => files0 = Some(val),
         }
@@ -514,18 +515,32 @@ fn time_format(
     })
 }
 
-/// Reads a file named on the command line (`-` = standard input).
-pub fn read_named_file(name: &[u8]) -> Result<Vec<u8>, ringio::Errno> {
-    use std::io::Read;
-    let mut data = Vec::new();
-    let r = if name == b"-" {
-        std::io::stdin().lock().read_to_end(&mut data)
-    } else {
-        std::fs::File::open(std::ffi::OsStr::from_bytes(name))
-            .and_then(|mut f| f.read_to_end(&mut data))
-    };
-    match r {
-        Ok(_) => Ok(data),
-        Err(e) => Err(ringio::Errno(e.raw_os_error().unwrap_or(libc::EIO))),
+/// Why a file named on the command line could not be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadError {
+    Open(ringio::Errno),
+    Read(ringio::Errno),
+}
+
+impl ReadError {
+    pub fn errno(self) -> ringio::Errno {
+        match self {
+            ReadError::Open(e) | ReadError::Read(e) => e,
+        }
     }
+}
+
+/// Reads a file named on the command line (`-` = standard input).
+pub fn read_named_file(name: &[u8]) -> Result<Vec<u8>, ReadError> {
+    use std::io::Read;
+    let errno = |e: std::io::Error| ringio::Errno(e.raw_os_error().unwrap_or(libc::EIO));
+    let mut data = Vec::new();
+    if name == b"-" {
+        std::io::stdin().lock().read_to_end(&mut data).map_err(|e| ReadError::Read(errno(e)))?;
+    } else {
+        let mut f = std::fs::File::open(std::ffi::OsStr::from_bytes(name))
+            .map_err(|e| ReadError::Open(errno(e)))?;
+        f.read_to_end(&mut data).map_err(|e| ReadError::Read(errno(e)))?;
+    }
+    Ok(data)
 }

@@ -40,12 +40,10 @@ pub fn matches(pat: &[u8], name: &[u8]) -> bool {
                         continue;
                     }
                 }
-                b'\\' if n < name.len() => {
-                    if p + 1 < pat.len() && pat[p + 1] == name[n] {
-                        p += 2;
-                        n += 1;
-                        continue;
-                    }
+                b'\\' if n < name.len() && p + 1 < pat.len() && pat[p + 1] == name[n] => {
+                    p += 2;
+                    n += 1;
+                    continue;
                 }
                 c if n < name.len() && c != b'?' && c != b'[' && c != b'\\' && c == name[n] => {
                     p += 1;

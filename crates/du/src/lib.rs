@@ -90,30 +90,43 @@ fn trim_slashes(mut p: Vec<u8>) -> Vec<u8> {
     p
 }
 
-/// The operands, and the `--files0-from` name errors with the number of
-/// good names before each.
-fn operands(plan: &Plan) -> Result<(Vec<Vec<u8>>, Vec<(usize, DuError)>), DuError> {
+type NameErrors = Vec<(usize, DuError)>;
+
+/// The operands, and the errors for unusable names (empty ones, `-` in a
+/// list read from stdin), each with the number of good names before it so
+/// it is reported in its place.
+fn operands(plan: &Plan) -> Result<(Vec<Vec<u8>>, NameErrors), DuError> {
+    let mut names = Vec::new();
+    let mut errors = Vec::new();
     match &plan.operands {
-        Operands::Args(v) if v.is_empty() => Ok((vec![b".".to_vec()], Vec::new())),
-        Operands::Args(v) => Ok((v.iter().cloned().map(trim_slashes).collect(), Vec::new())),
+        Operands::Args(v) if v.is_empty() => names.push(b".".to_vec()),
+        Operands::Args(v) => {
+            for a in v {
+                if a.is_empty() {
+                    errors.push((names.len(), DuError::EmptyOperand));
+                } else {
+                    names.push(trim_slashes(a.clone()));
+                }
+            }
+        }
         Operands::Files0(list) => {
-            let data = args::read_named_file(list)
-                .map_err(|errno| DuError::Files0Open { list: list.clone(), errno })?;
+            let data = args::read_named_file(list).map_err(|e| match e {
+                args::ReadError::Open(errno) => DuError::Files0Open { list: list.clone(), errno },
+                args::ReadError::Read(errno) => DuError::Files0Read { list: list.clone(), errno },
+            })?;
             let stdin = list == b"-";
-            let shown_list: Vec<u8> = if stdin { b"-".to_vec() } else { list.clone() };
-            let mut names = Vec::new();
-            let mut errors = Vec::new();
             for n in files0::split(&data, stdin) {
                 match n {
                     files0::Name::Ok(p) => names.push(trim_slashes(p)),
-                    files0::Name::Empty(i) => errors
-                        .push((names.len(), DuError::EmptyName { list: shown_list.clone(), n: i })),
+                    files0::Name::Empty(i) => {
+                        errors.push((names.len(), DuError::EmptyName { list: list.clone(), n: i }))
+                    }
                     files0::Name::StdinDash => errors.push((names.len(), DuError::StdinDash)),
                 }
             }
-            Ok((names, errors))
         }
     }
+    Ok((names, errors))
 }
 
 /// The (dev, ino) of non-directory operands, which another operand's walk

@@ -18,8 +18,12 @@ pub enum DuError {
     EmptyName { list: Vec<u8>, n: usize },
     /// `--files0-from=-` listing `-`.
     StdinDash,
-    /// `--files0-from` list unreadable.
+    /// `--files0-from` list could not be opened.
     Files0Open { list: Vec<u8>, errno: Errno },
+    /// `--files0-from` list could not be read.
+    Files0Read { list: Vec<u8>, errno: Errno },
+    /// An empty operand on the command line.
+    EmptyOperand,
 }
 
 impl DuError {
@@ -54,6 +58,12 @@ impl DuError {
             DuError::StdinDash => m.extend_from_slice(
                 b"when reading file names from stdin, no file name of '-' allowed",
             ),
+            DuError::Files0Read { list, errno } => {
+                m.extend_from_slice(&quote::file(list));
+                m.extend_from_slice(b": read error");
+                reason(&mut m, errno);
+            }
+            DuError::EmptyOperand => m.extend_from_slice(b"invalid zero-length file name"),
             DuError::Files0Open { list, errno } => {
                 m.extend_from_slice(b"cannot open ");
                 m.extend_from_slice(&quote::operand(list));

@@ -347,10 +347,10 @@ impl Visitor for Du<'_> {
                 }
             }
             if acc.dirty.load(Ordering::Relaxed) {
-                if !plan.separate_dirs {
-                    if let Some(p) = parent {
-                        p.dirty.store(true, Ordering::Relaxed);
-                    }
+                // The parent waits too, even under -S where its size doesn't
+                // depend on this one: its line must not come first.
+                if let Some(p) = parent {
+                    p.dirty.store(true, Ordering::Relaxed);
                 }
                 let path =
                     if dir.depth <= plan.max_depth { dir.path.into() } else { Box::default() };

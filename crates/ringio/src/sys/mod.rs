@@ -249,8 +249,11 @@ pub fn fadvise(fd: RawFd, offset: i64, len: i64, advice: i32) -> Result<(), Errn
 }
 
 /// Number of CPUs this process may run on (affinity-aware), at least 1.
+/// Asked once per process: std reads the affinity mask and the cgroup quota
+/// files for it (about ten syscalls), and engines and walkers ask often.
 pub fn available_cpus() -> usize {
-    std::thread::available_parallelism().map_or(1, |n| n.get())
+    static CPUS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CPUS.get_or_init(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// SIGPIPE handling that matches GNU tools.
