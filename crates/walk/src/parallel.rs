@@ -16,6 +16,9 @@ struct Queue<V: Visitor> {
     stack: Vec<Node<V>>,
     /// Threads processing a directory right now.
     busy: usize,
+    /// Threads waiting on the condition variable: a notify costs a futex
+    /// syscall even with nobody to wake, so it is skipped when this is 0.
+    waiting: usize,
     shutdown: bool,
 }
 
@@ -96,9 +99,11 @@ impl<V: Visitor> Worker<V> {
                 q.busy -= 1;
                 let n = self.kids.len();
                 q.stack.append(&mut self.kids);
-                // Wake others for new work, or so the root's owner sees the
-                // walk of this root is over.
-                if n > 0 || (q.stack.is_empty() && q.busy == 0) {
+                // Wake others for new work (this thread takes one kid itself,
+                // still holding the lock, so a single kid wakes nobody), or so
+                // the root's owner sees the walk of this root is over.
+                let done = q.stack.is_empty() && q.busy == 0;
+                if q.waiting > 0 && (n > 1 || done) {
                     sh.cv.notify_all();
                 }
                 continue;
@@ -109,14 +114,16 @@ impl<V: Visitor> Worker<V> {
             if q.shutdown {
                 return;
             }
+            q.waiting += 1;
             q = sh.cv.wait(q).unwrap_or_else(|e| e.into_inner());
+            q.waiting -= 1;
         }
     }
 }
 
 pub(crate) fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, v: &V) {
     let sh = Shared::<V> {
-        q: Mutex::new(Queue { stack: Vec::new(), busy: 0, shutdown: false }),
+        q: Mutex::new(Queue { stack: Vec::new(), busy: 0, waiting: 0, shutdown: false }),
         cv: Condvar::new(),
         stop: AtomicBool::new(false),
     };
