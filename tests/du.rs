@@ -719,7 +719,14 @@ fn syscalls_stay_per_entry() {
         );
         // A directory is opened once; the loader and std add a few opens.
         assert!(calls("openat") <= 21 + 8, "{backend}:\n{table}");
-        // One getdents64 batch (plus the end-of-directory call) per directory.
-        assert!(calls("getdents64") <= 2 * 21, "{backend}:\n{table}");
+        // One getdents64 call per directory where the file system is known
+        // to fill the buffer; else one more to see the end.
+        let fs = Command::new("stat").args(["-f", "-c", "%T"]).arg(t.path()).output().unwrap();
+        let fills = matches!(
+            String::from_utf8_lossy(&fs.stdout).trim(),
+            "ext2/ext3" | "tmpfs" | "xfs" | "btrfs"
+        );
+        let limit = if fills { 21 } else { 2 * 21 };
+        assert!(calls("getdents64") <= limit, "{backend}:\n{table}");
     }
 }

@@ -138,14 +138,35 @@ impl Op {
 /// costs one operation (two getdents64 calls, the second returning 0), which
 /// halves the round trips of a walk.
 pub(crate) fn getdents_fill(fd: RawFd, buf: &mut Vec<u8>) -> Result<bool, Errno> {
+    getdents_fill_hinted(fd, buf, false)
+}
+
+/// The largest record getdents64 can return: 19 bytes of header, a
+/// 255-byte name and its NUL, rounded up to 8.
+pub const MAX_DIRENT_RECLEN: usize = 280;
+
+/// [`getdents_fill`] for callers that know the file system fills the
+/// buffer until it is full or the directory ends
+/// ([`crate::sys::statfs::getdents_fills_buffer`]): then a read that left
+/// room for the largest record was the last, and the getdents64 call that
+/// would return 0 is saved (one syscall per directory of a walk).
+pub fn getdents_fill_hinted(
+    fd: RawFd,
+    buf: &mut Vec<u8>,
+    short_read_is_end: bool,
+) -> Result<bool, Errno> {
     buf.clear();
     if buf.capacity() < MIN_DENTS_BUF {
         buf.reserve(DEFAULT_DENTS_BUF);
     }
     loop {
+        let room = buf.capacity() - buf.len();
         match sys::getdents64(fd, buf) {
             Ok(0) => return Ok(true),
-            Ok(_) => {
+            Ok(n) => {
+                if short_read_is_end && room - n >= MAX_DIRENT_RECLEN {
+                    return Ok(true);
+                }
                 if buf.capacity() - buf.len() < buf.capacity() / 2 {
                     return Ok(false);
                 }

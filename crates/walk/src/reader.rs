@@ -73,11 +73,18 @@ pub(crate) struct Reader {
     pub eng: Engine,
     buf: Vec<u8>,
     done: Vec<Completion>,
+    /// Devices seen, and whether their file system fills getdents buffers.
+    fills: Vec<(u64, bool)>,
 }
 
 impl Reader {
     pub fn new(eng: Engine) -> Reader {
-        Reader { eng, buf: Vec::with_capacity(ringio::DEFAULT_DENTS_BUF), done: Vec::new() }
+        Reader {
+            eng,
+            buf: Vec::with_capacity(ringio::DEFAULT_DENTS_BUF),
+            done: Vec::new(),
+            fills: Vec::new(),
+        }
     }
 
     fn one(&mut self) -> Completion {
@@ -97,18 +104,47 @@ impl Reader {
         self.one().fd()
     }
 
-    /// Reads every entry of the open directory `fd` (skipping `.` and `..`).
-    /// On a read error, what was read so far stays in `out`.
-    pub fn read(&mut self, fd: RawFd, out: &mut Listing, sort: bool) -> Result<(), Errno> {
+    /// Whether a short getdents64 read ends a directory on device `dev`
+    /// (whose open directory `fd` is asked once per device).
+    fn short_read_is_end(&mut self, dev: Option<u64>, fd: RawFd) -> bool {
+        let Some(dev) = dev else { return false };
+        if let Some(&(_, fills)) = self.fills.iter().find(|(d, _)| *d == dev) {
+            return fills;
+        }
+        let fills =
+            ringio::sys::statfs::fs_type(fd).is_ok_and(ringio::sys::statfs::getdents_fills_buffer);
+        self.fills.push((dev, fills));
+        fills
+    }
+
+    /// Reads every entry of the open directory `fd` (skipping `.` and `..`),
+    /// which is on device `dev` when known. On a read error, what was read
+    /// so far stays in `out`.
+    pub fn read(
+        &mut self,
+        fd: RawFd,
+        dev: Option<u64>,
+        out: &mut Listing,
+        sort: bool,
+    ) -> Result<(), Errno> {
         out.clear();
         let mut result = Ok(());
+        // Inline engines read here directly, saving the final empty read
+        // where the file system allows (see ringio::getdents_fill_hinted).
+        let inline = self.eng.backend() == Backend::Sync;
+        let hint = inline && self.short_read_is_end(dev, fd);
         loop {
-            let buf = std::mem::take(&mut self.buf);
-            self.eng.getdents(0, fd, buf);
-            let mut c = self.one();
-            let eof = c.eof;
-            let r = c.result;
-            for d in DirentIter::new(c.buf()) {
+            let (eof, r) = if inline {
+                let r = ringio::getdents_fill_hinted(fd, &mut self.buf, hint);
+                (r == Ok(true), r.map(|_| 0))
+            } else {
+                let buf = std::mem::take(&mut self.buf);
+                self.eng.getdents(0, fd, buf);
+                let mut c = self.one();
+                self.buf = c.take_buf();
+                (c.eof, c.result)
+            };
+            for d in DirentIter::new(&self.buf) {
                 if d.is_dot_or_dotdot() {
                     continue;
                 }
@@ -122,7 +158,6 @@ impl Reader {
                     ino: d.ino,
                 });
             }
-            self.buf = c.take_buf();
             if let Err(e) = r {
                 result = Err(e);
                 break;

@@ -77,7 +77,7 @@ pub(crate) fn open_read<V: Visitor>(
         }
     };
     node.set_fd(fd);
-    if let Err(e) = rd.read(fd, list, opts.sort) {
+    if let Err(e) = rd.read(fd, node.dev_ino().map(|(dev, _)| dev), list, opts.sort) {
         v.error(local, &WalkError::Read { path: node.path.clone(), errno: e }, Some(&node.acc));
     }
     let depth = node.depth + 1;

@@ -338,3 +338,4 @@ pub fn fstatx(fd: RawFd, mask: u32) -> Result<Statx, Errno> {
 }
 
 pub mod localtime;
+pub mod statfs;
