@@ -730,3 +730,35 @@ fn syscalls_stay_per_entry() {
         assert!(calls("getdents64") <= limit, "{backend}:\n{table}");
     }
 }
+
+/// A directory big enough that its stats are shared among the walker's
+/// threads (walk's split at 1024 entries), with links and subdirectories
+/// among the files.
+#[test]
+fn big_flat_directory() {
+    let t = TempDir::new("du-flat");
+    let r = t.join("r");
+    std::fs::create_dir_all(&r).unwrap();
+    for i in 0..3000 {
+        let p = r.join(format!("f{i:04}"));
+        match i % 50 {
+            7 => std::fs::create_dir_all(p.join("sub")).unwrap(),
+            13 => std::os::unix::fs::symlink(format!("f{:04}", i - 13), &p).unwrap(),
+            17 => std::os::unix::fs::symlink("missing", &p).unwrap(),
+            29 if i > 100 => std::fs::hard_link(r.join(format!("f{:04}", i - 100)), &p).unwrap(),
+            _ => std::fs::write(&p, vec![b'z'; (i % 9) * 700]).unwrap(),
+        }
+    }
+    let d = t.path();
+    for args in [
+        &["r"][..],
+        &["-a", "r"],
+        &["-s", "r"],
+        &["-ab", "r"],
+        &["--inodes", "-a", "r"],
+        &["-La", "r"],
+    ] {
+        one(d, args);
+    }
+    report("big_flat_directory");
+}

@@ -24,6 +24,7 @@ mod node;
 mod ordered;
 mod parallel;
 mod reader;
+mod split;
 mod step;
 
 use std::os::fd::RawFd;

@@ -6,14 +6,23 @@
 //! as GNU does, each by all threads; the calling thread is one of them.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
-use crate::reader::{Listing, Reader};
+use crate::reader::{self, Listing, Reader};
+use crate::split::{self, StatJob};
 use crate::step::{self, Node};
 use crate::{Options, Visitor};
 
+/// What the shared stack holds.
+enum Work<V: Visitor> {
+    /// A directory to read.
+    Dir(Node<V>),
+    /// A chunk of a big directory's stats (see `split`).
+    Stat(Arc<StatJob>),
+}
+
 struct Queue<V: Visitor> {
-    stack: Vec<Node<V>>,
+    stack: Vec<Work<V>>,
     /// Threads processing a directory right now.
     busy: usize,
     /// Threads waiting on the condition variable: a notify costs a futex
@@ -39,7 +48,8 @@ struct Worker<V: Visitor> {
     rd: Reader,
     list: Listing,
     path: Vec<u8>,
-    kids: Vec<Node<V>>,
+    kids: Vec<Work<V>>,
+    needs: Vec<crate::StatNeed>,
     local: V::Local,
 }
 
@@ -50,15 +60,34 @@ impl<V: Visitor> Worker<V> {
             list: Listing::default(),
             path: Vec::new(),
             kids: Vec::new(),
+            needs: Vec::new(),
             local: v.local(),
         }
     }
 
     /// Reads one directory, visits its entries, and returns (in `kids`) the
     /// subdirectories to walk, in reverse so the first pops first.
-    fn process(&mut self, node: Node<V>, opts: &Options, v: &V, stop: &AtomicBool) {
+    fn process(&mut self, node: Node<V>, sh: &Shared<V>, opts: &Options, v: &V) {
+        let stop = &sh.stop;
         self.kids.clear();
-        if step::open_read(&mut self.rd, &node, &mut self.list, opts, v, &mut self.local) {
+        if let Some(fd) =
+            step::open_list(&mut self.rd, &node, &mut self.list, opts, v, &mut self.local)
+        {
+            let depth = node.depth + 1;
+            let need = |name: &[u8], d_type: u8| v.need_stat(name, d_type, depth);
+            if self.rd.inline() && self.list.len() >= split::SPLIT_AT {
+                reader::needs(&self.list, need, &mut self.needs);
+                let needs = std::mem::take(&mut self.needs);
+                split::stat_shared(fd, &mut self.list, needs, |jobs| {
+                    let mut q = sh.lock();
+                    q.stack.extend(jobs.into_iter().map(Work::Stat));
+                    if q.waiting > 0 {
+                        sh.cv.notify_all();
+                    }
+                });
+            } else {
+                self.rd.stat(fd, &mut self.list, need);
+            }
             for i in 0..self.list.len() {
                 if stop.load(Ordering::Relaxed) {
                     break;
@@ -66,7 +95,7 @@ impl<V: Visitor> Worker<V> {
                 if let Some(k) =
                     step::entry(&node, &self.list, i, &mut self.path, v, &mut self.local, stop)
                 {
-                    self.kids.push(k);
+                    self.kids.push(Work::Dir(k));
                 }
             }
             step::after_entries(&node, v, &mut self.local);
@@ -85,16 +114,29 @@ impl<V: Visitor> Worker<V> {
                 // A quit: drop queued work; finishing nodes only closes fds.
                 let dropped: Vec<_> = q.stack.drain(..).collect();
                 drop(q);
-                for n in dropped {
-                    step::finish(n, v, &mut self.local, &sh.stop);
+                for w in dropped {
+                    // Stat chunks are taken back by their owners.
+                    if let Work::Dir(n) = w {
+                        step::finish(n, v, &mut self.local, &sh.stop);
+                    }
                 }
                 q = sh.lock();
                 sh.cv.notify_all();
             }
-            if let Some(node) = q.stack.pop() {
+            if let Some(work) = q.stack.pop() {
+                let node = match work {
+                    Work::Dir(node) => node,
+                    Work::Stat(job) => {
+                        drop(q);
+                        job.try_run();
+                        drop(job);
+                        q = sh.lock();
+                        continue;
+                    }
+                };
                 q.busy += 1;
                 drop(q);
-                self.process(node, opts, v, &sh.stop);
+                self.process(node, sh, opts, v);
                 q = sh.lock();
                 q.busy -= 1;
                 let n = self.kids.len();
@@ -150,7 +192,7 @@ pub(crate) fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, v: &V) {
             let Some(node) = step::root(&mut me.rd, r, opts, v, &mut me.local, &sh.stop) else {
                 continue;
             };
-            sh.lock().stack.push(node);
+            sh.lock().stack.push(Work::Dir(node));
             sh.cv.notify_all();
             me.run(&sh, opts, v, true);
         }

@@ -31,7 +31,7 @@ pub(crate) enum StatSlot {
 /// it can be handed to a syscall as is), no allocation per entry.
 #[derive(Default)]
 pub(crate) struct Listing {
-    names: Vec<u8>,
+    pub names: Vec<u8>,
     pub ents: Vec<RawEnt>,
     pub stats: Vec<StatSlot>,
 }
@@ -172,6 +172,12 @@ impl Reader {
         result
     }
 
+    /// Whether this thread's engine runs syscalls inline (so other walker
+    /// threads may share its stat work).
+    pub fn inline(&self) -> bool {
+        self.eng.backend() == Backend::Sync
+    }
+
     /// Stats the entries `need` asks for (all in one engine batch), and
     /// lstat's those whose type getdents didn't give.
     pub fn stat(&mut self, dirfd: RawFd, list: &mut Listing, need: impl Fn(&[u8], u8) -> StatNeed) {
@@ -249,40 +255,61 @@ impl Reader {
     }
 }
 
+/// What to stat for each entry: `need`, with entries of unknown type
+/// lstat'ed (the walker must know which are directories).
+pub(crate) fn needs(list: &Listing, need: impl Fn(&[u8], u8) -> StatNeed, out: &mut Vec<StatNeed>) {
+    out.clear();
+    out.extend(list.ents.iter().map(|e| {
+        let name = &list.names[e.off as usize..(e.off + e.len) as usize];
+        match need(name, e.d_type) {
+            StatNeed::None if e.d_type == dtype::UNKNOWN => StatNeed::Lstat,
+            n => n,
+        }
+    }));
+}
+
 /// [`Reader::stat`] when the engine runs syscalls inline anyway (the
 /// walker's threads are the parallelism): each statx writes straight into
 /// its slot of the listing, with no completion to build and copy (a statx
 /// is 256 bytes, copied several times on the way through the engine).
 fn stat_inline(dirfd: RawFd, list: &mut Listing, need: impl Fn(&[u8], u8) -> StatNeed) {
+    let mut n = Vec::new();
+    needs(list, need, &mut n);
     let Listing { names, ents, stats } = list;
-    for (i, e) in ents.iter().enumerate() {
-        let name = &names[e.off as usize..(e.off + e.len) as usize];
-        let mut n = need(name, e.d_type);
-        if n == StatNeed::None && e.d_type == dtype::UNKNOWN {
-            n = StatNeed::Lstat;
-        }
+    stat_range(dirfd, names, ents, &n, stats);
+}
+
+/// Stats `ents` (names in `names`) as `needs` says into `out`, inline.
+pub(crate) fn stat_range(
+    dirfd: RawFd,
+    names: &[u8],
+    ents: &[RawEnt],
+    needs: &[StatNeed],
+    out: &mut [StatSlot],
+) {
+    for ((e, &n), slot) in ents.iter().zip(needs).zip(out.iter_mut()) {
         let follow = match n {
             StatNeed::None => continue,
             StatNeed::Lstat => false,
             StatNeed::Follow => true,
         };
         let Some(cname) = Listing::cname(names, e) else {
-            stats[i] = StatSlot::Err(Errno(libc::EINVAL));
+            *slot = StatSlot::Err(Errno(libc::EINVAL));
             continue;
         };
         let flags = if follow { stat_flags() } else { lstat_flags() };
-        stats[i] = StatSlot::Ok { st: ringio::sys::statx_zeroed(), followed: follow };
-        let StatSlot::Ok { st, followed } = &mut stats[i] else { continue };
+        *slot = StatSlot::Ok { st: ringio::sys::statx_zeroed(), followed: follow };
+        let StatSlot::Ok { st, followed } = slot else { continue };
         match ringio::sys::statx(dirfd, cname, flags, STAT_MASK, st) {
             Ok(()) => {}
             // A dangling symlink under Follow is reported as itself.
             Err(err) if follow && err == Errno::ENOENT => {
                 *followed = false;
                 if let Err(err) = ringio::sys::statx(dirfd, cname, lstat_flags(), STAT_MASK, st) {
-                    stats[i] = StatSlot::Err(err);
+                    *slot = StatSlot::Err(err);
                 }
             }
-            Err(err) => stats[i] = StatSlot::Err(err),
+            Err(err) => *slot = StatSlot::Err(err),
         }
     }
 }

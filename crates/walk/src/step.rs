@@ -1,6 +1,7 @@
 //! The steps both walk modes share: a root, a directory's listing, one
 //! entry, and finishing a subtree.
 
+use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -67,22 +68,36 @@ pub(crate) fn open_read<V: Visitor>(
     v: &V,
     local: &mut V::Local,
 ) -> bool {
+    let Some(fd) = open_list(rd, node, list, opts, v, local) else { return false };
+    let depth = node.depth + 1;
+    rd.stat(fd, list, |name, d_type| v.need_stat(name, d_type, depth));
+    true
+}
+
+/// Opens and reads `node` into `list`, without stats. Returns the open
+/// directory, or `None` (after reporting) when it could not be opened.
+pub(crate) fn open_list<V: Visitor>(
+    rd: &mut Reader,
+    node: &Node<V>,
+    list: &mut Listing,
+    opts: &Options,
+    v: &V,
+    local: &mut V::Local,
+) -> Option<RawFd> {
     let (base, name) = node.open_base();
     let fd = match rd.open_dir(base, name, node.followed) {
         Ok(fd) => fd,
         Err(e) => {
             list.clear();
             v.error(local, &WalkError::Open { path: node.path.clone(), errno: e }, Some(&node.acc));
-            return false;
+            return None;
         }
     };
     node.set_fd(fd);
     if let Err(e) = rd.read(fd, node.dev_ino().map(|(dev, _)| dev), list, opts.sort) {
         v.error(local, &WalkError::Read { path: node.path.clone(), errno: e }, Some(&node.acc));
     }
-    let depth = node.depth + 1;
-    rd.stat(fd, list, |name, d_type| v.need_stat(name, d_type, depth));
-    true
+    Some(fd)
 }
 
 /// Visits entry `i` of `node`'s listing; returns the child to descend into.
