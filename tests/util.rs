@@ -346,7 +346,11 @@ pub fn compare_sorted(tool: &str, run: &Run, stderr: Stderr) -> Output {
             ),
             Stderr::Exact => assert!(
                 sorted_records(&normalize_stderr(&got.stderr, tool, gnu_name))
-                    == sorted_records(&want.stderr),
+                    == sorted_records(&normalize_stderr(
+                        &want.stderr,
+                        gnu_path.to_str().unwrap(),
+                        gnu_name
+                    )),
                 "stderr differs: {}",
                 ctx()
             ),

@@ -568,9 +568,9 @@ impl Cx<'_, '_> {
                 let go_on = fmt.render(&mut buf, self);
                 self.emit(*out, &buf);
                 if !go_on {
-                    // \c: flush now and stop this evaluation, as GNU does.
+                    // \c: the rest of this format is dropped and output
+                    // flushed; evaluation goes on, as GNU's does.
                     self.flush_one(*out);
-                    self.stopped = true;
                 }
                 true
             }
@@ -618,10 +618,8 @@ impl Cx<'_, '_> {
             match self.lazy_stat(true) {
                 Ok(s) => dtype_of_mode(s.stx_mode as u32),
                 Err(e) => {
-                    if e != Errno::ELOOP {
-                        self.f.report(self.e.path, e);
-                    }
-                    dtype::LNK
+                    self.f.report(self.e.path, e);
+                    dtype::UNKNOWN
                 }
             }
         }
@@ -705,17 +703,14 @@ impl Cx<'_, '_> {
         out.push(b' ');
         field(out, 2, st.stx_nlink.to_string().as_bytes(), false, &mut w);
         out.push(b' ');
-        let user = match self.local.names.user(st.stx_uid) {
-            Some(n) => n.to_vec(),
-            None => st.stx_uid.to_string().into_bytes(),
-        };
-        field(out, 3, &user, true, &mut w);
+        // Names pad to a width that grows with the longest seen; an id
+        // with no name pads to 8 and widens later names' column to 9, as
+        // GNU's -ls does.
+        let user = self.local.names.user(st.stx_uid).map(<[u8]>::to_vec);
+        id_field(out, 3, user, st.stx_uid, &mut w);
         out.push(b' ');
-        let group = match self.local.names.group(st.stx_gid) {
-            Some(n) => n.to_vec(),
-            None => st.stx_gid.to_string().into_bytes(),
-        };
-        field(out, 4, &group, true, &mut w);
+        let group = self.local.names.group(st.stx_gid).map(<[u8]>::to_vec);
+        id_field(out, 4, group, st.stx_gid, &mut w);
         out.push(b' ');
         let ft = st.stx_mode as u32 & libc::S_IFMT;
         let size = if ft == libc::S_IFCHR || ft == libc::S_IFBLK {
@@ -825,6 +820,21 @@ impl Cx<'_, '_> {
         };
         matches!(exec::run(&argv, cwd, spec.ok), Outcome::Success)
     }
+}
+
+fn id_field(out: &mut Vec<u8>, k: usize, name: Option<Vec<u8>>, id: u32, w: &mut [usize; 6]) {
+    let (s, width) = match name {
+        Some(n) => {
+            w[k] = w[k].max(n.len());
+            (n, w[k])
+        }
+        None => {
+            w[k] = w[k].max(9);
+            (id.to_string().into_bytes(), 8)
+        }
+    };
+    out.extend_from_slice(&s);
+    out.resize(out.len() + width.saturating_sub(s.len()), b' ');
 }
 
 /// -mtime and friends: `n` whole `unit`s between the file time and `origin`.

@@ -205,7 +205,7 @@ impl P {
         while self.peek() == Some(b",") {
             self.i += 1;
             if self.i >= self.args.len() {
-                return err("invalid expression");
+                return dangling_op(&e, ",");
             }
             let r = self.or()?;
             e = Expr::Comma(Box::new(e), Box::new(r));
@@ -219,7 +219,7 @@ impl P {
             let op = lossy(op);
             self.i += 1;
             if self.i >= self.args.len() {
-                return err(format!("expected an expression after '{op}'"));
+                return dangling_op(&e, &op);
             }
             let r = self.and()?;
             e = Expr::Or(Box::new(e), Box::new(r));
@@ -235,7 +235,7 @@ impl P {
                     let op = lossy(op);
                     self.i += 1;
                     if self.i >= self.args.len() {
-                        return err(format!("expected an expression after '{op}'"));
+                        return dangling_op(&e, &op);
                     }
                     let r = self.unary()?;
                     e = Expr::And(Box::new(e), Box::new(r));
@@ -516,7 +516,15 @@ impl P {
             b"-perm" => {
                 let v = self.arg(n)?;
                 match crate::perm::parse(&v) {
-                    Some((kind, mode)) => Prim::Perm { kind, mode },
+                    Some((kind, mode)) => {
+                        if kind == crate::expr::PermKind::Any && mode == 0 {
+                            self.warnings.push(format!(
+                                "warning: you have specified a mode pattern {} (which is equivalent to /000). The meaning of -perm /000 has now been changed to be consistent with -perm -000; that is, while it used to match no files, it now matches all files.",
+                                lossy(&v)
+                            ));
+                        }
+                        Prim::Perm { kind, mode }
+                    }
                     None => return err(format!("invalid mode {}", q(&v))),
                 }
             }
@@ -599,6 +607,9 @@ impl P {
                 self.plan.execs.push(spec);
                 Prim::Exec(self.plan.execs.len() - 1)
             }
+            _ if !n.starts_with(b"-") => {
+                return err(format!("paths must precede expression: `{}'", lossy(n)))
+            }
             _ => return err(format!("unknown predicate `{}'", lossy(n))),
         };
         Ok(Expr::P(prim))
@@ -671,6 +682,16 @@ impl P {
             Some(mid) => (mid + 86400, 0),
             None => self.plan.now,
         }
+    }
+}
+
+/// A binary operator with nothing after it: GNU says so, except after an
+/// action, where it only says the expression is invalid.
+fn dangling_op<T>(left: &Expr, op: &str) -> Result<T, ParseError> {
+    if left.any(&|p| p.is_action()) {
+        err("invalid expression")
+    } else {
+        err(format!("expected an expression after '{op}'"))
     }
 }
 
