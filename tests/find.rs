@@ -640,13 +640,15 @@ fn deeper_than_path_max() {
     // mkdir/cd steps, since no full path works there.
     let deep = |levels: usize, leaves: bool| {
         let t = TempDir::new("find-deep");
+        // perl's chdir takes the relative name as is (a shell's cd may
+        // rebuild the full path and fail with ENAMETOOLONG).
         let script = format!(
-            "seg=$(printf '%0200d' 0); i=0; while [ $i -lt {levels} ]; do \
-             mkdir d$seg$i && cd d$seg$i || exit 1; \
-             if [ {leaves} = true ] && [ $((i % 10)) = 9 ]; then echo leaf > leaf; fi; \
-             i=$((i+1)); done"
+            "my $seg = '0' x 200; for my $i (0..{levels}-1) {{ \
+               mkdir(\"d$seg$i\") && chdir(\"d$seg$i\") or die \"$!\"; \
+               if ({leaves} && $i % 10 == 9) {{ open(my $f, '>', 'leaf') or die; print $f \"leaf\\n\"; }} }}",
+            leaves = if leaves { 1 } else { 0 }
         );
-        let st = Command::new("sh").arg("-c").arg(script).current_dir(t.path()).status();
+        let st = Command::new("perl").arg("-e").arg(script).current_dir(t.path()).status();
         assert!(st.unwrap().success());
         t
     };

@@ -251,7 +251,8 @@ impl<'p> Finder<'p> {
     }
 
     /// Evaluates the expression on one entry.
-    fn eval_entry(&self, local: &mut Local, e: &Entry) -> (bool, bool) {
+    /// Returns (prune, quit, the stat failed).
+    fn eval_entry(&self, local: &mut Local, e: &Entry) -> (bool, bool, bool) {
         let mut cx = Cx {
             f: self,
             e,
@@ -263,7 +264,7 @@ impl<'p> Finder<'p> {
             stopped: false,
         };
         cx.eval(&self.plan.expr);
-        (cx.prune, cx.quit)
+        (cx.prune, cx.quit, cx.st_err)
     }
 }
 
@@ -567,11 +568,10 @@ impl Cx<'_, '_> {
                 let mut buf = Vec::new();
                 let go_on = fmt.render(&mut buf, self);
                 self.emit(*out, &buf);
-                if !go_on {
-                    // \c: the rest of this format is dropped and output
-                    // flushed; evaluation goes on, as GNU's does.
-                    self.flush_one(*out);
-                }
+                // \c (go_on false) drops the rest of this format only;
+                // evaluation goes on, as GNU's does. GNU also flushes there;
+                // here records stay whole so parallel threads can't split them.
+                let _ = go_on;
                 true
             }
             Prim::Ls { out } => {
@@ -972,7 +972,7 @@ impl Visitor for Finder<'_> {
             }
         }
         let is_dir = e.d_type == dtype::DIR;
-        let mut descend = is_dir && e.depth < plan.maxdepth;
+        let mut descend = is_dir && e.depth < plan.maxdepth && e.stat_error.is_none();
         if descend && plan.xdev && e.depth > 0 {
             if let Some(st) = e.stat {
                 if dev_of(st) != self.root_dev.load(Ordering::Relaxed) {
@@ -984,12 +984,14 @@ impl Visitor for Finder<'_> {
             return Visit::Descend;
         }
         if e.depth >= plan.mindepth {
-            let (prune, quit) = self.eval_entry(local, e);
+            let (prune, quit, stat_failed) = self.eval_entry(local, e);
             if quit {
                 self.quit.store(true, Ordering::Relaxed);
                 return Visit::Quit;
             }
-            if prune && !plan.depth_first {
+            // A directory that could not be stat'ed is reported once, not
+            // again by a failing open (GNU doesn't descend it either).
+            if (prune && !plan.depth_first) || stat_failed {
                 descend = false;
             }
         }
@@ -1008,7 +1010,7 @@ impl Visitor for Finder<'_> {
             return;
         }
         if dir.depth >= self.plan.mindepth {
-            let (_, quit) = self.eval_entry(local, dir);
+            let (_, quit, _) = self.eval_entry(local, dir);
             if quit {
                 self.quit.store(true, Ordering::Relaxed);
             }
