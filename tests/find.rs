@@ -95,7 +95,15 @@ fn nasty() -> TempDir {
     touch(&r.join("a/big"), "-m", n - 400 * 86400);
     touch(&r.join("dangling"), "-m", n - 2 * 86400 - 3600);
     // Settle directory atimes (relatime updates them on the first read).
-    let _ = Command::new("find").arg(r).arg("-type").arg("d").arg("-exec").arg("ls").arg("{}").arg("+").output();
+    let _ = Command::new("find")
+        .arg(r)
+        .arg("-type")
+        .arg("d")
+        .arg("-exec")
+        .arg("ls")
+        .arg("{}")
+        .arg("+")
+        .output();
     t
 }
 
@@ -115,7 +123,10 @@ fn cases(dir: &Path, cases: &[&[&str]]) -> usize {
 
 /// Runs every comparison, then fails listing all that differed (not just
 /// the first), so one run shows every deviation.
-fn check_all(runs: impl Iterator<Item = Run>, cmp: fn(&str, &Run, Stderr) -> std::process::Output) -> usize {
+fn check_all(
+    runs: impl Iterator<Item = Run>,
+    cmp: fn(&str, &Run, Stderr) -> std::process::Output,
+) -> usize {
     let mut failures = Vec::new();
     let mut n = 0;
     for r in runs {
@@ -133,7 +144,12 @@ fn check_all(runs: impl Iterator<Item = Run>, cmp: fn(&str, &Run, Stderr) -> std
             failures.push(msg);
         }
     }
-    assert!(failures.is_empty(), "{} of {n} cases differ:\n{}", failures.len(), failures.join("\n======\n"));
+    assert!(
+        failures.is_empty(),
+        "{} of {n} cases differ:\n{}",
+        failures.len(),
+        failures.join("\n======\n")
+    );
     n
 }
 
@@ -406,7 +422,14 @@ fn output_files() {
             f("p"),
         ]
     };
-    let g = Command::new("find").arg(".").args(mk(out_g.path())).current_dir(t.path()).env("TZ", "UTC").env("LC_ALL", "C").status().unwrap();
+    let g = Command::new("find")
+        .arg(".")
+        .args(mk(out_g.path()))
+        .current_dir(t.path())
+        .env("TZ", "UTC")
+        .env("LC_ALL", "C")
+        .status()
+        .unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_lfind"))
         .arg(".")
         .args(mk(out_o.path()))
@@ -519,7 +542,11 @@ fn scratch(make: &dyn Fn() -> TempDir, a: &[&str]) {
             crate::util::sorted_records(&got.stderr),
             "{ctx}"
         );
-        assert_eq!(String::from_utf8_lossy(&want_tree), String::from_utf8_lossy(&listing(o.path())), "{ctx}");
+        assert_eq!(
+            String::from_utf8_lossy(&want_tree),
+            String::from_utf8_lossy(&listing(o.path())),
+            "{ctx}"
+        );
     }
 }
 
@@ -671,12 +698,7 @@ fn names_with_bytes_in_messages() {
     let t = TempDir::new("find-bytes");
     std::fs::create_dir(raw_name(t.path(), b"d\nx\xff")).unwrap();
     chmod(&raw_name(t.path(), b"d\nx\xff"), 0o000);
-    let r = Run {
-        args: vec![b".".to_vec()],
-        ..Run::default()
-    }
-    .cwd(t.path())
-    .unprivileged();
+    let r = Run { args: vec![b".".to_vec()], ..Run::default() }.cwd(t.path()).unprivileged();
     compare_sorted("lfind", &r, Stderr::Exact);
     let _ = std::ffi::OsStr::from_bytes(b"");
 }
@@ -689,8 +711,12 @@ fn sorted_walk() {
     let gnu = run_in(t.path(), &["-print"]).exec(Path::new("/usr/bin/find"), "find", None);
     let mut first: Option<Vec<u8>> = None;
     for b in crate::util::BACKENDS {
-        let o = run_in(t.path(), &["-s", "-print"]).exec(&crate::util::ours("lfind"), "find", Some(b));
-        assert_eq!(crate::util::sorted_records(&o.stdout), crate::util::sorted_records(&gnu.stdout));
+        let o =
+            run_in(t.path(), &["-s", "-print"]).exec(&crate::util::ours("lfind"), "find", Some(b));
+        assert_eq!(
+            crate::util::sorted_records(&o.stdout),
+            crate::util::sorted_records(&gnu.stdout)
+        );
         if let Some(f) = &first {
             assert_eq!(f, &o.stdout, "[{b}] -s output differs between backends");
         }

@@ -299,8 +299,7 @@ pub fn raw_name(root: &Path, name: &[u8]) -> PathBuf {
 /// Splits output into records on `\n` and `\0` and sorts them, for tools
 /// whose parallel output order may legitimately differ from GNU's.
 pub fn sorted_records(out: &[u8]) -> Vec<Vec<u8>> {
-    let mut v: Vec<Vec<u8>> =
-        out.split(|&b| b == b'\n' || b == 0).map(<[u8]>::to_vec).collect();
+    let mut v: Vec<Vec<u8>> = out.split(|&b| b == b'\n' || b == 0).map(<[u8]>::to_vec).collect();
     v.sort();
     v
 }

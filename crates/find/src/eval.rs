@@ -225,13 +225,6 @@ impl<'p> Finder<'p> {
                     tf(m & type_bit(d_type) != 0)
                 }
             }
-            Prim::Empty => {
-                if d_type == dtype::DIR {
-                    Tri::U
-                } else {
-                    Tri::S
-                }
-            }
             Prim::Printf { fmt, .. } => {
                 if fmt.needs_stat() {
                     Tri::S
@@ -961,15 +954,14 @@ impl Visitor for Finder<'_> {
                 self.root_dev.store(dev_of(st), Ordering::Relaxed);
             }
         }
-        // Under -L, a link that can't be followed (loop, permission) is an
-        // error and the entry is skipped, as GNU does.
-        if plan.follow == Follow::Always && e.depth > 0 {
-            if let Some(err) = e.stat_error {
-                if err != Errno::ENOENT || !plan.ignore_race {
-                    self.report(e.path, err);
-                }
-                return Visit::Skip;
+        // An entry the walker stat'ed (because the expression needs it)
+        // and couldn't: reported, not evaluated, not descended, as GNU does.
+        // (Under -L that includes links that can't be followed.)
+        if let Some(err) = e.stat_error {
+            if e.depth >= plan.mindepth || plan.follow == Follow::Always {
+                self.report(e.path, err);
             }
+            return Visit::Skip;
         }
         let is_dir = e.d_type == dtype::DIR;
         let mut descend = is_dir && e.depth < plan.maxdepth && e.stat_error.is_none();
