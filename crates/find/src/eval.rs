@@ -30,9 +30,7 @@ pub struct Finder<'p> {
     cur_root: AtomicUsize,
     root_dev: AtomicU64,
     mounts: OnceLock<Vec<(u64, Vec<u8>)>>,
-    /// The expression needs the stat of (nearly) every entry.
-    stat_all: bool,
-    /// Stat of entries after partial evaluation said so.
+    /// Some primary can need a stat (then partial evaluation decides per entry).
     stat_some: bool,
 }
 
@@ -69,7 +67,6 @@ impl<'p> Finder<'p> {
                 Mutex::new(Out::new(fd, 0))
             })
             .collect();
-        let mut stat_all = false;
         let mut stat_some = false;
         plan.expr.each(&mut |p| match p {
             Prim::Size { .. }
@@ -90,9 +87,6 @@ impl<'p> Finder<'p> {
             Prim::Printf { fmt, .. } if fmt.needs_stat() => stat_some = true,
             _ => {}
         });
-        if plan.follow == Follow::Always {
-            stat_all = false;
-        }
         Finder {
             plan,
             outs,
@@ -101,7 +95,6 @@ impl<'p> Finder<'p> {
             cur_root: AtomicUsize::new(usize::MAX),
             root_dev: AtomicU64::new(0),
             mounts: OnceLock::new(),
-            stat_all,
             stat_some,
         }
     }
@@ -441,7 +434,7 @@ impl Cx<'_, '_> {
     fn emit(&mut self, out: usize, data: &[u8]) {
         let b = &mut self.local.bufs[out];
         b.extend_from_slice(data);
-        if b.len() >= FLUSH_AT || out != 0 && self.f.plan.outs.len() > 1 && b.len() >= FLUSH_AT {
+        if b.len() >= FLUSH_AT {
             self.flush_one(out);
         }
     }
@@ -914,7 +907,9 @@ impl Visitor for Finder<'_> {
     fn need_stat(&self, name: &[u8], d_type: u8, depth: usize) -> StatNeed {
         let plan = self.plan;
         if plan.follow == Follow::Always {
-            if matches!(d_type, dtype::LNK | dtype::DIR | dtype::UNKNOWN) || self.stat_all {
+            // Links must be resolved, and directories need their identity
+            // for loop detection.
+            if matches!(d_type, dtype::LNK | dtype::DIR | dtype::UNKNOWN) {
                 return StatNeed::Follow;
             }
         } else if plan.xdev && d_type == dtype::DIR {

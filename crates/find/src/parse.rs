@@ -401,9 +401,11 @@ impl P {
             }
             b"-help" | b"--help" => {
                 print!("{USAGE}");
-                print!("\nDefault path is the current directory; default expression is -print.\n");
-                print!("Expression may consist of: operators, options, tests, and actions.\n");
-                print!("\nlfind also accepts -j N (threads) and -s (sorted, ordered walk) before the paths.\n");
+                println!("\nDefault path is the current directory; default expression is -print.");
+                println!("Expression may consist of: operators, options, tests, and actions.");
+                println!(
+                    "\nlfind also accepts -j N (threads) and -s (sorted, ordered walk) before the paths."
+                );
                 return Err(ParseError::Done);
             }
             b"-version" | b"--version" => {

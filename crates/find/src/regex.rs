@@ -178,13 +178,13 @@ impl Parser<'_> {
     }
 
     fn is_repeat_op(&self) -> bool {
-        match (self.peek(), self.peek2(), self.syn) {
-            (Some(b'*'), _, _) => true,
-            (Some(b'+') | Some(b'?'), _, Syntax::Emacs | Syntax::Extended) => true,
-            (Some(b'{'), _, Syntax::Extended) => true,
-            (Some(b'\\'), Some(b'+') | Some(b'?') | Some(b'{'), Syntax::Basic) => true,
-            _ => false,
-        }
+        matches!(
+            (self.peek(), self.peek2(), self.syn),
+            (Some(b'*'), _, _)
+                | (Some(b'+') | Some(b'?'), _, Syntax::Emacs | Syntax::Extended)
+                | (Some(b'{'), _, Syntax::Extended)
+                | (Some(b'\\'), Some(b'+') | Some(b'?') | Some(b'{'), Syntax::Basic)
+        )
     }
 
     fn postfix(&mut self, mut atom: Ast) -> Result<Ast, RegexError> {
