@@ -730,3 +730,90 @@ fn sorted_walk() {
     sorted.sort();
     assert_eq!(top, sorted);
 }
+
+/// A wide tree (about 6,000 entries) for the stream and syscall tests.
+fn wide() -> TempDir {
+    let t = TempDir::new("find-wide");
+    for a in 0..20 {
+        for b in 0..15 {
+            let d = t.join(format!("d{a}/e{b}"));
+            std::fs::create_dir_all(&d).unwrap();
+            for f in 0..20 {
+                std::fs::write(d.join(format!("f{f}.c")), vec![b'x'; f * 300]).unwrap();
+            }
+        }
+    }
+    t
+}
+
+/// `| head`: the walk ends by SIGPIPE as GNU's does, on every backend.
+#[test]
+fn closed_pipe_ends_walk() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let t = wide();
+    for b in crate::util::BACKENDS {
+        let mut child = Command::new(crate::util::ours("lfind"))
+            .arg(t.path())
+            .env("RINGIO_BACKEND", b)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut out = child.stdout.take().unwrap();
+        let mut first = [0u8; 16];
+        out.read_exact(&mut first).unwrap();
+        drop(out);
+        let st = child.wait().unwrap();
+        assert!(st.signal() == Some(libc::SIGPIPE) || st.success(), "[{b}] {st:?}");
+    }
+}
+
+/// Ctrl-C: the walk stops, a running -exec child is waited for, and the
+/// process ends by SIGINT (status 130 in a shell).
+#[test]
+fn sigint_stops_cleanly() {
+    use std::os::unix::process::ExitStatusExt;
+    let t = wide();
+    let child = Command::new(crate::util::ours("lfind"))
+        .arg(t.path())
+        .args(["-name", "f1.c", "-exec", "sleep", "0.2", ";"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let st = Command::new("kill").arg("-INT").arg(child.id().to_string()).status().unwrap();
+    assert!(st.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.signal(), Some(libc::SIGINT), "{:?}", out.status);
+}
+
+/// Syscalls: no more than GNU find's for the same walk (strace -f -c).
+#[test]
+fn syscalls_no_more_than_gnu() {
+    if !crate::util::have("strace") {
+        return;
+    }
+    let t = wide();
+    let count = |prog: &Path, args: &[&str], backend: Option<&str>| -> u64 {
+        let out_file = t.path().with_extension(format!("strace-{}", args.len()));
+        let mut c = Command::new("strace");
+        c.arg("-f").arg("-c").arg("-o").arg(&out_file).arg(prog).arg(t.path()).args(args);
+        c.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+        if let Some(b) = backend {
+            c.env("RINGIO_BACKEND", b);
+        }
+        assert!(c.status().unwrap().success());
+        let text = std::fs::read_to_string(&out_file).unwrap();
+        let _ = std::fs::remove_file(&out_file);
+        let total = text.lines().find(|l| l.ends_with("total")).unwrap().to_string();
+        let cols: Vec<&str> = total.split_whitespace().collect();
+        cols[3].parse().unwrap()
+    };
+    for args in [&[][..], &["-type", "f", "-name", "*.c"], &["-size", "+4k"]] {
+        let gnu = count(Path::new("/usr/bin/find"), args, None);
+        for b in ["threads", "sync"] {
+            let ours = count(&crate::util::ours("lfind"), args, Some(b));
+            assert!(ours <= gnu, "[{b}] {args:?}: {ours} syscalls vs GNU's {gnu}");
+        }
+    }
+}

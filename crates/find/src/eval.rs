@@ -389,6 +389,19 @@ impl Cx<'_, '_> {
         ringio::sys::statx(self.e.dirfd, &name, nofollow, mask, &mut st).map(|_| st)
     }
 
+    /// The birth time, when the file system records one (the walker's
+    /// stat doesn't ask for it, so this is a stat of its own).
+    fn birth(&mut self) -> Option<(i64, i64)> {
+        let st = match self.st {
+            Some(s) if s.stx_mask & libc::STATX_BTIME != 0 => s,
+            _ => self.lazy_stat(self.follow()).ok()?,
+        };
+        if st.stx_mask & libc::STATX_BTIME == 0 {
+            return None;
+        }
+        Some((st.stx_btime.tv_sec, st.stx_btime.tv_nsec as i64))
+    }
+
     /// The entry's type as d_type (stat'ing when getdents didn't say).
     fn d_type(&mut self) -> u8 {
         let mut d = self.e.d_type;
@@ -404,12 +417,7 @@ impl Cx<'_, '_> {
         let st = self.stat()?;
         let t = match k {
             TimeKind::Access => st.stx_atime,
-            TimeKind::Birth => {
-                if st.stx_mask & libc::STATX_BTIME == 0 {
-                    return None;
-                }
-                st.stx_btime
-            }
+            TimeKind::Birth => return self.birth(),
             TimeKind::Change => st.stx_ctime,
             TimeKind::Modify => st.stx_mtime,
         };
@@ -870,6 +878,9 @@ impl Info for Cx<'_, '_> {
     }
     fn stat(&mut self) -> Option<Statx> {
         Cx::stat(self)
+    }
+    fn birth(&mut self) -> Option<(i64, i64)> {
+        Cx::birth(self)
     }
     fn link_target(&mut self) -> Option<Vec<u8>> {
         if self.d_type() != dtype::LNK && !self.e.followed {

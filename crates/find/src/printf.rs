@@ -16,6 +16,8 @@ pub trait Info {
     fn follow_type_letter(&mut self) -> u8;
     /// The stat (None after an error, which the implementation reported).
     fn stat(&mut self) -> Option<ringio::Statx>;
+    /// Birth time, if the file system records it.
+    fn birth(&mut self) -> Option<(i64, i64)>;
     fn link_target(&mut self) -> Option<Vec<u8>>;
     fn user(&mut self, uid: u32) -> Option<Vec<u8>>;
     fn group(&mut self, gid: u32) -> Option<Vec<u8>>;
@@ -174,7 +176,7 @@ impl Format {
             i += 1;
             let dir = match d {
                 b'a' | b'c' | b't' => Dir::CTime(d),
-                b'A' | b'C' | b'T' => {
+                b'A' | b'B' | b'C' | b'T' => {
                     let Some(&k) = f.get(i) else {
                         return Err(FormatError(format!(
                             "error: missing time format letter after %{}",
@@ -335,6 +337,15 @@ fn directive(out: &mut Vec<u8>, d: Dir, info: &mut dyn Info) -> Value {
         Dir::CTime(w) => {
             let (sec, ns) = time_of(&s(st), w);
             timefmt::ctime(out, sec, ns);
+        }
+        Dir::Time(b'B', k) => {
+            // No birth time: GNU prints nothing useful either; leave it empty.
+            if let Some((sec, ns)) = info.birth() {
+                if !timefmt::strftime_one(out, k, sec, ns) {
+                    out.push(b'%');
+                    out.push(k);
+                }
+            }
         }
         Dir::Time(w, k) => {
             let (sec, ns) = time_of(&s(st), w);
