@@ -564,6 +564,7 @@ fn delete_and_mutating_exec() {
         &["-name", "*.c", "-execdir", "mv", "{}", "{}.moved", ";"],
         &["-type", "f", "-name", "s*", "-exec", "rm", "{}", "+"],
         &["-maxdepth", "0", "-delete"],
+        &["-depth", "-name", "b", "-prune", "-o", "-name", "*.c", "-delete"],
     ] {
         scratch(&nasty, a);
     }
@@ -616,6 +617,7 @@ fn errors_and_messages() {
             &["-O3", "-D", "stat", ".", "-maxdepth", "0"],
             &["-H", "-L", "-P", ".", "-maxdepth", "0"],
             &["--", ".", "-maxdepth", "0"],
+            &["-name", "x", "-prune", "-o", "-delete"],
         ],
     );
 }

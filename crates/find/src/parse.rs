@@ -131,6 +131,9 @@ pub fn parse(args: Vec<OsString>) -> Result<(Plan, Vec<String>), ParseError> {
         Expr::And(Box::new(expr), Box::new(Expr::P(Prim::Print { out: 0, term: b'\n' })))
     };
     if p.plan.expr.any(&|p| matches!(p, Prim::Delete)) {
+        if !p.plan.depth_first && p.plan.expr.any(&|p| matches!(p, Prim::Prune)) {
+            return err("The -delete action automatically turns on -depth, but -prune does nothing when -depth is in effect.  If you want to carry on anyway, just explicitly use the -depth option.");
+        }
         p.plan.depth_first = true;
     }
     Ok((p.plan, p.warnings))
