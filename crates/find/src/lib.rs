@@ -14,6 +14,26 @@
 //! `-execdir` (commands run one at a time, in GNU's sequence, their output
 //! interleaved with ours as GNU's is), `-depth`/`-delete` when anything is
 //! printed (children before parents in the output too), `-s`, and `-j 1`.
+//! `-exec … {} +` batches are shared by the threads (one mutex) and run one
+//! at a time.
+//!
+//! Stats: an entry is stat'ed only when the expression can need it, decided
+//! by partial evaluation on what getdents gave (`-name X -size +4k` stats
+//! only the entries named X); -L also stats links and directories (loop
+//! detection), -xdev directories. Anything needed later (birth time,
+//! -xtype's other stat, lazily after a wrong guess) is a dirfd-relative
+//! statx of its own.
+//!
+//! Known deviations from GNU find 4.9: `-used` rounds like the other day
+//! tests (GNU's own arithmetic differs at the edges); birth time (`-newerB*`,
+//! `%B`) works where GNU's build here says the system lacks it; `%Z` prints
+//! nothing; `\c` in -printf doesn't flush (records stay whole across
+//! threads); `-ls` column widths grow per thread; dates for `-newerXt` are
+//! `@secs`, `YYYY-MM-DD[ HH:MM[:SS[.frac]]]`, `now`, `today`, `yesterday`,
+//! `tomorrow` only; `-files0-from` is not supported.
+//!
+//! `users` and `timefmt` are minimal stand-ins for `cli::users` and
+//! `cli::timefmt` (being written for lsr); switch when they land on main.
 
 pub mod eval;
 pub mod exec;
