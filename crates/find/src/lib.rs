@@ -64,7 +64,7 @@ pub fn needs_order(plan: &Plan) -> bool {
         || (plan.depth_first && prints)
 }
 
-/// Runs lfind with `args` (without argv[0]); returns the exit status.
+/// Runs lfind with `args` (without `argv[0]`); returns the exit status.
 pub fn run(args: Vec<OsString>) -> i32 {
     let (plan, warnings) = match parse::parse(args) {
         Ok(p) => p,

@@ -79,7 +79,7 @@ struct P {
 
 const USAGE: &str = "Usage: find [-H] [-L] [-P] [-Olevel] [-D debugopts] [path...] [expression]\n";
 
-/// Parses `args` (without argv[0]). Warnings are returned to be printed.
+/// Parses `args` (without `argv[0]`). Warnings are returned to be printed.
 pub fn parse(args: Vec<OsString>) -> Result<(Plan, Vec<String>), ParseError> {
     let args: Vec<Vec<u8>> = args.into_iter().map(|a| a.into_vec()).collect();
     let now = ringio::sys::find::now();
