@@ -819,3 +819,30 @@ fn syscalls_no_more_than_gnu() {
         }
     }
 }
+
+/// `> /dev/full`: GNU's two messages and status 1, for stdout and -fprint.
+#[test]
+fn full_disk() {
+    let t = nasty();
+    for extra in [&[][..], &["-fprint", "/dev/full"]] {
+        let run = |prog: &Path, b: Option<&str>| {
+            let mut c = Command::new(prog);
+            c.arg(".").args(extra).current_dir(t.path()).env("LC_ALL", "C");
+            c.stdout(std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap());
+            if let Some(b) = b {
+                c.env("RINGIO_BACKEND", b);
+            }
+            c.output().unwrap()
+        };
+        let g = run(Path::new("/usr/bin/find"), None);
+        for b in crate::util::BACKENDS {
+            let o = run(&crate::util::ours("lfind"), Some(b));
+            assert_eq!(g.status.code(), o.status.code(), "[{b}] {extra:?}");
+            assert_eq!(
+                String::from_utf8_lossy(&g.stderr).replace("/usr/bin/find:", "find:"),
+                String::from_utf8_lossy(&o.stderr).replace("lfind:", "find:"),
+                "[{b}] {extra:?}"
+            );
+        }
+    }
+}

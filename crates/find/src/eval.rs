@@ -112,18 +112,19 @@ impl<'p> Finder<'p> {
         let mut ok = true;
         for (i, o) in self.outs.iter().enumerate() {
             let mut o = o.lock().unwrap_or_else(|e| e.into_inner());
-            if i == 0 {
-                ok &= o.finish();
-            } else {
-                o.flush();
-                if let Some(e) = o.error() {
-                    let name = match &self.plan.outs[i] {
-                        OutTarget::File { name, .. } => name.clone(),
-                        _ => b"/dev/stderr".to_vec(),
-                    };
-                    cli::msg::error(&format!("{}: {}", q(&name), e.message()));
-                    ok = false;
+            o.flush();
+            if let Some(e) = o.error() {
+                let name = match &self.plan.outs[i] {
+                    OutTarget::File { name, .. } => name.clone(),
+                    OutTarget::Stdout => b"standard output".to_vec(),
+                    OutTarget::Stderr => b"/dev/stderr".to_vec(),
+                };
+                cli::msg::error(&format!("{}: {}", q(&name), e.message()));
+                if i == 0 {
+                    // GNU's close_stdout adds this line.
+                    cli::msg::error("write error");
                 }
+                ok = false;
             }
         }
         ok
