@@ -33,7 +33,8 @@ entry caching off, like NFS with actimeo=0. Requests are served
 concurrently: each finished reply waits in a timer queue, so any number can
 be in flight. Prints \"ready\" on stdout once the mount is live; serves until
 unmounted (--umount, umount(8), Ctrl-C or SIGTERM), then prints request
-counts by type and the most requests seen in flight on stderr.
+counts by type and the most delayed requests seen in flight at once on
+stderr.
 
 options:
   --source DIR         directory to mirror (required)

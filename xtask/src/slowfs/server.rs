@@ -90,13 +90,16 @@ impl Stats {
         self.counts[slot].fetch_add(1, Ordering::Relaxed);
     }
 
-    /// A request that expects a reply arrived.
+    /// A delayed request arrived. Only those count as in flight: the rest
+    /// (release, flush, forget, ...) are answered as soon as they are read,
+    /// and asynchronous ones such as RELEASEDIR would otherwise make a
+    /// single-threaded caller look concurrent.
     fn enter(&self) {
         let now = self.in_flight.fetch_add(1, Ordering::Relaxed) + 1;
         self.max_in_flight.fetch_max(now, Ordering::Relaxed);
     }
 
-    /// Its reply was written (or dropped).
+    /// Its reply was written (or dropped) when due.
     fn leave(&self) {
         self.in_flight.fetch_sub(1, Ordering::Relaxed);
     }
@@ -421,8 +424,10 @@ impl Server {
         let mut due = Vec::new();
         while self.queue.wait_due(&mut due) {
             for reply in due.drain(..) {
-                self.send(&reply);
+                // Count it answered first: once written, the caller may
+                // send its next request before this thread runs again.
                 self.stats.leave();
+                self.send(&reply);
             }
         }
     }
@@ -459,7 +464,10 @@ impl Server {
             self.one_way(&h, body);
             return;
         }
-        self.stats.enter();
+        let delay = self.delay(h.opcode, rng);
+        if !delay.is_zero() {
+            self.stats.enter();
+        }
         let mut out = vec![0u8; HEADER];
         let r = self.dispatch(&h, body, &mut out);
         let err = match r {
@@ -471,10 +479,8 @@ impl Server {
         };
         let header = OutHeader { len: out.len() as u32, error: err, unique: h.unique };
         out[..HEADER].copy_from_slice(as_bytes(&header));
-        let delay = self.delay(h.opcode, rng);
         if delay.is_zero() {
             self.send(&out);
-            self.stats.leave();
         } else {
             self.queue.park(received + delay, h.unique, out);
         }
@@ -506,8 +512,8 @@ impl Server {
                 if self.queue.take(i.unique).is_some() {
                     let header =
                         OutHeader { len: HEADER as u32, error: -libc::EINTR, unique: i.unique };
-                    self.send(as_bytes(&header));
                     self.stats.leave();
+                    self.send(as_bytes(&header));
                     self.stats.interrupted.fetch_add(1, Ordering::Relaxed);
                 }
             }
