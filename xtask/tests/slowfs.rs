@@ -424,6 +424,19 @@ fn daemon_mode_and_signals_unmount_cleanly() {
     let stats = fs::read_to_string(&stats_file).unwrap();
     assert_eq!(stats_value(&stats, "interrupted"), 1, "{stats}");
 
+    // --cache: the kernel keeps entries and attributes, so repeated stats
+    // cost no requests.
+    let Some(server) = Server::start(&src, &mnt, &["--cache", "60", "--stats", stats_arg]) else {
+        return;
+    };
+    for _ in 0..20 {
+        fs::symlink_metadata(mnt.join("d/f")).unwrap();
+    }
+    server.umount();
+    let stats = fs::read_to_string(&stats_file).unwrap();
+    assert!(stats_value(&stats, "lookup") <= 2, "{stats}");
+    assert!(stats_value(&stats, "getattr") <= 2, "{stats}");
+
     // Foreground server, stopped by SIGINT (Ctrl-C) and SIGTERM.
     for sig in ["-INT", "-TERM"] {
         let Some(mut server) = Server::start(&src, &mnt, &["--latency", "1ms"]) else { return };
