@@ -220,9 +220,10 @@ fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
     Ok(Some(o))
 }
 
-/// The mount point as an absolute path without symbolic links, resolved
-/// through its parent so that a dead FUSE mount (whose stat fails with
-/// ENOTCONN) can still be named.
+/// The mount point as an absolute path without symbolic links, as
+/// mountinfo shows it. Resolved through its parent first: a dead FUSE
+/// mount's own stat fails (ENOTCONN), and a live slowfs mount is not to be
+/// touched (that would be a counted request).
 fn absolute_mountpoint(mp: &Path) -> Result<PathBuf, String> {
     let err = |e: std::io::Error| format!("slowfs: {}: {e}", mp.display());
     let name = match mp.file_name() {
@@ -233,7 +234,11 @@ fn absolute_mountpoint(mp: &Path) -> Result<PathBuf, String> {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     };
-    Ok(fs::canonicalize(parent).map_err(err)?.join(name))
+    let p = fs::canonicalize(parent).map_err(err)?.join(name);
+    if !slowfs_mounted_at(&p) && fs::symlink_metadata(&p).is_ok_and(|m| m.is_symlink()) {
+        return fs::canonicalize(&p).map_err(err);
+    }
+    Ok(p)
 }
 
 /// Undoes mountinfo's octal escapes (`\040` for a space, and so on).

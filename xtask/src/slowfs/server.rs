@@ -232,7 +232,7 @@ impl DelayQueue {
     }
 
     fn stop(&self) {
-        self.state.lock().unwrap().stop = true;
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).stop = true;
         self.due.notify_all();
     }
 }
@@ -390,6 +390,18 @@ impl Server {
     }
 
     fn worker(&self, index: usize) {
+        /// Marks the worker gone however it ends (a panic included), so the
+        /// last one out always stops the timer and the server can exit.
+        struct Exit<'a>(&'a Server);
+        impl Drop for Exit<'_> {
+            fn drop(&mut self) {
+                if self.0.workers_alive.fetch_sub(1, Ordering::AcqRel) == 1 {
+                    self.0.stopped.store(true, Ordering::Release);
+                    self.0.queue.stop();
+                }
+            }
+        }
+        let _exit = Exit(self);
         let mut buf = vec![0u8; BUF_SIZE];
         let clock = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
@@ -413,10 +425,6 @@ impl Server {
             };
             let received = Instant::now();
             self.handle(&buf[..n], received, &mut rng);
-        }
-        if self.workers_alive.fetch_sub(1, Ordering::AcqRel) == 1 {
-            self.stopped.store(true, Ordering::Release);
-            self.queue.stop();
         }
     }
 
