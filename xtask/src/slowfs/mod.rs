@@ -308,11 +308,13 @@ fn write_stats(server: &Server, path: Option<&Path>, last: bool) {
 fn summary(server: &Server, mp: &Path) -> String {
     let s = &server.stats;
     let mut out = format!(
-        "slowfs: {} unmounted: {} requests in {:.1} s, at most {} in flight\n",
+        "slowfs: {} unmounted: {} requests in {:.1} s, at most {} in flight, \
+         delayed replies {:.0} us late on average\n",
         mp.display(),
         s.total(),
         s.elapsed().as_secs_f64(),
-        s.max_in_flight()
+        s.max_in_flight(),
+        s.mean_late().as_nanos() as f64 / 1e3,
     );
     for (name, n) in s.by_opcode() {
         out.push_str(&format!("  {name:<14}{n:>10}\n"));

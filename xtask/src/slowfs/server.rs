@@ -69,6 +69,10 @@ pub struct Stats {
     in_flight: AtomicU64,
     max_in_flight: AtomicU64,
     interrupted: AtomicU64,
+    /// Replies written by the timer, and how late in total (a loaded
+    /// machine wakes the timer thread late).
+    timed: AtomicU64,
+    late_ns: AtomicU64,
     resets: AtomicU64,
     since: Mutex<Instant>,
 }
@@ -80,6 +84,8 @@ impl Stats {
             in_flight: AtomicU64::new(0),
             max_in_flight: AtomicU64::new(0),
             interrupted: AtomicU64::new(0),
+            timed: AtomicU64::new(0),
+            late_ns: AtomicU64::new(0),
             resets: AtomicU64::new(0),
             since: Mutex::new(Instant::now()),
         }
@@ -104,12 +110,25 @@ impl Stats {
         self.in_flight.fetch_sub(1, Ordering::Relaxed);
     }
 
+    fn late(&self, by: Duration) {
+        self.timed.fetch_add(1, Ordering::Relaxed);
+        self.late_ns.fetch_add(by.as_nanos() as u64, Ordering::Relaxed);
+    }
+
+    /// Mean lateness of delayed replies past their deadline.
+    pub fn mean_late(&self) -> Duration {
+        let n = self.timed.load(Ordering::Relaxed);
+        Duration::from_nanos(self.late_ns.load(Ordering::Relaxed).checked_div(n).unwrap_or(0))
+    }
+
     /// Zeroes the counters (the gauge keeps counting what is in flight).
     pub fn reset(&self) {
         for c in &self.counts {
             c.store(0, Ordering::Relaxed);
         }
         self.interrupted.store(0, Ordering::Relaxed);
+        self.timed.store(0, Ordering::Relaxed);
+        self.late_ns.store(0, Ordering::Relaxed);
         self.max_in_flight.store(self.in_flight.load(Ordering::Relaxed), Ordering::Relaxed);
         *self.since.lock().unwrap() = Instant::now();
         self.resets.fetch_add(1, Ordering::Relaxed);
@@ -165,6 +184,7 @@ impl Stats {
         line("max_in_flight", self.max_in_flight().to_string());
         line("in_flight", self.in_flight.load(Ordering::Relaxed).to_string());
         line("interrupted", self.interrupted.load(Ordering::Relaxed).to_string());
+        line("mean_late_us", format!("{:.1}", self.mean_late().as_nanos() as f64 / 1e3));
         line("final", u8::from(last).to_string());
         for (name, n) in self.by_opcode() {
             line(name, n.to_string());
@@ -203,9 +223,9 @@ impl DelayQueue {
         self.state.lock().unwrap().parked.remove(&unique)
     }
 
-    /// Blocks until some replies are due and moves them into `out`; false
-    /// once the queue is stopped.
-    fn wait_due(&self, out: &mut Vec<Vec<u8>>) -> bool {
+    /// Blocks until some replies are due and moves them, with their
+    /// deadlines, into `out`; false once the queue is stopped.
+    fn wait_due(&self, out: &mut Vec<(Instant, Vec<u8>)>) -> bool {
         let mut st = self.state.lock().unwrap();
         loop {
             if st.stop {
@@ -218,7 +238,7 @@ impl DelayQueue {
                 }
                 st.heap.pop();
                 if let Some(r) = st.parked.remove(&unique) {
-                    out.push(r);
+                    out.push((t, r));
                 }
             }
             if !out.is_empty() {
@@ -434,10 +454,11 @@ impl Server {
         let _ = sys::set_timer_slack(1);
         let mut due = Vec::new();
         while self.queue.wait_due(&mut due) {
-            for reply in due.drain(..) {
+            for (deadline, reply) in due.drain(..) {
                 // Count it answered first: once written, the caller may
                 // send its next request before this thread runs again.
                 self.stats.leave();
+                self.stats.late(deadline.elapsed());
                 self.send(&reply);
             }
         }
@@ -806,7 +827,9 @@ mod tests {
             assert!(q.wait_due(&mut more));
             out.append(&mut more);
         }
-        assert_eq!(out, vec![vec![1], vec![2]]);
+        let replies: Vec<Vec<u8>> = out.iter().map(|(_, r)| r.clone()).collect();
+        assert_eq!(replies, vec![vec![1], vec![2]]);
+        assert_eq!(out[0].0, now + Duration::from_millis(5));
         assert!(now.elapsed() >= Duration::from_millis(20));
         q.stop();
         assert!(!q.wait_due(&mut out));
