@@ -349,9 +349,10 @@ fn serve(
     }
     write_stats(&server, stats_file, false);
     eprintln!(
-        "slowfs: {} mirrors {} (latency {latency:?} ± {jitter:?}, cache {cache:?})",
+        "slowfs: {} mirrors {} (latency {latency:?} ± {jitter:?}, cache {cache:?}; FUSE {})",
         mp.display(),
-        source.display()
+        source.display(),
+        server.protocol()
     );
     match daemon {
         None => {

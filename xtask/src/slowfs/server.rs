@@ -267,6 +267,8 @@ pub struct Server {
     queue: DelayQueue,
     initialized: Mutex<bool>,
     init_done: Condvar,
+    /// What INIT settled: protocol minor, and the flags both sides accepted.
+    negotiated: Mutex<(u32, u32)>,
     workers_alive: AtomicUsize,
     stopped: AtomicBool,
 }
@@ -367,6 +369,7 @@ impl Server {
             queue: DelayQueue { state: Mutex::new(QueueState::default()), due: Condvar::new() },
             initialized: Mutex::new(false),
             init_done: Condvar::new(),
+            negotiated: Mutex::new((0, 0)),
             workers_alive: AtomicUsize::new(threads),
             stopped: AtomicBool::new(false),
         });
@@ -393,6 +396,23 @@ impl Server {
         let g = self.initialized.lock().unwrap();
         let (g, _) = self.init_done.wait_timeout_while(g, timeout, |done| !*done).unwrap();
         *g
+    }
+
+    /// The negotiated protocol, e.g. "7.38, parallel dirops, async read".
+    pub fn protocol(&self) -> String {
+        let (minor, flags) = *self.negotiated.lock().unwrap();
+        let mut s = format!("{KERNEL_VERSION}.{minor}");
+        for (bit, name) in [
+            (FUSE_PARALLEL_DIROPS, "parallel dirops"),
+            (FUSE_ASYNC_READ, "async read"),
+            (FUSE_MAX_PAGES, "128 KiB requests"),
+        ] {
+            if flags & bit != 0 {
+                s.push_str(", ");
+                s.push_str(name);
+            }
+        }
+        s
     }
 
     /// Whether every worker has seen the connection end.
@@ -739,6 +759,7 @@ impl Server {
             unused: [0; 7],
         };
         push(out, &o);
+        *self.negotiated.lock().unwrap() = (o.minor, o.flags);
         *self.initialized.lock().unwrap() = true;
         self.init_done.notify_all();
         Ok(())
