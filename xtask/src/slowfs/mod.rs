@@ -403,6 +403,13 @@ fn serve(
     for t in threads {
         let _ = t.join();
     }
+    // The workers stop when the kernel ends the connection, which normally
+    // means the mount is gone; if they stopped for another reason (a read
+    // error), do not leave a dead mount behind.
+    if slowfs_mounted_at(mp) {
+        eprintln!("slowfs: the connection failed; detaching {}", mp.display());
+        let _ = sys::umount(mp, true);
+    }
     let server = Arc::into_inner(server).expect("threads joined");
     let (nodes, files, dirs) = server.table_sizes();
     eprint!("{}", summary(&server, mp));
