@@ -6,6 +6,7 @@
 use std::process::{Command, ExitCode};
 
 mod setup;
+mod slowfs;
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -13,6 +14,7 @@ fn main() -> ExitCode {
     let rest: Vec<String> = args.collect();
     let r = match task.as_str() {
         "test" => test(&rest),
+        "slowfs" => slowfs::main(&rest),
         "" | "help" | "--help" | "-h" => {
             println!("usage: cargo xtask <task>\n\ntasks:\n  test [ARGS…]   install test prerequisites, then run every test (ARGS go to cargo test)");
             Ok(())
