@@ -4,6 +4,7 @@
 //! arriving mid-walk must not turn into a spurious "Interrupted system call".
 
 pub mod find;
+pub mod fs;
 
 use std::ffi::CStr;
 use std::os::fd::RawFd;
