@@ -2,11 +2,23 @@
 //!
 //! - `test`: installs what the tests need (Debian packages) and runs the
 //!   whole test suite; this is the command README.md and `.ci/run` give.
+//! - `fixtures`: builds the deterministic benchmark file sets (fixtures.rs).
 
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+mod fixtures;
 mod setup;
 mod slowfs;
+
+const USAGE: &str = "usage: cargo xtask <task>
+
+tasks:
+  test [ARGS…]        install test prerequisites, then run every test (ARGS go to cargo test)
+  slowfs …            a FUSE mirror that delays metadata requests (cargo xtask slowfs --help)
+  fixtures [--dir D] [SET…]
+                      build the benchmark fixtures (default: all sets, in target/fixtures);
+                      SET: flat, flat-10 … flat-100000, tree, big, text";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -15,8 +27,9 @@ fn main() -> ExitCode {
     let r = match task.as_str() {
         "test" => test(&rest),
         "slowfs" => slowfs::main(&rest),
+        "fixtures" => fixtures::main(&rest),
         "" | "help" | "--help" | "-h" => {
-            println!("usage: cargo xtask <task>\n\ntasks:\n  test [ARGS…]   install test prerequisites, then run every test (ARGS go to cargo test)");
+            println!("{USAGE}");
             Ok(())
         }
         other => Err(format!("unknown task '{other}' (try: cargo xtask help)")),
@@ -53,4 +66,48 @@ fn test(extra: &[String]) -> Result<(), String> {
     } else {
         Err("doc tests failed".into())
     }
+}
+
+/// The workspace root (this crate lives in `<root>/xtask`).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask has a parent directory")
+        .to_path_buf()
+}
+
+/// Where cargo puts build products: `CARGO_TARGET_DIR` or `<root>/target`.
+pub fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(d) if !d.is_empty() => {
+            let d = PathBuf::from(d);
+            if d.is_absolute() {
+                d
+            } else {
+                workspace_root().join(d)
+            }
+        }
+        _ => workspace_root().join("target"),
+    }
+}
+
+/// Runs `cargo ARGS` in the workspace root, failing on a non-zero exit.
+pub fn cargo(args: &[&str]) -> Result<(), String> {
+    let status = Command::new(env!("CARGO"))
+        .args(args)
+        .current_dir(workspace_root())
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("cargo {} failed", args.join(" ")))
+    }
+}
+
+/// Parses the value of `--runs`.
+pub fn parse_runs(v: Option<&String>) -> Result<usize, String> {
+    v.and_then(|v| v.parse().ok())
+        .filter(|&n: &usize| n > 0)
+        .ok_or_else(|| "--runs needs a positive number".to_string())
 }
