@@ -3,11 +3,18 @@
 //! - `test`: installs what the tests need (Debian packages) and runs the
 //!   whole test suite; this is the command README.md and `.ci/run` give.
 //! - `fixtures`: builds the deterministic benchmark file sets (fixtures.rs).
+//! - `bench`: times our tools against GNU and the peers found on the machine,
+//!   on the workloads listed in `benches/workloads.txt` (bench.rs).
+//! - `bench-engine`: times ringio's executors directly, in an optimized
+//!   build of this crate (engine_bench.rs).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+mod bench;
+mod engine_bench;
 mod fixtures;
+mod machine;
 mod setup;
 mod slowfs;
 
@@ -18,7 +25,14 @@ tasks:
   slowfs …            a FUSE mirror that delays metadata requests (cargo xtask slowfs --help)
   fixtures [--dir D] [SET…]
                       build the benchmark fixtures (default: all sets, in target/fixtures);
-                      SET: flat, flat-10 … flat-100000, tree, big, text";
+                      SET: flat, flat-10 … flat-100000, tree, big, text
+  bench [GROUP…] [--quick] [--runs N] [--dir D] [--only TEXT] [--no-strace]
+                      GROUP: ls, find, du, cat or all (default); builds release binaries,
+                      times ours against GNU and installed peers (benches/workloads.txt);
+                      tables go to stdout and target/bench/GROUP.md
+  bench-engine [--quick] [--runs N] [--dir D]
+                      times ringio's executors on flat dirs (open+getdents, +statx,
+                      openat+close); table to stdout and target/bench/engine.md";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -28,6 +42,9 @@ fn main() -> ExitCode {
         "test" => test(&rest),
         "slowfs" => slowfs::main(&rest),
         "fixtures" => fixtures::main(&rest),
+        "bench" => bench::main(&rest),
+        "bench-engine" => engine_bench::main(&rest),
+        engine_bench::INNER => engine_bench::inner(&rest),
         "" | "help" | "--help" | "-h" => {
             println!("{USAGE}");
             Ok(())
