@@ -21,6 +21,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::fixtures::{self, Set};
+use crate::machine::{ForeignLoad, BUSY_CORES};
 
 pub const GROUPS: [&str; 4] = ["ls", "find", "du", "cat"];
 /// Our binaries; a program of one of these names found on PATH is a peer
@@ -498,16 +499,16 @@ pub fn main(args: &[String]) -> Result<(), String> {
     let header = crate::machine::header(&o.dir);
     let mut cache = HashMap::new();
     for group in &o.groups {
-        let mut results: Vec<(&Workload, Vec<Result_>)> = Vec::new();
+        let mut results: Vec<(&Workload, Vec<Result_>, f64)> = Vec::new();
+        let group_load = ForeignLoad::start();
         for w in workloads.iter().filter(|w| &w.group == group) {
             let rows = resolve(w, &ours_dir, &mut cache)?;
             eprintln!("bench: {group}: {} ({} commands × {} runs)", w.title, rows.len(), o.runs);
-            results.push((
-                w,
-                measure(rows, &o.dir, w.stdout, o.runs, strace.then_some(tmp.as_path())),
-            ));
+            let load = ForeignLoad::start();
+            let res = measure(rows, &o.dir, w.stdout, o.runs, strace.then_some(tmp.as_path()));
+            results.push((w, res, load.cores()));
         }
-        let report = render(group, &header, &o, strace, &results);
+        let report = render(group, &header, &o, strace, &results, group_load.cores());
         print!("{report}");
         let path = out_dir.join(format!("{group}.md"));
         fs::write(&path, &report).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -578,7 +579,8 @@ fn render(
     header: &str,
     o: &Options,
     strace: bool,
-    results: &[(&Workload, Vec<Result_>)],
+    results: &[(&Workload, Vec<Result_>, f64)],
+    load: f64,
 ) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# `cargo xtask bench {group}`\n");
@@ -600,13 +602,18 @@ fn render(
         "| workload | tool | command | median ms | min | max | cpu ms | ×GNU | ×best | syscalls | stdout |"
     );
     let _ = writeln!(s, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for (w, rows) in results {
+    for (w, rows, load) in results {
         let med = |r: &Result_| (r.failed.is_none() && !r.wall.is_empty()).then(|| median(&r.wall));
         let gnu_row = rows.iter().find(|r| r.row.gnu && r.failed.is_none());
         let gnu = gnu_row.and_then(med);
         let best = rows.iter().filter(|r| !r.row.ours).filter_map(med).min();
+        let busy = if *load >= BUSY_CORES {
+            format!(" ⚠ other processes used {load:.1} cores")
+        } else {
+            String::new()
+        };
         let title = format!(
-            "{} ({})",
+            "{} ({}){busy}",
             w.title.replace('|', "\\|"),
             match w.stdout {
                 Stdout::DevNull => "> /dev/null",
@@ -648,7 +655,12 @@ fn render(
             );
         }
     }
-    let _ = writeln!(s, "\n- load average at end: {}", crate::machine::loadavg());
+    let _ = writeln!(
+        s,
+        "\n- CPU used by other processes during this group: {load:.2} cores on average{}\n- load average at end: {}",
+        if load >= BUSY_CORES { " (⚠ a busy machine: medians are inflated; compare rows within a workload only)" } else { "" },
+        crate::machine::loadavg()
+    );
     s
 }
 

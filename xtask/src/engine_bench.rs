@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use ringio::{Backend, Completion, Config, DirentIter, Engine};
 
 use crate::fixtures::{self, Set};
+use crate::machine::{ForeignLoad, BUSY_CORES};
 
 pub const INNER: &str = "bench-engine-inner";
 
@@ -111,7 +112,7 @@ pub fn inner(args: &[String]) -> Result<(), String> {
         engines.push((v, e));
     }
     // results[work][size] = per-variant samples
-    let mut table: Vec<(Work, usize, Vec<Vec<Duration>>)> = Vec::new();
+    let mut table: Vec<Row> = Vec::new();
     for &(n, ref path) in &dirs {
         let names = list_names(path)?;
         if names.len() != n {
@@ -125,6 +126,7 @@ pub fn inner(args: &[String]) -> Result<(), String> {
                 engines.len()
             );
             let mut samples = vec![Vec::new(); engines.len()];
+            let load = ForeignLoad::start();
             // One warm-up round, then interleaved rounds.
             for round in 0..=runs {
                 for (i, (_, eng)) in engines.iter_mut().enumerate() {
@@ -147,7 +149,7 @@ pub fn inner(args: &[String]) -> Result<(), String> {
                     }
                 }
             }
-            table.push((work, n, samples));
+            table.push((work, n, samples, load.cores()));
         }
         // SAFETY: dirfd is ours, opened above, and not used after this.
         unsafe { libc::close(dirfd) };
@@ -277,23 +279,24 @@ fn ms(d: Duration) -> String {
     }
 }
 
-fn render(
-    dir: &Path,
-    runs: usize,
-    variants: &[&str],
-    table: &[(Work, usize, Vec<Vec<Duration>>)],
-) -> String {
+/// A table row: workload, files, samples per variant, other processes'
+/// load meanwhile (cores).
+type Row = (Work, usize, Vec<Vec<Duration>>, f64);
+
+fn render(dir: &Path, runs: usize, variants: &[&str], table: &[Row]) -> String {
     let mut s = String::from("# `cargo xtask bench-engine`\n\n");
     s.push_str(&crate::machine::header(dir));
     let _ = writeln!(
         s,
         "- method: in-process (`--release` build), engine set up once per column outside the timing; \
          1 warm-up round, then {runs} rounds running every column in turn; cells are **min** / median ms; \
-         `uring` = depth 1024 (the default), `dN` = depth N; statx: AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS\n"
+         `uring` = depth 1024 (the default), `dN` = depth N; statx: AT_SYMLINK_NOFOLLOW, STATX_BASIC_STATS; \
+         other load = cores used by other processes meanwhile (⚠ ≥ {BUSY_CORES}: medians inflated)\n"
     );
-    let _ = writeln!(s, "| workload | files | {} | fastest (min) |", variants.join(" | "));
-    let _ = writeln!(s, "|---|---:|{}---|", "---:|".repeat(variants.len()));
-    for (work, n, samples) in table {
+    let _ =
+        writeln!(s, "| workload | files | {} | fastest (min) | other load |", variants.join(" | "));
+    let _ = writeln!(s, "|---|---:|{}---|---:|", "---:|".repeat(variants.len()));
+    for (work, n, samples, load) in table {
         let mut cells = Vec::new();
         let mut best: Option<(Duration, &str)> = None;
         for (v, smp) in variants.iter().zip(samples) {
@@ -309,7 +312,13 @@ fn render(
         let fastest = best.map_or_else(String::new, |(d, v)| {
             format!("{v} ({:.0} ns/file)", d.as_nanos() as f64 / *n as f64)
         });
-        let _ = writeln!(s, "| {} | {n} | {} | {fastest} |", work.name(), cells.join(" | "));
+        let warn = if *load >= BUSY_CORES { " ⚠" } else { "" };
+        let _ = writeln!(
+            s,
+            "| {} | {n} | {} | {fastest} | {load:.2}{warn} |",
+            work.name(),
+            cells.join(" | ")
+        );
     }
     s
 }

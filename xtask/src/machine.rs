@@ -118,6 +118,60 @@ pub fn header(fixtures: &Path) -> String {
     )
 }
 
+/// CPU seconds all CPUs spent busy since boot (from /proc/stat).
+fn busy_seconds() -> f64 {
+    let stat = read("/proc/stat");
+    let Some(cpu) = stat.lines().next().and_then(|l| l.strip_prefix("cpu ")) else {
+        return 0.0;
+    };
+    let v: Vec<u64> = cpu.split_whitespace().filter_map(|x| x.parse().ok()).collect();
+    // user nice system idle iowait irq softirq steal: busy = all but idle and iowait.
+    let busy: u64 =
+        v.iter().take(8).enumerate().filter(|(i, _)| *i != 3 && *i != 4).map(|(_, x)| x).sum();
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1);
+    busy as f64 / hz as f64
+}
+
+/// CPU seconds used by this process and its reaped children.
+fn own_seconds() -> f64 {
+    let mut total = 0.0;
+    for who in [libc::RUSAGE_SELF, libc::RUSAGE_CHILDREN] {
+        // SAFETY: rusage is plain old data; zeroed is a valid value.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: valid `who` and out pointer.
+        unsafe { libc::getrusage(who, &mut ru) };
+        for t in [ru.ru_utime, ru.ru_stime] {
+            total += t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+        }
+    }
+    total
+}
+
+/// Measures how much CPU *other* processes used while we ran: the machine
+/// may be shared, and a busy neighbour inflates medians.
+pub struct ForeignLoad {
+    busy: f64,
+    own: f64,
+    t: std::time::Instant,
+}
+
+impl ForeignLoad {
+    pub fn start() -> ForeignLoad {
+        ForeignLoad { busy: busy_seconds(), own: own_seconds(), t: std::time::Instant::now() }
+    }
+
+    /// Average cores used by other processes since `start`.
+    pub fn cores(&self) -> f64 {
+        let secs = self.t.elapsed().as_secs_f64().max(1e-3);
+        let other = (busy_seconds() - self.busy) - (own_seconds() - self.own);
+        (other / secs).max(0.0)
+    }
+}
+
+/// Foreign load (in cores) above which a measurement is flagged.
+pub const BUSY_CORES: f64 = 0.3;
+
 #[cfg(test)]
 mod tests {
     #[test]
