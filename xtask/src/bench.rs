@@ -574,6 +574,44 @@ fn measure(
     res
 }
 
+/// `prog --version`'s first line that has a digit, e.g. `ls (GNU coreutils) 9.1`.
+fn version(prog: &OsString) -> Option<String> {
+    let out = Command::new(prog)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let line = text.lines().find(|l| l.chars().any(|c| c.is_ascii_digit()))?.trim();
+    let name = Path::new(prog).file_name()?.to_string_lossy().into_owned();
+    let line: String = line.chars().take(60).collect();
+    let named = line.to_ascii_lowercase().starts_with(&name.to_ascii_lowercase());
+    Some(if named { line } else { format!("{name} {line}") })
+}
+
+/// The versions of the peers that ran in this group.
+fn versions(results: &[(&Workload, Vec<Result_>, f64)]) -> String {
+    let mut progs: Vec<OsString> = Vec::new();
+    for (_, rows, _) in results {
+        for r in rows.iter().filter(|r| !r.row.ours && r.failed.is_none()) {
+            let prog = if r.row.argv[0] == "sh" {
+                let cmd = r.row.argv[2].to_string_lossy().into_owned();
+                match words(&cmd).into_iter().next().and_then(|p| which(&p)) {
+                    Some(p) => p.into_os_string(),
+                    None => continue,
+                }
+            } else {
+                r.row.argv[0].clone()
+            };
+            if !progs.contains(&prog) {
+                progs.push(prog);
+            }
+        }
+    }
+    progs.iter().filter_map(version).collect::<Vec<_>>().join("; ")
+}
+
 fn render(
     group: &str,
     header: &str,
@@ -585,6 +623,7 @@ fn render(
     let mut s = String::new();
     let _ = writeln!(s, "# `cargo xtask bench {group}`\n");
     s.push_str(header);
+    let _ = writeln!(s, "- peers: {}", versions(results));
     let _ = writeln!(
         s,
         "- method: per workload, 1 warm-up run, then {} rounds running every command once in turn; \
