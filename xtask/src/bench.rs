@@ -158,21 +158,40 @@ fn sets_needed(template: &str) -> Vec<Set> {
     placeholders(template).into_iter().filter_map(Set::from_placeholder).collect()
 }
 
-/// A program found on PATH (or given as a path), executable.
-fn which(prog: &str) -> Option<PathBuf> {
-    let exe =
-        |p: &Path| p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0);
+/// Every executable `prog` on PATH, in order (or `prog` itself if it is a path).
+fn which_all(prog: &str) -> Vec<PathBuf> {
+    let exe = |p: &PathBuf| {
+        p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
     if prog.contains('/') {
-        let p = PathBuf::from(prog);
-        return exe(&p).then_some(p);
+        return [PathBuf::from(prog)].into_iter().filter(exe).collect();
     }
-    std::env::split_paths(&std::env::var_os("PATH")?).map(|d| d.join(prog)).find(|p| exe(p))
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path).map(|d| d.join(prog)).filter(exe).collect()
 }
 
-/// A binary that mentions our engine is a copy of ours (e.g. installed with
-/// `cargo install --path .`), not a peer: the Zig lsr is also called `lsr`.
+fn which(prog: &str) -> Option<PathBuf> {
+    which_all(prog).into_iter().next()
+}
+
+/// The program a command names: the first on PATH, except that a copy of
+/// one of our binaries is passed over (the Zig lsr is also called `lsr`).
+fn which_peer(prog: &str) -> Option<PathBuf> {
+    let candidates = which_all(prog);
+    if prog.contains('/') || !OUR_BINS.contains(&prog) {
+        return candidates.into_iter().next();
+    }
+    candidates.into_iter().find(|p| !looks_like_ours(p))
+}
+
+/// Whether a binary named like one of ours is a copy of ours (e.g. from
+/// `cargo install --path .`) rather than a peer: the Zig lsr is also called
+/// `lsr`. Ours is Rust, so it carries std's `/rustc/…` source paths (kept
+/// for panic messages even when stripped) or our engine's name; a Zig
+/// binary has neither.
 fn looks_like_ours(path: &Path) -> bool {
-    fs::read(path).is_ok_and(|b| b.windows(6).any(|w| w == b"ringio"))
+    let has = |b: &[u8], pat: &[u8]| b.windows(pat.len()).any(|w| w == pat);
+    fs::read(path).is_ok_and(|b| has(&b, b"/rustc/") || has(&b, b"ringio"))
 }
 
 /// One row of a workload table: a command resolved on this machine.
@@ -221,11 +240,7 @@ fn resolve(
         for stage in template.split('|') {
             let Some(prog) = words(stage).into_iter().next() else { continue };
             let prog = expand(&prog, ours_dir, false)?;
-            let path = cache.entry(prog.clone()).or_insert_with(|| {
-                which(&prog).filter(|p| {
-                    prog.contains('/') || !OUR_BINS.contains(&prog.as_str()) || !looks_like_ours(p)
-                })
-            });
+            let path = cache.entry(prog.clone()).or_insert_with(|| which_peer(&prog));
             found &= path.is_some();
         }
         if !found {
@@ -726,6 +741,13 @@ mod tests {
                 expand(c, Path::new("/x"), needs_shell(c)).unwrap();
             }
         }
+    }
+
+    #[test]
+    fn our_release_binary_is_not_taken_for_a_peer() {
+        let me = std::env::current_exe().unwrap();
+        assert!(looks_like_ours(&me));
+        assert!(!looks_like_ours(Path::new("/bin/sh")));
     }
 
     #[test]
