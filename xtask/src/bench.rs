@@ -460,12 +460,11 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             "--dir" => o.dir = PathBuf::from(it.next().ok_or("--dir needs a value")?),
             "--only" => o.only = Some(it.next().ok_or("--only needs a value")?.clone()),
             "--no-strace" => o.strace = false,
-            "--slowfs" => {
-                return Err(
-                    "--slowfs is reserved for the slow-file-system bench (not implemented yet)"
-                        .into(),
-                )
-            }
+            "--slowfs" => return Err(
+                "--slowfs is reserved (not implemented yet); meanwhile mount the fixtures with \
+                 `cargo xtask slowfs MOUNT --source target/fixtures` and pass `--dir MOUNT`"
+                    .into(),
+            ),
             "all" => o.groups.extend(GROUPS.map(String::from)),
             g if GROUPS.contains(&g) => o.groups.push(g.into()),
             other => {
