@@ -1,4 +1,5 @@
 //! End-to-end tests of the binaries, compared against GNU's tools.
 
 mod find;
+mod syscalls;
 mod util;
