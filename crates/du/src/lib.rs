@@ -173,6 +173,10 @@ fn execute(plan: &Plan) -> i32 {
     } else {
         HashSet::new()
     };
+    if plan.time.is_some() {
+        // Once, before threads format times.
+        ringio::sys::find::tzset();
+    }
     let sink = Sink::new(cli::Out::stdout(), ringio::sys::isatty(1));
     let progress = ringio::sys::isatty(2).then(Progress::default);
     let opts = walk::Options {

@@ -2,8 +2,9 @@
 //! written on the `ls` branch) reaches main; du then switches to it and
 //! this module goes. It holds du's time styles and a strftime for the C
 //! locale with GNU's flags (`_ - 0 ^ #`), field widths and `%N`/`%:z`.
+//! Local time comes from the `localtime_r` wrapper lfind put on main.
 
-use ringio::sys::localtime::{localtime, Tm};
+use ringio::sys::find::{localtime, Tm};
 
 /// du's `--time-style` values, resolved to a format.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -136,7 +137,7 @@ fn conversion(
         b'B' => text(out, MONTHS[tm.mon as usize % 12], sp, false),
         b'p' => text(out, if tm.hour < 12 { "AM" } else { "PM" }, sp, true),
         b'P' => text(out, if tm.hour < 12 { "am" } else { "pm" }, sp, false),
-        b'Z' => text(out, &tm.zone, sp, true),
+        b'Z' => text(out, &String::from_utf8_lossy(&tm.zone), sp, true),
         b'c' => sub(out, b"%a %b %e %H:%M:%S %Y", sp, tm, secs, nsec),
         b'D' | b'x' => sub(out, b"%m/%d/%y", sp, tm, secs, nsec),
         b'F' => sub(out, b"%Y-%m-%d", sp, tm, secs, nsec),
@@ -300,7 +301,7 @@ mod tests {
             yday: 1,
             isdst: 0,
             gmtoff: 0,
-            zone: "UTC".into(),
+            zone: b"UTC".to_vec(),
         }
     }
 

@@ -138,33 +138,31 @@ impl Op {
 /// costs one operation (two getdents64 calls, the second returning 0), which
 /// halves the round trips of a walk.
 pub(crate) fn getdents_fill(fd: RawFd, buf: &mut Vec<u8>) -> Result<bool, Errno> {
-    getdents_fill_hinted(fd, buf, false)
+    getdents_fill_hinted(fd, buf, &[])
 }
 
-/// The largest record getdents64 can return: 19 bytes of header, a
-/// 255-byte name and its NUL, rounded up to 8.
-pub const MAX_DIRENT_RECLEN: usize = 280;
-
-/// [`getdents_fill`] for callers that know the file system fills the
-/// buffer until it is full or the directory ends
-/// ([`crate::sys::statfs::getdents_fills_buffer`]): then a read that left
-/// room for the largest record was the last, and the getdents64 call that
-/// would return 0 is saved (one syscall per directory of a walk).
+/// [`getdents_fill`] for callers that know how the file system marks the
+/// end of the directory ([`crate::sys::statfs::dir_end_offsets`]): a read
+/// whose last record's `d_off` is one of `end_offsets` reached the end, and
+/// the getdents64 call that would return 0 is saved (one syscall per
+/// directory of a walk).
 pub fn getdents_fill_hinted(
     fd: RawFd,
     buf: &mut Vec<u8>,
-    short_read_is_end: bool,
+    end_offsets: &[i64],
 ) -> Result<bool, Errno> {
     buf.clear();
     if buf.capacity() < MIN_DENTS_BUF {
         buf.reserve(DEFAULT_DENTS_BUF);
     }
     loop {
-        let room = buf.capacity() - buf.len();
+        let start = buf.len();
         match sys::getdents64(fd, buf) {
             Ok(0) => return Ok(true),
-            Ok(n) => {
-                if short_read_is_end && room - n >= MAX_DIRENT_RECLEN {
+            Ok(_) => {
+                if !end_offsets.is_empty()
+                    && last_d_off(&buf[start..]).is_some_and(|o| end_offsets.contains(&o))
+                {
                     return Ok(true);
                 }
                 if buf.capacity() - buf.len() < buf.capacity() / 2 {
@@ -176,6 +174,22 @@ pub fn getdents_fill_hinted(
             Err(e) => return Err(e),
         }
     }
+}
+
+/// The `d_off` of the last linux_dirent64 record in `recs`.
+fn last_d_off(recs: &[u8]) -> Option<i64> {
+    let mut pos = 0;
+    let mut last = None;
+    while pos + 19 <= recs.len() {
+        let off = i64::from_ne_bytes(recs[pos + 8..pos + 16].try_into().ok()?);
+        let reclen = u16::from_ne_bytes([recs[pos + 16], recs[pos + 17]]) as usize;
+        if reclen == 0 {
+            break;
+        }
+        last = Some(off);
+        pos += reclen;
+    }
+    last
 }
 
 /// Measured: 64 KiB is enough; bigger buffers buy nothing on ext4

@@ -73,8 +73,8 @@ pub(crate) struct Reader {
     pub eng: Engine,
     buf: Vec<u8>,
     done: Vec<Completion>,
-    /// Devices seen, and whether their file system fills getdents buffers.
-    fills: Vec<(u64, bool)>,
+    /// Devices seen, and their file system types.
+    fs_types: Vec<(u64, i64)>,
 }
 
 impl Reader {
@@ -83,7 +83,7 @@ impl Reader {
             eng,
             buf: Vec::with_capacity(ringio::DEFAULT_DENTS_BUF),
             done: Vec::new(),
-            fills: Vec::new(),
+            fs_types: Vec::new(),
         }
     }
 
@@ -104,38 +104,45 @@ impl Reader {
         self.one().fd()
     }
 
-    /// Whether a short getdents64 read ends a directory on device `dev`
-    /// (whose open directory `fd` is asked once per device).
-    fn short_read_is_end(&mut self, dev: Option<u64>, fd: RawFd) -> bool {
-        let Some(dev) = dev else { return false };
-        if let Some(&(_, fills)) = self.fills.iter().find(|(d, _)| *d == dev) {
-            return fills;
-        }
-        let fills =
-            ringio::sys::statfs::fs_type(fd).is_ok_and(ringio::sys::statfs::getdents_fills_buffer);
-        self.fills.push((dev, fills));
-        fills
+    /// The `d_off` values marking the end of directory `fd` (on device
+    /// `dev`, `size` bytes), when its file system is one whose marks are
+    /// known; the file system is asked once per device.
+    fn end_offsets(&mut self, dev_size: Option<(u64, u64)>, fd: RawFd) -> Option<[i64; 2]> {
+        let (dev, size) = dev_size?;
+        let fs = match self.fs_types.iter().find(|(d, _)| *d == dev) {
+            Some(&(_, t)) => t,
+            None => {
+                let t = ringio::sys::statfs::fs_type(fd).unwrap_or(0);
+                self.fs_types.push((dev, t));
+                t
+            }
+        };
+        ringio::sys::statfs::dir_end_offsets(fs, size)
     }
 
     /// Reads every entry of the open directory `fd` (skipping `.` and `..`),
-    /// which is on device `dev` when known. On a read error, what was read
-    /// so far stays in `out`.
+    /// whose device and size are `dev_size` when known. On a read error,
+    /// what was read so far stays in `out`.
     pub fn read(
         &mut self,
         fd: RawFd,
-        dev: Option<u64>,
+        dev_size: Option<(u64, u64)>,
         out: &mut Listing,
         sort: bool,
     ) -> Result<(), Errno> {
         out.clear();
         let mut result = Ok(());
         // Inline engines read here directly, saving the final empty read
-        // where the file system allows (see ringio::getdents_fill_hinted).
+        // where the file system marks the end (see ringio::getdents_fill_hinted).
         let inline = self.eng.backend() == Backend::Sync;
-        let hint = inline && self.short_read_is_end(dev, fd);
+        let ends = if inline { self.end_offsets(dev_size, fd) } else { None };
+        let ends: &[i64] = match &ends {
+            Some(e) => e,
+            None => &[],
+        };
         loop {
             let (eof, r) = if inline {
-                let r = ringio::getdents_fill_hinted(fd, &mut self.buf, hint);
+                let r = ringio::getdents_fill_hinted(fd, &mut self.buf, ends);
                 (r == Ok(true), r.map(|_| 0))
             } else {
                 let buf = std::mem::take(&mut self.buf);

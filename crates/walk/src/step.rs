@@ -94,7 +94,8 @@ pub(crate) fn open_list<V: Visitor>(
         }
     };
     node.set_fd(fd);
-    if let Err(e) = rd.read(fd, node.dev_ino().map(|(dev, _)| dev), list, opts.sort) {
+    let dev_size = node.stat.as_ref().map(|st| (dev_ino(st).0, st.stx_size));
+    if let Err(e) = rd.read(fd, dev_size, list, opts.sort) {
         v.error(local, &WalkError::Read { path: node.path.clone(), errno: e }, Some(&node.acc));
     }
     Some(fd)

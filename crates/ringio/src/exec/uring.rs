@@ -171,6 +171,13 @@ impl UringExec {
         })
     }
 
+    /// Lets io-wq run up to `n` workers per class (high-latency file
+    /// systems, where each punted STATX mostly waits). Best effort.
+    pub(crate) fn raise_iowq_workers(&mut self, n: u32) {
+        let mut max = [n, n];
+        let _ = self.ring.submitter().register_iowq_max_workers(&mut max);
+    }
+
     pub(crate) fn in_flight(&self) -> usize {
         self.in_ring + self.backlog.len()
     }

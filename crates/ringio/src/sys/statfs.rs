@@ -1,5 +1,5 @@
 //! Which file system a descriptor is on, for behaviour that differs by
-//! file system (whether a short getdents64 read means the end).
+//! file system (how getdents64 marks the end of a directory).
 
 use std::os::fd::RawFd;
 
@@ -22,15 +22,16 @@ pub fn fs_type(fd: RawFd) -> Result<i64, Errno> {
     }
 }
 
-/// Whether the file system's readdir fills a getdents64 buffer until it is
-/// full or the directory ends (so a read that leaves room for the largest
-/// record was the last). True of ext2/3/4, tmpfs, xfs and btrfs, whose
-/// readdir loops over the whole directory; not of network and FUSE file
-/// systems, which return one server reply at a time.
-pub fn getdents_fills_buffer(fs_type: i64) -> bool {
+/// The `d_off` values that mark the end of a directory on file system
+/// `fs_type` for a directory of `dir_size` bytes, when they are known: the
+/// last record of a getdents64 read that reached the end carries one, so
+/// the read that would return 0 can be skipped. (A short read alone proves
+/// nothing: the kernel also stops early when a signal or io_uring task work
+/// is pending.) Known for ext2/3/4: the htree end marker for hashed
+/// directories (one-block directories are read that way too), the size for
+/// linear ones.
+pub fn dir_end_offsets(fs_type: i64, dir_size: u64) -> Option<[i64; 2]> {
     const EXT4: i64 = 0xEF53;
-    const TMPFS: i64 = 0x0102_1994;
-    const XFS: i64 = 0x5846_5342;
-    const BTRFS: i64 = 0x9123_683E;
-    matches!(fs_type, EXT4 | TMPFS | XFS | BTRFS)
+    const HTREE_EOF_64BIT: i64 = i64::MAX;
+    (fs_type == EXT4).then_some([HTREE_EOF_64BIT, dir_size as i64])
 }
