@@ -759,3 +759,62 @@ fn big_flat_directory() {
     }
     report("big_flat_directory");
 }
+
+/// `-h`/`--si` rounding at the edges (GNU rounds up, shows one decimal
+/// below 10, carries 1023.95K to 1.0M), on apparent sizes, which can be
+/// any byte count (sparse files make big ones cheap).
+#[test]
+fn human_rounding_edges() {
+    let t = TempDir::new("du-human");
+    let r = t.join("r");
+    std::fs::create_dir_all(&r).unwrap();
+    let sizes: &[u64] = &[
+        0,
+        1,
+        999,
+        1000,
+        1001,
+        1023,
+        1024,
+        1025,
+        1500,
+        9999,
+        10000,
+        10239,
+        10240,
+        10241,
+        102_399,
+        102_400,
+        1_048_063,
+        1_048_575,
+        1_048_576,
+        1_048_577,
+        9_999_999,
+        10_000_000,
+        10_485_759,
+        10_485_760,
+        1_073_741_823,
+        1_073_741_824,
+        1_099_511_627_775,
+        10_995_116_277_759,
+    ];
+    for s in sizes {
+        let f = std::fs::File::create(r.join(format!("s{s}"))).unwrap();
+        f.set_len(*s).unwrap();
+    }
+    let d = t.path();
+    for args in [
+        &["-a", "--apparent-size", "-h", "r"][..],
+        &["-a", "--apparent-size", "--si", "r"],
+        &["-a", "--apparent-size", "-BK", "r"],
+        &["-a", "--apparent-size", "-BMB", "r"],
+        &["-a", "--apparent-size", "-BGiB", "r"],
+        &["-a", "--apparent-size", "-B", "1000", "r"],
+        &["-a", "-b", "r"],
+        &["-a", "-h", "r"],
+        &["-a", "--apparent-size", "-t", "-1M", "-h", "r"],
+    ] {
+        one(d, args);
+    }
+    report("human_rounding_edges");
+}
