@@ -318,13 +318,13 @@ impl Visitor for Du<'_> {
         Visit::Skip
     }
 
-    fn make_acc(&self, _dir: &Entry, parent: Option<&Acc>) -> Acc {
+    fn make_acc(&self, dir: &Entry, parent: Option<&Acc>) -> Acc {
         let mut acc = Acc::default();
         if self.mode == LinkMode::Parallel {
             if let Some(p) = parent {
                 let mut k = Vec::with_capacity(p.key.len() + 1);
                 k.extend_from_slice(&p.key);
-                k.push(_dir.index as u32);
+                k.push(dir.index as u32);
                 acc.key = k.into();
             }
         }
