@@ -184,7 +184,7 @@ fn execute(plan: &Plan) -> i32 {
         follow_roots: plan.deref != Deref::Never,
         ..walk::Options::default()
     };
-    let du = Du::new(plan, &sink, progress.as_ref(), mode, hash_all, ids, name_errors);
+    let du = Du::new(plan, &sink, progress.as_ref(), mode, hash_all, ids, name_errors, roots.len());
     std::thread::scope(|s| {
         if let Some(p) = &progress {
             let sink = &sink;

@@ -2,7 +2,7 @@
 //! directory's line when its subtree is done (post-order, so never before
 //! its descendants' lines), and reports what could not be read.
 
-use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 use hashbrown::HashSet;
@@ -10,7 +10,7 @@ use ringio::{Errno, Statx};
 use walk::{dtype, Entry, StatNeed, Visit, Visitor, WalkError};
 
 use crate::line;
-use crate::links::{Id, Key, Links, WaitKind, Waiting};
+use crate::links::{DirWaits, FileWait, Id, Key, Links};
 use crate::plan::{Deref, Plan, TimeKind};
 use crate::progress::Progress;
 use crate::report::DuError;
@@ -30,7 +30,6 @@ pub enum LinkMode {
 }
 
 /// What du remembers per directory while its subtree is walked.
-#[derive(Default)]
 pub struct Acc {
     /// The children's sizes (and, without `-S`, the subdirectories' totals).
     sum: Tally,
@@ -38,6 +37,24 @@ pub struct Acc {
     dirty: AtomicBool,
     /// Position in the walk (only kept in [`LinkMode::Parallel`]).
     key: Key,
+    /// Its number in [`Links`] once it holds a candidate.
+    dir_no: AtomicU32,
+    /// Its candidates' `-a` lines.
+    waits: Mutex<DirWaits>,
+}
+
+const NO_DIR: u32 = u32::MAX;
+
+impl Default for Acc {
+    fn default() -> Self {
+        Acc {
+            sum: Tally::default(),
+            dirty: AtomicBool::new(false),
+            key: Key::default(),
+            dir_no: AtomicU32::new(NO_DIR),
+            waits: Mutex::default(),
+        }
+    }
 }
 
 /// One walker thread's state.
@@ -46,7 +63,6 @@ pub struct Local {
     lines: Vec<u8>,
     /// Everything this thread counted (for `-c`).
     total: Dui,
-    key: Vec<u32>,
     entries: u64,
     bytes: u64,
 }
@@ -72,6 +88,8 @@ pub struct Du<'a> {
     /// `--files0-from` name errors, each with the number of operands before it.
     name_errors: Mutex<Vec<(usize, DuError)>>,
     roots_started: AtomicUsize,
+    /// How many operands there are.
+    roots: usize,
     with_time: bool,
 }
 
@@ -85,6 +103,7 @@ impl<'a> Du<'a> {
         hash_all: bool,
         root_ids: HashSet<Id>,
         name_errors: Vec<(usize, DuError)>,
+        roots: usize,
     ) -> Du<'a> {
         Du {
             plan,
@@ -100,6 +119,7 @@ impl<'a> Du<'a> {
             total: Mutex::new(Dui::default()),
             name_errors: Mutex::new(name_errors),
             roots_started: AtomicUsize::new(0),
+            roots,
             with_time: plan.time.is_some(),
         }
     }
@@ -178,15 +198,7 @@ impl<'a> Du<'a> {
     /// Decides whether an entry met (again) is counted now. Multiply-linked
     /// files in a parallel walk are recorded as candidates instead, and
     /// `None` is returned for them as for duplicates.
-    fn counted(
-        &self,
-        local: &mut Local,
-        e: &Entry,
-        id: Id,
-        nlink: u32,
-        dui: &Dui,
-        parent: Option<&Acc>,
-    ) -> bool {
+    fn counted(&self, e: &Entry, id: Id, nlink: u32, dui: &Dui, parent: Option<&Acc>) -> bool {
         if self.mode == LinkMode::CountAll {
             return true;
         }
@@ -205,17 +217,27 @@ impl<'a> Du<'a> {
         match parent {
             Some(p) if multi && self.mode == LinkMode::Parallel => {
                 if !self.links.seen_before(id) {
-                    local.key.clear();
-                    local.key.extend_from_slice(&p.key);
-                    local.key.push(e.index as u32);
-                    self.links.candidate(id, &local.key, *dui);
+                    // Only this thread visits the directory's entries.
+                    let no = match p.dir_no.load(Ordering::Relaxed) {
+                        NO_DIR => {
+                            let dir_path = &e.path[..e.path.len() - e.name.len()];
+                            let no = self.links.register_dir(&p.key, dir_path);
+                            p.dir_no.store(no, Ordering::Relaxed);
+                            no
+                        }
+                        no => no,
+                    };
+                    self.links.candidate(id, no, e.index as u32, dui, self.with_time);
                     p.dirty.store(true, Ordering::Relaxed);
                     if self.plan.all && e.depth <= self.plan.max_depth {
-                        self.links.wait(Waiting {
-                            key: local.key.as_slice().into(),
-                            depth: e.depth,
-                            path: e.path.into(),
-                            what: WaitKind::File(id, *dui),
+                        let mut w = p.waits.lock().unwrap_or_else(|e| e.into_inner());
+                        let off = w.names.len() as u32;
+                        w.names.extend_from_slice(e.name);
+                        w.files.push(FileWait {
+                            idx: e.index as u32,
+                            depth: e.depth as u32,
+                            name: (off, e.name.len() as u32),
+                            id,
                         });
                     }
                 }
@@ -230,7 +252,8 @@ impl<'a> Du<'a> {
     fn finish_root(&self, local: &mut Local) {
         let plan = self.plan;
         let mut lines = std::mem::take(&mut local.lines);
-        let grand = self.links.resolve(plan.separate_dirs, |r| {
+        let more = self.roots_started.load(Ordering::Relaxed) < self.roots;
+        let grand = self.links.resolve(plan.separate_dirs, more, |r| {
             if r.depth <= plan.max_depth && line::shown(plan, &r.dui) {
                 line::push(&mut lines, plan, &r.dui, r.path);
             }
@@ -250,7 +273,7 @@ impl Visitor for Du<'_> {
     type Acc = Acc;
 
     fn local(&self) -> Local {
-        Local { lines: Vec::new(), total: Dui::default(), key: Vec::new(), entries: 0, bytes: 0 }
+        Local { lines: Vec::new(), total: Dui::default(), entries: 0, bytes: 0 }
     }
 
     fn finish(&self, mut local: Local) {
@@ -297,7 +320,7 @@ impl Visitor for Du<'_> {
             return Visit::Skip;
         }
         let dui = self.dui_of(st);
-        if !self.counted(local, e, id, st.stx_nlink, &dui, parent) {
+        if !self.counted(e, id, st.stx_nlink, &dui, parent) {
             return Visit::Skip;
         }
         self.count_progress(local, &dui);
@@ -354,12 +377,13 @@ impl Visitor for Du<'_> {
                 }
                 let path =
                     if dir.depth <= plan.max_depth { dir.path.into() } else { Box::default() };
-                self.links.wait(Waiting {
-                    key: acc.key.clone(),
-                    depth: dir.depth,
-                    path,
-                    what: WaitKind::Dir(total),
-                });
+                self.links.wait_dir(acc.key.clone(), dir.depth, path, total);
+                let no = acc.dir_no.load(Ordering::Relaxed);
+                if no != NO_DIR {
+                    let waits =
+                        std::mem::take(&mut *acc.waits.lock().unwrap_or_else(|e| e.into_inner()));
+                    self.links.wait_files(no, waits);
+                }
             } else if dir.depth <= plan.max_depth && line::shown(plan, &total) {
                 line::push(&mut local.lines, plan, &total, dir.path);
             }
