@@ -6,6 +6,8 @@ pub mod msg;
 pub mod out;
 pub mod quote;
 pub mod size;
+pub mod timefmt;
+pub mod users;
 
 pub use msg::{progname, set_progname};
 pub use out::Out;
