@@ -1,0 +1,379 @@
+//! lsr: a GNU-compatible `ls` on the ringio engine.
+//!
+//! Three phases, as DESIGN.md describes: [`args`] parses the command line
+//! and [`plan`] resolves it against the environment; [`gather`] does all
+//! I/O through the engine; [`print`] (with [`long`], [`columns`], [`name`])
+//! formats into one buffer. [`run`] drives them the way GNU ls walks its
+//! operands: files first, then each directory, `-R` depth-first.
+
+pub mod args;
+pub mod colors;
+pub mod columns;
+pub mod entry;
+pub mod fnmatch;
+pub mod gather;
+mod help;
+pub mod long;
+pub mod name;
+pub mod plan;
+pub mod print;
+pub mod sort;
+
+use cli::quote;
+use cli::users::Users;
+use cli::Out;
+use ringio::Errno;
+
+use args::{ArgError, Deref, Format, TimeKind};
+use entry::Entry;
+use gather::Gather;
+use plan::{Env, Plan};
+use print::Printer;
+
+/// Exit statuses: GNU's 0 / 1 (minor problem) / 2 (serious trouble).
+const EXIT_MINOR: i32 = 1;
+const EXIT_SERIOUS: i32 = 2;
+
+/// Runs lsr with the process's arguments; returns the exit status.
+pub fn run() -> i32 {
+    let parsed = args::parse(std::env::args_os().skip(1));
+    let a = match parsed {
+        Ok(a) => a,
+        Err(e) => {
+            report_arg_error(&e);
+            return EXIT_SERIOUS;
+        }
+    };
+    if a.help {
+        let mut out = Out::stdout();
+        out.write(help::text(cli::progname()).as_bytes());
+        return if out.finish() { 0 } else { EXIT_SERIOUS };
+    }
+    if a.version {
+        let mut out = Out::stdout();
+        out.write(help::version(cli::progname()).as_bytes());
+        return if out.finish() { 0 } else { EXIT_SERIOUS };
+    }
+    let env = Env::from_process();
+    let (plan, warnings) = match Plan::new(&a, &env) {
+        Ok(p) => p,
+        Err(e) => {
+            report_arg_error(&e);
+            return EXIT_SERIOUS;
+        }
+    };
+    for w in &warnings.0 {
+        cli::msg::error(w);
+    }
+    let mut ls = Ls::new(&plan);
+    ls.main(&a.files);
+    ls.finish()
+}
+
+fn report_arg_error(e: &ArgError) {
+    match e {
+        ArgError::Usage(m) => cli::msg::usage_error(m),
+        ArgError::Plain(m) => cli::msg::usage_error(m),
+        ArgError::BadChoice { value, option, valid } => {
+            let (kind, v) = match value.strip_prefix("ambiguous:") {
+                Some(v) => ("ambiguous", v),
+                None => ("invalid", value.as_str()),
+            };
+            let mut s = format!(
+                "{kind} argument {} for {}\nValid arguments are:",
+                String::from_utf8_lossy(&quote::quote(v.as_bytes(), quote::Style::Locale)),
+                String::from_utf8_lossy(&quote::quote(option.as_bytes(), quote::Style::Locale)),
+            );
+            // argmatch lists synonyms on one line: "  - 'always', 'yes', 'force'".
+            let mut last_group: Vec<&str> = Vec::new();
+            let groups = group_synonyms(option, valid);
+            for g in &groups {
+                last_group.clone_from(g);
+                s.push_str("\n  - ");
+                let parts: Vec<String> = g.iter().map(|n| format!("'{n}'")).collect();
+                s.push_str(&parts.join(", "));
+            }
+            cli::msg::usage_error(&s);
+        }
+    }
+}
+
+/// Groups argmatch values that mean the same thing, as GNU lists them.
+fn group_synonyms<'a>(option: &str, valid: &[&'a str]) -> Vec<Vec<&'a str>> {
+    let groups: &[&[&str]] = match option {
+        "--color" | "--classify" | "--hyperlink" | "--icons" => {
+            &[&["always", "yes", "force"], &["never", "no", "none"], &["auto", "tty", "if-tty"]]
+        }
+        "--format" => &[
+            &["verbose", "long"],
+            &["commas"],
+            &["horizontal", "across"],
+            &["vertical"],
+            &["single-column"],
+        ],
+        "--time" => &[
+            &["atime", "access", "use"],
+            &["ctime", "status"],
+            &["mtime", "modification"],
+            &["birth", "creation"],
+        ],
+        _ => &[],
+    };
+    if groups.is_empty() {
+        return valid.iter().map(|v| vec![*v]).collect();
+    }
+    groups
+        .iter()
+        .map(|g| g.iter().filter_map(|n| valid.iter().find(|v| *v == n).copied()).collect())
+        .collect()
+}
+
+/// A directory waiting to be listed.
+struct Pending {
+    name: Vec<u8>,
+    cmdline: bool,
+}
+
+/// The walk over operands and directories.
+pub struct Ls<'a> {
+    plan: &'a Plan,
+    gather: Gather,
+    printer: Printer<'a>,
+    out: Out,
+    status: i32,
+    pending: Vec<Pending>,
+    first_header: bool,
+    print_dir_name: bool,
+    /// (dev, ino) of directories being listed, for -L -R loop detection.
+    active: Vec<(u64, u64)>,
+}
+
+impl<'a> Ls<'a> {
+    pub fn new(plan: &'a Plan) -> Ls<'a> {
+        let birth = plan.time == TimeKind::Birth || plan.json;
+        let mut gather = Gather::new(birth);
+        let users = if plan.long() && (plan.show_owner || plan.show_group || plan.author) && !plan.numeric
+            || plan.json
+        {
+            let p = gather.read_file(b"/etc/passwd");
+            let g = gather.read_file(b"/etc/group");
+            Users::from_files(&p, &g)
+        } else {
+            Users::default()
+        };
+        if plan.long() {
+            ringio::sys::time::tzset();
+        }
+        let now = ringio::sys::time::now();
+        let mut printer = Printer::new(plan, users, now);
+        if plan.hyperlink {
+            printer.painter.hostname = hostname();
+        }
+        Ls {
+            plan,
+            gather,
+            printer,
+            out: Out::stdout(),
+            status: 0,
+            pending: Vec::new(),
+            first_header: true,
+            print_dir_name: true,
+            active: Vec::new(),
+        }
+    }
+
+    fn fail(&mut self, serious: bool) {
+        if serious {
+            self.status = EXIT_SERIOUS;
+        } else if self.status == 0 {
+            self.status = EXIT_MINOR;
+        }
+    }
+
+    fn error(&mut self, what: &str, path: &[u8], e: Errno, serious: bool) {
+        cli::msg::error_bytes(&[
+            what.as_bytes(),
+            b" ",
+            &quote::operand(path),
+            b": ",
+            e.message().as_bytes(),
+        ]);
+        self.fail(serious);
+    }
+
+    /// Lists the operands (or `.`).
+    pub fn main(&mut self, files: &[Vec<u8>]) {
+        let plan = self.plan;
+        let operands: Vec<Vec<u8>> =
+            if files.is_empty() { vec![b".".to_vec()] } else { files.to_vec() };
+        let mut listed: Vec<Entry> = Vec::new();
+        if files.is_empty() && !plan.directory {
+            self.pending.push(Pending { name: b".".to_vec(), cmdline: true });
+        } else {
+            let results = self.gather.operands(plan, &operands);
+            for (name, r) in operands.iter().zip(results) {
+                match r {
+                    Ok(e) => listed.push(e),
+                    Err(err) => self.error("cannot access", name, err, true),
+                }
+            }
+        }
+        self.sort(&mut listed);
+        let mut files_out: Vec<Entry> = Vec::new();
+        let mut dirs: Vec<Vec<u8>> = Vec::new();
+        for e in listed {
+            if !plan.directory && e.is_dir() {
+                dirs.push(e.name.to_vec());
+            } else {
+                files_out.push(e);
+            }
+        }
+        for d in dirs.into_iter().rev() {
+            self.pending.push(Pending { name: d, cmdline: true });
+        }
+        if !files_out.is_empty() {
+            let links = self.links(None, &files_out);
+            self.printer.entries(self.out.buf(), &files_out, &links);
+            if !self.pending.is_empty() {
+                self.out.buf().push(plan.eol);
+            }
+            self.out.maybe_flush();
+        } else if files.len() <= 1 && self.pending.len() == 1 {
+            self.print_dir_name = false;
+        }
+        while let Some(p) = self.pending.pop() {
+            self.list_dir(&p);
+        }
+    }
+
+    fn sort(&self, v: &mut [Entry]) {
+        let plan = self.plan;
+        let width = |e: &Entry| name::quote(plan, &e.name, &plan.quoter).width;
+        sort::sort_entries(v, plan.sort, plan.time, plan.reverse, plan.dirs_first, &width);
+    }
+
+    /// Absolute paths for --hyperlink.
+    fn links(&mut self, dir: Option<&[u8]>, entries: &[Entry]) -> Vec<Option<Vec<u8>>> {
+        if !self.plan.hyperlink {
+            return vec![None; entries.len()];
+        }
+        entries
+            .iter()
+            .map(|e| {
+                let path = match dir {
+                    Some(d) => join(d, &e.name),
+                    None => e.name.to_vec(),
+                };
+                Some(canonical(&path))
+            })
+            .collect()
+    }
+
+    fn list_dir(&mut self, p: &Pending) {
+        let plan = self.plan;
+        let want_id = plan.recursive && plan.deref == Deref::Always;
+        let listing = match self.gather.read_dir(plan, &p.name, want_id) {
+            Ok(l) => l,
+            Err(e) => {
+                self.error("cannot open directory", &p.name, e, p.cmdline);
+                return;
+            }
+        };
+        if let Some(id) = listing.id {
+            if self.active.contains(&id) {
+                cli::msg::error_bytes(&[
+                    &quote::file(&p.name),
+                    b": not listing already-listed directory",
+                ]);
+                self.fail(true);
+                return;
+            }
+        }
+        if plan.recursive || self.print_dir_name {
+            let link = if plan.hyperlink { Some(canonical(&p.name)) } else { None };
+            let first = self.first_header;
+            self.printer.header(self.out.buf(), &p.name, first, link.as_deref());
+            self.first_header = false;
+        }
+        for &(i, e) in &listing.errors {
+            let path = join(&p.name, &listing.entries[i].name);
+            self.error("cannot access", &path, e, false);
+        }
+        if let Some(e) = listing.read_error {
+            self.error("reading directory", &p.name, e, p.cmdline);
+        }
+        let mut entries = listing.entries;
+        self.sort(&mut entries);
+        if plan.recursive {
+            let mut subdirs = Vec::new();
+            for e in &entries {
+                if e.is_dir() && e.name[..] != *b"." && e.name[..] != *b".." {
+                    subdirs.push(join(&p.name, &e.name));
+                }
+            }
+            if want_id {
+                if let Some(id) = listing.id {
+                    self.active.push(id);
+                }
+            }
+            for d in subdirs.into_iter().rev() {
+                self.pending.push(Pending { name: d, cmdline: false });
+            }
+        }
+        if plan.long() || plan.size_blocks {
+            self.printer.total(self.out.buf(), &entries);
+        }
+        let links = self.links(Some(&p.name), &entries);
+        self.printer.entries(self.out.buf(), &entries, &links);
+        self.out.maybe_flush();
+        let _ = Format::Long;
+    }
+
+    /// Flushes output; returns the exit status.
+    pub fn finish(mut self) -> i32 {
+        let plan = self.plan;
+        self.printer.painter.finish(plan, self.out.buf());
+        if !self.out.finish() {
+            return EXIT_SERIOUS;
+        }
+        self.status
+    }
+}
+
+/// `dir/name` as GNU joins them (no doubled slash, `.` kept).
+pub fn join(dir: &[u8], name: &[u8]) -> Vec<u8> {
+    let mut v = dir.to_vec();
+    if v.last() != Some(&b'/') {
+        v.push(b'/');
+    }
+    v.extend_from_slice(name);
+    v
+}
+
+fn canonical(path: &[u8]) -> Vec<u8> {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let p = std::path::Path::new(std::ffi::OsStr::from_bytes(path));
+    match std::fs::canonicalize(p) {
+        Ok(c) => c.into_os_string().into_vec(),
+        Err(_) => {
+            // Missing or dangling: the parent's canonical path plus the name.
+            let parent = p.parent().filter(|x| !x.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+            let base = p.file_name().map(|b| b.as_bytes().to_vec()).unwrap_or_default();
+            match std::fs::canonicalize(parent) {
+                Ok(c) => join(&c.into_os_string().into_vec(), &base),
+                Err(_) => path.to_vec(),
+            }
+        }
+    }
+}
+
+fn hostname() -> Vec<u8> {
+    std::fs::read("/proc/sys/kernel/hostname")
+        .map(|mut v| {
+            while v.last() == Some(&b'\n') {
+                v.pop();
+            }
+            v
+        })
+        .unwrap_or_default()
+}
