@@ -110,16 +110,18 @@ impl Quoter {
             Style::Shell | Style::ShellEscape => {
                 let escape = self.style == Style::ShellEscape;
                 if shell_needs_quotes(name, escape, self) {
-                    shell_always(out, name, escape);
+                    // The fallback rendering drops the extra bytes (GNU
+                    // restarts quotearg without them).
+                    shell_always(out, name, escape, &Quoter::new(Style::ShellAlways));
                 } else {
                     out.extend_from_slice(name);
                 }
             }
-            Style::ShellAlways => shell_always(out, name, false),
-            Style::ShellEscapeAlways => shell_always(out, name, true),
+            Style::ShellAlways => shell_always(out, name, false, self),
+            Style::ShellEscapeAlways => shell_always(out, name, true, self),
             Style::C | Style::CLocale => c_like(out, name, Some(b'"'), self),
             Style::CMaybe => {
-                if name.iter().any(|&b| b == b'"' || b == b'\\' || !printable(b) || self.is_extra(b))
+                if name.iter().any(|&b| b == b'"' || !printable(b) || self.is_extra(b))
                 {
                     c_like(out, name, Some(b'"'), &Quoter::new(Style::C));
                 } else {
@@ -246,7 +248,7 @@ fn shell_pass(out: &mut Vec<u8>, name: &[u8], escape: bool, mut pending: bool) -
     (pending, quote_seen, compat)
 }
 
-fn shell_always(out: &mut Vec<u8>, name: &[u8], escape: bool) {
+fn shell_always(out: &mut Vec<u8>, name: &[u8], escape: bool, extra: &Quoter) {
     let start = out.len();
     let (pending, quote_seen, compat) = shell_pass(out, name, escape, false);
     if !quote_seen {
@@ -254,7 +256,7 @@ fn shell_always(out: &mut Vec<u8>, name: &[u8], escape: bool) {
     }
     out.truncate(start);
     if compat {
-        c_like(out, name, Some(b'"'), &Quoter::new(Style::C));
+        c_like(out, name, Some(b'"'), extra);
     } else {
         shell_pass(out, name, escape, pending);
     }

@@ -177,15 +177,20 @@ pub fn strftime(out: &mut Vec<u8>, fmt: &[u8], tm: &Tm, nsec: u32) {
             (b'M', 0) => num(out, tm.min as i64, 2, Pad::Zero),
             (b'n', 0) => text(out, "\n", false),
             (b'N', 0) => {
-                let digits = width.unwrap_or(9).clamp(1, 9);
+                // The width is the number of digits, zero-filled on the
+                // right; '-' drops trailing zeros.
+                let digits = width.unwrap_or(9).max(1);
                 let s = format!("{nsec:09}");
-                let mut v = s.as_bytes()[..digits].to_vec();
+                let b = s.as_bytes();
+                let start = out.len();
+                for k in 0..digits {
+                    out.push(*b.get(k).unwrap_or(&b'0'));
+                }
                 if pad == Pad::None {
-                    while v.len() > 1 && v.last() == Some(&b'0') {
-                        v.pop();
+                    while out.len() > start + 1 && out.last() == Some(&b'0') {
+                        out.pop();
                     }
                 }
-                out.extend_from_slice(&v);
             }
             (b'p', 0) => text(out, if tm.hour < 12 { "AM" } else { "PM" }, true),
             (b'P', 0) => text(out, if tm.hour < 12 { "am" } else { "pm" }, false),
@@ -358,7 +363,7 @@ mod tests {
         assert_eq!(f("%j %U %W %V %G %u %w"), "065 09 10 10 2024 2 2");
         assert_eq!(f("%c"), "Tue Mar  5 07:08:09 2024");
         assert_eq!(f("%Q%"), "%Q%");
-        assert_eq!(f("%10Y|%-5H"), "0000002024|7");
+        assert_eq!(f("%10Y|%-5H|%10N|%-N"), "0000002024|7|1234567890|123456789");
     }
 
     #[test]

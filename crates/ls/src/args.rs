@@ -189,7 +189,6 @@ const LONG: &[(&str, HasArg)] = &[
     ("block-size", HasArg::Required),
     ("ignore-backups", HasArg::No),
     ("color", HasArg::Optional),
-    ("colour", HasArg::Optional),
     ("directory", HasArg::No),
     ("dired", HasArg::No),
     ("classify", HasArg::Optional),
@@ -243,12 +242,6 @@ fn resolve_long(name: &str) -> Result<(&'static str, HasArg), ArgError> {
         0 => Err(ArgError::Usage(format!("unrecognized option '--{name}'"))),
         1 => Ok((cands[0].0, cands[0].1)),
         _ => {
-            // Abbreviations of options that behave the same (color/colour)
-            // are not ambiguous for getopt when they share flag and kind;
-            // ours all differ, except color/colour.
-            if cands.iter().all(|(n, _)| *n == "color" || *n == "colour") {
-                return Ok(("color", HasArg::Optional));
-            }
             let mut s = format!("option '--{name}' is ambiguous; possibilities:");
             for (n, _) in cands {
                 s.push_str(&format!(" '--{n}'"));
@@ -330,7 +323,15 @@ pub fn parse<I: IntoIterator<Item = OsString>>(argv: I) -> Result<Args, ArgError
             lexopt::Arg::Short(c) => short(&mut a, c, &mut p)?,
             lexopt::Arg::Long(name) => {
                 let name = name.to_string();
-                let (full, has) = resolve_long(&name)?;
+                let (full, has) = match resolve_long(&name) {
+                    Ok(r) => r,
+                    Err(ArgError::Usage(m)) if m.starts_with("unrecognized") => {
+                        // GNU names the whole argument, value included.
+                        let v = p.optional_value().map(|v| format!("={}", s(&v))).unwrap_or_default();
+                        return Err(ArgError::Usage(format!("unrecognized option '--{name}{v}'")));
+                    }
+                    Err(e) => return Err(e),
+                };
                 let value = match has {
                     HasArg::No => {
                         if let Some(v) = p.optional_value() {
@@ -452,7 +453,12 @@ fn short(a: &mut Args, c: char, p: &mut lexopt::Parser) -> Result<(), ArgError> 
         'x' => a.format = Some(Format::Across),
         'X' => set_sort(a, Sort::Extension),
         'Z' => a.context = true,
-        '1' => a.format = Some(Format::OnePerLine),
+        // -1 has no effect after -l.
+        '1' => {
+            if a.format != Some(Format::Long) {
+                a.format = Some(Format::OnePerLine)
+            }
+        }
         _ => return Err(ArgError::Usage(format!("invalid option -- '{c}'"))),
     }
     Ok(())
@@ -500,7 +506,7 @@ fn long(a: &mut Args, name: &str, v: Option<OsString>) -> Result<(), ArgError> {
             a.ignore.push(b"*~".to_vec());
             a.ignore.push(b".*~".to_vec());
         }
-        "color" | "colour" => a.color = when(v, "--color")?,
+        "color" => a.color = when(v, "--color")?,
         "directory" => a.directory = true,
         "dired" => a.dired = true,
         "classify" => {
@@ -603,8 +609,6 @@ fn long(a: &mut Args, name: &str, v: Option<OsString>) -> Result<(), ArgError> {
                     ("use", TimeKind::Atime),
                     ("ctime", TimeKind::Ctime),
                     ("status", TimeKind::Ctime),
-                    ("mtime", TimeKind::Mtime),
-                    ("modification", TimeKind::Mtime),
                     ("birth", TimeKind::Birth),
                     ("creation", TimeKind::Birth),
                 ],

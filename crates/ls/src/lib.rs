@@ -41,7 +41,7 @@ pub fn run() -> i32 {
         Ok(a) => a,
         Err(e) => {
             report_arg_error(&e);
-            return EXIT_SERIOUS;
+            return arg_error_status(&e);
         }
     };
     if a.help {
@@ -59,7 +59,7 @@ pub fn run() -> i32 {
         Ok(p) => p,
         Err(e) => {
             report_arg_error(&e);
-            return EXIT_SERIOUS;
+            return arg_error_status(&e);
         }
     };
     for w in &warnings.0 {
@@ -70,25 +70,38 @@ pub fn run() -> i32 {
     ls.finish()
 }
 
+/// argmatch failures exit 1 in GNU ls; its own checks exit 2.
+fn arg_error_status(e: &ArgError) -> i32 {
+    match e {
+        ArgError::BadChoice { option, .. } if option != "time style" => 1,
+        _ => EXIT_SERIOUS,
+    }
+}
+
 fn report_arg_error(e: &ArgError) {
     match e {
         ArgError::Usage(m) => cli::msg::usage_error(m),
-        ArgError::Plain(m) => cli::msg::usage_error(m),
+        ArgError::Plain(m) => cli::msg::error(m),
         ArgError::BadChoice { value, option, valid } => {
             let (kind, v) = match value.strip_prefix("ambiguous:") {
                 Some(v) => ("ambiguous", v),
                 None => ("invalid", value.as_str()),
             };
+            if option == "time style" {
+                cli::msg::usage_error(&format!(
+                    "invalid argument {} for 'time style'\nValid arguments are:\n  - [posix-]full-iso\n  - [posix-]long-iso\n  - [posix-]iso\n  - [posix-]locale\n  - +FORMAT (e.g., +%H:%M) for a 'date'-style format",
+                    String::from_utf8_lossy(&quote::quote(value.as_bytes(), quote::Style::Locale)),
+                ));
+                return;
+            }
             let mut s = format!(
                 "{kind} argument {} for {}\nValid arguments are:",
                 String::from_utf8_lossy(&quote::quote(v.as_bytes(), quote::Style::Locale)),
                 String::from_utf8_lossy(&quote::quote(option.as_bytes(), quote::Style::Locale)),
             );
             // argmatch lists synonyms on one line: "  - 'always', 'yes', 'force'".
-            let mut last_group: Vec<&str> = Vec::new();
             let groups = group_synonyms(option, valid);
             for g in &groups {
-                last_group.clone_from(g);
                 s.push_str("\n  - ");
                 let parts: Vec<String> = g.iter().map(|n| format!("'{n}'")).collect();
                 s.push_str(&parts.join(", "));
@@ -111,12 +124,7 @@ fn group_synonyms<'a>(option: &str, valid: &[&'a str]) -> Vec<Vec<&'a str>> {
             &["vertical"],
             &["single-column"],
         ],
-        "--time" => &[
-            &["atime", "access", "use"],
-            &["ctime", "status"],
-            &["mtime", "modification"],
-            &["birth", "creation"],
-        ],
+        "--time" => &[&["atime", "access", "use"], &["ctime", "status"], &["birth", "creation"]],
         _ => &[],
     };
     if groups.is_empty() {
@@ -220,20 +228,20 @@ impl<'a> Ls<'a> {
         }
         self.sort(&mut listed);
         let mut files_out: Vec<Entry> = Vec::new();
-        let mut dirs: Vec<Vec<u8>> = Vec::new();
+        let mut dirs: Vec<Entry> = Vec::new();
         for e in listed {
             if !plan.directory && e.is_dir() {
-                dirs.push(e.name.to_vec());
+                dirs.push(e);
             } else {
                 files_out.push(e);
             }
         }
-        for d in dirs.into_iter().rev() {
-            self.pending.push(Pending { name: d, cmdline: true });
+        for d in dirs.iter().rev() {
+            self.pending.push(Pending { name: d.name.to_vec(), cmdline: true });
         }
         if !files_out.is_empty() {
             let links = self.links(None, &files_out);
-            self.printer.entries(self.out.buf(), &files_out, &links);
+            self.printer.entries(self.out.buf(), &files_out, &links, &dirs);
             if !self.pending.is_empty() {
                 self.out.buf().push(plan.eol);
             }
@@ -296,7 +304,7 @@ impl<'a> Ls<'a> {
             self.first_header = false;
         }
         for &(i, e) in &listing.errors {
-            let path = join(&p.name, &listing.entries[i].name);
+            let path = attach(&p.name, &listing.entries[i].name);
             self.error("cannot access", &path, e, false);
         }
         if let Some(e) = listing.read_error {
@@ -324,7 +332,7 @@ impl<'a> Ls<'a> {
             self.printer.total(self.out.buf(), &entries);
         }
         let links = self.links(Some(&p.name), &entries);
-        self.printer.entries(self.out.buf(), &entries, &links);
+        self.printer.entries(self.out.buf(), &entries, &links, &[]);
         self.out.maybe_flush();
         let _ = Format::Long;
     }
@@ -350,20 +358,46 @@ pub fn join(dir: &[u8], name: &[u8]) -> Vec<u8> {
     v
 }
 
+/// The path GNU names an entry by in messages: `dir/name`, or just `name`
+/// in `.`.
+pub fn attach(dir: &[u8], name: &[u8]) -> Vec<u8> {
+    if dir == b"." {
+        name.to_vec()
+    } else {
+        join(dir, name)
+    }
+}
+
+/// The absolute path with every symlink resolved, allowing missing
+/// components (GNU's canonicalize_filename_mode with CAN_MISSING), for
+/// --hyperlink.
 fn canonical(path: &[u8]) -> Vec<u8> {
+    canonical_depth(path, 0)
+}
+
+fn canonical_depth(path: &[u8], depth: usize) -> Vec<u8> {
     use std::os::unix::ffi::{OsStrExt, OsStringExt};
     let p = std::path::Path::new(std::ffi::OsStr::from_bytes(path));
-    match std::fs::canonicalize(p) {
-        Ok(c) => c.into_os_string().into_vec(),
-        Err(_) => {
-            // Missing or dangling: the parent's canonical path plus the name.
-            let parent = p.parent().filter(|x| !x.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
-            let base = p.file_name().map(|b| b.as_bytes().to_vec()).unwrap_or_default();
-            match std::fs::canonicalize(parent) {
-                Ok(c) => join(&c.into_os_string().into_vec(), &base),
-                Err(_) => path.to_vec(),
+    if let Ok(c) = std::fs::canonicalize(p) {
+        return c.into_os_string().into_vec();
+    }
+    let parent = p.parent().filter(|x| !x.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let base = p.file_name().map(|b| b.as_bytes().to_vec()).unwrap_or_default();
+    let dir = if depth < 40 {
+        canonical_depth(parent.as_os_str().as_bytes(), depth + 1)
+    } else {
+        parent.as_os_str().as_bytes().to_vec()
+    };
+    match std::fs::read_link(p) {
+        Ok(t) if depth < 40 => {
+            let t = t.into_os_string().into_vec();
+            if t.first() == Some(&b'/') {
+                canonical_depth(&t, depth + 1)
+            } else {
+                canonical_depth(&join(&dir, &t), depth + 1)
             }
         }
+        _ => join(&dir, &base),
     }
 }
 

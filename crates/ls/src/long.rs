@@ -76,13 +76,14 @@ pub fn print(
     names: &[Quoted],
     pads: &[bool],
     links: &[Option<Vec<u8>>],
+    extra: &[Entry],
 ) {
-    let any_acl = entries.iter().any(|e| e.acl);
-    let mut fields: Vec<Fields> = Vec::with_capacity(entries.len());
+    let any_acl = entries.iter().chain(extra).any(|e| e.acl);
+    let mut fields: Vec<Fields> = Vec::with_capacity(entries.len() + extra.len());
     let (mut w_inode, mut w_blocks, mut w_nlink, mut w_owner, mut w_group, mut w_size) =
         (0, 0, 0, 0, 0, 0);
     let (mut w_major, mut w_minor) = (0, 0);
-    for e in entries {
+    for e in entries.iter().chain(extra) {
         let m = e.meta.as_ref();
         let q = || b"?".to_vec();
         let inode = if plan.inode {
@@ -258,7 +259,7 @@ pub fn print(
             if let Some(t) = &e.target {
                 out.extend_from_slice(b" -> ");
                 let tq = crate::name::quote(plan, t, &plan.quoter);
-                painter.name(plan, out, e, &tq, true, false, col + w + 4, None);
+                painter.name(plan, out, e, &tq, true, false, col + w + 4, links[k].as_deref());
                 if let Some(c) = indicator_for(
                     plan.indicator,
                     e.target_mode.map_or(FileType::Unknown, FileType::from_mode),

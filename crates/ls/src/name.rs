@@ -36,10 +36,10 @@ pub fn quote(plan: &Plan, name: &[u8], quoter: &cli::quote::Quoter) -> Quoted {
     Quoted { bytes, width, quoted }
 }
 
-/// Columns a byte string takes in the C locale: control bytes none,
-/// everything else one.
+/// Columns a byte string takes in the C locale: printable bytes one,
+/// every other byte none.
 pub fn display_width(b: &[u8]) -> usize {
-    b.iter().filter(|&&c| !(c < 0x20 || c == 0x7f)).count()
+    b.iter().filter(|&&c| printable(c)).count()
 }
 
 /// The indicator character of an entry, if any.
@@ -185,7 +185,7 @@ impl Painter {
                 if b.is_ascii_alphanumeric() || b"-_.~/".contains(&b) {
                     out.push(b);
                 } else {
-                    out.extend_from_slice(format!("%{b:02X}").as_bytes());
+                    out.extend_from_slice(format!("%{b:02x}").as_bytes());
                 }
             }
             out.push(0x07);

@@ -270,9 +270,8 @@ impl Plan {
         });
 
         let dirs_first = a.dirs_first && sort != Sort::None;
-        let mut ignore = a.ignore.clone();
+        let ignore = a.ignore.clone();
         let hide = if a.hidden == Hidden::Dots { a.hide.clone() } else { Vec::new() };
-        ignore.retain(|p| !p.is_empty() || true);
 
         let needs_stat = matches!(sort, Sort::Time | Sort::Size)
             || long
@@ -337,13 +336,18 @@ impl Plan {
     /// given its d_type. Mirrors GNU's conditions, so that colours and
     /// indicators come out exactly as GNU's (which uses d_type otherwise).
     pub fn stat_entry(&self, t: FileType) -> bool {
-        if self.needs_stat || self.deref == Deref::Always && t == FileType::Link {
+        if self.needs_stat {
             return true;
         }
         if t == FileType::Unknown {
             return self.needs_type || self.inode;
         }
-        if self.inode && t == FileType::Link && self.link_target_needed() {
+        if t == FileType::Link
+            && (self.needs_type || self.inode)
+            && (self.deref == Deref::Always
+                || self.link_target_needed()
+                || self.colors.as_ref().is_some_and(|c| c.link_as_target))
+        {
             return true;
         }
         if !self.needs_type {
@@ -365,6 +369,7 @@ impl Plan {
     pub fn link_target_needed(&self) -> bool {
         self.colors.as_ref().is_some_and(|c| c.needs_link_target(self.long()))
             || (self.long() && self.indicator >= Indicator::FileType)
+            || self.dirs_first
             || self.json
     }
 

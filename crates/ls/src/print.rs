@@ -52,7 +52,16 @@ impl<'a> Printer<'a> {
 
     /// Prints a sorted listing in the plan's format. `links[i]` is the
     /// absolute path for --hyperlink.
-    pub fn entries(&mut self, out: &mut Vec<u8>, entries: &[Entry], links: &[Option<Vec<u8>>]) {
+    /// `extra` are entries not printed here that still count for column
+    /// widths (GNU sizes the command-line file list with the directory
+    /// operands included).
+    pub fn entries(
+        &mut self,
+        out: &mut Vec<u8>,
+        entries: &[Entry],
+        links: &[Option<Vec<u8>>],
+        extra: &[Entry],
+    ) {
         let plan = self.plan;
         let names: Vec<Quoted> = entries.iter().map(|e| quote(plan, &e.name, &plan.quoter)).collect();
         let align = matches!(
@@ -60,7 +69,9 @@ impl<'a> Printer<'a> {
             cli::quote::Style::Shell | cli::quote::Style::ShellEscape | cli::quote::Style::CMaybe
         ) && (plan.format == Format::Long
             || (matches!(plan.format, Format::Columns | Format::Across) && plan.width > 0));
-        let some_quoted = align && names.iter().any(|q| q.quoted);
+        let some_quoted = align
+            && (names.iter().any(|q| q.quoted)
+                || extra.iter().any(|e| quote(plan, &e.name, &plan.quoter).quoted));
         let pads: Vec<bool> = names.iter().map(|q| some_quoted && !q.quoted).collect();
         if plan.format == Format::Long {
             crate::long::print(
@@ -73,6 +84,7 @@ impl<'a> Printer<'a> {
                 &names,
                 &pads,
                 links,
+                extra,
             );
             return;
         }
@@ -153,14 +165,17 @@ impl<'a> Printer<'a> {
         };
         let n = entries.len();
         match plan.format {
-            Format::Long => unreachable!("handled above"),
             Format::OnePerLine => {
                 for i in 0..n {
                     frills(self, out, i, 0);
                     out.push(plan.eol);
                 }
             }
-            Format::Commas => {
+            Format::Commas | Format::Columns | Format::Across
+                if plan.format == Format::Commas || plan.width == 0 =>
+            {
+                // -m, and -C/-x with no width limit: GNU's separator layout.
+                let sep_byte = if plan.format == Format::Commas { b',' } else { b' ' };
                 let line = plan.width;
                 let mut pos = 0usize;
                 for i in 0..n {
@@ -174,7 +189,7 @@ impl<'a> Printer<'a> {
                             pos = 0;
                             sep = plan.eol;
                         }
-                        out.push(b',');
+                        out.push(sep_byte);
                         out.push(sep);
                     }
                     pos += frills(self, out, i, pos);
@@ -231,6 +246,7 @@ impl<'a> Printer<'a> {
                 }
                 out.push(plan.eol);
             }
+            Format::Long | Format::Commas => unreachable!("handled above"),
         }
     }
 }

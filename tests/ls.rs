@@ -1,0 +1,774 @@
+//! lsr against GNU ls (coreutils 9.1, LC_ALL=C, TZ=UTC) on trees built
+//! here: every case runs our binary under every engine backend and GNU's
+//! once and compares stdout, exit status and stderr byte for byte.
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::process::Command;
+
+use crate::util::{build_tree, compare, have, raw_name, Run, Stderr, TempDir};
+
+/// The fixture tree lives one level down, so that `..` (listed by -a) is
+/// ours and stable while other tests create directories in /tmp.
+struct Fixture {
+    _t: TempDir,
+    root: std::path::PathBuf,
+}
+
+impl Fixture {
+    fn path(&self) -> &Path {
+        &self.root
+    }
+}
+
+/// A tree with every file type, awkward names, odd modes and times.
+fn fixture() -> Fixture {
+    let t = TempDir::new("ls");
+    let root = t.join("fx");
+    std::fs::create_dir(&root).unwrap();
+    crate::util::chmod(&root, 0o755);
+    let r = root.as_path();
+    build_tree(
+        r,
+        &[
+            "d:dir",
+            "d:dir/sub",
+            "f:dir/sub/deep.txt:deep",
+            "f:dir/a.txt:hello",
+            "f:dir/b.TXT:",
+            "f:dir/c.tar.gz:zz",
+            "f:dir/.dot:",
+            "f:plain:abc",
+            "f:exec.sh:#!/bin/sh\n",
+            "m:exec.sh:755",
+            "f:setuid:",
+            "m:setuid:4755",
+            "f:setgid:",
+            "m:setgid:2755",
+            "f:suid-noexec:",
+            "m:suid-noexec:4644",
+            "d:sticky",
+            "m:sticky:1777",
+            "d:otherw",
+            "m:otherw:777",
+            "d:stickyonly",
+            "m:stickyonly:1755",
+            "f:odd:",
+            "m:odd:7000",
+            "l:link:plain",
+            "l:dangling:nowhere",
+            "l:dirlink:dir",
+            "l:loop1:loop2",
+            "l:loop2:loop1",
+            "l:execlink:exec.sh",
+            "h:hard:plain",
+            "p:fifo",
+            "f:.hidden:",
+            "f:backup~:",
+            "f:.hidden~:",
+            "f:-dash:",
+            "f:a b:",
+            "f:it's:",
+            "f:v1.10:",
+            "f:v1.9:",
+            "f:v1.9.tar.gz:",
+            "f:x.tar.gz:",
+            "f:UPPER.TXT:",
+            "f:star*:",
+            "f:eq=:",
+            "f:at@:",
+            "f:pipe|:",
+            "f:colon\\:x:",
+        ],
+    );
+    std::fs::write(raw_name(r, b"new\nline"), b"").unwrap();
+    std::fs::write(raw_name(r, b"tab\there"), b"").unwrap();
+    std::fs::write(raw_name(r, b"ctl\x01x"), b"").unwrap();
+    std::fs::write(raw_name(r, b"bad\xffutf8"), b"").unwrap();
+    std::fs::write(raw_name(r, b"esc\x1b[31mred"), b"").unwrap();
+    std::fs::write(raw_name(r, &[b'L'; 255]), b"").unwrap();
+    // Sizes around the human-readable boundaries, and a sparse file.
+    for (name, size) in
+        [("s1023", 1023u64), ("s1024", 1024), ("s1025", 1025), ("s10239", 10239), ("s1m", 1 << 20)]
+    {
+        let f = std::fs::File::create(r.join(name)).unwrap();
+        f.set_len(size).unwrap();
+    }
+    let f = std::fs::File::create(r.join("sparse")).unwrap();
+    f.set_len(5 << 30).unwrap();
+    std::fs::write(r.join("dense"), vec![7u8; 70_000]).unwrap();
+    // A socket.
+    let _ = std::os::unix::net::UnixListener::bind(r.join("sock"));
+    // Devices (root only; otherwise skipped silently).
+    let _ = Command::new("mknod").arg(r.join("chardev")).args(["c", "1", "3"]).status();
+    let _ = Command::new("mknod").arg(r.join("blockdev")).args(["b", "7", "200"]).status();
+    // Old, future and fixed times.
+    touch(r, "plain", "2001-02-03 04:05:06.123456789");
+    touch(r, "v1.9", "1970-01-01 00:00:00");
+    touch(r, "v1.10", "2100-01-01 00:00:00");
+    touch(r, "s1024", "2020-06-15 12:00:00");
+    touch(r, "exec.sh", "-1 day");
+    // ACLs where setfacl exists.
+    if have("setfacl") {
+        std::fs::write(r.join("acl-file"), b"").unwrap();
+        std::fs::create_dir(r.join("acl-dir")).unwrap();
+        let _ = Command::new("setfacl").args(["-m", "u:nobody:r"]).arg(r.join("acl-file")).status();
+        let _ = Command::new("setfacl").args(["-d", "-m", "u:nobody:r"]).arg(r.join("acl-dir")).status();
+    }
+    // Settle directory atimes so GNU's read and ours see the same ones.
+    let _ = Command::new("ls").arg("-laR").arg(t.path()).output();
+    Fixture { _t: t, root }
+}
+
+fn touch(root: &Path, name: &str, when: &str) {
+    let st = Command::new("touch").args(["-h", "-d", when]).arg(root.join(name)).status().unwrap();
+    assert!(st.success());
+}
+
+fn ls(dir: &Path, args: &[&str]) {
+    compare("lsr", &Run::new(args).cwd(dir), Stderr::Exact);
+}
+
+fn ls_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) {
+    let mut r = Run::new(args).cwd(dir);
+    for (k, v) in env {
+        r = r.env(k, v);
+    }
+    compare("lsr", &r, Stderr::Exact);
+}
+
+/// Runs every case even when some fail, then reports all failures (and the
+/// pass count) at once.
+struct Cases {
+    name: &'static str,
+    passed: usize,
+    failed: Vec<String>,
+}
+
+impl Cases {
+    fn new(name: &'static str) -> Cases {
+        Cases { name, passed: 0, failed: Vec::new() }
+    }
+
+    fn run<F: FnOnce() + std::panic::UnwindSafe>(&mut self, f: F) {
+        let r = std::panic::catch_unwind(f);
+        match r {
+            Ok(()) => self.passed += 1,
+            Err(e) => {
+                let msg = e
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                self.failed.push(msg.chars().take(3000).collect());
+            }
+        }
+    }
+
+    fn ls(&mut self, dir: &Path, args: &[&str]) {
+        let (d, a): (std::path::PathBuf, Vec<String>) =
+            (dir.to_path_buf(), args.iter().map(|s| s.to_string()).collect());
+        self.run(move || {
+            let v: Vec<&str> = a.iter().map(String::as_str).collect();
+            ls(&d, &v)
+        });
+    }
+
+    fn ls_env(&mut self, dir: &Path, args: &[&str], env: &[(&str, &str)]) {
+        let d = dir.to_path_buf();
+        let a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let e: Vec<(String, String)> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        self.run(move || {
+            let v: Vec<&str> = a.iter().map(String::as_str).collect();
+            let ev: Vec<(&str, &str)> = e.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            ls_env(&d, &v, &ev)
+        });
+    }
+
+    fn finish(self) {
+        eprintln!("{}: {} passed, {} failed", self.name, self.passed, self.failed.len());
+        if !self.failed.is_empty() {
+            panic!(
+                "{}: {} of {} cases differ from GNU:\n\n{}",
+                self.name,
+                self.failed.len(),
+                self.failed.len() + self.passed,
+                self.failed.join("\n==========\n")
+            );
+        }
+    }
+}
+
+const LISTINGS: &[&[&str]] = &[
+    &[],
+    &["-a"],
+    &["-A"],
+    &["-1"],
+    &["-l"],
+    &["-al"],
+    &["-lA"],
+    &["-C"],
+    &["-x"],
+    &["-m"],
+    &["-Cw40"],
+    &["-xw40"],
+    &["-mw40"],
+    &["-w", "0", "-C"],
+    &["-C", "-w", "200"],
+    &["-C", "-T", "0"],
+    &["-C", "-T", "3"],
+    &["-lr"],
+    &["-lt"],
+    &["-ltr"],
+    &["-lS"],
+    &["-lSr"],
+    &["-lX"],
+    &["-lv"],
+    &["-v"],
+    &["-U"],
+    &["-f"],
+    &["-lf"],
+    &["-fl"],
+    &["-lc"],
+    &["-lu"],
+    &["-c"],
+    &["-lct"],
+    &["--sort=size"],
+    &["--sort=time"],
+    &["--sort=extension"],
+    &["--sort=version"],
+    &["--sort=width"],
+    &["--sort=none"],
+    &["--group-directories-first"],
+    &["--group-directories-first", "-l"],
+    &["--group-directories-first", "-r"],
+    &["-lh"],
+    &["-l", "--si"],
+    &["-ls"],
+    &["-s"],
+    &["-sk"],
+    &["-sh"],
+    &["-Cs"],
+    &["-li"],
+    &["-i"],
+    &["-Ci"],
+    &["-mi"],
+    &["-ln"],
+    &["-lg"],
+    &["-lo"],
+    &["-lG"],
+    &["-l", "--author"],
+    &["-log"],
+    &["-l", "--block-size=K"],
+    &["-l", "--block-size=1K"],
+    &["-l", "--block-size=MB"],
+    &["-s", "--block-size=512"],
+    &["-F"],
+    &["-lF"],
+    &["-CF"],
+    &["-p"],
+    &["-lp"],
+    &["--file-type"],
+    &["-l", "--file-type"],
+    &["--indicator-style=classify"],
+    &["--indicator-style=slash"],
+    &["--indicator-style=none"],
+    &["--classify=never"],
+    &["--classify=auto"],
+    &["-Q"],
+    &["-b"],
+    &["-q"],
+    &["-N"],
+    &["-bF"],
+    &["-lQ"],
+    &["--quoting-style=literal"],
+    &["--quoting-style=shell"],
+    &["--quoting-style=shell-always"],
+    &["--quoting-style=shell-escape"],
+    &["--quoting-style=shell-escape-always"],
+    &["--quoting-style=c"],
+    &["--quoting-style=c-maybe"],
+    &["--quoting-style=escape"],
+    &["--quoting-style=locale"],
+    &["--quoting-style=clocale"],
+    &["--quoting-style=shell", "-C"],
+    &["--quoting-style=shell", "-l"],
+    &["--quoting-style=shell-escape", "-x"],
+    &["--quoting-style=shell", "-F"],
+    &["--quoting-style=c-maybe", "-C"],
+    &["--show-control-chars"],
+    &["--hide-control-chars", "-C"],
+    &["-R"],
+    &["-lR"],
+    &["-aR"],
+    &["-RC"],
+    &["-d"],
+    &["-ld"],
+    &["-d", "dir", "plain"],
+    &["-L"],
+    &["-lL"],
+    &["-H", "-l", "dirlink", "link", "dangling"],
+    &["-l", "dirlink", "link", "dangling"],
+    &["dirlink", "link", "dangling"],
+    &["--dereference-command-line-symlink-to-dir", "-l", "dirlink"],
+    &["-F", "dirlink"],
+    &["-d", "dirlink"],
+    &["--full-time"],
+    &["-l", "--time-style=full-iso"],
+    &["-l", "--time-style=long-iso"],
+    &["-l", "--time-style=iso"],
+    &["-l", "--time-style=locale"],
+    &["-l", "--time-style=posix-iso"],
+    &["-l", "--time-style=+%Y|%m|%d|%H|%M|%S|%N|%3N|%z|%:z|%Z|%a|%A|%b|%B|%j|%s|%%"],
+    &["-l", "--time-style=+%e %k %l %p %I %u %w %U %W %V %G %g %C %y %D %F %T %R %r %c %x %X"],
+    &["-l", "--time-style=+%-d %_m %05Y %^b %#Z %10N %-N"],
+    &["-l", "--time-style=+old %Y\nnew %H:%M"],
+    &["-l", "--time=atime"],
+    &["-l", "--time=ctime"],
+    &["-l", "--time=mtime"],
+    &["-t", "--time=access"],
+    &["-I", "*.txt"],
+    &["-I", "[a-c]*", "-I", "v*"],
+    &["--ignore=*"],
+    &["--hide=s*"],
+    &["-a", "--hide=s*"],
+    &["-B"],
+    &["-aB"],
+    &["--zero"],
+    &["--zero", "-l"],
+    &["-C", "--zero"],
+    &["--zero", "-C"],
+    &["-Z"],
+    &["-lZ"],
+    &["-1", "--color=always"],
+    &["-l", "--color=always"],
+    &["-C", "--color=always"],
+    &["-F", "--color=always"],
+    &["-lR", "--color=always"],
+    &["--color=never"],
+    &["--color=auto"],
+    &["--colour=always", "-x"],
+    &["--hyperlink=always"],
+    &["-l", "--hyperlink=always"],
+    &["-C", "--hyperlink=always", "--quoting-style=shell"],
+    &["--hyperlink=never"],
+    &["-rS", "-s", "-h"],
+    &["--format=long"],
+    &["--format=verbose"],
+    &["--format=commas"],
+    &["--format=across"],
+    &["--format=horizontal"],
+    &["--format=vertical"],
+    &["--format=single-column"],
+    &["-l1"],
+    &["-1l"],
+    &["-Cl"],
+    &["--all", "--almost-all"],
+    &["--reverse", "--recursive", "dir"],
+    &["--inode", "--size", "--numeric-uid-gid"],
+    &["--directory", "--dereference", "dirlink"],
+    &["--kibibytes", "--size"],
+    &["--width=50", "--tabsize=4", "-C"],
+    &["--literal", "--escape"],
+    &["--escape", "--quote-name"],
+];
+
+#[test]
+fn listings_match_gnu() {
+    let t = fixture();
+    let mut c = Cases::new("listings");
+    for args in LISTINGS {
+        c.ls(t.path(), args);
+    }
+    c.finish();
+}
+
+#[test]
+fn colors_from_ls_colors() {
+    let mut c = Cases::new("colors");
+    let t = fixture();
+    let cases: &[&str] = &[
+        "di=01;31:ln=01;36:*.txt=01;32:*.TXT=04",
+        "ln=target:or=41:mi=45",
+        "ex=00:fi=33:no=35",
+        "su=01:sg=02:st=03:ow=04:tw=05:pi=06:so=07:bd=08:cd=09:mh=44",
+        "ca=01;31",
+        "lc=\\e[:rc=m:ec=\\e[0m",
+        "lc=<:rc=>",
+        "*.gz=\\x41\\101^[:*~=1",
+        "rs=0:cl=\\e[K:do=01",
+        "",
+    ];
+    for lsc in cases {
+        for args in [&["--color=always"][..], &["-l", "--color=always"], &["-C", "-F", "--color=always"]] {
+            c.ls_env(t.path(), args, &[("LS_COLORS", lsc)]);
+        }
+    }
+    // Unparsable values and unknown keys turn colour off with a warning.
+    c.ls_env(t.path(), &["--color=always"], &[("LS_COLORS", "zz=1")]);
+    c.ls_env(t.path(), &["--color=always"], &[("LS_COLORS", "di")]);
+    // Without LS_COLORS: the terminal name decides.
+    for term in ["xterm", "xterm-256color", "dumb", "vt100", "screen.linux", ""] {
+        c.ls_env(t.path(), &["--color=always", "-F"], &[("TERM", term)]);
+    }
+    c.ls_env(t.path(), &["--color=always"], &[("COLORTERM", "truecolor")]);
+    c.finish();
+}
+
+#[test]
+fn environment_variables() {
+    let mut c = Cases::new("env");
+    let t = fixture();
+    c.ls_env(t.path(), &["-C"], &[("COLUMNS", "60")]);
+    c.ls_env(t.path(), &["-C"], &[("COLUMNS", "junk")]);
+    c.ls_env(t.path(), &["-C", "-w", "30"], &[("COLUMNS", "60")]);
+    c.ls_env(t.path(), &["-C"], &[("TABSIZE", "4")]);
+    c.ls_env(t.path(), &["-l"], &[("TIME_STYLE", "long-iso")]);
+    c.ls_env(t.path(), &["-l"], &[("TIME_STYLE", "+%s")]);
+    c.ls_env(t.path(), &["-l"], &[("TIME_STYLE", "bogus")]);
+    c.ls_env(t.path(), &["-l"], &[("QUOTING_STYLE", "c")]);
+    c.ls_env(t.path(), &[], &[("QUOTING_STYLE", "shell-always")]);
+    c.ls_env(t.path(), &[], &[("QUOTING_STYLE", "bogus")]);
+    c.ls_env(t.path(), &["-ls"], &[("LS_BLOCK_SIZE", "1M")]);
+    c.ls_env(t.path(), &["-ls"], &[("BLOCK_SIZE", "human-readable")]);
+    c.ls_env(t.path(), &["-ls"], &[("POSIXLY_CORRECT", "1")]);
+    c.ls_env(t.path(), &["-l"], &[("TZ", "America/New_York")]);
+    c.ls_env(t.path(), &["-l", "--full-time"], &[("TZ", "Asia/Kolkata")]);
+    c.finish();
+}
+
+#[test]
+fn operands_and_errors() {
+    let mut c = Cases::new("operands");
+    let t = fixture();
+    let d = t.path();
+    c.ls(d, &["missing"]);
+    c.ls(d, &["plain", "missing", "dir"]);
+    c.ls(d, &["dir", "plain", "sticky", "exec.sh"]);
+    c.ls(d, &["-l", "dir", "plain", "link"]);
+    c.ls(d, &["dir"]);
+    c.ls(d, &["dir", "dir"]);
+    c.ls(d, &["plain", "plain"]);
+    c.ls(d, &["-R", "dir"]);
+    c.ls(d, &["-t", "plain", "v1.9", "v1.10", "dir"]);
+    c.ls(d, &["-r", "dir", "sticky", "otherw"]);
+    c.ls(d, &["-U", "dir", "plain", "sticky"]);
+    c.ls(d, &["--", "-dash"]);
+    c.ls(d, &["-l", "loop1"]);
+    c.ls(d, &["loop1/x"]);
+    c.ls(d, &["-L", "loop1"]);
+    c.ls(d, &["-L", "dangling"]);
+    c.ls(d, &["plain/"]);
+    c.ls(d, &["dir/", "dir/sub/"]);
+    c.ls(d, &[""]);
+    c.ls(d, &["new\nline", "ctl\x01x"]);
+    c.ls(d, &["-R", "--quoting-style=c", "dir"]);
+    c.ls(d, &["-b", "-R", "."]);
+    c.ls(d, &["-ld", "/", "/tmp", "."]);
+    c.ls(d, &["-lL", "dangling", "loop1", "link"]);
+    c.ls(d, &["-RL", "dir"]);
+    c.finish();
+}
+
+#[test]
+fn usage_errors() {
+    let mut c = Cases::new("usage");
+    let t = fixture();
+    let d = t.path();
+    for args in [
+        &["-y"][..],
+        &["--bogus"],
+        &["--co"],
+        &["--sort=bogus"],
+        &["--sort"],
+        &["--time=bogus"],
+        &["--format=bogus"],
+        &["--color=bogus"],
+        &["--indicator-style=x"],
+        &["--quoting-style=x"],
+        &["-w", "x"],
+        &["-w"],
+        &["-T", "x"],
+        &["--block-size=0"],
+        &["--block-size=x"],
+        &["--time-style=bogus", "-l"],
+        &["--all=x"],
+        &["-I"],
+    ] {
+        c.ls(d, args);
+    }
+    c.finish();
+}
+
+#[test]
+fn many_entries() {
+    let mut c = Cases::new("many");
+    let t = TempDir::new("ls-many");
+    for i in 0..5000 {
+        std::fs::write(t.join(format!("f{i:05}-{}", "x".repeat(i % 37))), b"").unwrap();
+    }
+    for args in [&[][..], &["-l"], &["-C"], &["-x", "-w", "120"], &["-m"], &["-lt"], &["-lS"], &["-v"]] {
+        c.ls(t.path(), args);
+    }
+    c.finish();
+}
+
+#[test]
+fn dt_unknown_free_paths_and_deep_trees() {
+    let mut c = Cases::new("deep");
+    let t = TempDir::new("ls-deep");
+    let mut p = t.path().to_path_buf();
+    for i in 0..12 {
+        p = p.join(format!("level{i}"));
+        std::fs::create_dir(&p).unwrap();
+        std::fs::write(p.join("f"), b"x").unwrap();
+    }
+    c.ls(t.path(), &["-R"]);
+    c.ls(t.path(), &["-lR"]);
+    c.finish();
+}
+
+#[test]
+fn unprivileged_permission_errors() {
+    if !have("setpriv") {
+        eprintln!("setpriv missing: skipped");
+        return;
+    }
+    let t = TempDir::new("ls-perm");
+    let r = t.path();
+    build_tree(
+        r,
+        &[
+            "d:open",
+            "f:open/x:",
+            "d:closed",
+            "f:closed/y:",
+            "m:closed:000",
+            "d:noexec",
+            "f:noexec/z:",
+            "f:noexec/w:",
+            "m:noexec:644",
+            "d:deep",
+            "d:deep/locked",
+            "m:deep/locked:000",
+        ],
+    );
+    for args in [
+        &["closed"][..],
+        &["-l", "noexec"],
+        &["noexec"],
+        &["-F", "noexec"],
+        &["-R"],
+        &["-lR"],
+        &["open", "closed", "noexec"],
+        &["-d", "closed"],
+        &["-l", "closed/y"],
+    ] {
+        // setpriv runs the binaries by path, so program names in messages
+        // differ; compare stdout, status and whether stderr is empty.
+        compare("lsr", &Run::new(args).cwd(r).unprivileged(), Stderr::Presence);
+    }
+}
+
+/// Every byte in three positions, in every quoting style.
+#[test]
+fn quoting_styles_cover_every_byte() {
+    let mut c = Cases::new("bytes");
+    let t = TempDir::new("ls-bytes");
+    for b in 1u8..=255 {
+        if b == b'/' {
+            continue;
+        }
+        for name in [vec![b], vec![b'a', b, b'b'], vec![b, b'z'], vec![b'x', b'\'', b], vec![b'\'', b]] {
+            if name == b"." || name == b".." {
+                continue;
+            }
+            let _ = std::fs::write(raw_name(t.path(), &name), b"");
+        }
+    }
+    for style in [
+        "literal",
+        "shell",
+        "shell-always",
+        "shell-escape",
+        "shell-escape-always",
+        "c",
+        "c-maybe",
+        "escape",
+        "locale",
+        "clocale",
+    ] {
+        let q = format!("--quoting-style={style}");
+        c.ls(t.path(), &[&q, "-a"]);
+        c.ls(t.path(), &[&q, "-aF"]);
+        c.ls(t.path(), &[&q, "-aC", "-w", "100"]);
+        c.ls(t.path(), &[&q, "-aq", "-x"]);
+    }
+    c.finish();
+}
+
+/// Runs a command line under a pseudo-terminal (util-linux `script`) and
+/// returns what the terminal received.
+fn on_tty(prog: &str, args: &[&[u8]], cwd: &Path, env: &[(&str, &str)]) -> Vec<u8> {
+    let mut cmd = String::from("exec -a ls ");
+    cmd.push_str(prog);
+    for a in args {
+        cmd.push(' ');
+        cmd.push('\'');
+        for &b in *a {
+            if b == b'\'' {
+                cmd.push_str("'\\''");
+            } else {
+                cmd.push(b as char);
+            }
+        }
+        cmd.push('\'');
+    }
+    let mut c = Command::new("script");
+    c.args(["-qec"]).arg(std::ffi::OsStr::from_bytes(&latin1(&cmd))).arg("/dev/null");
+    c.current_dir(cwd).env_clear();
+    c.env("PATH", "/usr/local/bin:/usr/bin:/bin").env("LC_ALL", "C").env("TZ", "UTC");
+    c.env("TERM", "xterm");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let o = c.output().unwrap();
+    o.stdout
+}
+
+/// The command string was built from bytes pushed as chars; turn it back.
+fn latin1(s: &str) -> Vec<u8> {
+    s.chars().map(|c| c as u32 as u8).collect()
+}
+
+#[test]
+fn terminal_behaviour() {
+    if !have("script") {
+        eprintln!("script missing: skipped");
+        return;
+    }
+    let t = fixture();
+    let ours = env!("CARGO_BIN_EXE_lsr");
+    let cases: &[&[&[u8]]] = &[
+        &[],
+        &[b"-l"],
+        &[b"-a"],
+        &[b"-x"],
+        &[b"-m"],
+        &[b"-1"],
+        &[b"-F"],
+        &[b"--color=auto"],
+        &[b"--color=auto", b"-l"],
+        &[b"--hyperlink=auto", b"-1"],
+        &[b"--classify=auto"],
+        &[b"-N"],
+        &[b"--show-control-chars"],
+        &[b"--zero"],
+        &[b"-w", b"50"],
+        &[b"new\nline", b"esc\x1b[31mred", b"ctl\x01x", b"it's", b"dir"],
+        &[b"-R", b"dir"],
+    ];
+    for env in [&[("COLUMNS", "80")][..], &[("COLUMNS", "132")], &[]] {
+        for args in cases {
+            let want = on_tty("/usr/bin/ls", args, t.path(), env);
+            for b in crate::util::BACKENDS {
+                let mut e = env.to_vec();
+                e.push(("RINGIO_BACKEND", b));
+                let got = on_tty(ours, args, t.path(), &e);
+                assert!(
+                    got == want,
+                    "tty {args:?} {env:?} [{b}]\n--- gnu ---\n{}\n--- ours ---\n{}",
+                    String::from_utf8_lossy(&want),
+                    String::from_utf8_lossy(&got)
+                );
+            }
+        }
+    }
+    // No raw control character of a name ever reaches the terminal.
+    let got = on_tty(ours, &[b"-1"], t.path(), &[]);
+    assert!(!got.windows(2).any(|w| w == b"\x1b["), "escape sequence leaked");
+}
+
+#[test]
+fn head_closes_pipe_quietly() {
+    let t = TempDir::new("ls-pipe");
+    for i in 0..3000 {
+        std::fs::write(t.join(format!("file-with-a-long-name-{i:06}")), b"").unwrap();
+    }
+    let ours = env!("CARGO_BIN_EXE_lsr");
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(format!("'{ours}' -l | head -1; echo \"status ${{PIPESTATUS:-x}}\""))
+        .current_dir(t.path())
+        .output()
+        .unwrap();
+    assert!(o.stderr.is_empty(), "stderr: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.stdout.starts_with(b"total "));
+    // Out of space: an error and status 2, like GNU.
+    if Path::new("/dev/full").exists() {
+        let f = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let o = Command::new(ours).arg("-l").current_dir(t.path()).stdout(f).output().unwrap();
+        assert_eq!(o.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("write error"));
+    }
+}
+
+/// Plain `lsr` to a pipe and `lsr -1` must not stat anything.
+#[test]
+fn no_stat_without_need() {
+    if !have("strace") {
+        eprintln!("strace missing: skipped");
+        return;
+    }
+    let t = TempDir::new("ls-nostat");
+    for i in 0..500 {
+        std::fs::write(t.join(format!("f{i}")), b"").unwrap();
+    }
+    std::fs::create_dir(t.join("d")).unwrap();
+    let ours = env!("CARGO_BIN_EXE_lsr");
+    for args in [&[][..], &["-1"], &["-a"], &["-U"], &["-r"], &["-p"], &["--file-type"], &["-C"]] {
+        for b in ["sync", "threads"] {
+            let o = Command::new("strace")
+                .args(["-f", "-qq", "-e", "trace=statx,newfstatat,lstat,stat,fstatat64", "-o", "/dev/stderr"])
+                .arg(ours)
+                .args(args)
+                .env("RINGIO_BACKEND", b)
+                .current_dir(t.path())
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            let stats = err.lines().filter(|l| l.contains("stat") && !l.contains("AT_EMPTY_PATH")).count();
+            assert!(stats == 0, "{args:?} [{b}] stat'ed {stats} times:\n{err}");
+        }
+    }
+}
+
+/// The io_uring backend keeps `lsr -al` of 10,000 files under 100 syscalls.
+#[test]
+fn uring_syscall_budget() {
+    if !have("strace") || !ringio::uring_available() {
+        eprintln!("strace or io_uring missing: skipped");
+        return;
+    }
+    let t = TempDir::new("ls-budget");
+    for i in 0..10_000 {
+        std::fs::write(t.join(format!("file-{i:07}.txt")), b"").unwrap();
+    }
+    let ours = env!("CARGO_BIN_EXE_lsr");
+    let o = Command::new("strace")
+        .args(["-f", "-c", "-o", "/dev/stderr"])
+        .arg(ours)
+        .arg("-al")
+        .env("RINGIO_BACKEND", "uring")
+        .current_dir(t.path())
+        .stdout(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    let total: u64 = err
+        .lines()
+        .find(|l| l.trim_end().ends_with("total"))
+        .and_then(|l| l.split_whitespace().nth(3).and_then(|n| n.parse().ok()))
+        .unwrap_or(u64::MAX);
+    assert!(total <= 100, "lsr -al (uring) made {total} syscalls:\n{err}");
+}
