@@ -113,7 +113,10 @@ fn fixture() -> Fixture {
         std::fs::write(r.join("acl-file"), b"").unwrap();
         std::fs::create_dir(r.join("acl-dir")).unwrap();
         let _ = Command::new("setfacl").args(["-m", "u:nobody:r"]).arg(r.join("acl-file")).status();
-        let _ = Command::new("setfacl").args(["-d", "-m", "u:nobody:r"]).arg(r.join("acl-dir")).status();
+        let _ = Command::new("setfacl")
+            .args(["-d", "-m", "u:nobody:r"])
+            .arg(r.join("acl-dir"))
+            .status();
     }
     // Settle directory atimes so GNU's read and ours see the same ones.
     let _ = Command::new("ls").arg("-laR").arg(t.path()).output();
@@ -177,7 +180,8 @@ impl Cases {
     fn ls_env(&mut self, dir: &Path, args: &[&str], env: &[(&str, &str)]) {
         let d = dir.to_path_buf();
         let a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-        let e: Vec<(String, String)> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let e: Vec<(String, String)> =
+            env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         self.run(move || {
             let v: Vec<&str> = a.iter().map(String::as_str).collect();
             let ev: Vec<(&str, &str)> = e.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
@@ -400,7 +404,9 @@ fn colors_from_ls_colors() {
         "",
     ];
     for lsc in cases {
-        for args in [&["--color=always"][..], &["-l", "--color=always"], &["-C", "-F", "--color=always"]] {
+        for args in
+            [&["--color=always"][..], &["-l", "--color=always"], &["-C", "-F", "--color=always"]]
+        {
             c.ls_env(t.path(), args, &[("LS_COLORS", lsc)]);
         }
     }
@@ -507,7 +513,9 @@ fn many_entries() {
     for i in 0..5000 {
         std::fs::write(t.join(format!("f{i:05}-{}", "x".repeat(i % 37))), b"").unwrap();
     }
-    for args in [&[][..], &["-l"], &["-C"], &["-x", "-w", "120"], &["-m"], &["-lt"], &["-lS"], &["-v"]] {
+    for args in
+        [&[][..], &["-l"], &["-C"], &["-x", "-w", "120"], &["-m"], &["-lt"], &["-lS"], &["-v"]]
+    {
         c.ls(t.path(), args);
     }
     c.finish();
@@ -579,7 +587,9 @@ fn quoting_styles_cover_every_byte() {
         if b == b'/' {
             continue;
         }
-        for name in [vec![b], vec![b'a', b, b'b'], vec![b, b'z'], vec![b'x', b'\'', b], vec![b'\'', b]] {
+        for name in
+            [vec![b], vec![b'a', b, b'b'], vec![b, b'z'], vec![b'x', b'\'', b], vec![b'\'', b]]
+        {
             if name == b"." || name == b".." {
                 continue;
             }
@@ -729,7 +739,14 @@ fn no_stat_without_need() {
     for args in [&[][..], &["-1"], &["-a"], &["-U"], &["-r"], &["-p"], &["--file-type"], &["-C"]] {
         for b in ["sync", "threads"] {
             let o = Command::new("strace")
-                .args(["-f", "-qq", "-e", "trace=statx,newfstatat,lstat,stat,fstatat64", "-o", "/dev/stderr"])
+                .args([
+                    "-f",
+                    "-qq",
+                    "-e",
+                    "trace=statx,newfstatat,lstat,stat,fstatat64",
+                    "-o",
+                    "/dev/stderr",
+                ])
                 .arg(ours)
                 .args(args)
                 .env("RINGIO_BACKEND", b)
@@ -737,7 +754,13 @@ fn no_stat_without_need() {
                 .output()
                 .unwrap();
             let err = String::from_utf8_lossy(&o.stderr);
-            let stats = err.lines().filter(|l| l.contains("stat") && !l.contains("AT_EMPTY_PATH")).count();
+            // The dynamic loader's probes use absolute paths; ours are relative.
+            let stats = err
+                .lines()
+                .filter(|l| {
+                    l.contains("stat") && !l.contains("AT_EMPTY_PATH") && !l.contains(", \"/")
+                })
+                .count();
             assert!(stats == 0, "{args:?} [{b}] stat'ed {stats} times:\n{err}");
         }
     }
@@ -760,6 +783,7 @@ fn uring_syscall_budget() {
         .arg(ours)
         .arg("-al")
         .env("RINGIO_BACKEND", "uring")
+        .env_remove("LD_LIBRARY_PATH")
         .current_dir(t.path())
         .stdout(std::process::Stdio::null())
         .output()

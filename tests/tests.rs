@@ -1,4 +1,4 @@
 //! End-to-end tests of the binaries, compared against GNU's tools.
 
-mod util;
 mod ls;
+mod util;

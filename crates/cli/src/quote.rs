@@ -121,8 +121,7 @@ impl Quoter {
             Style::ShellEscapeAlways => shell_always(out, name, true, self),
             Style::C | Style::CLocale => c_like(out, name, Some(b'"'), self),
             Style::CMaybe => {
-                if name.iter().any(|&b| b == b'"' || !printable(b) || self.is_extra(b))
-                {
+                if name.iter().any(|&b| b == b'"' || !printable(b) || self.is_extra(b)) {
                     c_like(out, name, Some(b'"'), &Quoter::new(Style::C));
                 } else {
                     out.extend_from_slice(name);
@@ -220,7 +219,12 @@ fn push_c_escape(out: &mut Vec<u8>, b: u8) {
 /// One rendering in single quotes; returns the "inside `$'…'`" state at
 /// the end, whether a `'` was seen, and whether every byte was compatible
 /// with double quotes.
-fn shell_pass(out: &mut Vec<u8>, name: &[u8], escape: bool, mut pending: bool) -> (bool, bool, bool) {
+fn shell_pass(
+    out: &mut Vec<u8>,
+    name: &[u8],
+    escape: bool,
+    mut pending: bool,
+) -> (bool, bool, bool) {
     out.push(b'\'');
     let mut quote_seen = false;
     let mut compat = true;

@@ -32,9 +32,9 @@ impl TimeStyle {
                 None => TimeStyle { old: f.into(), recent: f.into() },
             });
         }
-        if s.starts_with("posix-") {
+        if let Some(rest) = s.strip_prefix("posix-") {
             // In the C/POSIX locale every posix-STYLE is the locale style.
-            return TimeStyle::parse(&s[6..]).map(|_| TimeStyle::locale());
+            return TimeStyle::parse(rest).map(|_| TimeStyle::locale());
         }
         let same = |f: &str| TimeStyle { old: f.into(), recent: f.into() };
         Some(match s {
@@ -64,7 +64,8 @@ pub fn is_recent(t: (i64, u32), now: (i64, u32)) -> bool {
     ago < t && t < now
 }
 
-const DAYS: [&str; 7] = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
+const DAYS: [&str; 7] =
+    ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];
 const MONTHS: [&str; 12] = [
     "January",
     "February",
@@ -118,7 +119,9 @@ pub fn strftime(out: &mut Vec<u8>, fmt: &[u8], tm: &Tm, nsec: u32) {
         }
         let mut width: Option<usize> = None;
         while i < fmt.len() && fmt[i].is_ascii_digit() {
-            width = Some(width.unwrap_or(0).saturating_mul(10).saturating_add((fmt[i] - b'0') as usize));
+            width = Some(
+                width.unwrap_or(0).saturating_mul(10).saturating_add((fmt[i] - b'0') as usize),
+            );
             i += 1;
         }
         let mut colons = 0;

@@ -255,11 +255,7 @@ fn s(v: &OsString) -> String {
     v.to_string_lossy().into_owned()
 }
 
-fn choice<T: Copy>(
-    value: &str,
-    option: &str,
-    table: &[(&'static str, T)],
-) -> Result<T, ArgError> {
+fn choice<T: Copy>(value: &str, option: &str, table: &[(&'static str, T)]) -> Result<T, ArgError> {
     if let Some((_, t)) = table.iter().find(|(n, _)| *n == value) {
         return Ok(*t);
     }
@@ -327,7 +323,8 @@ pub fn parse<I: IntoIterator<Item = OsString>>(argv: I) -> Result<Args, ArgError
                     Ok(r) => r,
                     Err(ArgError::Usage(m)) if m.starts_with("unrecognized") => {
                         // GNU names the whole argument, value included.
-                        let v = p.optional_value().map(|v| format!("={}", s(&v))).unwrap_or_default();
+                        let v =
+                            p.optional_value().map(|v| format!("={}", s(&v))).unwrap_or_default();
                         return Err(ArgError::Usage(format!("unrecognized option '--{name}{v}'")));
                     }
                     Err(e) => return Err(e),
@@ -577,8 +574,10 @@ fn long(a: &mut Args, name: &str, v: Option<OsString>) -> Result<(), ArgError> {
         "show-control-chars" => a.hide_control = Some(false),
         "quote-name" => a.quoting = Some(Style::C),
         "quoting-style" => {
-            let table: Vec<(&'static str, Style)> =
-                Style::NAMES.iter().map(|n| (*n, Style::parse(n).unwrap_or(Style::Literal))).collect();
+            let table: Vec<(&'static str, Style)> = Style::NAMES
+                .iter()
+                .map(|n| (*n, Style::parse(n).unwrap_or(Style::Literal)))
+                .collect();
             a.quoting = Some(choice(&val(), "--quoting-style", &table)?);
         }
         "reverse" => a.reverse = true,

@@ -141,7 +141,11 @@ impl Colors {
     }
 
     /// Reads LS_COLORS / COLORTERM / TERM as GNU does.
-    pub fn from_env(ls_colors: Option<&[u8]>, colorterm: Option<&[u8]>, term: Option<&[u8]>) -> Setup {
+    pub fn from_env(
+        ls_colors: Option<&[u8]>,
+        colorterm: Option<&[u8]>,
+        term: Option<&[u8]>,
+    ) -> Setup {
         match ls_colors {
             Some(v) if !v.is_empty() => match Colors::parse(v) {
                 Ok(c) => Setup::Colors(Box::new(c)),
@@ -150,7 +154,8 @@ impl Colors {
             _ => {
                 let ct = colorterm.is_some_and(|c| !c.is_empty());
                 let known = term.is_some_and(|t| {
-                    !t.is_empty() && TERMS.iter().any(|p| crate::fnmatch::fnmatch(p.as_bytes(), t, false))
+                    !t.is_empty()
+                        && TERMS.iter().any(|p| crate::fnmatch::fnmatch(p.as_bytes(), t, false))
                 });
                 if ct || known {
                     Setup::Colors(Box::new(Colors::builtin()))
@@ -230,9 +235,8 @@ impl Colors {
     /// GNU's check_symlink_mode: links must be followed to colour them.
     pub fn needs_link_target(&self, long: bool) -> bool {
         self.is_colored(Key::Orphan)
-            || (self.is_colored(Key::Exec) && self.link_as_target)
-            || (self.is_colored(Key::Missing) && long)
             || self.link_as_target
+            || (self.is_colored(Key::Missing) && long)
     }
 
     /// The sequence for `e` (or its link target when `target`), `None` when
@@ -312,7 +316,8 @@ impl Colors {
                 }
             }
         }
-        if key == Key::Link && linkok == 0 && (self.link_as_target || self.is_colored(Key::Orphan)) {
+        if key == Key::Link && linkok == 0 && (self.link_as_target || self.is_colored(Key::Orphan))
+        {
             key = Key::Orphan;
         }
         self.get(key)

@@ -34,7 +34,6 @@ const TOK_OPEN: u64 = u64::MAX;
 const TOK_DENTS: u64 = u64::MAX - 1;
 const TOK_CLOSE: u64 = u64::MAX - 2;
 const TOK_FSTAT: u64 = u64::MAX - 3;
-const TOK_READ: u64 = u64::MAX - 4;
 
 fn tok(idx: usize, op: u64) -> u64 {
     ((idx as u64) << OP_BITS) | op
@@ -73,29 +72,49 @@ impl Gather {
         if birth {
             mask |= libc::STATX_BTIME;
         }
-        Gather { eng: Engine::new(), comps: Vec::new(), cwd: None, mask }
+        // A deep ring when io_uring runs: 10,000 stats + ACL checks then
+        // take a handful of enters (the thread pool ignores the depth).
+        let depth = if std::env::var_os("RINGIO_DEPTH").is_some() { None } else { Some(4096) };
+        let eng = Engine::with_config(ringio::Config { depth, ..ringio::Config::default() });
+        Gather { eng, comps: Vec::new(), cwd: None, mask }
     }
 
-    /// Reads a whole small file (/etc/passwd) through the engine.
-    pub fn read_file(&mut self, path: &[u8]) -> Vec<u8> {
-        self.eng.openat(TOK_OPEN, libc::AT_FDCWD, path, libc::O_RDONLY, 0);
-        let Some(Ok(fd)) = self.wait_one(TOK_OPEN).map(|c| c.fd()) else { return Vec::new() };
-        let mut data = Vec::with_capacity(16 * 1024);
-        loop {
-            if data.capacity() - data.len() < 4096 {
-                data.reserve(data.capacity());
+    /// Reads whole small files (/etc/passwd, /etc/group) through the
+    /// engine, all at once; an unreadable file reads as empty.
+    pub fn read_files(&mut self, paths: &[&[u8]]) -> Vec<Vec<u8>> {
+        let n = paths.len();
+        for (i, p) in paths.iter().enumerate() {
+            self.eng.openat(i as u64, libc::AT_FDCWD, p, libc::O_RDONLY, 0);
+        }
+        let mut fds: Vec<Option<i32>> = vec![None; n];
+        self.drain(|c| fds[c.token as usize] = c.fd().ok());
+        let mut data: Vec<Vec<u8>> = vec![Vec::new(); n];
+        let mut open: Vec<bool> = fds.iter().map(Option::is_some).collect();
+        while open.iter().any(|&o| o) {
+            for i in 0..n {
+                if let (true, Some(fd)) = (open[i], fds[i]) {
+                    let mut buf = std::mem::take(&mut data[i]);
+                    if buf.capacity() - buf.len() < 4096 {
+                        buf.reserve(buf.capacity().max(32 * 1024));
+                    }
+                    self.eng.read(i as u64, fd, buf, None);
+                }
             }
-            self.eng.read(TOK_READ, fd, data, None);
-            let Some(mut c) = self.wait_one(TOK_READ) else { return Vec::new() };
-            let n = c.result;
-            data = c.take_buf();
-            match n {
-                Ok(0) | Err(_) => break,
-                Ok(_) => {}
+            self.drain(|mut c| {
+                let i = c.token as usize;
+                let r = c.result;
+                data[i] = c.take_buf();
+                if !matches!(r, Ok(k) if k > 0) {
+                    open[i] = false;
+                }
+            });
+        }
+        for (i, fd) in fds.iter().enumerate() {
+            if let Some(fd) = fd {
+                self.eng.close(i as u64, *fd);
             }
         }
-        self.eng.close(TOK_CLOSE, fd);
-        self.wait_one(TOK_CLOSE);
+        self.drain(|_| {});
         data
     }
 
@@ -128,10 +147,8 @@ impl Gather {
     /// Stats the command-line operands. Returns per operand the entry or
     /// the error to report.
     pub fn operands(&mut self, plan: &Plan, names: &[Vec<u8>]) -> Vec<Result<Entry, Errno>> {
-        let follow_first = matches!(
-            plan.deref,
-            Deref::Always | Deref::CommandLine | Deref::CommandLineDirs
-        );
+        let follow_first =
+            matches!(plan.deref, Deref::Always | Deref::CommandLine | Deref::CommandLineDirs);
         let mut entries: Vec<Entry> = names
             .iter()
             .map(|n| {
@@ -142,7 +159,13 @@ impl Gather {
             .collect();
         for (i, n) in names.iter().enumerate() {
             let flags = if follow_first { 0 } else { libc::AT_SYMLINK_NOFOLLOW };
-            self.eng.statx(tok(i, OP_STAT), libc::AT_FDCWD, n, flags | libc::AT_NO_AUTOMOUNT, self.mask);
+            self.eng.statx(
+                tok(i, OP_STAT),
+                libc::AT_FDCWD,
+                n,
+                flags | libc::AT_NO_AUTOMOUNT,
+                self.mask,
+            );
         }
         let mut results: Vec<Option<Result<Meta, Errno>>> = vec![None; names.len()];
         self.drain(|c| {
@@ -227,6 +250,11 @@ impl Gather {
         all
     }
 
+    /// Skips tearing the engine down at exit (the process ends anyway).
+    pub fn leak(self) {
+        std::mem::forget(self);
+    }
+
     /// Pushes what an entry of known type needs besides its stat.
     fn push_followups(
         &mut self,
@@ -244,7 +272,13 @@ impl Gather {
                 self.eng.readlinkat(tok(i, OP_READLINK), dirfd, name, Vec::new());
             }
             if plan.link_target_needed() {
-                self.eng.statx(tok(i, OP_TARGET), dirfd, name, libc::AT_NO_AUTOMOUNT, libc::STATX_TYPE | libc::STATX_MODE);
+                self.eng.statx(
+                    tok(i, OP_TARGET),
+                    dirfd,
+                    name,
+                    libc::AT_NO_AUTOMOUNT,
+                    libc::STATX_TYPE | libc::STATX_MODE,
+                );
             }
         }
         if plan.long() && (t != FileType::Link || deref_all) {
@@ -252,15 +286,36 @@ impl Gather {
             // absolute path lets the io_uring executor take it.
             match abs {
                 Some(p) if p.len() < 4000 => {
-                    self.eng.getxattr(tok(i, OP_ACL), libc::AT_FDCWD, p, ACL_ACCESS, true, Vec::new());
+                    self.eng.getxattr(
+                        tok(i, OP_ACL),
+                        libc::AT_FDCWD,
+                        p,
+                        ACL_ACCESS,
+                        true,
+                        Vec::new(),
+                    );
                     if t == FileType::Dir {
-                        self.eng.getxattr(tok(i, OP_ACL_DEFAULT), libc::AT_FDCWD, p, ACL_DEFAULT, true, Vec::new());
+                        self.eng.getxattr(
+                            tok(i, OP_ACL_DEFAULT),
+                            libc::AT_FDCWD,
+                            p,
+                            ACL_DEFAULT,
+                            true,
+                            Vec::new(),
+                        );
                     }
                 }
                 _ => {
                     self.eng.getxattr(tok(i, OP_ACL), dirfd, name, ACL_ACCESS, true, Vec::new());
                     if t == FileType::Dir {
-                        self.eng.getxattr(tok(i, OP_ACL_DEFAULT), dirfd, name, ACL_DEFAULT, true, Vec::new());
+                        self.eng.getxattr(
+                            tok(i, OP_ACL_DEFAULT),
+                            dirfd,
+                            name,
+                            ACL_DEFAULT,
+                            true,
+                            Vec::new(),
+                        );
                     }
                 }
             }
@@ -306,17 +361,17 @@ impl Gather {
         let mut listing_done = false;
         while self.eng.outstanding() > 0 {
             batch.clear();
-            self.eng.wait(1, &mut batch);
+            // While listing, take whatever is ready (the next getdents
+            // batch first); once listed, wait for everything at once.
+            let want = if listing_done { self.eng.outstanding() } else { 1 };
+            self.eng.wait(want, &mut batch);
             for mut c in batch.drain(..) {
                 match c.token {
                     TOK_DENTS => {
-                        match c.result {
-                            Err(e) => {
-                                listing.read_error = Some(e);
-                                listing_done = true;
-                                continue;
-                            }
-                            Ok(_) => {}
+                        if let Err(e) = c.result {
+                            listing.read_error = Some(e);
+                            listing_done = true;
+                            continue;
                         }
                         let start = listing.entries.len();
                         for d in DirentIter::new(c.buf()) {
@@ -345,8 +400,16 @@ impl Gather {
                             listing_done = true;
                         } else {
                             let mut b = c.take_buf();
-                            if b.capacity() < ringio::DEFAULT_DENTS_BUF {
-                                b = Vec::with_capacity(ringio::DEFAULT_DENTS_BUF);
+                            // Threads: 64 KiB batches keep the workers fed
+                            // (research §3f). io_uring runs getdents inline
+                            // anyway, so bigger batches just save enters.
+                            let size = if self.eng.backend() == ringio::Backend::Uring {
+                                256 * 1024
+                            } else {
+                                ringio::DEFAULT_DENTS_BUF
+                            };
+                            if b.capacity() < size {
+                                b = Vec::with_capacity(size);
                             }
                             self.eng.getdents(TOK_DENTS, fd, b);
                         }
@@ -362,8 +425,8 @@ impl Gather {
                     _ => {
                         let i = (c.token >> OP_BITS) as usize;
                         let op = c.token & ((1 << OP_BITS) - 1);
-                        let was_unknown = op == OP_STAT
-                            && listing.entries[i].dtype == ringio::dtype::UNKNOWN;
+                        let was_unknown =
+                            op == OP_STAT && listing.entries[i].dtype == ringio::dtype::UNKNOWN;
                         store(plan, &mut listing.entries, &mut listing.errors, c);
                         if was_unknown && listing.entries[i].meta.is_some() {
                             let t = listing.entries[i].file_type();
@@ -379,7 +442,6 @@ impl Gather {
                 }
             }
         }
-        let _ = listing_done;
         self.comps = batch;
         self.eng.close(TOK_CLOSE, fd);
         self.wait_one(TOK_CLOSE);
@@ -409,10 +471,8 @@ fn store(plan: &Plan, entries: &mut [Entry], errors: &mut Vec<(usize, Errno)>, m
             Ok(st) => e.target_mode = Some(st.stx_mode as u32),
             Err(_) => e.target_broken = true,
         },
-        OP_READLINK => {
-            if c.result.is_ok() {
-                e.target = Some(c.take_buf().into_boxed_slice());
-            }
+        OP_READLINK if c.result.is_ok() => {
+            e.target = Some(c.take_buf().into_boxed_slice());
         }
         OP_ACL | OP_ACL_DEFAULT => {
             if matches!(c.result, Ok(n) if n > 0) {

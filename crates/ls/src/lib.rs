@@ -54,6 +54,7 @@ pub fn run() -> i32 {
         out.write(help::version(cli::progname()).as_bytes());
         return if out.finish() { 0 } else { EXIT_SERIOUS };
     }
+    ringio::sys::mem::tune_for_batch();
     let env = Env::from_process();
     let (plan, warnings) = match Plan::new(&a, &env) {
         Ok(p) => p,
@@ -160,15 +161,15 @@ impl<'a> Ls<'a> {
     pub fn new(plan: &'a Plan) -> Ls<'a> {
         let birth = plan.time == TimeKind::Birth || plan.json;
         let mut gather = Gather::new(birth);
-        let users = if plan.long() && (plan.show_owner || plan.show_group || plan.author) && !plan.numeric
-            || plan.json
-        {
-            let p = gather.read_file(b"/etc/passwd");
-            let g = gather.read_file(b"/etc/group");
-            Users::from_files(&p, &g)
-        } else {
-            Users::default()
-        };
+        let users =
+            if plan.long() && (plan.show_owner || plan.show_group || plan.author) && !plan.numeric
+                || plan.json
+            {
+                let f = gather.read_files(&[b"/etc/passwd", b"/etc/group"]);
+                Users::from_files(&f[0], &f[1])
+            } else {
+                Users::default()
+            };
         if plan.long() {
             ringio::sys::time::tzset();
         }
@@ -341,10 +342,15 @@ impl<'a> Ls<'a> {
     pub fn finish(mut self) -> i32 {
         let plan = self.plan;
         self.printer.painter.finish(plan, self.out.buf());
-        if !self.out.finish() {
+        let ok = self.out.finish();
+        // The process ends now: skip freeing the listing and the engine.
+        let status = self.status;
+        self.gather.leak();
+        std::mem::forget(self.printer);
+        if !ok {
             return EXIT_SERIOUS;
         }
-        self.status
+        status
     }
 }
 
@@ -381,7 +387,8 @@ fn canonical_depth(path: &[u8], depth: usize) -> Vec<u8> {
     if let Ok(c) = std::fs::canonicalize(p) {
         return c.into_os_string().into_vec();
     }
-    let parent = p.parent().filter(|x| !x.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let parent =
+        p.parent().filter(|x| !x.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
     let base = p.file_name().map(|b| b.as_bytes().to_vec()).unwrap_or_default();
     let dir = if depth < 40 {
         canonical_depth(parent.as_os_str().as_bytes(), depth + 1)

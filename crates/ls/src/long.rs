@@ -74,7 +74,7 @@ pub fn print(
     now: &mut Time,
     entries: &[Entry],
     names: &[Quoted],
-    pads: &[bool],
+    align: bool,
     links: &[Option<Vec<u8>>],
     extra: &[Entry],
 ) {
@@ -168,7 +168,17 @@ pub fn print(
         w_owner = w_owner.max(owner.len());
         w_group = w_group.max(group.len());
         w_size = w_size.max(size.len());
-        fields.push(Fields { inode, blocks, nlink, owner, owner_numeric, group, group_numeric, size, dev });
+        fields.push(Fields {
+            inode,
+            blocks,
+            nlink,
+            owner,
+            owner_numeric,
+            group,
+            group_numeric,
+            size,
+            dev,
+        });
     }
     if w_major > 0 {
         w_size = w_size.max(w_major + 2 + w_minor);
@@ -198,7 +208,13 @@ pub fn print(
             }
         }
         if any_acl {
-            out.push(if e.acl { b'+' } else if e.meta.is_none() { b'?' } else { b' ' });
+            out.push(if e.acl {
+                b'+'
+            } else if e.meta.is_none() {
+                b'?'
+            } else {
+                b' '
+            });
         }
         out.push(b' ');
         pad_left(out, &f.nlink, w_nlink);
@@ -254,7 +270,7 @@ pub fn print(
         out.push(b' ');
         let col = out.len() - line_start_vis;
         let _ = line_start;
-        let w = painter.name(plan, out, e, &names[k], false, pads[k], col, links[k].as_deref());
+        let w = painter.name(plan, out, e, &names[k], false, align, col, links[k].as_deref());
         if e.file_type() == FileType::Link {
             if let Some(t) = &e.target {
                 out.extend_from_slice(b" -> ");

@@ -48,7 +48,12 @@ pub fn indicator(plan: &Plan, e: &Entry) -> Option<u8> {
 }
 
 /// The indicator for a type/mode (used for link targets too).
-pub fn indicator_for(style: Indicator, t: FileType, mode: Option<u32>, stat_ok: bool) -> Option<u8> {
+pub fn indicator_for(
+    style: Indicator,
+    t: FileType,
+    mode: Option<u32>,
+    stat_ok: bool,
+) -> Option<u8> {
     if style == Indicator::None {
         return None;
     }
@@ -58,12 +63,10 @@ pub fn indicator_for(style: Indicator, t: FileType, mode: Option<u32>, stat_ok: 
         FileType::Link => b'@',
         FileType::Fifo => b'|',
         FileType::Socket => b'=',
-        FileType::Regular => {
-            if style == Indicator::Classify && stat_ok && mode.is_some_and(|m| m & 0o111 != 0) {
-                b'*'
-            } else {
-                return None;
-            }
+        FileType::Regular
+            if style == Indicator::Classify && stat_ok && mode.is_some_and(|m| m & 0o111 != 0) =>
+        {
+            b'*'
         }
         _ => return None,
     };
@@ -132,8 +135,10 @@ impl Painter {
     }
 
     /// Prints an entry's name (or its link target when `target`), with
-    /// colour and hyperlink. `pad` adds GNU's leading space. Returns the
-    /// width printed. `start_col` is the output column, for GNU's
+    /// colour and hyperlink. `align` says other names of the listing are
+    /// quoted: an unquoted name then gets GNU's leading space, and a quoted
+    /// one keeps its quotes outside the hyperlink. Returns the width
+    /// printed. `start_col` is the output column, for GNU's
     /// clear-to-end-of-line after names that may wrap.
     #[allow(clippy::too_many_arguments)]
     pub fn name(
@@ -143,10 +148,11 @@ impl Painter {
         e: &Entry,
         q: &Quoted,
         target: bool,
-        pad: bool,
+        align: bool,
         start_col: usize,
         link: Option<&[u8]>,
     ) -> usize {
+        let pad = align && !q.quoted;
         let color = plan.colors.as_ref().and_then(|c| c.for_entry(e, target)).map(|s| s.to_vec());
         let norm = plan.colors.as_ref().is_some_and(|c| c.is_colored(Key::Norm));
         let used = plan.colors.is_some() && (color.is_some() || norm);
@@ -171,7 +177,7 @@ impl Painter {
         let mut body: &[u8] = &q.bytes;
         let mut skip_quotes = false;
         if let Some(path) = link {
-            if pad && q.quoted && body.len() >= 2 {
+            if align && q.quoted && body.len() >= 2 {
                 skip_quotes = true;
                 out.push(body[0]);
                 body = &body[1..body.len() - 1];
@@ -200,7 +206,10 @@ impl Painter {
         let len = q.bytes.len();
         if used {
             self.end_color(plan, out);
-            if plan.width > 0 && len > 0 && start_col / plan.width != (start_col + len - 1) / plan.width {
+            if plan.width > 0
+                && len > 0
+                && start_col / plan.width != (start_col + len - 1) / plan.width
+            {
                 if let Some(cl) = plan.colors.as_ref().and_then(|c| c.get(Key::ClrToEol)) {
                     out.extend_from_slice(cl);
                 }

@@ -98,11 +98,8 @@ pub struct Plan {
 impl Plan {
     pub fn new(a: &Args, env: &Env) -> Result<(Plan, Warnings), ArgError> {
         let mut warn = Warnings::default();
-        let mut format = a.format.unwrap_or(if env.stdout_tty {
-            Format::Columns
-        } else {
-            Format::OnePerLine
-        });
+        let mut format =
+            a.format.unwrap_or(if env.stdout_tty { Format::Columns } else { Format::OnePerLine });
         if a.tree.is_some() || a.json {
             format = Format::OnePerLine;
         }
@@ -273,11 +270,8 @@ impl Plan {
         let ignore = a.ignore.clone();
         let hide = if a.hidden == Hidden::Dots { a.hide.clone() } else { Vec::new() };
 
-        let needs_stat = matches!(sort, Sort::Time | Sort::Size)
-            || long
-            || a.size_blocks
-            || a.json
-            || a.context;
+        let needs_stat =
+            matches!(sort, Sort::Time | Sort::Size) || long || a.size_blocks || a.json || a.context;
         let needs_type = !needs_stat
             && (a.recursive
                 || colors.is_some()

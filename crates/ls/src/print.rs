@@ -63,7 +63,8 @@ impl<'a> Printer<'a> {
         extra: &[Entry],
     ) {
         let plan = self.plan;
-        let names: Vec<Quoted> = entries.iter().map(|e| quote(plan, &e.name, &plan.quoter)).collect();
+        let names: Vec<Quoted> =
+            entries.iter().map(|e| quote(plan, &e.name, &plan.quoter)).collect();
         let align = matches!(
             plan.quoter.style,
             cli::quote::Style::Shell | cli::quote::Style::ShellEscape | cli::quote::Style::CMaybe
@@ -82,7 +83,7 @@ impl<'a> Printer<'a> {
                 &mut self.now,
                 entries,
                 &names,
-                &pads,
+                some_quoted,
                 links,
                 extra,
             );
@@ -157,7 +158,16 @@ impl<'a> Printer<'a> {
                 out.extend_from_slice(b"? ");
                 col += 2;
             }
-            this.painter.name(plan, out, &entries[i], &names[i], false, pads[i], col, links[i].as_deref());
+            this.painter.name(
+                plan,
+                out,
+                &entries[i],
+                &names[i],
+                false,
+                some_quoted,
+                col,
+                links[i].as_deref(),
+            );
             if let Some(c) = inds[i] {
                 out.push(c);
             }
@@ -178,8 +188,8 @@ impl<'a> Printer<'a> {
                 let sep_byte = if plan.format == Format::Commas { b',' } else { b' ' };
                 let line = plan.width;
                 let mut pos = 0usize;
-                for i in 0..n {
-                    let len = if line > 0 { widths[i] } else { 0 };
+                for (i, &w) in widths.iter().enumerate() {
+                    let len = if line > 0 { w } else { 0 };
                     if i != 0 {
                         let sep;
                         if line == 0 || pos + 2 + len < line {

@@ -197,11 +197,31 @@ mod tests {
     #[test]
     fn version_order() {
         let mut v: Vec<&[u8]> = vec![
-            b"a10", b"a2", b"a1.tar.gz", b"a1", b".x", b"..", b".", b"b~", b"b", b"1.10", b"1.9",
+            b"a10",
+            b"a2",
+            b"a1.tar.gz",
+            b"a1",
+            b".x",
+            b"..",
+            b".",
+            b"b~",
+            b"b",
+            b"1.10",
+            b"1.9",
         ];
         v.sort_by(|a, b| filevercmp(a, b).then_with(|| a.cmp(b)));
         let want: Vec<&[u8]> = vec![
-            b".", b"..", b".x", b"1.9", b"1.10", b"a1", b"a1.tar.gz", b"a2", b"a10", b"b~", b"b",
+            b".",
+            b"..",
+            b".x",
+            b"1.9",
+            b"1.10",
+            b"a1",
+            b"a1.tar.gz",
+            b"a2",
+            b"a10",
+            b"b~",
+            b"b",
         ];
         assert_eq!(v, want);
     }

@@ -10,9 +10,8 @@ pub fn user_name(uid: u32) -> Option<Vec<u8>> {
         let mut res: *mut libc::passwd = std::ptr::null_mut();
         // SAFETY: pw, buf (with its true length) and res are valid for the call;
         // the strings the result points at live in buf.
-        let r = unsafe {
-            libc::getpwuid_r(uid, &mut pw, buf.as_mut_ptr().cast(), buf.len(), &mut res)
-        };
+        let r =
+            unsafe { libc::getpwuid_r(uid, &mut pw, buf.as_mut_ptr().cast(), buf.len(), &mut res) };
         if r == libc::ERANGE && buf.len() < (1 << 20) {
             buf.resize(buf.len() * 2, 0);
             continue;
@@ -33,9 +32,8 @@ pub fn group_name(gid: u32) -> Option<Vec<u8>> {
         let mut gr: libc::group = unsafe { std::mem::zeroed() };
         let mut res: *mut libc::group = std::ptr::null_mut();
         // SAFETY: gr, buf (with its true length) and res are valid for the call.
-        let r = unsafe {
-            libc::getgrgid_r(gid, &mut gr, buf.as_mut_ptr().cast(), buf.len(), &mut res)
-        };
+        let r =
+            unsafe { libc::getgrgid_r(gid, &mut gr, buf.as_mut_ptr().cast(), buf.len(), &mut res) };
         if r == libc::ERANGE && buf.len() < (1 << 20) {
             buf.resize(buf.len() * 2, 0);
             continue;
