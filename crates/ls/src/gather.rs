@@ -281,7 +281,7 @@ impl Gather {
                 );
             }
         }
-        if plan.long() && (t != FileType::Link || deref_all) {
+        if long && (t != FileType::Link || deref_all) {
             // GNU asks getxattr (following links) of the file's path; an
             // absolute path lets the io_uring executor take it.
             match abs {
@@ -345,7 +345,9 @@ impl Gather {
         if want_id {
             self.eng.statx(TOK_FSTAT, fd, b"", libc::AT_EMPTY_PATH, libc::STATX_INO);
         }
-        let need_abs = plan.long();
+        // io_uring only takes getxattr of absolute paths; the other
+        // executors use getxattrat on the dirfd, a one-component lookup.
+        let need_abs = (plan.long() || plan.json) && self.eng.backend() == ringio::Backend::Uring;
         let mut abs = if need_abs { self.abs_dir(path) } else { None };
         if let Some(a) = abs.as_mut() {
             if a.last() != Some(&b'/') {

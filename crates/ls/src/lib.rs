@@ -13,6 +13,8 @@ pub mod entry;
 pub mod fnmatch;
 pub mod gather;
 mod help;
+pub mod icons;
+pub mod json;
 pub mod long;
 pub mod name;
 pub mod plan;
@@ -216,7 +218,7 @@ impl<'a> Ls<'a> {
         let operands: Vec<Vec<u8>> =
             if files.is_empty() { vec![b".".to_vec()] } else { files.to_vec() };
         let mut listed: Vec<Entry> = Vec::new();
-        if files.is_empty() && !plan.directory {
+        if files.is_empty() && !plan.directory && plan.tree.is_none() {
             self.pending.push(Pending { name: b".".to_vec(), cmdline: true });
         } else {
             let results = self.gather.operands(plan, &operands);
@@ -239,6 +241,25 @@ impl<'a> Ls<'a> {
         }
         for d in dirs.iter().rev() {
             self.pending.push(Pending { name: d.name.to_vec(), cmdline: true });
+        }
+        if plan.json {
+            for e in &files_out {
+                json::entry(self.out.buf(), e, &e.name, &mut self.printer.users);
+            }
+            self.out.maybe_flush();
+            while let Some(p) = self.pending.pop() {
+                self.list_dir(&p);
+            }
+            return;
+        }
+        if let Some(depth) = plan.tree {
+            let links = self.links(None, &files_out);
+            self.printer.entries(self.out.buf(), &files_out, &links, &[]);
+            for d in &dirs {
+                self.tree_root(d, depth);
+            }
+            self.out.maybe_flush();
+            return;
         }
         if !files_out.is_empty() {
             let links = self.links(None, &files_out);
@@ -298,6 +319,27 @@ impl<'a> Ls<'a> {
                 return;
             }
         }
+        if plan.json {
+            for &(i, e) in &listing.errors {
+                let path = attach(&p.name, &listing.entries[i].name);
+                self.error("cannot access", &path, e, false);
+            }
+            let mut entries = listing.entries;
+            self.sort(&mut entries);
+            for e in &entries {
+                let path = join(&p.name, &e.name);
+                json::entry(self.out.buf(), e, &path, &mut self.printer.users);
+            }
+            if plan.recursive {
+                for e in entries.iter().rev() {
+                    if e.is_dir() && e.name[..] != *b"." && e.name[..] != *b".." {
+                        self.pending.push(Pending { name: join(&p.name, &e.name), cmdline: false });
+                    }
+                }
+            }
+            self.out.maybe_flush();
+            return;
+        }
         if plan.recursive || self.print_dir_name {
             let link = if plan.hyperlink { Some(canonical(&p.name)) } else { None };
             let first = self.first_header;
@@ -336,6 +378,55 @@ impl<'a> Ls<'a> {
         self.printer.entries(self.out.buf(), &entries, &links, &[]);
         self.out.maybe_flush();
         let _ = Format::Long;
+    }
+
+    /// `--tree`: the directory, then its entries with branch lines,
+    /// descending into subdirectories (not through links) up to `depth`.
+    fn tree_root(&mut self, root: &Entry, depth: Option<usize>) {
+        let plan = self.plan;
+        let links = self.links(None, std::slice::from_ref(root));
+        self.printer.entries(self.out.buf(), std::slice::from_ref(root), &links, &[]);
+        let mut prefix = Vec::new();
+        self.tree_dir(&root.name, &mut prefix, 1, depth);
+        let _ = plan;
+    }
+
+    fn tree_dir(&mut self, path: &[u8], prefix: &mut Vec<u8>, level: usize, depth: Option<usize>) {
+        if depth.is_some_and(|d| level > d) {
+            return;
+        }
+        let plan = self.plan;
+        let listing = match self.gather.read_dir(plan, path, false) {
+            Ok(l) => l,
+            Err(e) => {
+                self.error("cannot open directory", path, e, level == 1);
+                return;
+            }
+        };
+        for &(i, e) in &listing.errors {
+            let p = attach(path, &listing.entries[i].name);
+            self.error("cannot access", &p, e, false);
+        }
+        let mut entries = listing.entries;
+        entries.retain(|e| e.name[..] != *b"." && e.name[..] != *b"..");
+        self.sort(&mut entries);
+        let n = entries.len();
+        for (k, e) in entries.iter().enumerate() {
+            let last = k + 1 == n;
+            let links = self.links(Some(path), std::slice::from_ref(e));
+            let buf = self.out.buf();
+            buf.extend_from_slice(prefix);
+            buf.extend_from_slice(if last { "└── ".as_bytes() } else { "├── ".as_bytes() });
+            self.printer.entries(self.out.buf(), std::slice::from_ref(e), &links, &[]);
+            if e.is_dir() {
+                let len = prefix.len();
+                prefix.extend_from_slice(if last { "    ".as_bytes() } else { "│   ".as_bytes() });
+                let sub = join(path, &e.name);
+                self.tree_dir(&sub, prefix, level + 1, depth);
+                prefix.truncate(len);
+            }
+            self.out.maybe_flush();
+        }
     }
 
     /// Flushes output; returns the exit status.

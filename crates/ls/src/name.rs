@@ -174,6 +174,10 @@ impl Painter {
                 self.put_indicator(plan, out, &r);
             }
         }
+        if plan.icons && !target {
+            out.extend_from_slice(crate::icons::icon(e).as_bytes());
+            out.push(b' ');
+        }
         let mut body: &[u8] = &q.bytes;
         let mut skip_quotes = false;
         if let Some(path) = link {
@@ -215,6 +219,6 @@ impl Painter {
                 }
             }
         }
-        q.width + usize::from(pad)
+        q.width + usize::from(pad) + if plan.icons && !target { 2 } else { 0 }
     }
 }

@@ -123,6 +123,9 @@ impl<'a> Printer<'a> {
         let widths: Vec<usize> = (0..entries.len())
             .map(|i| {
                 let mut w = names[i].width + usize::from(pads[i]);
+                if plan.icons {
+                    w += 2;
+                }
                 if plan.inode {
                     w += 1 + if commas { inodes[i].len() } else { w_inode };
                 }

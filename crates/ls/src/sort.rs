@@ -70,10 +70,34 @@ pub fn sort_entries(
             o
         }
     };
+    // Sort indices, not the ~200-byte entries, then move each entry once.
+    let mut idx: Vec<u32> = (0..v.len() as u32).collect();
     if dirs_first {
-        v.sort_by(|a, b| dir_like(b).cmp(&dir_like(a)).then_with(|| cmp(a, b)));
+        let dl: Vec<bool> = v.iter().map(dir_like).collect();
+        idx.sort_by(|&a, &b| {
+            let (a, b) = (a as usize, b as usize);
+            dl[b].cmp(&dl[a]).then_with(|| cmp(&v[a], &v[b]))
+        });
+    } else if key == Sort::Name && !reverse {
+        idx.sort_unstable_by(|&a, &b| v[a as usize].name.cmp(&v[b as usize].name));
     } else {
-        v.sort_by(cmp);
+        idx.sort_by(|&a, &b| cmp(&v[a as usize], &v[b as usize]));
+    }
+    apply_permutation(v, &mut idx);
+}
+
+/// Reorders `v` so that `v[i]` becomes the old `v[idx[i]]`, by following
+/// the permutation's cycles (each entry moves once; `idx` is consumed).
+fn apply_permutation<T>(v: &mut [T], idx: &mut [u32]) {
+    for start in 0..v.len() {
+        let mut cur = start;
+        while idx[cur] as usize != start {
+            let next = idx[cur] as usize;
+            v.swap(cur, next);
+            idx[cur] = cur as u32;
+            cur = next;
+        }
+        idx[cur] = cur as u32;
     }
 }
 
@@ -224,6 +248,14 @@ mod tests {
             b"b",
         ];
         assert_eq!(v, want);
+    }
+
+    #[test]
+    fn permutation_applies() {
+        let mut v = vec!['a', 'b', 'c', 'd', 'e'];
+        let mut idx = vec![3, 0, 4, 1, 2];
+        apply_permutation(&mut v, &mut idx);
+        assert_eq!(v, vec!['d', 'a', 'e', 'b', 'c']);
     }
 
     #[test]
