@@ -796,3 +796,75 @@ fn uring_syscall_budget() {
         .unwrap_or(u64::MAX);
     assert!(total <= 100, "lsr -al (uring) made {total} syscalls:\n{err}");
 }
+
+fn ours_out(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_lsr"))
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("LC_ALL", "C")
+        .env("TZ", "UTC")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn tree_output() {
+    let t = TempDir::new("ls-tree");
+    build_tree(
+        t.path(),
+        &["d:a", "d:a/b", "f:a/b/deep:", "f:a/x:", "f:top:", "d:c", "l:a/link:../c", "f:.hid:"],
+    );
+    for b in crate::util::BACKENDS {
+        let o = Command::new(env!("CARGO_BIN_EXE_lsr"))
+            .args(["--tree", "-F"])
+            .current_dir(t.path())
+            .env("RINGIO_BACKEND", b)
+            .output()
+            .unwrap();
+        let want =
+            "./\n├── a/\n│   ├── b/\n│   │   └── deep\n│   ├── link@\n│   └── x\n├── c/\n└── top\n";
+        assert_eq!(String::from_utf8_lossy(&o.stdout), want, "[{b}]");
+    }
+    let o = ours_out(t.path(), &["--tree=1", "a"]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "a\n├── b\n├── link\n└── x\n");
+    let o = ours_out(t.path(), &["--tree", "-a", "c"]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "c\n");
+}
+
+#[test]
+fn json_output() {
+    let t = TempDir::new("ls-json");
+    build_tree(t.path(), &["d:d", "f:d/f:abc", "l:d/l:f", "l:d/dang:nowhere"]);
+    std::fs::write(raw_name(&t.join("d"), b"q\"\n\xff"), b"").unwrap();
+    let o = ours_out(t.path(), &["--json", "d"]);
+    let s = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<&str> = s.lines().collect();
+    assert_eq!(lines.len(), 4, "{s}");
+    assert!(lines.iter().all(|l| l.starts_with('{') && l.ends_with('}')));
+    let f = lines.iter().find(|l| l.contains("\"name\":\"f\"")).unwrap();
+    assert!(
+        f.contains("\"type\":\"file\"")
+            && f.contains("\"size\":3")
+            && f.contains("\"path\":\"d/f\"")
+    );
+    let l = lines.iter().find(|l| l.contains("\"name\":\"l\"")).unwrap();
+    assert!(l.contains("\"target\":\"f\"") && l.contains("\"target_ok\":true"), "{l}");
+    let d = lines.iter().find(|l| l.contains("\"name\":\"dang\"")).unwrap();
+    assert!(d.contains("\"target_ok\":false"));
+    let q = lines.iter().find(|l| l.contains("name_bytes")).unwrap();
+    assert!(q.contains("\\\"\\n\u{fffd}") && q.contains("[113,34,10,255]"), "{q}");
+    let o = ours_out(t.path(), &["--json", "-R"]);
+    assert_eq!(String::from_utf8(o.stdout).unwrap().lines().count(), 5);
+}
+
+#[test]
+fn icons_prefix_names() {
+    let t = TempDir::new("ls-icons");
+    build_tree(t.path(), &["d:src", "f:main.rs:", "f:notes.txt:"]);
+    let o = ours_out(t.path(), &["--icons=always", "-1"]);
+    let s = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(s, "\u{e7a8} main.rs\n\u{f15c} notes.txt\n\u{f07b} src\n");
+    let o = ours_out(t.path(), &["--icons=auto", "-1"]);
+    assert_eq!(String::from_utf8(o.stdout).unwrap(), "main.rs\nnotes.txt\nsrc\n");
+}

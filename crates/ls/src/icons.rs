@@ -66,7 +66,8 @@ pub fn icon(e: &Entry) -> &'static str {
         FileType::Regular => {
             if let Some(dot) = memchr::memrchr(b'.', &e.name) {
                 let ext = &e.name[dot + 1..];
-                if let Some((_, g)) = BY_EXT.iter().find(|(x, _)| x.as_bytes().eq_ignore_ascii_case(ext))
+                if let Some((_, g)) =
+                    BY_EXT.iter().find(|(x, _)| x.as_bytes().eq_ignore_ascii_case(ext))
                 {
                     return g;
                 }

@@ -161,7 +161,9 @@ mod tests {
         let mut u = Users::without_nss(b"root:x:0:0::/:/bin/sh\n", b"root:x:0:\n");
         entry(&mut out, &e, b"d/a\"b\xff", &mut u);
         let s = String::from_utf8(out).unwrap();
-        assert!(s.starts_with("{\"type\":\"file\",\"name\":\"a\\\"b\u{fffd}\",\"name_bytes\":[97,34,98,255]"));
+        assert!(s.starts_with(
+            "{\"type\":\"file\",\"name\":\"a\\\"b\u{fffd}\",\"name_bytes\":[97,34,98,255]"
+        ));
         assert!(s.contains("\"mtime_ns\":1000000005"));
         assert!(s.contains("\"user\":\"root\""));
         assert!(s.ends_with("}\n"));

@@ -416,11 +416,19 @@ impl<'a> Ls<'a> {
             let links = self.links(Some(path), std::slice::from_ref(e));
             let buf = self.out.buf();
             buf.extend_from_slice(prefix);
-            buf.extend_from_slice(if last { "└── ".as_bytes() } else { "├── ".as_bytes() });
+            buf.extend_from_slice(if last {
+                "└── ".as_bytes()
+            } else {
+                "├── ".as_bytes()
+            });
             self.printer.entries(self.out.buf(), std::slice::from_ref(e), &links, &[]);
             if e.is_dir() {
                 let len = prefix.len();
-                prefix.extend_from_slice(if last { "    ".as_bytes() } else { "│   ".as_bytes() });
+                prefix.extend_from_slice(if last {
+                    "    ".as_bytes()
+                } else {
+                    "│   ".as_bytes()
+                });
                 let sub = join(path, &e.name);
                 self.tree_dir(&sub, prefix, level + 1, depth);
                 prefix.truncate(len);
