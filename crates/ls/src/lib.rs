@@ -148,6 +148,9 @@ struct Pending {
 /// The walk over operands and directories.
 pub struct Ls<'a> {
     plan: &'a Plan,
+    /// `--dired` offsets in the output stream.
+    dired: Vec<u64>,
+    subdired: Vec<u64>,
     gather: Gather,
     printer: Printer<'a>,
     out: Out,
@@ -182,6 +185,8 @@ impl<'a> Ls<'a> {
         }
         Ls {
             plan,
+            dired: Vec::new(),
+            subdired: Vec::new(),
             gather,
             printer,
             out: Out::stdout(),
@@ -267,6 +272,7 @@ impl<'a> Ls<'a> {
             if !self.pending.is_empty() {
                 self.out.buf().push(plan.eol);
             }
+            self.take_marks();
             self.out.maybe_flush();
         } else if files.len() <= 1 && self.pending.len() == 1 {
             self.print_dir_name = false;
@@ -376,6 +382,7 @@ impl<'a> Ls<'a> {
         }
         let links = self.links(Some(&p.name), &entries);
         self.printer.entries(self.out.buf(), &entries, &links, &[]);
+        self.take_marks();
         self.out.maybe_flush();
         let _ = Format::Long;
     }
@@ -437,9 +444,42 @@ impl<'a> Ls<'a> {
         }
     }
 
+    /// Turns the printer's buffer-relative dired marks into stream
+    /// offsets; call before the buffer may be flushed.
+    fn take_marks(&mut self) {
+        let base = self.out.written();
+        for (s, e) in self.printer.dired.drain(..) {
+            self.dired.extend([base + s as u64, base + e as u64]);
+        }
+        for (s, e) in self.printer.subdired.drain(..) {
+            self.subdired.extend([base + s as u64, base + e as u64]);
+        }
+    }
+
     /// Flushes output; returns the exit status.
     pub fn finish(mut self) -> i32 {
         let plan = self.plan;
+        if plan.dired {
+            self.take_marks();
+            let mut tail = Vec::new();
+            for (label, v) in [("//DIRED//", &self.dired), ("//SUBDIRED//", &self.subdired)] {
+                if !v.is_empty() {
+                    tail.extend_from_slice(label.as_bytes());
+                    for n in v.iter() {
+                        tail.extend_from_slice(format!(" {n}").as_bytes());
+                    }
+                    tail.push(b'\n');
+                }
+            }
+            let style = cli::quote::Style::NAMES
+                .iter()
+                .find(|n| cli::quote::Style::parse(n) == Some(plan.quoter.style))
+                .unwrap_or(&"literal");
+            tail.extend_from_slice(
+                format!("//DIRED-OPTIONS// --quoting-style={style}\n").as_bytes(),
+            );
+            self.out.buf().extend_from_slice(&tail);
+        }
         self.printer.painter.finish(plan, self.out.buf());
         let ok = self.out.finish();
         // The process ends now: skip freeing the listing and the engine.

@@ -77,6 +77,7 @@ pub fn print(
     align: bool,
     links: &[Option<Vec<u8>>],
     extra: &[Entry],
+    dired: &mut Vec<(usize, usize)>,
 ) {
     let any_acl = entries.iter().chain(extra).any(|e| e.acl);
     let mut fields: Vec<Fields> = Vec::with_capacity(entries.len() + extra.len());
@@ -190,6 +191,9 @@ pub fn print(
     };
     for (k, (e, f)) in entries.iter().zip(fields.iter()).enumerate() {
         let line_start = out.len();
+        if plan.dired {
+            out.extend_from_slice(b"  ");
+        }
         painter.normal(plan, out);
         let line_start_vis = out.len();
         if plan.inode {
@@ -270,7 +274,11 @@ pub fn print(
         out.push(b' ');
         let col = out.len() - line_start_vis;
         let _ = line_start;
+        let name_start = out.len() + usize::from(align && !names[k].quoted);
         let w = painter.name(plan, out, e, &names[k], false, align, col, links[k].as_deref());
+        if plan.dired {
+            dired.push((name_start, out.len()));
+        }
         if e.file_type() == FileType::Link {
             if let Some(t) = &e.target {
                 out.extend_from_slice(b" -> ");

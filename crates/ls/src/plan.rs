@@ -89,6 +89,8 @@ pub struct Plan {
     pub directory: bool,
     pub tree: Option<Option<usize>>,
     pub json: bool,
+    /// `-D` with `-l`: Emacs dired offsets.
+    pub dired: bool,
     /// sort/size/long/-s need every entry's stat (GNU's format_needs_stat).
     pub needs_stat: bool,
     /// -R/colour/indicators/grouping need every entry's type.
@@ -315,6 +317,7 @@ impl Plan {
                 directory: a.directory,
                 tree: a.tree,
                 json: a.json,
+                dired: a.dired && long,
                 needs_stat,
                 needs_type,
             },

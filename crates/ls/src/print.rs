@@ -15,16 +15,31 @@ pub struct Printer<'a> {
     pub users: Users,
     pub now: Time,
     pub painter: Painter,
+    /// `--dired`: (start, end) of each name printed, relative to the
+    /// output buffer; the caller turns them into stream offsets.
+    pub dired: Vec<(usize, usize)>,
+    /// `--dired`: the same for directory headers.
+    pub subdired: Vec<(usize, usize)>,
 }
 
 impl<'a> Printer<'a> {
     pub fn new(plan: &'a Plan, users: Users, now: Time) -> Printer<'a> {
-        Printer { plan, users, now, painter: Painter::default() }
+        Printer {
+            plan,
+            users,
+            now,
+            painter: Painter::default(),
+            dired: Vec::new(),
+            subdired: Vec::new(),
+        }
     }
 
     /// The `total N` line of a directory listing.
     pub fn total(&mut self, out: &mut Vec<u8>, entries: &[Entry]) {
         let blocks: u64 = entries.iter().filter_map(|e| e.meta.map(|m| m.blocks)).sum();
+        if self.plan.dired {
+            out.extend_from_slice(b"  ");
+        }
         out.extend_from_slice(b"total ");
         out.extend_from_slice(self.plan.block_size.format(blocks * 512).as_bytes());
         out.push(self.plan.eol);
@@ -36,6 +51,10 @@ impl<'a> Printer<'a> {
             out.push(self.plan.eol);
         }
         let q = quote(self.plan, name, &self.plan.dir_quoter);
+        if self.plan.dired {
+            out.extend_from_slice(b"  ");
+            self.subdired.push((out.len(), out.len() + q.bytes.len()));
+        }
         match link {
             Some(path) => {
                 let e = Entry::new(name, 0, 0);
@@ -86,6 +105,7 @@ impl<'a> Printer<'a> {
                 some_quoted,
                 links,
                 extra,
+                &mut self.dired,
             );
             return;
         }
