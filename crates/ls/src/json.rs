@@ -97,12 +97,12 @@ pub fn entry(out: &mut Vec<u8>, e: &Entry, path: &[u8], users: &mut Users) {
             );
             out.extend_from_slice(b",\"user\":");
             match users.user(m.uid) {
-                Some(n) => string(out, &n.to_vec()),
+                Some(n) => string(out, n),
                 None => out.extend_from_slice(b"null"),
             }
             out.extend_from_slice(b",\"group\":");
             match users.group(m.gid) {
-                Some(n) => string(out, &n.to_vec()),
+                Some(n) => string(out, n),
                 None => out.extend_from_slice(b"null"),
             }
             out.extend_from_slice(
