@@ -216,8 +216,8 @@ impl Gather {
         }
         let mut dummy = Vec::new();
         let eng_comps = self.collect();
-        for c in eng_comps {
-            store(plan, &mut entries, &mut dummy, c);
+        for mut c in eng_comps {
+            store(plan, &mut entries, &mut dummy, &mut c);
         }
         for (i, e) in entries.into_iter().enumerate() {
             match e.stat_err {
@@ -367,7 +367,7 @@ impl Gather {
             // batch first); once listed, wait for everything at once.
             let want = if listing_done { self.eng.outstanding() } else { 1 };
             self.eng.wait(want, &mut batch);
-            for mut c in batch.drain(..) {
+            for c in batch.iter_mut() {
                 match c.token {
                     TOK_DENTS => {
                         if let Err(e) = c.result {
@@ -376,6 +376,8 @@ impl Gather {
                             continue;
                         }
                         let start = listing.entries.len();
+                        // A record is at least 24 bytes: one reservation per batch.
+                        listing.entries.reserve(c.buf().len() / 24);
                         for d in DirentIter::new(c.buf()) {
                             if plan.ignored(d.name) {
                                 continue;
@@ -453,7 +455,7 @@ impl Gather {
 }
 
 /// Records one entry-level completion.
-fn store(plan: &Plan, entries: &mut [Entry], errors: &mut Vec<(usize, Errno)>, mut c: Completion) {
+fn store(plan: &Plan, entries: &mut [Entry], errors: &mut Vec<(usize, Errno)>, c: &mut Completion) {
     let i = (c.token >> OP_BITS) as usize;
     let op = c.token & ((1 << OP_BITS) - 1);
     let Some(e) = entries.get_mut(i) else { return };

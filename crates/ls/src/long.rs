@@ -30,21 +30,93 @@ pub fn mode_string(out: &mut Vec<u8>, t: FileType, mode: u32) {
     out.push(special(0o001, libc::S_ISVTX, b't', b'T'));
 }
 
-fn num(n: u64) -> Vec<u8> {
-    n.to_string().into_bytes()
+/// A short field text kept inline (numbers, "?"), or a longer one on the
+/// heap: the long format must not allocate per file.
+#[derive(Clone)]
+enum Text {
+    Inline(u8, [u8; 23]),
+    Heap(Box<[u8]>),
+}
+
+impl Default for Text {
+    fn default() -> Text {
+        Text::Inline(0, [0; 23])
+    }
+}
+
+impl Text {
+    fn from_bytes(b: &[u8]) -> Text {
+        if b.len() <= 23 {
+            let mut a = [0u8; 23];
+            a[..b.len()].copy_from_slice(b);
+            Text::Inline(b.len() as u8, a)
+        } else {
+            Text::Heap(b.into())
+        }
+    }
+
+    fn num(mut n: u64) -> Text {
+        let mut a = [0u8; 23];
+        let mut i = 23;
+        loop {
+            i -= 1;
+            a[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        let len = 23 - i;
+        a.copy_within(i.., 0);
+        Text::Inline(len as u8, a)
+    }
+
+    fn unknown() -> Text {
+        Text::from_bytes(b"?")
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Text::Inline(n, a) => &a[..*n as usize],
+            Text::Heap(b) => b,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.bytes().len()
+    }
 }
 
 /// Field texts for one line, before padding.
 struct Fields {
-    inode: Vec<u8>,
-    blocks: Vec<u8>,
-    nlink: Vec<u8>,
-    owner: Vec<u8>,
+    inode: Text,
+    blocks: Text,
+    nlink: Text,
+    owner: Text,
     owner_numeric: bool,
-    group: Vec<u8>,
+    group: Text,
     group_numeric: bool,
-    size: Vec<u8>,
-    dev: Option<(Vec<u8>, Vec<u8>)>,
+    size: Text,
+    dev: Option<(Text, Text)>,
+}
+
+fn size_text(f: cli::size::SizeFormat, bytes: u64) -> Text {
+    if f == cli::size::SizeFormat::BYTES {
+        Text::num(bytes)
+    } else {
+        Text::from_bytes(f.format(bytes).as_bytes())
+    }
+}
+
+fn id_text(users: &mut Users, id: u32, numeric: bool, group: bool) -> (Text, bool) {
+    if numeric {
+        return (Text::num(id as u64), true);
+    }
+    let name = if group { users.group(id) } else { users.user(id) };
+    match name {
+        Some(n) => (Text::from_bytes(n), false),
+        None => (Text::num(id as u64), true),
+    }
 }
 
 pub fn time_of(e: &Entry, kind: TimeKind) -> Option<Time> {
@@ -86,82 +158,43 @@ pub fn print(
     let (mut w_major, mut w_minor) = (0, 0);
     for e in entries.iter().chain(extra) {
         let m = e.meta.as_ref();
-        let q = || b"?".to_vec();
         let inode = if plan.inode {
             let i = e.inode();
             if i == 0 && m.is_none() {
-                q()
+                Text::unknown()
             } else {
-                num(i)
+                Text::num(i)
             }
         } else {
-            Vec::new()
+            Text::default()
         };
         let blocks = if plan.size_blocks {
-            m.map_or_else(q, |m| plan.block_size.format(m.blocks * 512).into_bytes())
+            m.map_or_else(Text::unknown, |m| size_text(plan.block_size, m.blocks * 512))
         } else {
-            Vec::new()
+            Text::default()
         };
-        let nlink = m.map_or_else(q, |m| num(m.nlink));
-        let mut owner_numeric = false;
-        let owner = if plan.show_owner || plan.author {
-            match m {
-                None => q(),
-                Some(m) => {
-                    let mut v = Vec::new();
-                    if plan.numeric {
-                        owner_numeric = true;
-                        v = num(m.uid as u64);
-                    } else {
-                        match users.user(m.uid) {
-                            Some(n) => v.extend_from_slice(n),
-                            None => {
-                                owner_numeric = true;
-                                v = num(m.uid as u64)
-                            }
-                        }
-                    }
-                    v
-                }
-            }
-        } else {
-            Vec::new()
+        let nlink = m.map_or_else(Text::unknown, |m| Text::num(m.nlink));
+        let (owner, owner_numeric) = match m {
+            Some(m) if plan.show_owner || plan.author => id_text(users, m.uid, plan.numeric, false),
+            None => (Text::unknown(), false),
+            _ => (Text::default(), false),
         };
-        let mut group_numeric = false;
-        let group = if plan.show_group {
-            match m {
-                None => q(),
-                Some(m) => {
-                    let mut v = Vec::new();
-                    if plan.numeric {
-                        group_numeric = true;
-                        v = num(m.gid as u64);
-                    } else {
-                        match users.group(m.gid) {
-                            Some(n) => v.extend_from_slice(n),
-                            None => {
-                                group_numeric = true;
-                                v = num(m.gid as u64)
-                            }
-                        }
-                    }
-                    v
-                }
-            }
-        } else {
-            Vec::new()
+        let (group, group_numeric) = match m {
+            Some(m) if plan.show_group => id_text(users, m.gid, plan.numeric, true),
+            None => (Text::unknown(), false),
+            _ => (Text::default(), false),
         };
         let mut dev = None;
-        let mut size = Vec::new();
+        let mut size = Text::default();
         match m {
             Some(m) if matches!(m.file_type(), FileType::Char | FileType::Block) => {
-                let (a, b) = (num(m.rdev_major as u64), num(m.rdev_minor as u64));
+                let (a, b) = (Text::num(m.rdev_major as u64), Text::num(m.rdev_minor as u64));
                 w_major = w_major.max(a.len());
                 w_minor = w_minor.max(b.len());
                 dev = Some((a, b));
             }
-            Some(m) => size = plan.file_size.format(m.size).into_bytes(),
-            None => size = q(),
+            Some(m) => size = size_text(plan.file_size, m.size),
+            None => size = Text::unknown(),
         }
         w_inode = w_inode.max(inode.len());
         w_blocks = w_blocks.max(blocks.len());
@@ -185,6 +218,8 @@ pub fn print(
         w_size = w_size.max(w_major + 2 + w_minor);
     }
     let time_width = expected_time_width(plan);
+    let ns_matters = plan.time_style.old.contains('N') || plan.time_style.recent.contains('N');
+    let mut cached: (Option<(i64, u32, bool)>, Vec<u8>) = (None, Vec::with_capacity(64));
     let pad_left = |out: &mut Vec<u8>, s: &[u8], w: usize| {
         out.resize(out.len() + w.saturating_sub(s.len()), b' ');
         out.extend_from_slice(s);
@@ -197,11 +232,11 @@ pub fn print(
         painter.normal(plan, out);
         let line_start_vis = out.len();
         if plan.inode {
-            pad_left(out, &f.inode, w_inode);
+            pad_left(out, f.inode.bytes(), w_inode);
             out.push(b' ');
         }
         if plan.size_blocks {
-            pad_left(out, &f.blocks, w_blocks);
+            pad_left(out, f.blocks.bytes(), w_blocks);
             out.push(b' ');
         }
         match &e.meta {
@@ -221,7 +256,7 @@ pub fn print(
             });
         }
         out.push(b' ');
-        pad_left(out, &f.nlink, w_nlink);
+        pad_left(out, f.nlink.bytes(), w_nlink);
         out.push(b' ');
         let left = |out: &mut Vec<u8>, s: &[u8], w: usize, numeric: bool| {
             if numeric {
@@ -234,13 +269,13 @@ pub fn print(
             out.push(b' ');
         };
         if plan.show_owner {
-            left(out, &f.owner, w_owner, f.owner_numeric);
+            left(out, f.owner.bytes(), w_owner, f.owner_numeric);
         }
         if plan.show_group {
-            left(out, &f.group, w_group, f.group_numeric);
+            left(out, f.group.bytes(), w_group, f.group_numeric);
         }
         if plan.author {
-            left(out, &f.owner, w_owner, f.owner_numeric);
+            left(out, f.owner.bytes(), w_owner, f.owner_numeric);
         }
         if plan.context {
             out.extend_from_slice(b"? ");
@@ -248,11 +283,11 @@ pub fn print(
         match &f.dev {
             Some((a, b)) => {
                 let blanks = w_size.saturating_sub(w_major + 2 + w_minor);
-                pad_left(out, a, w_major + blanks);
+                pad_left(out, a.bytes(), w_major + blanks);
                 out.extend_from_slice(b", ");
-                pad_left(out, b, w_minor);
+                pad_left(out, b.bytes(), w_minor);
             }
-            None => pad_left(out, &f.size, w_size),
+            None => pad_left(out, f.size.bytes(), w_size),
         }
         out.push(b' ');
         match time_of(e, plan.time) {
@@ -260,11 +295,15 @@ pub fn print(
                 if t > *now {
                     *now = ringio::sys::time::now();
                 }
-                let before = out.len();
-                plan.time_style.format(out, t.0, t.1, *now);
-                if out.len() == before && plan.time_style.old.is_empty() {
-                    // An empty format prints nothing, then the separator.
+                // Files made together share their second: format once.
+                let recent = cli::timefmt::is_recent(t, *now);
+                let key = (t.0, if ns_matters { t.1 } else { 0 }, recent);
+                if cached.0 != Some(key) {
+                    cached.1.clear();
+                    plan.time_style.format(&mut cached.1, t.0, t.1, *now);
+                    cached.0 = Some(key);
                 }
+                out.extend_from_slice(&cached.1);
             }
             None => {
                 let s: &[u8] = b"?";
