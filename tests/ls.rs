@@ -905,3 +905,51 @@ fn icons_prefix_names() {
     let o = ours_out(t.path(), &["--icons=auto", "-1"]);
     assert_eq!(String::from_utf8(o.stdout).unwrap(), "main.rs\nnotes.txt\nsrc\n");
 }
+
+/// Symlink loops under -RL: only ancestors are refused, as GNU does, and
+/// messages interleave with the listing the same way when both streams go
+/// to one place (GNU flushes stdout before each message).
+#[test]
+fn loops_and_interleaved_errors() {
+    let t = TempDir::new("ls-loops");
+    let r = t.path();
+    build_tree(
+        r,
+        &[
+            "d:x/y",
+            "d:z",
+            "l:z/lx:../x",
+            "l:z/ly:../x/y",
+            "l:x/y/up:..",
+            "l:x/dangle:nope",
+            "f:x/f:",
+        ],
+    );
+    let mut c = Cases::new("loops");
+    for args in
+        [&["-RL", "."][..], &["-RL", "x", "z"], &["-R", "."], &["-lRL", "z"], &["-L", "-l", "x"]]
+    {
+        c.ls(r, args);
+    }
+    c.finish();
+    let merged = |prog: &str, args: &str| {
+        let o = Command::new("sh")
+            .arg("-c")
+            .arg(format!("exec -a ls {prog} {args} 2>&1"))
+            .current_dir(r)
+            .env("LC_ALL", "C")
+            .output()
+            .unwrap();
+        (o.stdout, o.status.code())
+    };
+    for args in ["-RL .", "-lL x", "-R . missing", "missing x/f"] {
+        let want = merged("/usr/bin/ls", args);
+        let got = merged(env!("CARGO_BIN_EXE_lsr"), args);
+        assert!(
+            want == got,
+            "{args}:\n--- gnu ---\n{}\n--- ours ---\n{}",
+            String::from_utf8_lossy(&want.0),
+            String::from_utf8_lossy(&got.0)
+        );
+    }
+}

@@ -143,6 +143,9 @@ fn group_synonyms<'a>(option: &str, valid: &[&'a str]) -> Vec<Vec<&'a str>> {
 struct Pending {
     name: Vec<u8>,
     cmdline: bool,
+    /// A marker, not a directory: the subtree of this (dev, ino) is done
+    /// (-R -L loop detection only refuses ancestors, as GNU does).
+    done: Option<(u64, u64)>,
 }
 
 /// The walk over operands and directories.
@@ -206,7 +209,11 @@ impl<'a> Ls<'a> {
         }
     }
 
+    /// Like GNU's error(): standard output is flushed first, so messages
+    /// land where they belong when both streams go to one terminal.
     fn error(&mut self, what: &str, path: &[u8], e: Errno, serious: bool) {
+        self.take_marks();
+        self.out.flush();
         cli::msg::error_bytes(&[
             what.as_bytes(),
             b" ",
@@ -224,7 +231,7 @@ impl<'a> Ls<'a> {
             if files.is_empty() { vec![b".".to_vec()] } else { files.to_vec() };
         let mut listed: Vec<Entry> = Vec::new();
         if files.is_empty() && !plan.directory && plan.tree.is_none() {
-            self.pending.push(Pending { name: b".".to_vec(), cmdline: true });
+            self.pending.push(Pending { name: b".".to_vec(), cmdline: true, done: None });
         } else {
             let results = self.gather.operands(plan, &operands);
             for (name, r) in operands.iter().zip(results) {
@@ -245,7 +252,7 @@ impl<'a> Ls<'a> {
             }
         }
         for d in dirs.iter().rev() {
-            self.pending.push(Pending { name: d.name.to_vec(), cmdline: true });
+            self.pending.push(Pending { name: d.name.to_vec(), cmdline: true, done: None });
         }
         if plan.json {
             for e in &files_out {
@@ -307,6 +314,12 @@ impl<'a> Ls<'a> {
 
     fn list_dir(&mut self, p: &Pending) {
         let plan = self.plan;
+        if let Some(id) = p.done {
+            if let Some(i) = self.active.iter().rposition(|&a| a == id) {
+                self.active.remove(i);
+            }
+            return;
+        }
         let want_id = plan.recursive && plan.deref == Deref::Always;
         let listing = match self.gather.read_dir(plan, &p.name, want_id) {
             Ok(l) => l,
@@ -317,6 +330,8 @@ impl<'a> Ls<'a> {
         };
         if let Some(id) = listing.id {
             if self.active.contains(&id) {
+                self.take_marks();
+                self.out.flush();
                 cli::msg::error_bytes(&[
                     &quote::file(&p.name),
                     b": not listing already-listed directory",
@@ -339,7 +354,11 @@ impl<'a> Ls<'a> {
             if plan.recursive {
                 for e in entries.iter().rev() {
                     if e.is_dir() && e.name[..] != *b"." && e.name[..] != *b".." {
-                        self.pending.push(Pending { name: join(&p.name, &e.name), cmdline: false });
+                        self.pending.push(Pending {
+                            name: join(&p.name, &e.name),
+                            cmdline: false,
+                            done: None,
+                        });
                     }
                 }
             }
@@ -371,10 +390,11 @@ impl<'a> Ls<'a> {
             if want_id {
                 if let Some(id) = listing.id {
                     self.active.push(id);
+                    self.pending.push(Pending { name: Vec::new(), cmdline: false, done: Some(id) });
                 }
             }
             for d in subdirs.into_iter().rev() {
-                self.pending.push(Pending { name: d, cmdline: false });
+                self.pending.push(Pending { name: d, cmdline: false, done: None });
             }
         }
         if plan.long() || plan.size_blocks {
