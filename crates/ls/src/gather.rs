@@ -55,6 +55,11 @@ pub struct Listing {
 /// The gatherer: one engine, reused for every directory.
 pub struct Gather {
     eng: Engine,
+    /// An inline engine for small directories, unless RINGIO_BACKEND
+    /// forces one executor for everything.
+    inline: Option<Engine>,
+    /// `eng` and `inline` are currently exchanged.
+    swapped: bool,
     comps: Vec<Completion>,
     cwd: Option<Vec<u8>>,
     mask: u32,
@@ -76,7 +81,15 @@ impl Gather {
         // take a handful of enters (the thread pool ignores the depth).
         let depth = if std::env::var_os("RINGIO_DEPTH").is_some() { None } else { Some(4096) };
         let eng = Engine::with_config(ringio::Config { depth, ..ringio::Config::default() });
-        Gather { eng, comps: Vec::new(), cwd: None, mask }
+        let inline = if ringio::Backend::from_env().is_some() {
+            None
+        } else {
+            Some(Engine::with_config(ringio::Config {
+                backend: Some(ringio::Backend::Sync),
+                ..ringio::Config::default()
+            }))
+        };
+        Gather { eng, inline, swapped: false, comps: Vec::new(), cwd: None, mask }
     }
 
     /// Reads whole small files (/etc/passwd, /etc/group) through the
@@ -330,6 +343,33 @@ impl Gather {
     /// Lists directory `path`: getdents batches, each followed at once by
     /// the per-entry operations the plan asks for.
     pub fn read_dir(&mut self, plan: &Plan, path: &[u8], want_id: bool) -> Result<Listing, Errno> {
+        // Open and read the first (small) batch inline; a directory that
+        // ends there is handled inline too: below a few hundred entries a
+        // thread hand-off costs more than it saves (research §3f/§7).
+        let have_inline = self.inline.is_some();
+        self.swap_inline(have_inline);
+        let r = self.read_dir_with(plan, path, want_id, have_inline);
+        if self.swapped {
+            self.swap_inline(true);
+        }
+        r
+    }
+
+    /// Exchanges the main and the inline engine (when `on` and one exists).
+    fn swap_inline(&mut self, on: bool) {
+        if let (true, Some(inline)) = (on, self.inline.as_mut()) {
+            std::mem::swap(&mut self.eng, inline);
+            self.swapped = !self.swapped;
+        }
+    }
+
+    fn read_dir_with(
+        &mut self,
+        plan: &Plan,
+        path: &[u8],
+        want_id: bool,
+        inline_first: bool,
+    ) -> Result<Listing, Errno> {
         self.eng.openat(
             TOK_OPEN,
             libc::AT_FDCWD,
@@ -342,6 +382,14 @@ impl Gather {
             None => return Err(Errno::EINVAL),
         };
         let mut listing = Listing::default();
+        // Small first batch: a worker starts on the stats sooner.
+        self.eng.getdents(TOK_DENTS, fd, Vec::with_capacity(16 * 1024));
+        let first = self.wait_one(TOK_DENTS);
+        let small = first.as_ref().is_some_and(|c| c.eof);
+        if inline_first && !small {
+            // A big directory: the rest goes to the main engine.
+            self.swap_inline(true);
+        }
         if want_id {
             self.eng.statx(TOK_FSTAT, fd, b"", libc::AT_EMPTY_PATH, libc::STATX_INO);
         }
@@ -357,16 +405,19 @@ impl Gather {
         let abs_len = abs.as_ref().map_or(0, |a| a.len());
         let stat_flags = if plan.deref == Deref::Always { 0 } else { libc::AT_SYMLINK_NOFOLLOW }
             | libc::AT_NO_AUTOMOUNT;
-        // Small first batch: a worker starts on the stats sooner.
-        self.eng.getdents(TOK_DENTS, fd, Vec::with_capacity(16 * 1024));
+        let mut first = first;
         let mut batch = std::mem::take(&mut self.comps);
         let mut listing_done = false;
-        while self.eng.outstanding() > 0 {
+        while first.is_some() || self.eng.outstanding() > 0 {
             batch.clear();
-            // While listing, take whatever is ready (the next getdents
-            // batch first); once listed, wait for everything at once.
-            let want = if listing_done { self.eng.outstanding() } else { 1 };
-            self.eng.wait(want, &mut batch);
+            if let Some(c) = first.take() {
+                batch.push(c);
+            } else {
+                // While listing, take whatever is ready (the next getdents
+                // batch first); once listed, wait for everything at once.
+                let want = if listing_done { self.eng.outstanding() } else { 1 };
+                self.eng.wait(want, &mut batch);
+            }
             for c in batch.iter_mut() {
                 match c.token {
                     TOK_DENTS => {
