@@ -424,6 +424,30 @@ fn listings_match_gnu() {
     c.finish();
 }
 
+/// File systems without d_type: every entry's type comes from a stat.
+#[test]
+fn listings_without_d_type() {
+    let t = fixture();
+    let mut c = Cases::new("no-dtype");
+    for args in [
+        &[][..],
+        &["-F"],
+        &["-p"],
+        &["-R"],
+        &["-l"],
+        &["-i"],
+        &["--color=always"],
+        &["--color=always", "-l"],
+        &["--group-directories-first"],
+        &["--file-type", "-C"],
+        // Not -L: where following a link fails, GNU (seeing the real
+        // d_type) still knows it is a link; without d_type nobody can.
+    ] {
+        c.ls_env(t.path(), args, &[("LSR_IGNORE_DTYPE", "1"), ("TERM", "xterm")]);
+    }
+    c.finish();
+}
+
 #[test]
 fn colors_from_ls_colors() {
     let mut c = Cases::new("colors");

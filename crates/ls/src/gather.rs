@@ -60,6 +60,10 @@ pub struct Gather {
     inline: Option<Engine>,
     /// `eng` and `inline` are currently exchanged.
     swapped: bool,
+    /// Treat every d_type as DT_UNKNOWN (`LSR_IGNORE_DTYPE=1`), so tests
+    /// can drive the stat-for-type path that file systems without d_type
+    /// (some network and FUSE file systems) take.
+    ignore_dtype: bool,
     comps: Vec<Completion>,
     cwd: Option<Vec<u8>>,
     mask: u32,
@@ -89,7 +93,8 @@ impl Gather {
                 ..ringio::Config::default()
             }))
         };
-        Gather { eng, inline, swapped: false, comps: Vec::new(), cwd: None, mask }
+        let ignore_dtype = std::env::var_os("LSR_IGNORE_DTYPE").is_some_and(|v| v == "1");
+        Gather { eng, inline, swapped: false, ignore_dtype, comps: Vec::new(), cwd: None, mask }
     }
 
     /// Reads whole small files (/etc/passwd, /etc/group) through the
@@ -433,7 +438,9 @@ impl Gather {
                             if plan.ignored(d.name) {
                                 continue;
                             }
-                            listing.entries.push(Entry::new(d.name, d.d_type, d.ino));
+                            let t =
+                                if self.ignore_dtype { ringio::dtype::UNKNOWN } else { d.d_type };
+                            listing.entries.push(Entry::new(d.name, t, d.ino));
                         }
                         for i in start..listing.entries.len() {
                             let e = &listing.entries[i];
