@@ -32,6 +32,15 @@ pub fn quote(plan: &Plan, name: &[u8], quoter: &cli::quote::Quoter) -> Quoted {
         width = bytes.len();
     } else {
         width = display_width(&bytes);
+        if plan.tty_guard {
+            // Beyond GNU: even --show-control-chars or --zero never send a
+            // name's control bytes (ESC sequences…) to a terminal.
+            for b in bytes.iter_mut() {
+                if *b < 0x20 || *b == 0x7f {
+                    *b = b'?';
+                }
+            }
+        }
     }
     Quoted { bytes, width, quoted }
 }

@@ -74,6 +74,9 @@ pub struct Plan {
     pub dir_quoter: Quoter,
     /// -q: print '?' for unprintable bytes (literal/shell styles).
     pub qmark: bool,
+    /// Standard output is a terminal: control bytes of names are never
+    /// printed raw there, whatever the options (escape-sequence injection).
+    pub tty_guard: bool,
     /// 0 = no limit.
     pub width: usize,
     pub tabsize: usize,
@@ -303,6 +306,7 @@ impl Plan {
                 quoter,
                 dir_quoter,
                 qmark,
+                tty_guard: env.stdout_tty,
                 width,
                 tabsize,
                 deref,
