@@ -534,6 +534,9 @@ fn operands_and_errors() {
     c.ls(d, &["-ld", "/", "/tmp", "."]);
     c.ls(d, &["-lL", "dangling", "loop1", "link"]);
     c.ls(d, &["-RL", "dir"]);
+    c.ls(d, &["missing\nname", "it's gone", "$x", "tab\there2", "-"]);
+    c.ls(d, &["-l", "gone\x01", "plain"]);
+    c.ls(d, &["--", "--", "-"]);
     c.finish();
 }
 

@@ -331,8 +331,7 @@ pub fn parse<I: IntoIterator<Item = OsString>>(argv: I) -> Result<Args, ArgError
                 };
                 let value = match has {
                     HasArg::No => {
-                        if let Some(v) = p.optional_value() {
-                            let _ = v;
+                        if p.optional_value().is_some() {
                             return Err(ArgError::Usage(format!(
                                 "option '--{full}' doesn't allow an argument"
                             )));

@@ -353,13 +353,10 @@ fn unescape(v: &[u8], mut i: usize, stop_at_eq: bool) -> Option<(Vec<u8>, usize)
                     b'x' | b'X' => {
                         i += 1;
                         let mut n: u32 = 0;
-                        let mut k = 0;
                         while i < v.len() && v[i].is_ascii_hexdigit() {
                             n = n * 16 + (v[i] as char).to_digit(16)?;
                             i += 1;
-                            k += 1;
                         }
-                        let _ = k;
                         out.push(n as u8);
                         continue;
                     }

@@ -27,7 +27,6 @@ const OP_READLINK: u64 = 2;
 const OP_ACL: u64 = 3;
 const OP_ACL_DEFAULT: u64 = 4;
 const OP_CAP: u64 = 5;
-const OP_LSTAT_RETRY: u64 = 6;
 const OP_BITS: u64 = 3;
 
 const TOK_OPEN: u64 = u64::MAX;
@@ -232,18 +231,14 @@ impl Gather {
             let abs = self.abs_dir(&entries[i].name);
             self.push_followups(plan, i, &entries[i].name, libc::AT_FDCWD, abs.as_deref(), t);
         }
-        let mut dummy = Vec::new();
         let eng_comps = self.collect();
         for mut c in eng_comps {
-            store(plan, &mut entries, &mut dummy, &mut c);
+            store(&mut entries, &mut Vec::new(), &mut c);
         }
-        for (i, e) in entries.into_iter().enumerate() {
+        for e in entries {
             match e.stat_err {
                 Some(err) if e.meta.is_none() => out.push(Err(err)),
-                _ => {
-                    let _ = i;
-                    out.push(Ok(e))
-                }
+                _ => out.push(Ok(e)),
             }
         }
         out
@@ -489,7 +484,7 @@ impl Gather {
                         let op = c.token & ((1 << OP_BITS) - 1);
                         let was_unknown =
                             op == OP_STAT && listing.entries[i].dtype == ringio::dtype::UNKNOWN;
-                        store(plan, &mut listing.entries, &mut listing.errors, c);
+                        store(&mut listing.entries, &mut listing.errors, c);
                         if was_unknown && listing.entries[i].meta.is_some() {
                             let t = listing.entries[i].file_type();
                             let name: &[u8] = &listing.entries[i].name;
@@ -513,12 +508,12 @@ impl Gather {
 }
 
 /// Records one entry-level completion.
-fn store(plan: &Plan, entries: &mut [Entry], errors: &mut Vec<(usize, Errno)>, c: &mut Completion) {
+fn store(entries: &mut [Entry], errors: &mut Vec<(usize, Errno)>, c: &mut Completion) {
     let i = (c.token >> OP_BITS) as usize;
     let op = c.token & ((1 << OP_BITS) - 1);
     let Some(e) = entries.get_mut(i) else { return };
     match op {
-        OP_STAT | OP_LSTAT_RETRY => match c.stat() {
+        OP_STAT => match c.stat() {
             Ok(st) => {
                 let m = Meta::from_statx(st);
                 e.meta = Some(m);
@@ -548,5 +543,4 @@ fn store(plan: &Plan, entries: &mut [Entry], errors: &mut Vec<(usize, Errno)>, c
         }
         _ => {}
     }
-    let _ = plan;
 }

@@ -26,7 +26,7 @@ use cli::users::Users;
 use cli::Out;
 use ringio::Errno;
 
-use args::{ArgError, Deref, Format, TimeKind};
+use args::{ArgError, Deref, TimeKind};
 use entry::Entry;
 use gather::Gather;
 use plan::{Env, Plan};
@@ -404,18 +404,15 @@ impl<'a> Ls<'a> {
         self.printer.entries(self.out.buf(), &entries, &links, &[]);
         self.take_marks();
         self.out.maybe_flush();
-        let _ = Format::Long;
     }
 
     /// `--tree`: the directory, then its entries with branch lines,
     /// descending into subdirectories (not through links) up to `depth`.
     fn tree_root(&mut self, root: &Entry, depth: Option<usize>) {
-        let plan = self.plan;
         let links = self.links(None, std::slice::from_ref(root));
         self.printer.entries(self.out.buf(), std::slice::from_ref(root), &links, &[]);
         let mut prefix = Vec::new();
         self.tree_dir(&root.name, &mut prefix, 1, depth);
-        let _ = plan;
     }
 
     fn tree_dir(&mut self, path: &[u8], prefix: &mut Vec<u8>, level: usize, depth: Option<usize>) {

@@ -225,7 +225,6 @@ pub fn print(
         out.extend_from_slice(s);
     };
     for (k, (e, f)) in entries.iter().zip(fields.iter()).enumerate() {
-        let line_start = out.len();
         if plan.dired {
             out.extend_from_slice(b"  ");
         }
@@ -312,7 +311,6 @@ pub fn print(
         }
         out.push(b' ');
         let col = out.len() - line_start_vis;
-        let _ = line_start;
         let name_start = out.len() + usize::from(align && !names[k].quoted);
         let w = painter.name(plan, out, e, &names[k], false, align, col, links[k].as_deref());
         if plan.dired {
