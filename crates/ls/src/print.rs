@@ -283,3 +283,94 @@ impl<'a> Printer<'a> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::args::parse;
+    use crate::entry::Meta;
+    use crate::plan::Env;
+
+    fn plan(args: &[&str]) -> Plan {
+        let a = parse(args.iter().map(std::ffi::OsString::from)).unwrap();
+        Plan::new(&a, &Env::default()).unwrap().0
+    }
+
+    fn file(name: &str, mode: u32, size: u64, mtime: i64) -> Entry {
+        let mut e = Entry::new(name.as_bytes(), 0, 0);
+        e.meta = Some(Meta {
+            mode,
+            nlink: 1,
+            uid: 0,
+            gid: 0,
+            size,
+            blocks: size.div_ceil(4096) * 8,
+            mtime: (mtime, 0),
+            ..Meta::default()
+        });
+        e
+    }
+
+    fn render(p: &Plan, entries: &[Entry]) -> String {
+        let users = Users::without_nss(b"root:x:0:0::/:/bin/sh\n", b"root:x:0:\n");
+        // "Now" is 2024-03-01; times below are in UTC (TZ is unset in tests
+        // only if the environment says so, so use full-iso-free formats).
+        let mut pr = Printer::new(p, users, (1_709_251_200, 0));
+        let mut out = Vec::new();
+        let links = vec![None; entries.len()];
+        pr.entries(&mut out, entries, &links, &[]);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn long_format_aligns_columns() {
+        std::env::set_var("TZ", "UTC");
+        ringio::sys::time::tzset();
+        let p = plan(&["-l", "--time-style=long-iso"]);
+        let entries = [
+            file("a", libc::S_IFREG | 0o644, 5, 1_709_000_000),
+            file("big", libc::S_IFREG | 0o4755, 123_456, 1_709_000_000),
+            file("d", libc::S_IFDIR | 0o1777, 4096, 1_600_000_000),
+        ];
+        assert_eq!(
+            render(&p, &entries),
+            "-rw-r--r-- 1 root root      5 2024-02-27 02:13 a\n\
+             -rwsr-xr-x 1 root root 123456 2024-02-27 02:13 big\n\
+             drwxrwxrwt 1 root root   4096 2020-09-13 12:26 d\n"
+        );
+        let p = plan(&["-lgh", "--time-style=+%Y"]);
+        assert_eq!(
+            render(&p, &entries[..2]),
+            "-rw-r--r-- 1 root    5 2024 a\n-rwsr-xr-x 1 root 121K 2024 big\n"
+        );
+    }
+
+    #[test]
+    fn columns_and_commas() {
+        let names = ["one", "two", "three", "four", "five", "six", "seven"];
+        let entries: Vec<Entry> =
+            names.iter().map(|n| Entry::new(n.as_bytes(), ringio::dtype::REG, 1)).collect();
+        let p = plan(&["-C", "-w", "20", "-U"]);
+        assert_eq!(render(&p, &entries), "one    four  seven\ntwo    five\nthree  six\n");
+        let p = plan(&["-x", "-w", "20", "-U"]);
+        assert_eq!(render(&p, &entries), "one    two   three\nfour   five  six\nseven\n");
+        let p = plan(&["-m", "-w", "20", "-U"]);
+        assert_eq!(render(&p, &entries), "one, two, three,\nfour, five, six,\nseven\n");
+        // Checked against GNU ls: tab stops every 4 columns.
+        let p = plan(&["-C", "-w", "30", "-T", "4"]);
+        let mut sorted = entries.clone();
+        sorted.sort_by(|a, b| a.name.cmp(&b.name));
+        assert_eq!(render(&p, &sorted), "five  one\t six\ttwo\nfour  seven  three\n");
+    }
+
+    #[test]
+    fn quoting_padding_and_indicators() {
+        let mut d = Entry::new(b"a dir", ringio::dtype::DIR, 1);
+        d.meta = None;
+        let f = Entry::new(b"plain", ringio::dtype::REG, 2);
+        let p = plan(&["-x", "-w", "80", "--quoting-style=shell", "-p"]);
+        assert_eq!(render(&p, &[d.clone(), f.clone()]), "'a dir'/   plain\n");
+        let p = plan(&["-1", "-b", "-i"]);
+        assert_eq!(render(&p, &[d, f]), "1 a\\ dir\n2 plain\n");
+    }
+}
