@@ -989,3 +989,23 @@ fn loops_and_interleaved_errors() {
         );
     }
 }
+
+/// `-v` against GNU's filevercmp on names chosen to hit its corners.
+#[test]
+fn version_sort_corners() {
+    let t = TempDir::new("ls-ver");
+    for n in [
+        "a~", "a", "a1", "a01", "a001", "a1b", "a1.5", "a1.10", "1.0~rc1", "1.0", "1.0.1", "1.0a",
+        ".hidden1", ".hidden10", ".hidden2", "foo-1.2.tar.gz", "foo-1.10.tar.gz", "foo-1.10.tar.bz2",
+        "a.b.c", "00", "0", "~", "-", "x.~1~", "x.~10~", "x.~2~", "abc.txt", "abc.TXT", "abc1.txt",
+        "lib2.so.10", "lib2.so.9", "z9", "z10", "z010", "Z1", "_a", "#1", "%2", "a-b", "a_b", "a.1",
+        "a.1.2", "a..b", "v0.0", "v0.00", "v00",
+    ] {
+        std::fs::write(t.join(n), b"").unwrap();
+    }
+    let mut c = Cases::new("version");
+    for args in [&["-va"][..], &["-vr"], &["-vA", "-1"], &["--sort=version", "-x", "-w", "60"]] {
+        c.ls(t.path(), args);
+    }
+    c.finish();
+}
