@@ -490,6 +490,12 @@ fn environment_variables() {
     c.ls_env(t.path(), &["-C"], &[("COLUMNS", "junk")]);
     c.ls_env(t.path(), &["-C", "-w", "30"], &[("COLUMNS", "60")]);
     c.ls_env(t.path(), &["-C"], &[("TABSIZE", "4")]);
+    c.ls_env(t.path(), &["-C"], &[("COLUMNS", "0")]);
+    c.ls_env(t.path(), &["-C"], &[("COLUMNS", "0x30")]);
+    c.ls_env(t.path(), &["-C"], &[("COLUMNS", "-5")]);
+    c.ls_env(t.path(), &["-C"], &[("COLUMNS", "99999999999999999999")]);
+    c.ls_env(t.path(), &["-C"], &[("TABSIZE", "x")]);
+    c.ls_env(t.path(), &["-C"], &[("TABSIZE", "0x3")]);
     c.ls_env(t.path(), &["-l"], &[("TIME_STYLE", "long-iso")]);
     c.ls_env(t.path(), &["-l"], &[("TIME_STYLE", "+%s")]);
     c.ls_env(t.path(), &["-l"], &[("TIME_STYLE", "bogus")]);
@@ -564,6 +570,17 @@ fn usage_errors() {
         &["--time-style=bogus", "-l"],
         &["--all=x"],
         &["-I"],
+        &["-w", "0x10", "-C"],
+        &["-w", "010", "-C"],
+        &["-w", "+20", "-x"],
+        &["-w", " 20", "-C"],
+        &["-w", "-1"],
+        &["-w", "99999999999999999999", "-C"],
+        &["-w", "9223372036854775808", "-x"],
+        &["-T", "0x2", "-C"],
+        &["-T", "-1"],
+        &["-T", "99999999999999999999"],
+        &["--tabsize=07", "-C"],
     ] {
         c.ls(d, args);
     }

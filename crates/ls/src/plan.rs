@@ -231,12 +231,12 @@ impl Plan {
         } else if uses_width {
             let mut set = false;
             if let Some(c) = env.columns.as_deref().filter(|c| !c.is_empty()) {
-                match c.parse::<usize>() {
-                    Ok(n) if n > 0 => {
+                match crate::args::line_length(c) {
+                    Some(n) => {
                         width = n;
                         set = true;
                     }
-                    _ => warn.0.push(format!(
+                    None => warn.0.push(format!(
                         "ignoring invalid width in environment variable COLUMNS: {}",
                         String::from_utf8_lossy(&cli::quote::operand(c.as_bytes()))
                     )),
@@ -252,8 +252,8 @@ impl Plan {
         if let Some(t) = a.tabsize {
             tabsize = t;
         } else if let Some(t) = env.tabsize.as_deref() {
-            match t.parse::<usize>() {
-                Ok(n) => tabsize = n,
+            match crate::args::parse_c_uint(t) {
+                Ok(n) => tabsize = n as usize,
                 Err(_) => warn.0.push(format!(
                     "ignoring invalid tab size in environment variable TABSIZE: {}",
                     String::from_utf8_lossy(&cli::quote::operand(t.as_bytes()))
