@@ -534,9 +534,8 @@ fn long(a: &mut Args, name: &str, v: Option<OsString>) -> Result<(), ArgError> {
         "escape" => a.quoting = Some(Style::Escape),
         "block-size" => {
             let spec = val();
-            let f = cli::size::parse_block_size(&spec).ok_or_else(|| {
-                ArgError::Plain(format!("invalid --block-size argument {}", quote_arg(&spec)))
-            })?;
+            let f = cli::size::parse_block_size_checked(&spec)
+                .map_err(|e| ArgError::Plain(e.message("--block-size", &quote_arg(&spec))))?;
             a.file_size = Some(f);
             a.block_size = Some(f);
         }
