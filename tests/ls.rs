@@ -342,6 +342,9 @@ const LISTINGS: &[&[&str]] = &[
     &["--zero", "-l"],
     &["-C", "--zero"],
     &["--zero", "-C"],
+    &["--zero", "-R"],
+    &["--zero", "dir", "plain", "sticky"],
+    &["-l", "-D", "--zero"],
     &["-Z"],
     &["-lZ"],
     &["-1", "--color=always"],
@@ -1114,6 +1117,114 @@ fn version_sort_corners() {
     let mut c = Cases::new("version");
     for args in [&["-va"][..], &["-vr"], &["-vA", "-1"], &["--sort=version", "-x", "-w", "60"]] {
         c.ls(t.path(), args);
+    }
+    c.finish();
+}
+
+#[test]
+fn help_and_version() {
+    let t = TempDir::new("ls-help");
+    let o = ours_out(t.path(), &["--help", "-l", "/nonexistent"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("Usage: lsr [OPTION]... [FILE]..."));
+    let o = ours_out(t.path(), &["--version"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("lsr (ringutils) "));
+}
+
+/// Random combinations of options (fixed seed), each against GNU.
+#[test]
+fn random_option_combinations() {
+    let t = fixture();
+    const POOL: &[&str] = &[
+        "-a",
+        "-A",
+        "-l",
+        "-1",
+        "-C",
+        "-x",
+        "-m",
+        "-R",
+        "-d",
+        "-r",
+        "-t",
+        "-S",
+        "-X",
+        "-v",
+        "-U",
+        "-c",
+        "-u",
+        "-h",
+        "--si",
+        "-k",
+        "-s",
+        "-i",
+        "-n",
+        "-g",
+        "-o",
+        "-G",
+        "-F",
+        "-p",
+        "-Q",
+        "-b",
+        "-q",
+        "-N",
+        "-L",
+        "-H",
+        "--full-time",
+        "--group-directories-first",
+        "-B",
+        "--color=always",
+        "--file-type",
+        "--quoting-style=shell",
+        "--quoting-style=shell-escape",
+        "--quoting-style=c",
+        "--quoting-style=escape",
+        "-w",
+        "-T",
+        "--time-style=long-iso",
+        "--time-style=iso",
+        "--sort=width",
+        "--hyperlink=always",
+        "--zero",
+        "--author",
+        "-Z",
+        "-I",
+        "--hide",
+        "--indicator-style=slash",
+        "-D",
+    ];
+    let mut seed: u64 = 0x5eed_1234_abcd_0001;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut c = Cases::new("random");
+    for _ in 0..250 {
+        let n = 1 + (next() % 4) as usize;
+        let mut args: Vec<String> = Vec::new();
+        for _ in 0..n {
+            let o = POOL[(next() % POOL.len() as u64) as usize];
+            args.push(o.to_string());
+            match o {
+                "-w" => args.push(["0", "20", "47", "80", "200"][(next() % 5) as usize].into()),
+                "-T" => args.push(["0", "1", "4", "8"][(next() % 4) as usize].into()),
+                "-I" | "--hide" => {
+                    args.push(["*.txt", "s*", "[a-d]*", ".*"][(next() % 4) as usize].into())
+                }
+                _ => {}
+            }
+        }
+        if next() % 3 == 0 {
+            args.push(
+                ["dir", "dirlink", "plain", "link", "dangling", "sticky"][(next() % 6) as usize]
+                    .into(),
+            );
+        }
+        let v: Vec<&str> = args.iter().map(String::as_str).collect();
+        c.ls_env(t.path(), &v, &[("TERM", "xterm")]);
     }
     c.finish();
 }

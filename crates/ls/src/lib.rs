@@ -277,7 +277,7 @@ impl<'a> Ls<'a> {
             let links = self.links(None, &files_out);
             self.printer.entries(self.out.buf(), &files_out, &links, &dirs);
             if !self.pending.is_empty() {
-                self.out.buf().push(plan.eol);
+                self.out.buf().push(b'\n');
             }
             self.take_marks();
             self.out.maybe_flush();

@@ -224,6 +224,9 @@ impl Plan {
             }
         }
 
+        if a.dired && long && a.zero {
+            return Err(ArgError::Plain("--dired and --zero are incompatible".into()));
+        }
         let uses_width = matches!(format, Format::Columns | Format::Across | Format::Commas);
         let mut width = 80;
         if let Some(w) = a.width {

@@ -47,8 +47,10 @@ impl<'a> Printer<'a> {
 
     /// A directory header (`dir:`), preceded by a blank line unless first.
     pub fn header(&mut self, out: &mut Vec<u8>, name: &[u8], first: bool, link: Option<&[u8]>) {
+        // Headers and the blank lines between directories end in '\n'
+        // even with --zero, as GNU's do.
         if !first {
-            out.push(self.plan.eol);
+            out.push(b'\n');
         }
         let q = quote(self.plan, name, &self.plan.dir_quoter);
         if self.plan.dired {
@@ -66,7 +68,7 @@ impl<'a> Printer<'a> {
             None => out.extend_from_slice(&q.bytes),
         }
         out.push(b':');
-        out.push(self.plan.eol);
+        out.push(b'\n');
     }
 
     /// Prints a sorted listing in the plan's format. `links[i]` is the
