@@ -1,4 +1,6 @@
 //! End-to-end tests of the binaries, compared against GNU's tools.
 
+mod find;
 mod ls;
+mod syscalls;
 mod util;

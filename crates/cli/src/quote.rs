@@ -35,7 +35,8 @@ pub enum Style {
     C,
     /// Like C, but without the quotes when nothing needs escaping.
     CMaybe,
-    /// C escapes without quotes.
+    /// C escapes without quotes; spaces escaped too (as ls -b and find -ls
+    /// print them).
     Escape,
     /// 'x' with C escapes (the C locale's rendering of ‘x’).
     Locale,
@@ -273,7 +274,7 @@ fn c_like(out: &mut Vec<u8>, name: &[u8], q: Option<u8>, quoter: &Quoter) {
     for &b in name {
         if b == b'\\' {
             out.extend_from_slice(b"\\\\");
-        } else if Some(b) == q || quoter.is_extra(b) {
+        } else if Some(b) == q || quoter.is_extra(b) || (b == b' ' && q.is_none()) {
             out.extend_from_slice(&[b'\\', b]);
         } else if printable(b) {
             out.push(b);
@@ -337,7 +338,7 @@ mod tests {
     #[test]
     fn c_family() {
         assert_eq!(q(b"a\"b\n", Style::C), "\"a\\\"b\\n\"");
-        assert_eq!(q(b"a b\\", Style::Escape), "a b\\\\");
+        assert_eq!(q(b"a b\\", Style::Escape), "a\\ b\\\\");
         assert_eq!(q(b"x'y", Style::Locale), "'x\\'y'");
         assert_eq!(q(b"ab", Style::CMaybe), "ab");
         assert_eq!(q(b"a\tb", Style::CMaybe), "\"a\\tb\"");

@@ -3,6 +3,8 @@
 //! Each wrapper retries `EINTR` itself, so no caller ever sees it: a signal
 //! arriving mid-walk must not turn into a spurious "Interrupted system call".
 
+pub mod find;
+pub mod fs;
 pub mod mem;
 pub mod time;
 pub mod users;
