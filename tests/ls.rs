@@ -108,6 +108,10 @@ fn fixture() -> Fixture {
     touch(r, "v1.10", "2100-01-01 00:00:00");
     touch(r, "s1024", "2020-06-15 12:00:00");
     touch(r, "exec.sh", "-1 day");
+    // Owners: a name from /etc/passwd, and ids nobody knows.
+    let _ = Command::new("chown").arg("65534:65534").arg(r.join("s1025")).status();
+    let _ = Command::new("chown").arg("123456:654321").arg(r.join("s1m")).status();
+    let _ = Command::new("chown").args(["-h", "4242:0"]).arg(r.join("link")).status();
     // ACLs where setfacl exists.
     if have("setfacl") {
         std::fs::write(r.join("acl-file"), b"").unwrap();

@@ -300,14 +300,22 @@ impl<'a> Ls<'a> {
         if !self.plan.hyperlink {
             return vec![None; entries.len()];
         }
+        // The directory is resolved once; only links need their own walk.
+        let base = dir.map(canonical);
         entries
             .iter()
-            .map(|e| {
-                let path = match dir {
-                    Some(d) => join(d, &e.name),
-                    None => e.name.to_vec(),
-                };
-                Some(canonical(&path))
+            .map(|e| match (dir, &base) {
+                (Some(d), Some(b)) => {
+                    if e.file_type() == entry::FileType::Link
+                        || e.name[..] == *b".."
+                        || e.name[..] == *b"."
+                    {
+                        Some(canonical(&join(d, &e.name)))
+                    } else {
+                        Some(join(b, &e.name))
+                    }
+                }
+                _ => Some(canonical(&e.name)),
             })
             .collect()
     }
