@@ -10,6 +10,7 @@ pub mod args;
 pub mod colors;
 pub mod columns;
 pub mod entry;
+pub mod error;
 pub mod fnmatch;
 pub mod gather;
 mod help;
@@ -24,10 +25,10 @@ pub mod sort;
 use cli::quote;
 use cli::users::Users;
 use cli::Out;
-use ringio::Errno;
 
 use args::{ArgError, Deref, TimeKind};
 use entry::Entry;
+use error::LsError;
 use gather::Gather;
 use plan::{Env, Plan};
 use print::Printer;
@@ -209,19 +210,14 @@ impl<'a> Ls<'a> {
         }
     }
 
-    /// Like GNU's error(): standard output is flushed first, so messages
-    /// land where they belong when both streams go to one terminal.
-    fn error(&mut self, what: &str, path: &[u8], e: Errno, serious: bool) {
+    /// Reports a problem like GNU's error(): standard output is flushed
+    /// first, so messages land where they belong when both streams go to
+    /// one terminal; then the exit status is raised.
+    fn report(&mut self, e: LsError) {
         self.take_marks();
         self.out.flush();
-        cli::msg::error_bytes(&[
-            what.as_bytes(),
-            b" ",
-            &quote::operand(path),
-            b": ",
-            e.message().as_bytes(),
-        ]);
-        self.fail(serious);
+        cli::msg::error_bytes(&[&e.message()]);
+        self.fail(e.serious());
     }
 
     /// Lists the operands (or `.`).
@@ -237,7 +233,9 @@ impl<'a> Ls<'a> {
             for (name, r) in operands.iter().zip(results) {
                 match r {
                     Ok(e) => listed.push(e),
-                    Err(err) => self.error("cannot access", name, err, true),
+                    Err(errno) => {
+                        self.report(LsError::Access { path: name.clone(), errno, operand: true })
+                    }
                 }
             }
         }
@@ -332,26 +330,24 @@ impl<'a> Ls<'a> {
         let listing = match self.gather.read_dir(plan, &p.name, want_id) {
             Ok(l) => l,
             Err(e) => {
-                self.error("cannot open directory", &p.name, e, p.cmdline);
+                self.report(LsError::OpenDir {
+                    path: p.name.clone(),
+                    errno: e,
+                    operand: p.cmdline,
+                });
                 return;
             }
         };
         if let Some(id) = listing.id {
             if self.active.contains(&id) {
-                self.take_marks();
-                self.out.flush();
-                cli::msg::error_bytes(&[
-                    &quote::file(&p.name),
-                    b": not listing already-listed directory",
-                ]);
-                self.fail(true);
+                self.report(LsError::Loop { path: p.name.clone() });
                 return;
             }
         }
         if plan.json {
             for &(i, e) in &listing.errors {
                 let path = attach(&p.name, &listing.entries[i].name);
-                self.error("cannot access", &path, e, false);
+                self.report(LsError::Access { path, errno: e, operand: false });
             }
             let mut entries = listing.entries;
             self.sort(&mut entries);
@@ -381,10 +377,10 @@ impl<'a> Ls<'a> {
         }
         for &(i, e) in &listing.errors {
             let path = attach(&p.name, &listing.entries[i].name);
-            self.error("cannot access", &path, e, false);
+            self.report(LsError::Access { path, errno: e, operand: false });
         }
         if let Some(e) = listing.read_error {
-            self.error("reading directory", &p.name, e, p.cmdline);
+            self.report(LsError::ReadDir { path: p.name.clone(), errno: e, operand: p.cmdline });
         }
         let mut entries = listing.entries;
         self.sort(&mut entries);
@@ -431,13 +427,17 @@ impl<'a> Ls<'a> {
         let listing = match self.gather.read_dir(plan, path, false) {
             Ok(l) => l,
             Err(e) => {
-                self.error("cannot open directory", path, e, level == 1);
+                self.report(LsError::OpenDir {
+                    path: path.to_vec(),
+                    errno: e,
+                    operand: level == 1,
+                });
                 return;
             }
         };
         for &(i, e) in &listing.errors {
             let p = attach(path, &listing.entries[i].name);
-            self.error("cannot access", &p, e, false);
+            self.report(LsError::Access { path: p, errno: e, operand: false });
         }
         let mut entries = listing.entries;
         entries.retain(|e| e.name[..] != *b"." && e.name[..] != *b"..");
