@@ -709,6 +709,10 @@ fn unprivileged_permission_errors() {
         &["open", "closed", "noexec"],
         &["-d", "closed"],
         &["-l", "closed/y"],
+        &["-li", "noexec"],
+        &["-is", "noexec"],
+        &["-l", "--color=always", "noexec"],
+        &["-lR", "--dired", "."],
     ] {
         // setpriv runs the binaries by path, so program names in messages
         // differ; compare stdout, status and whether stderr is empty.

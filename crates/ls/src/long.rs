@@ -159,12 +159,7 @@ pub fn print(
     for e in entries.iter().chain(extra) {
         let m = e.meta.as_ref();
         let inode = if plan.inode {
-            let i = e.inode();
-            if i == 0 && m.is_none() {
-                Text::unknown()
-            } else {
-                Text::num(i)
-            }
+            m.map_or_else(Text::unknown, |m| Text::num(m.ino))
         } else {
             Text::default()
         };

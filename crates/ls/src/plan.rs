@@ -340,14 +340,16 @@ impl Plan {
     /// given its d_type. Mirrors GNU's conditions, so that colours and
     /// indicators come out exactly as GNU's (which uses d_type otherwise).
     pub fn stat_entry(&self, t: FileType) -> bool {
-        if self.needs_stat {
+        // GNU takes -i numbers from stat, not d_ino (they differ on mount
+        // points and overlays), so -i stats every entry.
+        if self.needs_stat || self.inode {
             return true;
         }
         if t == FileType::Unknown {
-            return self.needs_type || self.inode;
+            return self.needs_type;
         }
         if t == FileType::Link
-            && (self.needs_type || self.inode)
+            && self.needs_type
             && (self.deref == Deref::Always
                 || self.link_target_needed()
                 || self.colors.as_ref().is_some_and(|c| c.link_as_target))

@@ -115,13 +115,9 @@ impl<'a> Printer<'a> {
         let inodes: Vec<Vec<u8>> = if plan.inode {
             entries
                 .iter()
-                .map(|e| {
-                    let i = e.inode();
-                    if i == 0 {
-                        b"?".to_vec()
-                    } else {
-                        i.to_string().into_bytes()
-                    }
+                .map(|e| match e.meta {
+                    Some(m) => m.ino.to_string().into_bytes(),
+                    None => b"?".to_vec(),
                 })
                 .collect()
         } else {
@@ -372,7 +368,10 @@ mod tests {
         let f = Entry::new(b"plain", ringio::dtype::REG, 2);
         let p = plan(&["-x", "-w", "80", "--quoting-style=shell", "-p"]);
         assert_eq!(render(&p, &[d.clone(), f.clone()]), "'a dir'/   plain\n");
+        // -i numbers come from stat; an entry whose stat failed shows '?'.
         let p = plan(&["-1", "-b", "-i"]);
-        assert_eq!(render(&p, &[d, f]), "1 a\\ dir\n2 plain\n");
+        let mut f = f;
+        f.meta = Some(Meta { mode: libc::S_IFREG | 0o644, ino: 77, ..Meta::default() });
+        assert_eq!(render(&p, &[d, f]), "? a\\ dir\n77 plain\n");
     }
 }
