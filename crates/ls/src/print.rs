@@ -372,6 +372,6 @@ mod tests {
         let p = plan(&["-1", "-b", "-i"]);
         let mut f = f;
         f.meta = Some(Meta { mode: libc::S_IFREG | 0o644, ino: 77, ..Meta::default() });
-        assert_eq!(render(&p, &[d, f]), "? a\\ dir\n77 plain\n");
+        assert_eq!(render(&p, &[d, f]), " ? a\\ dir\n77 plain\n");
     }
 }
