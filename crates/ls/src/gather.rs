@@ -59,6 +59,9 @@ pub struct Gather {
     inline: Option<Engine>,
     /// `eng` and `inline` are currently exchanged.
     swapped: bool,
+    /// The file system of the directory being read refused an ACL query
+    /// (no ACL support): skip the rest of its entries' queries.
+    no_acl: bool,
     /// Treat every d_type as DT_UNKNOWN (`LSR_IGNORE_DTYPE=1`), so tests
     /// can drive the stat-for-type path that file systems without d_type
     /// (some network and FUSE file systems) take.
@@ -93,7 +96,16 @@ impl Gather {
             }))
         };
         let ignore_dtype = std::env::var_os("LSR_IGNORE_DTYPE").is_some_and(|v| v == "1");
-        Gather { eng, inline, swapped: false, ignore_dtype, comps: Vec::new(), cwd: None, mask }
+        Gather {
+            eng,
+            inline,
+            swapped: false,
+            no_acl: false,
+            ignore_dtype,
+            comps: Vec::new(),
+            cwd: None,
+            mask,
+        }
     }
 
     /// Reads whole small files (/etc/passwd, /etc/group) through the
@@ -294,7 +306,7 @@ impl Gather {
                 );
             }
         }
-        if long && (t != FileType::Link || deref_all) {
+        if long && (t != FileType::Link || deref_all) && !self.no_acl {
             // GNU asks getxattr (following links) of the file's path; an
             // absolute path lets the io_uring executor take it.
             match abs {
@@ -382,6 +394,7 @@ impl Gather {
             None => return Err(Errno::EINVAL),
         };
         let mut listing = Listing::default();
+        self.no_acl = false;
         // Small first batch: a worker starts on the stats sooner.
         self.eng.getdents(TOK_DENTS, fd, Vec::with_capacity(16 * 1024));
         let first = self.wait_one(TOK_DENTS);
@@ -484,7 +497,9 @@ impl Gather {
                         let op = c.token & ((1 << OP_BITS) - 1);
                         let was_unknown =
                             op == OP_STAT && listing.entries[i].dtype == ringio::dtype::UNKNOWN;
-                        store(&mut listing.entries, &mut listing.errors, c);
+                        if store(&mut listing.entries, &mut listing.errors, c) {
+                            self.no_acl = true;
+                        }
                         if was_unknown && listing.entries[i].meta.is_some() {
                             let t = listing.entries[i].file_type();
                             let name: &[u8] = &listing.entries[i].name;
@@ -508,10 +523,12 @@ impl Gather {
 }
 
 /// Records one entry-level completion.
-fn store(entries: &mut [Entry], errors: &mut Vec<(usize, Errno)>, c: &mut Completion) {
+/// Records one entry-level completion; returns true when an ACL query
+/// showed the file system has no ACLs at all.
+fn store(entries: &mut [Entry], errors: &mut Vec<(usize, Errno)>, c: &mut Completion) -> bool {
     let i = (c.token >> OP_BITS) as usize;
     let op = c.token & ((1 << OP_BITS) - 1);
-    let Some(e) = entries.get_mut(i) else { return };
+    let Some(e) = entries.get_mut(i) else { return false };
     match op {
         OP_STAT => match c.stat() {
             Ok(st) => {
@@ -535,6 +552,9 @@ fn store(entries: &mut [Entry], errors: &mut Vec<(usize, Errno)>, c: &mut Comple
             if matches!(c.result, Ok(n) if n > 0) {
                 e.acl = true;
             }
+            if c.result == Err(Errno(libc::EOPNOTSUPP)) {
+                return true;
+            }
         }
         OP_CAP => {
             if matches!(c.result, Ok(n) if n > 0) {
@@ -543,4 +563,5 @@ fn store(entries: &mut [Entry], errors: &mut Vec<(usize, Errno)>, c: &mut Comple
         }
         _ => {}
     }
+    false
 }
