@@ -2,5 +2,6 @@
 
 mod du;
 mod find;
+mod ls;
 mod syscalls;
 mod util;

@@ -12,7 +12,7 @@ use cli::quote;
 use crate::exclude::Exclude;
 use crate::num::{self, NumError};
 use crate::plan::{Deref, Operands, Plan, TimeKind};
-use crate::timefmt_interim::TimeFormat;
+use crate::timestyle::TimeFormat;
 use crate::units::{self, Units};
 
 /// What the command line asks for.

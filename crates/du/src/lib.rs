@@ -18,7 +18,7 @@ pub mod progress;
 pub mod report;
 pub mod sink;
 pub mod tally;
-pub mod timefmt_interim;
+pub mod timestyle;
 pub mod units;
 pub mod usage;
 pub mod visitor;
@@ -175,7 +175,7 @@ fn execute(plan: &Plan) -> i32 {
     };
     if plan.time.is_some() {
         // Once, before threads format times.
-        ringio::sys::find::tzset();
+        ringio::sys::time::tzset();
     }
     let sink = Sink::new(cli::Out::stdout(), ringio::sys::isatty(1));
     let progress = ringio::sys::isatty(2).then(Progress::default);

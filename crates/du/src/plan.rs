@@ -2,7 +2,7 @@
 //! environment.
 
 use crate::exclude::Exclude;
-use crate::timefmt_interim::TimeFormat;
+use crate::timestyle::TimeFormat;
 use crate::units::Units;
 
 /// Which symbolic links are followed.
