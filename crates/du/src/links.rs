@@ -20,6 +20,7 @@
 //! some 60 bytes.
 
 use std::cmp::Ordering;
+use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Mutex;
 
 use hashbrown::{HashMap, HashSet};
@@ -94,6 +95,9 @@ const SHARDS: usize = 16;
 pub struct Links {
     /// Counted in earlier operands (or, in sequential mode, already).
     seen: Mutex<HashSet<Id>>,
+    /// Whether `seen` has anything, so the first operand's multiply-linked
+    /// files don't all queue on its lock.
+    any_seen: AtomicBool,
     /// The current operand's candidates, sharded so threads rarely meet.
     shards: Vec<Mutex<HashMap<Id, Candidate>>>,
     /// Candidates' times, kept only with `--time`.
@@ -106,6 +110,7 @@ impl Default for Links {
     fn default() -> Self {
         Links {
             seen: Mutex::default(),
+            any_seen: AtomicBool::new(false),
             shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
             times: Mutex::default(),
             dirs: Mutex::default(),
@@ -130,11 +135,12 @@ fn cmp_pos(ak: &[u32], ai: u32, bk: &[u32], bi: u32) -> Ordering {
 impl Links {
     /// Marks `id` counted; false if it already was.
     pub fn first_time(&self, id: Id) -> bool {
+        self.any_seen.store(true, AtomicOrdering::Relaxed);
         lock(&self.seen).insert(id)
     }
 
     pub fn seen_before(&self, id: Id) -> bool {
-        lock(&self.seen).contains(&id)
+        self.any_seen.load(AtomicOrdering::Relaxed) && lock(&self.seen).contains(&id)
     }
 
     /// Numbers a directory that holds candidates (once per directory).
@@ -244,6 +250,7 @@ impl Links {
                     per_dir[c.dir as usize].add(&d);
                     if more_operands {
                         seen.insert(id);
+                        self.any_seen.store(true, AtomicOrdering::Relaxed);
                     }
                 }
                 s.shrink_to_fit();
