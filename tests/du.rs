@@ -818,3 +818,46 @@ fn human_rounding_edges() {
     }
     report("human_rounding_edges");
 }
+
+/// A tree deeper than a 1024-descriptor soft limit and than PATH_MAX: the
+/// walker holds a descriptor per level and opens relative to it, and ldu
+/// raises the soft limit to the hard one, so it copes as GNU's fts does.
+#[test]
+fn deeper_than_the_descriptor_limit_and_path_max() {
+    let t = TempDir::new("du-deep");
+    let ok = Command::new("perl")
+        .arg("-e")
+        .arg(r#"mkdir "deep"; chdir "deep"; for (1..1500) { mkdir "dd"; chdir "dd"; open F, ">f"; print F "x" x ($_ % 5000); close F; }"#)
+        .current_dir(t.path())
+        .status()
+        .is_ok_and(|s| s.success());
+    if !ok {
+        eprintln!("SKIPPED deeper_than_the_descriptor_limit_and_path_max: no perl");
+        return;
+    }
+    for args in [&["-s", "deep"][..], &["deep"], &["-a", "--apparent-size", "deep"]] {
+        let cmd = |prog: &str| {
+            let mut c = Command::new("sh");
+            c.arg("-c").arg(r#"ulimit -Sn 1024 && exec "$@""#).arg("sh").arg(prog).args(args);
+            c.current_dir(t.path()).env("LC_ALL", "C");
+            c.output().unwrap()
+        };
+        let want = cmd("/usr/bin/du");
+        let ours = util::ours("ldu");
+        let got = cmd(ours.to_str().unwrap());
+        CASES.fetch_add(1, Ordering::Relaxed);
+        assert_eq!(
+            got.status.code(),
+            want.status.code(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&got.stderr)
+        );
+        assert!(got.stderr.is_empty(), "{args:?}: {}", String::from_utf8_lossy(&got.stderr));
+        assert!(
+            util::sorted_records_by(&got.stdout, b'\n')
+                == util::sorted_records_by(&want.stdout, b'\n'),
+            "{args:?}: output differs"
+        );
+    }
+    report("deeper_than_the_descriptor_limit_and_path_max");
+}

@@ -158,6 +158,9 @@ fn execute(plan: &Plan) -> i32 {
             return 1;
         }
     };
+    // One descriptor per directory level is held open while walking: let
+    // deep trees use the hard limit, not a 1024 soft limit.
+    ringio::sys::rlimit::raise_nofile();
     let sequential = plan.deref == Deref::Always && !plan.count_links;
     let mode = if plan.count_links {
         LinkMode::CountAll

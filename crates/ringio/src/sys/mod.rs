@@ -357,4 +357,5 @@ pub fn fstatx(fd: RawFd, mask: u32) -> Result<Statx, Errno> {
     Ok(st)
 }
 
+pub mod rlimit;
 pub mod statfs;
