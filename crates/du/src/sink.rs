@@ -52,10 +52,12 @@ impl Sink {
         buf.clear();
     }
 
-    /// Writes `prog: message` to stderr.
+    /// Writes `prog: message` to stderr, after the lines produced before it
+    /// (so `2>&1` keeps them in order, as GNU's line-buffered output does).
     pub fn error(&self, message: &[u8]) {
         let mut g = self.lock();
         g.clear_progress();
+        g.out.flush();
         cli::msg::error_bytes(&[message]);
     }
 
