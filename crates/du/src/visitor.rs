@@ -195,9 +195,9 @@ impl<'a> Du<'a> {
         }
     }
 
-    /// Decides whether an entry met (again) is counted now. Multiply-linked
-    /// files in a parallel walk are recorded as candidates instead, and
-    /// `None` is returned for them as for duplicates.
+    /// Decides whether an entry is counted now: false for one already
+    /// counted, and for multiply-linked files in a parallel walk, which are
+    /// recorded as candidates instead (see [`crate::links`]).
     fn counted(&self, e: &Entry, id: Id, nlink: u32, dui: &Dui, parent: Option<&Acc>) -> bool {
         if self.mode == LinkMode::CountAll {
             return true;
