@@ -12,16 +12,26 @@ pub mod users;
 pub use msg::{progname, set_progname};
 pub use out::Out;
 
-/// Records SIGPIPE's disposition before Rust's runtime changes it (see
-/// `ringio::sys::sigpipe`). Invoke once at the top level of each binary.
+/// Runs `ringio::sys::at_start` from `.init_array`, before Rust's runtime
+/// starts: it records SIGPIPE's disposition before the runtime changes it
+/// (see `ringio::sys::sigpipe`) and occupies closed standard descriptors
+/// before the runtime quietly reopens them read-write on /dev/null, which
+/// would turn `>&-` into silent success (see `ringio::sys::stdfds`).
+/// Invoke once at the top level of each binary.
 #[macro_export]
 macro_rules! sigpipe_hook {
     () => {
         #[used]
         #[link_section = ".init_array"]
-        static RECORD_SIGPIPE: extern "C" fn() = ::ringio::sys::sigpipe::record;
+        static RECORD_SIGPIPE: extern "C" fn() = ::ringio::sys::at_start;
     };
 }
+
+/// Every tool allocates through this: an allocation failure (`ulimit -v`)
+/// prints `prog: memory exhausted` and exits with the tool's failure status,
+/// as GNU's xalloc_die does, instead of aborting.
+#[global_allocator]
+static ALLOC: ringio::sys::mem::ExitOnOom = ringio::sys::mem::ExitOnOom;
 
 /// Defines the process entry point as a plain C `main` that calls `$run`
 /// and exits with the status it returns. Use with `#![no_main]`.
@@ -46,5 +56,7 @@ macro_rules! c_main {
 /// `ls` reports as `ls`), SIGPIPE as GNU has it.
 pub fn init(default_name: &str) {
     msg::init_progname(default_name);
+    ringio::sys::mem::set_oom_name(progname());
+    ringio::sys::mem::adapt_to_limits();
     ringio::sys::sigpipe::restore();
 }

@@ -39,6 +39,8 @@ const EXIT_SERIOUS: i32 = 2;
 
 /// Runs lsr with the process's arguments; returns the exit status.
 pub fn run() -> i32 {
+    // GNU ls's exit_failure: running out of memory is serious trouble.
+    ringio::sys::mem::set_oom_status(EXIT_SERIOUS);
     let parsed = args::parse(std::env::args_os().skip(1));
     let a = match parsed {
         Ok(a) => a,

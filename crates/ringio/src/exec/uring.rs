@@ -148,6 +148,12 @@ pub(crate) struct UringExec {
     /// these may wait indefinitely, so no enter may wait for more
     /// completions than the caller asked for while any is in flight.
     unbounded: usize,
+    /// The kernel cancelled an operation we never cancelled: io-wq could
+    /// not start a worker for it (RLIMIT_NPROC reached, as under
+    /// `ulimit -u` for an unprivileged user, or a cgroup pids limit), so
+    /// every operation the kernel punts would fail the same way. From then
+    /// on operations run inline, and the cancelled ones are rerun inline.
+    inline_only: bool,
 }
 
 impl UringExec {
@@ -173,6 +179,7 @@ impl UringExec {
             cap: cq.min(sq * 2).max(1),
             unsubmitted: 0,
             unbounded: 0,
+            inline_only: false,
         })
     }
 
@@ -188,6 +195,9 @@ impl UringExec {
     }
 
     fn goes_to_ring(&self, op: &Op) -> bool {
+        if self.inline_only {
+            return false;
+        }
         let code = match op {
             Op::OpenAt { .. } => opcode::OpenAt::CODE,
             Op::Close { .. } => opcode::Close::CODE,
@@ -224,6 +234,10 @@ impl UringExec {
 
     /// Moves backlog operations into free slots and SQEs, up to `cap`.
     fn fill(&mut self, out: &mut Vec<Completion>) {
+        if self.inline_only {
+            out.extend(self.backlog.drain(..).map(|(t, op)| op.execute_sync(t)));
+            return;
+        }
         while self.in_ring < self.cap {
             let Some((token, op)) = self.backlog.pop_front() else { break };
             let idx = match self.free.pop() {
@@ -354,6 +368,28 @@ impl UringExec {
                 let idx = cqe.user_data() as u32;
                 let slot = &mut self.slots[idx as usize];
                 let blocking = slot.op.as_ref().is_some_and(may_block);
+                if cqe.result() == -libc::ECANCELED {
+                    // See `inline_only`: rerun it here, where it cannot be
+                    // refused for lack of a kernel worker.
+                    self.inline_only = true;
+                    if let Some(op) = slot.op.take() {
+                        let token = slot.token;
+                        let c = match (op, slot.progress) {
+                            (Op::Write { fd, buf, offset }, done) if done > 0 => {
+                                finish_write_inline(token, fd, buf, offset, done)
+                            }
+                            (op, _) => op.execute_sync(token),
+                        };
+                        if blocking {
+                            self.unbounded -= 1;
+                        }
+                        out.push(c);
+                        got += 1;
+                        self.free.push(idx);
+                        self.in_ring -= 1;
+                    }
+                    continue;
+                }
                 match finish(slot, &cqe) {
                     Some(c) => {
                         if blocking {
@@ -406,10 +442,13 @@ impl UringExec {
     }
 
     pub(crate) fn wait(&mut self, min: usize, out: &mut Vec<Completion>) {
-        let mut got = 0;
+        // Counted from `out`: reaping, filling (inline reruns) and SQ-full
+        // retries all append completions.
+        let before = out.len();
         loop {
-            got += self.reap(out);
+            self.reap(out);
             self.fill(out);
+            let got = out.len() - before;
             if got >= min || self.in_flight() == 0 {
                 self.flush();
                 return;
@@ -423,6 +462,23 @@ impl UringExec {
             self.enter_getevents(want);
         }
     }
+}
+
+/// The rest of a write the ring had partly done, written inline; the
+/// completion reports the whole length or the error, as a ring write does.
+fn finish_write_inline(
+    token: Token,
+    fd: std::os::fd::RawFd,
+    buf: Vec<u8>,
+    offset: Option<u64>,
+    done: usize,
+) -> Completion {
+    let off = offset.map(|o| o + done as u64);
+    let result = match crate::sys::write_all(fd, &buf[done..], off) {
+        Ok(_) => Ok(buf.len() as u64),
+        Err((_, e)) => Err(e),
+    };
+    Completion { token, result, eof: false, data: Data::Buf(buf) }
 }
 
 fn may_block(op: &Op) -> bool {

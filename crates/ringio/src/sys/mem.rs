@@ -1,15 +1,133 @@
-//! Tuning of the C allocator for short-lived tools that build one large
-//! listing: fewer `brk`/`mmap`/`mremap` calls while it grows.
+//! Memory: tuning of the C allocator for short-lived tools that build one
+//! large listing, and a global allocator that turns an allocation failure
+//! into GNU's `prog: memory exhausted` and a clean exit instead of Rust's
+//! abort (SIGABRT, a core dump, and no useful message under `ulimit -v`).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicI32, Ordering};
+use std::sync::OnceLock;
+
+/// Whether the address space or the data segment is limited (`ulimit -v`,
+/// `ulimit -d`): then every reserved-but-unused mapping counts against the
+/// limit, so the allocator must not reserve generously.
+pub fn address_space_limited() -> bool {
+    [libc::RLIMIT_AS, libc::RLIMIT_DATA].into_iter().any(|r| {
+        // SAFETY: rlimit is a plain C struct of integers; all-zero is valid.
+        let mut rl: libc::rlimit = unsafe { std::mem::zeroed() };
+        // SAFETY: rl is a valid, writable rlimit for getrlimit to fill.
+        unsafe { libc::getrlimit(r, &mut rl) == 0 && rl.rlim_cur != libc::RLIM_INFINITY }
+    })
+}
 
 /// Asks malloc to grow the heap in large steps and to keep big blocks on
 /// the heap (where realloc can grow them in place) instead of in separate
-/// mappings. Untouched heap pages cost nothing, so a generous pad is cheap.
+/// mappings. Untouched heap pages cost nothing, so a generous pad is cheap —
+/// except under an address-space limit, where the pad alone could exceed
+/// it (glibc asks for the pad again when it falls back from brk to mmap),
+/// so then the defaults stay.
 pub fn tune_for_batch() {
+    if address_space_limited() {
+        return;
+    }
     // SAFETY: mallopt only adjusts allocator parameters; called before the
     // program's threads exist.
     unsafe {
         libc::mallopt(libc::M_TOP_PAD, 64 << 20);
         libc::mallopt(libc::M_MMAP_THRESHOLD, 256 << 20);
         libc::mallopt(libc::M_TRIM_THRESHOLD, 512 << 20);
+    }
+}
+
+/// Adapts malloc to resource limits; call once at start, before threads.
+///
+/// glibc gives each thread that allocates its own arena, reserving 64 MiB
+/// (128 MiB while aligning) of address space each: harmless normally, but
+/// under `ulimit -v` two walker threads would spend most of a tight limit
+/// on reservations. With a limit, all threads share the main arena.
+pub fn adapt_to_limits() {
+    if address_space_limited() {
+        // SAFETY: mallopt only adjusts allocator parameters; called before
+        // the program's threads exist.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, 1);
+        }
+    }
+}
+
+static OOM_PREFIX: OnceLock<Vec<u8>> = OnceLock::new();
+static OOM_STATUS: AtomicI32 = AtomicI32::new(1);
+
+/// Sets the program name of the out-of-memory message (`name: memory
+/// exhausted`); the first call wins.
+pub fn set_oom_name(name: &str) {
+    let mut v = name.as_bytes().to_vec();
+    v.extend_from_slice(b": memory exhausted\n");
+    let _ = OOM_PREFIX.set(v);
+}
+
+/// Sets the exit status after an allocation failure (GNU's exit_failure:
+/// 2 for ls, 1 for the others).
+pub fn set_oom_status(status: i32) {
+    OOM_STATUS.store(status, Ordering::Relaxed);
+}
+
+/// Reports an allocation failure like gnulib's xalloc_die and exits at
+/// once. Allocates nothing; safe from any thread.
+pub fn oom_exit() -> ! {
+    let msg: &[u8] = match OOM_PREFIX.get() {
+        Some(v) => v,
+        None => b"memory exhausted\n",
+    };
+    // SAFETY: writing a live byte slice to stderr, then ending the process
+    // without running destructors or atexit handlers (other threads may be
+    // in the middle of anything, including malloc).
+    unsafe {
+        libc::write(2, msg.as_ptr().cast(), msg.len());
+        libc::_exit(OOM_STATUS.load(Ordering::Relaxed))
+    }
+}
+
+/// The system allocator, except that running out of memory ends the process
+/// with [`oom_exit`] instead of an abort.
+///
+/// Everything the tools keep grows through it, so `ulimit -v` below what a
+/// listing needs gives `lsr: memory exhausted` and exit status 2 (1 for the
+/// others), as GNU's tools do, never SIGABRT.
+pub struct ExitOnOom;
+
+// SAFETY: every method forwards to the system allocator with the caller's
+// arguments unchanged and returns its result; the only addition is exiting
+// the process where the system allocator would have returned null.
+unsafe impl GlobalAlloc for ExitOnOom {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller upholds GlobalAlloc::alloc's contract.
+        let p = unsafe { System.alloc(layout) };
+        if p.is_null() {
+            oom_exit();
+        }
+        p
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: the caller upholds GlobalAlloc::alloc_zeroed's contract.
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if p.is_null() {
+            oom_exit();
+        }
+        p
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: the caller upholds GlobalAlloc::dealloc's contract.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: the caller upholds GlobalAlloc::realloc's contract.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if p.is_null() {
+            oom_exit();
+        }
+        p
     }
 }

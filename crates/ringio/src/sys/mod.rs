@@ -6,6 +6,8 @@
 pub mod find;
 pub mod fs;
 pub mod mem;
+pub mod seccomp;
+pub mod stdfds;
 pub mod time;
 pub mod users;
 
@@ -274,6 +276,14 @@ pub fn available_cpus() -> usize {
         // SAFETY: CPU_COUNT only reads the set.
         (unsafe { libc::CPU_COUNT(&set) } as usize).max(1)
     })
+}
+
+/// What every tool does before Rust's runtime starts (run from
+/// `.init_array`): record SIGPIPE's inherited disposition and occupy closed
+/// standard descriptors ([`stdfds::guard`]).
+pub extern "C" fn at_start() {
+    sigpipe::record();
+    stdfds::guard();
 }
 
 /// SIGPIPE handling that matches GNU tools.

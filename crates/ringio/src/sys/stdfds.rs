@@ -1,0 +1,45 @@
+//! Standard descriptors that were closed when the program started.
+//!
+//! Run as `lsr >&-`, the first directory the tool opens would become
+//! descriptor 1, and the listing would be "written" into it (or, for a
+//! file opened read-write, really written). As gnulib's stdopen does, each
+//! closed standard descriptor is occupied at start by `/dev/null` opened in
+//! the direction that fails: reads from 0 and writes to 1 and 2 then fail
+//! with EBADF, exactly as on the closed descriptor, and nothing the tool
+//! opens later can land there. Which ones were closed is remembered, for
+//! messages that GNU words differently in that case.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+static CLOSED: AtomicU8 = AtomicU8::new(0);
+
+/// Occupies closed descriptors 0, 1 and 2 (see the module docs). Call
+/// first thing, before anything opens a file.
+pub fn guard() {
+    let mut closed = 0u8;
+    for fd in 0..3 {
+        // SAFETY: F_GETFD only inspects the descriptor table.
+        if unsafe { libc::fcntl(fd, libc::F_GETFD) } != -1 {
+            continue;
+        }
+        closed |= 1 << fd;
+        // Write-only for stdin (reads fail), read-only for the outputs
+        // (writes fail), both with EBADF.
+        let flags = if fd == 0 { libc::O_WRONLY } else { libc::O_RDONLY };
+        // SAFETY: the path is a NUL-terminated literal. Lower descriptors
+        // are open (or were just occupied), so open returns `fd` itself; it
+        // is deliberately left without O_CLOEXEC so children inherit the
+        // same situation, as they would have the closed descriptor.
+        let got = unsafe { libc::open(c"/dev/null".as_ptr(), flags) };
+        if got >= 0 && got != fd {
+            // SAFETY: closing the descriptor just opened.
+            unsafe { libc::close(got) };
+        }
+    }
+    CLOSED.store(closed, Ordering::Relaxed);
+}
+
+/// Whether descriptor `fd` (0, 1 or 2) was closed when [`guard`] ran.
+pub fn was_closed(fd: i32) -> bool {
+    (0..3).contains(&fd) && CLOSED.load(Ordering::Relaxed) & (1 << fd) != 0
+}
