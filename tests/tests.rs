@@ -1,6 +1,7 @@
 //! End-to-end tests of the binaries, compared against GNU's tools.
 
 mod du;
+mod faults;
 mod find;
 mod ls;
 mod syscalls;
