@@ -8,6 +8,8 @@ use std::os::fd::RawFd;
 
 use crate::errno::{check, Errno};
 
+pub mod copy;
+
 /// The kernel's `struct statx`, as libc defines it.
 pub type Statx = libc::statx;
 
