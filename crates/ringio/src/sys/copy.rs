@@ -56,14 +56,8 @@ pub fn copy_file_range(in_fd: RawFd, out_fd: RawFd, len: usize) -> Result<usize,
     // SAFETY: null offset pointers make the kernel use and update both file
     // positions; no memory of ours is involved.
     retry(|| unsafe {
-        libc::copy_file_range(
-            in_fd,
-            std::ptr::null_mut(),
-            out_fd,
-            std::ptr::null_mut(),
-            len,
-            0,
-        ) as _
+        libc::copy_file_range(in_fd, std::ptr::null_mut(), out_fd, std::ptr::null_mut(), len, 0)
+            as _
     })
 }
 
