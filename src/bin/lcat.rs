@@ -1,4 +1,5 @@
 cli::sigpipe_hook!();
+cli::stdio_hook!();
 
 fn main() {
     cli::init("lcat");

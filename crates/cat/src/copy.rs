@@ -131,6 +131,9 @@ pub struct Cat {
 impl Cat {
     /// Examines standard output and sets up the loop.
     pub fn new(opts: FormatOpts, eng: Engine) -> Result<Cat, Fatal> {
+        if ringio::sys::stdio::closed_at_start(STDOUT) {
+            return Err(Fatal::StdoutStat(Errno(libc::EBADF)));
+        }
         let st = kc::fstat(STDOUT).map_err(Fatal::StdoutStat)?;
         Ok(Cat::with_output(opts, eng, &st))
     }
@@ -181,6 +184,10 @@ impl Cat {
         let stdin = name == b"-";
         let fd = if stdin {
             self.used_stdin = true;
+            if ringio::sys::stdio::closed_at_start(STDIN) {
+                // The runtime put /dev/null there; GNU cat finds it closed.
+                return Err(file_err(FileErrorKind::Stat(Errno(libc::EBADF))));
+            }
             STDIN
         } else {
             self.eng.openat(0, libc::AT_FDCWD, name, libc::O_RDONLY, 0);
@@ -201,10 +208,17 @@ impl Cat {
     }
 
     fn copy_fd(&mut self, fd: RawFd) -> Result<(), CopyError> {
-        let st = kc::fstat(fd).map_err(|e| CopyError::File(FileErrorKind::Stat(e)))?;
+        let mut st = kc::fstat(fd).map_err(|e| CopyError::File(FileErrorKind::Stat(e)))?;
         let kind = Kind::of(&st);
         if self.out_kind == Kind::Regular && st.st_dev == self.out_dev && st.st_ino == self.out_ino
         {
+            // Output still buffered would already be in the file had it been
+            // written as it was produced (GNU writes formatted output at
+            // least once per file): write it, then look at the size again.
+            if !self.outbuf.is_empty() {
+                self.flush().map_err(|e| CopyError::Fatal(Fatal::Write(e)))?;
+                st = kc::fstat(fd).map_err(|e| CopyError::File(FileErrorKind::Stat(e)))?;
+            }
             // GNU's rule: refuse while unread bytes remain, since every byte
             // written would become another byte to read. A file read to its
             // end (or emptied by `>`) is harmless.
@@ -433,9 +447,15 @@ impl Cat {
     /// Ends the run: flushes, and closes standard input if it was read (as
     /// GNU does, so a closed stdin is reported).
     pub fn finish(&mut self) -> Result<(), FinishError> {
+        if let Some(f) = self.fmt.as_mut() {
+            f.finish(&mut self.outbuf);
+        }
         self.flush().map_err(|e| FinishError::Fatal(Fatal::Write(e)))?;
         if self.used_stdin {
             self.used_stdin = false;
+            if ringio::sys::stdio::closed_at_start(STDIN) {
+                return Err(FinishError::CloseStdin(Errno(libc::EBADF)));
+            }
             self.eng.close(0, STDIN);
             if let Err(e) = self.complete().result {
                 return Err(FinishError::CloseStdin(e));

@@ -15,7 +15,9 @@
 //!   the number is written when the line's first byte arrives, so input that
 //!   ends with `\n` gets no dangling number; numbers are right-aligned in 6
 //!   columns (wider once they need more digits) and followed by a TAB;
-//! - -E writes `$` before each `\n`;
+//! - -E writes `$` before each `\n`, and a `\r` right before a `\n` (even
+//!   across chunks and files) as `^M`, as GNU 9.x does; a `\r` at the end
+//!   of a chunk is therefore held back until the next byte is known;
 //! - -T writes TAB as `^I`;
 //! - -v writes bytes 0–31 (except TAB and `\n`) as `^@`…`^_`, 127 as `^?`,
 //!   and bytes ≥ 128 as `M-` followed by the notation of the low 7 bits.
@@ -176,6 +178,10 @@ pub struct Formatter {
     at_line_start: bool,
     /// The last line seen (output or squeezed) was empty.
     prev_empty: bool,
+    /// -E without -v: a `\r` right before `\n` shows as `^M`.
+    cr_mode: bool,
+    /// A `\r` ended the last chunk and is not written yet.
+    pending_cr: bool,
 }
 
 impl Formatter {
@@ -191,6 +197,16 @@ impl Formatter {
             line: LineNumber::new(),
             at_line_start: true,
             prev_empty: false,
+            cr_mode: opts.show_ends && !opts.show_nonprinting,
+            pending_cr: false,
+        }
+    }
+
+    /// Ends the input: writes a `\r` still held back.
+    pub fn finish(&mut self, out: &mut Vec<u8>) {
+        if self.pending_cr {
+            self.pending_cr = false;
+            out.push(b'\r');
         }
     }
 
@@ -205,6 +221,16 @@ impl Formatter {
             return;
         }
         while let Some(&first) = input.first() {
+            if self.pending_cr {
+                self.pending_cr = false;
+                if first == b'\n' {
+                    out.extend_from_slice(b"^M$\n");
+                    self.at_line_start = true;
+                    input = &input[1..];
+                    continue;
+                }
+                out.push(b'\r');
+            }
             if self.at_line_start {
                 if first == b'\n' {
                     self.empty_line(out);
@@ -222,7 +248,13 @@ impl Formatter {
                     if self.table.is_none() && !self.opts.show_ends {
                         out.extend_from_slice(&input[..=i]);
                     } else {
-                        self.render(&input[..i], out);
+                        let line = &input[..i];
+                        if self.cr_mode && line.last() == Some(&b'\r') {
+                            self.render(&line[..i - 1], out);
+                            out.extend_from_slice(b"^M");
+                        } else {
+                            self.render(line, out);
+                        }
                         if self.opts.show_ends {
                             out.extend_from_slice(b"$\n");
                         } else {
@@ -233,6 +265,10 @@ impl Formatter {
                     input = &input[i + 1..];
                 }
                 None => {
+                    if self.cr_mode && input.last() == Some(&b'\r') {
+                        self.pending_cr = true;
+                        input = &input[..input.len() - 1];
+                    }
                     self.render(input, out);
                     return;
                 }
@@ -310,6 +346,7 @@ mod tests {
         for c in chunks {
             f.feed(c, &mut out);
         }
+        f.finish(&mut out);
         out
     }
 
@@ -320,7 +357,7 @@ mod tests {
         let mut n = 0u64;
         let mut start = true;
         let mut prev_empty = false;
-        for &b in input {
+        for (i, &b) in input.iter().enumerate() {
             if start {
                 if b == b'\n' {
                     if o.squeeze_blank && prev_empty {
@@ -352,6 +389,12 @@ mod tests {
                 start = true;
             } else if b == b'\t' {
                 out.extend_from_slice(if o.show_tabs { b"^I" } else { b"\t" });
+            } else if b == b'\r'
+                && o.show_ends
+                && !o.show_nonprinting
+                && input.get(i + 1) == Some(&b'\n')
+            {
+                out.extend_from_slice(b"^M");
             } else if o.show_nonprinting {
                 let mut c = b;
                 if c >= 128 {
@@ -385,6 +428,17 @@ mod tests {
         assert_eq!(fmt("bn", &[b"\nx\n"]), b"\n     1\tx\n");
         assert_eq!(fmt("E", &[b"x"]), b"x");
         assert_eq!(fmt("A", &[b"\r\n"]), b"^M$\n");
+    }
+
+    #[test]
+    fn carriage_return_before_newline_with_show_ends() {
+        assert_eq!(fmt("E", &[b"a\r\nb\r\r\n\r"]), b"a^M$\nb\r^M$\n\r");
+        assert_eq!(fmt("E", &[b"a\r", b"\nb\r", b"x\n"]), b"a^M$\nb\rx$\n");
+        assert_eq!(fmt("nE", &[b"\r", b"\n\r"]), b"     1\t^M$\n     2\t\r");
+        assert_eq!(fmt("bE", &[b"\r\r\n\r"]), b"     1\t\r^M$\n     2\t\r");
+        assert_eq!(fmt("sE", &[b"\r\n\r\n\n"]), b"^M$\n^M$\n$\n");
+        assert_eq!(fmt("n", &[b"\r\n"]), b"     1\t\r\n");
+        assert_eq!(fmt("ET", &[b"\t\r", b"\n"]), b"^I^M$\n");
     }
 
     #[test]
@@ -470,6 +524,7 @@ mod tests {
                     f.feed(&rest[..k], &mut out);
                     rest = &rest[k..];
                 }
+                f.finish(&mut out);
                 assert_eq!(out, reference(o, &input), "opts {o:?} input {input:?}");
             }
         }
