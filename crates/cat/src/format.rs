@@ -22,7 +22,6 @@
 //! - -v writes bytes 0–31 (except TAB and `\n`) as `^@`…`^_`, 127 as `^?`,
 //!   and bytes ≥ 128 as `M-` followed by the notation of the low 7 bits.
 
-use memchr::memchr;
 
 /// Which transformations are on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -99,6 +98,18 @@ impl LineNumber {
         }
         self.start = self.start.min(i);
         &self.buf[self.start..]
+    }
+
+    /// Adds one and appends the new prefix to `out`.
+    #[inline]
+    fn push_next(&mut self, out: &mut Vec<u8>) {
+        let p = self.next();
+        // Almost always 6 columns + TAB: a fixed-size copy compiles to two
+        // moves instead of a memcpy call.
+        match <&[u8; 7]>::try_from(p) {
+            Ok(p7) => out.extend_from_slice(p7),
+            Err(_) => out.extend_from_slice(p),
+        }
     }
 }
 
@@ -215,65 +226,86 @@ impl Formatter {
     }
 
     /// Formats `input` (the next bytes of the concatenated input) onto `out`.
-    pub fn feed(&mut self, mut input: &[u8], out: &mut Vec<u8>) {
+    pub fn feed(&mut self, input: &[u8], out: &mut Vec<u8>) {
         if !self.line_oriented {
             self.render(input, out);
             return;
         }
-        while let Some(&first) = input.first() {
-            if self.pending_cr {
-                self.pending_cr = false;
-                if first == b'\n' {
-                    out.extend_from_slice(b"^M$\n");
-                    self.at_line_start = true;
-                    input = &input[1..];
-                    continue;
-                }
+        let mut rest = input;
+        if self.pending_cr {
+            let Some(&first) = rest.first() else { return };
+            self.pending_cr = false;
+            if first == b'\n' {
+                out.extend_from_slice(b"^M$\n");
+                self.at_line_start = true;
+                rest = &rest[1..];
+            } else {
                 out.push(b'\r');
             }
-            if self.at_line_start {
-                if first == b'\n' {
-                    self.empty_line(out);
-                    input = &input[1..];
-                    continue;
-                }
-                if self.numbering {
-                    out.extend_from_slice(self.line.next());
-                }
-                self.at_line_start = false;
-                self.prev_empty = false;
+        }
+        // One vectorised scan over the chunk yields every line end; most
+        // lines are short, so a memchr call per line would cost more.
+        let mut start = 0;
+        for nl in memchr::memchr_iter(b'\n', rest) {
+            self.line(&rest[start..=nl], out);
+            start = nl + 1;
+        }
+        if start < rest.len() {
+            self.partial_line(&rest[start..], out);
+        }
+    }
+
+    /// The rest of a line, `\n` included (the line may have begun in an
+    /// earlier chunk).
+    #[inline]
+    fn line(&mut self, with_nl: &[u8], out: &mut Vec<u8>) {
+        if self.at_line_start {
+            if with_nl.len() == 1 {
+                self.empty_line(out);
+                return;
             }
-            match memchr(b'\n', input) {
-                Some(i) => {
-                    if self.table.is_none() && !self.opts.show_ends {
-                        out.extend_from_slice(&input[..=i]);
-                    } else {
-                        let line = &input[..i];
-                        if self.cr_mode && line.last() == Some(&b'\r') {
-                            self.render(&line[..i - 1], out);
-                            out.extend_from_slice(b"^M");
-                        } else {
-                            self.render(line, out);
-                        }
-                        if self.opts.show_ends {
-                            out.extend_from_slice(b"$\n");
-                        } else {
-                            out.push(b'\n');
-                        }
-                    }
-                    self.at_line_start = true;
-                    input = &input[i + 1..];
-                }
-                None => {
-                    if self.cr_mode && input.last() == Some(&b'\r') {
-                        self.pending_cr = true;
-                        input = &input[..input.len() - 1];
-                    }
-                    self.render(input, out);
-                    return;
-                }
+            if self.numbering {
+                self.line.push_next(out);
+            }
+            self.prev_empty = false;
+        }
+        self.at_line_start = true;
+        if self.table.is_none() && !self.opts.show_ends {
+            out.extend_from_slice(with_nl);
+            return;
+        }
+        let content = &with_nl[..with_nl.len() - 1];
+        match content.split_last() {
+            Some((b'\r', before)) if self.cr_mode => {
+                self.render(before, out);
+                out.extend_from_slice(b"^M");
+            }
+            _ => self.render(content, out),
+        }
+        if self.opts.show_ends {
+            out.extend_from_slice(b"$\n");
+        } else {
+            out.push(b'\n');
+        }
+    }
+
+    /// The start (or middle) of a line whose end is in a later chunk; not
+    /// empty.
+    fn partial_line(&mut self, mut content: &[u8], out: &mut Vec<u8>) {
+        if self.at_line_start {
+            if self.numbering {
+                self.line.push_next(out);
+            }
+            self.at_line_start = false;
+            self.prev_empty = false;
+        }
+        if let Some((b'\r', before)) = content.split_last() {
+            if self.cr_mode {
+                self.pending_cr = true;
+                content = before;
             }
         }
+        self.render(content, out);
     }
 
     fn empty_line(&mut self, out: &mut Vec<u8>) {
@@ -282,7 +314,7 @@ impl Formatter {
         }
         self.prev_empty = true;
         if self.number_all {
-            out.extend_from_slice(self.line.next());
+            self.line.push_next(out);
         }
         if self.opts.show_ends {
             out.push(b'$');
