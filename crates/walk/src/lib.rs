@@ -1,0 +1,201 @@
+//! A directory-tree walker on ringio for find- and du-style tools.
+//!
+//! Two modes share one reader:
+//! - **parallel** (default): worker threads share a LIFO stack of
+//!   directories, as ripgrep's ignore walker and bfs do; measured on the
+//!   project machine, 2 threads walk a 171k-entry tree in 44 ms against
+//!   82 ms for one (research/io-uring-limits.md §4). Output order between
+//!   sibling subtrees is then unspecified.
+//! - **ordered**: one thread, depth-first in directory order (or sorted), the
+//!   order GNU find and du produce; used for `-quit`-like semantics and
+//!   when the caller asks for determinism.
+//!
+//! Directories are opened relative to their parent's descriptor (never by
+//! re-resolving a full path, which costs a lookup per component — ruinous
+//! on network file systems), and a parent's descriptor is closed as soon as
+//! every child directory has been opened. Entries are only stat'ed when the
+//! visitor asks (d_type from getdents suffices for most of find).
+//!
+//! Post-order callbacks (`leave`) run once a directory's whole subtree is
+//! done, in whichever thread finished it last, so du can print a directory
+//! after all its descendants and find can honour `-depth`.
+
+mod node;
+mod ordered;
+mod parallel;
+mod reader;
+mod step;
+
+use std::os::fd::RawFd;
+
+pub use ringio::{dtype, Backend, Errno, Statx};
+
+/// Which stat an entry needs before `visit` sees it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatNeed {
+    /// d_type is enough (the walker still lstat's entries whose d_type is
+    /// unknown, since it must know which are directories).
+    None,
+    /// `lstat`: the entry itself.
+    Lstat,
+    /// `stat`: follow a symlink; a dangling link is then reported with its
+    /// own lstat and `followed == false`, as find -L does.
+    Follow,
+}
+
+/// What the visitor wants done after seeing an entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Visit {
+    /// Descend if this is a directory (ignored otherwise).
+    Descend,
+    /// Don't descend (find -prune, -maxdepth, -xdev).
+    Skip,
+    /// Stop the whole walk as soon as possible (find -quit).
+    Quit,
+}
+
+/// An entry as the visitor sees it; borrowed data lives until the callback returns.
+pub struct Entry<'a> {
+    /// The path as the user would see it: root operand + "/" + names.
+    pub path: &'a [u8],
+    /// The last component (for a root: the operand as given).
+    pub name: &'a [u8],
+    /// 0 for a root.
+    pub depth: usize,
+    /// The type: from the stat when there is one, else from getdents.
+    pub d_type: u8,
+    pub ino: u64,
+    pub stat: Option<&'a Statx>,
+    /// The stat failed (the entry vanished, permission, loop…).
+    pub stat_error: Option<Errno>,
+    /// The stat describes a symlink's target.
+    pub followed: bool,
+    /// The directory containing the entry (`AT_FDCWD` for roots) and the
+    /// name relative to it: for dirfd-relative work (-execdir, -delete)
+    /// that can't be fooled by a symlink swapped into the path.
+    pub dirfd: RawFd,
+    pub rel_name: &'a [u8],
+}
+
+impl Entry<'_> {
+    pub fn is_dir(&self) -> bool {
+        self.d_type == dtype::DIR
+    }
+}
+
+/// Why part of the tree could not be walked.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum WalkError {
+    /// A root operand could not be stat'ed.
+    Root { path: Vec<u8>, errno: Errno },
+    /// A directory could not be opened.
+    Open { path: Vec<u8>, errno: Errno },
+    /// Reading a directory failed part-way (what was read is still visited).
+    Read { path: Vec<u8>, errno: Errno },
+    /// Following symlinks led back to an ancestor: `path` is the same
+    /// directory as `ancestor`.
+    Loop { path: Vec<u8>, ancestor: Vec<u8> },
+}
+
+impl WalkError {
+    pub fn path(&self) -> &[u8] {
+        match self {
+            WalkError::Root { path, .. }
+            | WalkError::Open { path, .. }
+            | WalkError::Read { path, .. }
+            | WalkError::Loop { path, .. } => path,
+        }
+    }
+}
+
+/// Callbacks of a walk. Methods take `&self` and run on several threads at
+/// once; per-thread mutable state (an output buffer) lives in `Local`.
+/// `Acc` is a per-directory accumulator that children add into (du sums).
+pub trait Visitor: Sync {
+    type Local: Send;
+    type Acc: Default + Send + Sync;
+
+    /// Creates one thread's state.
+    fn local(&self) -> Self::Local;
+
+    /// Called with each thread's state when the walk ends.
+    fn finish(&self, _local: Self::Local) {}
+
+    /// Decides the stat for an entry before it is visited, from what
+    /// getdents told (name, d_type, depth).
+    fn need_stat(&self, name: &[u8], d_type: u8, depth: usize) -> StatNeed;
+
+    /// Sees an entry (pre-order). `parent` is the containing directory's
+    /// accumulator (`None` for roots).
+    fn visit(&self, local: &mut Self::Local, entry: &Entry, parent: Option<&Self::Acc>) -> Visit;
+
+    /// A directory's subtree is done (post-order): called for every
+    /// directory `visit` returned `Descend` for, even when opening it failed.
+    fn leave(
+        &self,
+        _local: &mut Self::Local,
+        _dir: &Entry,
+        _acc: &Self::Acc,
+        _parent: Option<&Self::Acc>,
+    ) {
+    }
+
+    /// Something could not be walked; `parent` is the accumulator of the
+    /// directory the error belongs to, when there is one.
+    fn error(&self, local: &mut Self::Local, err: &WalkError, acc: Option<&Self::Acc>);
+}
+
+/// Walk settings.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// Worker threads; 0 = the CPUs available, at most 8 (1 under the sync backend).
+    pub threads: usize,
+    /// The engine executor; `None` = ringio's default / `RINGIO_BACKEND`.
+    pub backend: Option<Backend>,
+    /// One thread, depth-first, GNU order (see the crate docs).
+    pub ordered: bool,
+    /// Visit each directory's entries sorted by name (byte order).
+    pub sort: bool,
+    /// Roots are stat'ed following symlinks (find -H/-L, du -H/-L); below
+    /// the roots, `need_stat` decides.
+    pub follow_roots: bool,
+}
+
+impl Options {
+    fn backend(&self) -> Backend {
+        self.backend.unwrap_or_else(ringio::default_backend)
+    }
+
+    fn thread_count(&self) -> usize {
+        if self.ordered || self.backend() == Backend::Sync {
+            return 1;
+        }
+        if self.threads > 0 {
+            return self.threads;
+        }
+        ringio::sys::available_cpus().clamp(1, 8)
+    }
+
+    /// The executor of each walker thread's own engine: the walker threads
+    /// are the parallelism, so under `threads` each runs plain syscalls inline.
+    fn thread_engine(&self) -> ringio::Engine {
+        let b = match self.backend() {
+            Backend::Uring => Backend::Uring,
+            Backend::Threads | Backend::Sync => Backend::Sync,
+        };
+        ringio::Engine::with_config(ringio::Config {
+            backend: Some(b),
+            ..ringio::Config::default()
+        })
+    }
+}
+
+/// Walks `roots` in order, calling `visitor`. Returns when every root is done
+/// or a visit returned [`Visit::Quit`].
+pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, visitor: &V) {
+    if opts.thread_count() == 1 {
+        ordered::walk(roots, opts, visitor);
+    } else {
+        parallel::walk(roots, opts, visitor);
+    }
+}

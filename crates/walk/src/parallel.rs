@@ -1,0 +1,156 @@
+//! Worker threads sharing a LIFO stack of directories.
+//!
+//! LIFO keeps the walk depth-first, so the set of open directories stays
+//! proportional to depth × threads, and a thread usually continues in the
+//! subtree it just read (warm dentries). Roots are walked one after another,
+//! as GNU does, each by all threads; the calling thread is one of them.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
+
+use crate::reader::{Listing, Reader};
+use crate::step::{self, Node};
+use crate::{Options, Visitor};
+
+struct Queue<V: Visitor> {
+    stack: Vec<Node<V>>,
+    /// Threads processing a directory right now.
+    busy: usize,
+    shutdown: bool,
+}
+
+struct Shared<V: Visitor> {
+    q: Mutex<Queue<V>>,
+    /// Signalled when work is pushed, when the stack drains, and on shutdown.
+    cv: Condvar,
+    stop: AtomicBool,
+}
+
+impl<V: Visitor> Shared<V> {
+    fn lock(&self) -> MutexGuard<'_, Queue<V>> {
+        self.q.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+struct Worker<V: Visitor> {
+    rd: Reader,
+    list: Listing,
+    path: Vec<u8>,
+    kids: Vec<Node<V>>,
+    local: V::Local,
+}
+
+impl<V: Visitor> Worker<V> {
+    fn new(opts: &Options, v: &V) -> Self {
+        Worker {
+            rd: Reader::new(opts.thread_engine()),
+            list: Listing::default(),
+            path: Vec::new(),
+            kids: Vec::new(),
+            local: v.local(),
+        }
+    }
+
+    /// Reads one directory, visits its entries, and returns (in `kids`) the
+    /// subdirectories to walk, in reverse so the first pops first.
+    fn process(&mut self, node: Node<V>, opts: &Options, v: &V, stop: &AtomicBool) {
+        self.kids.clear();
+        if step::open_read(&mut self.rd, &node, &mut self.list, opts, v, &mut self.local) {
+            for i in 0..self.list.len() {
+                if stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                if let Some(k) =
+                    step::entry(&node, &self.list, i, &mut self.path, v, &mut self.local, stop)
+                {
+                    self.kids.push(k);
+                }
+            }
+            self.kids.reverse();
+        }
+        step::finish(node, v, &mut self.local, stop);
+    }
+
+    /// Takes and processes directories. With `until_idle`, returns once the
+    /// stack is empty and nobody is busy (the current root is done);
+    /// otherwise runs until shutdown.
+    fn run(&mut self, sh: &Shared<V>, opts: &Options, v: &V, until_idle: bool) {
+        let mut q = sh.lock();
+        loop {
+            if sh.stop.load(Ordering::Relaxed) {
+                // A quit: drop queued work; finishing nodes only closes fds.
+                let dropped: Vec<_> = q.stack.drain(..).collect();
+                drop(q);
+                for n in dropped {
+                    step::finish(n, v, &mut self.local, &sh.stop);
+                }
+                q = sh.lock();
+                sh.cv.notify_all();
+            }
+            if let Some(node) = q.stack.pop() {
+                q.busy += 1;
+                drop(q);
+                self.process(node, opts, v, &sh.stop);
+                q = sh.lock();
+                q.busy -= 1;
+                let n = self.kids.len();
+                q.stack.append(&mut self.kids);
+                // Wake others for new work, or so the root's owner sees the
+                // walk of this root is over.
+                if n > 0 || (q.stack.is_empty() && q.busy == 0) {
+                    sh.cv.notify_all();
+                }
+                continue;
+            }
+            if until_idle && q.busy == 0 {
+                return;
+            }
+            if q.shutdown {
+                return;
+            }
+            q = sh.cv.wait(q).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+pub(crate) fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, v: &V) {
+    let sh = Shared::<V> {
+        q: Mutex::new(Queue { stack: Vec::new(), busy: 0, shutdown: false }),
+        cv: Condvar::new(),
+        stop: AtomicBool::new(false),
+    };
+    let threads = opts.thread_count();
+    std::thread::scope(|s| {
+        let mut handles = Vec::new();
+        for i in 1..threads {
+            let sh = &sh;
+            let b = std::thread::Builder::new().name(format!("walk-{i}")).stack_size(512 * 1024);
+            // If a thread can't be created (RLIMIT_NPROC), walk with fewer.
+            if let Ok(h) = b.spawn_scoped(s, move || {
+                let mut w = Worker::new(opts, v);
+                w.run(sh, opts, v, false);
+                v.finish(w.local);
+            }) {
+                handles.push(h);
+            }
+        }
+        let mut me = Worker::new(opts, v);
+        for r in roots {
+            if sh.stop.load(Ordering::Relaxed) {
+                break;
+            }
+            let Some(node) = step::root(&mut me.rd, r, opts, v, &mut me.local, &sh.stop) else {
+                continue;
+            };
+            sh.lock().stack.push(node);
+            sh.cv.notify_all();
+            me.run(&sh, opts, v, true);
+        }
+        sh.lock().shutdown = true;
+        sh.cv.notify_all();
+        for h in handles {
+            let _ = h.join();
+        }
+        v.finish(me.local);
+    });
+}

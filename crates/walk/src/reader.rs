@@ -1,0 +1,211 @@
+//! Reading one directory and stat'ing its entries through a thread's engine.
+
+use std::os::fd::RawFd;
+
+use ringio::{dtype, Completion, DirentIter, Engine, Errno, Statx};
+
+use crate::StatNeed;
+
+/// One entry's name (in the listing's byte arena) and getdents facts.
+#[derive(Clone, Copy)]
+pub(crate) struct RawEnt {
+    off: u32,
+    len: u32,
+    pub d_type: u8,
+    pub ino: u64,
+}
+
+/// The outcome of stat'ing one entry. Inline rather than boxed: one
+/// allocation per entry would cost more than the copy.
+#[derive(Clone, Copy)]
+#[allow(clippy::large_enum_variant)]
+pub(crate) enum StatSlot {
+    None,
+    Ok { st: Statx, followed: bool },
+    Err(Errno),
+}
+
+/// A directory's entries: names in one arena, no allocation per entry.
+#[derive(Default)]
+pub(crate) struct Listing {
+    names: Vec<u8>,
+    pub ents: Vec<RawEnt>,
+    pub stats: Vec<StatSlot>,
+}
+
+impl Listing {
+    pub fn clear(&mut self) {
+        self.names.clear();
+        self.ents.clear();
+        self.stats.clear();
+    }
+
+    pub fn name(&self, i: usize) -> &[u8] {
+        let e = &self.ents[i];
+        &self.names[e.off as usize..(e.off + e.len) as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.ents.len()
+    }
+
+    fn sort(&mut self) {
+        let names = &self.names;
+        self.ents.sort_unstable_by(|a, b| {
+            names[a.off as usize..(a.off + a.len) as usize]
+                .cmp(&names[b.off as usize..(b.off + b.len) as usize])
+        });
+    }
+}
+
+const STAT_MASK: u32 = libc::STATX_BASIC_STATS;
+
+/// A walker thread's engine and reusable buffers.
+pub(crate) struct Reader {
+    pub eng: Engine,
+    buf: Vec<u8>,
+    done: Vec<Completion>,
+}
+
+impl Reader {
+    pub fn new(eng: Engine) -> Reader {
+        Reader { eng, buf: Vec::with_capacity(ringio::DEFAULT_DENTS_BUF), done: Vec::new() }
+    }
+
+    fn one(&mut self) -> Completion {
+        self.done.clear();
+        self.eng.wait(1, &mut self.done);
+        self.done.pop().expect("one operation was pushed")
+    }
+
+    /// Opens a directory relative to `dirfd`; O_NOFOLLOW unless `follow`,
+    /// so a symlink swapped in for a directory mid-walk is not entered.
+    pub fn open_dir(&mut self, dirfd: RawFd, name: &[u8], follow: bool) -> Result<RawFd, Errno> {
+        let mut flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOCTTY | libc::O_NONBLOCK;
+        if !follow {
+            flags |= libc::O_NOFOLLOW;
+        }
+        self.eng.openat(0, dirfd, name, flags, 0);
+        self.one().fd()
+    }
+
+    /// Reads every entry of the open directory `fd` (skipping `.` and `..`).
+    /// On a read error, what was read so far stays in `out`.
+    pub fn read(&mut self, fd: RawFd, out: &mut Listing, sort: bool) -> Result<(), Errno> {
+        out.clear();
+        let mut result = Ok(());
+        loop {
+            let buf = std::mem::take(&mut self.buf);
+            self.eng.getdents(0, fd, buf);
+            let mut c = self.one();
+            let eof = c.eof;
+            let r = c.result;
+            for d in DirentIter::new(c.buf()) {
+                if d.is_dot_or_dotdot() {
+                    continue;
+                }
+                let off = out.names.len() as u32;
+                out.names.extend_from_slice(d.name);
+                out.ents.push(RawEnt {
+                    off,
+                    len: d.name.len() as u32,
+                    d_type: d.d_type,
+                    ino: d.ino,
+                });
+            }
+            self.buf = c.take_buf();
+            if let Err(e) = r {
+                result = Err(e);
+                break;
+            }
+            if eof {
+                break;
+            }
+        }
+        if sort {
+            out.sort();
+        }
+        result
+    }
+
+    /// Stats the entries `need` asks for (all in one engine batch), and
+    /// lstat's those whose type getdents didn't give.
+    pub fn stat(&mut self, dirfd: RawFd, list: &mut Listing, need: impl Fn(&[u8], u8) -> StatNeed) {
+        list.stats.clear();
+        list.stats.resize(list.ents.len(), StatSlot::None);
+        let mut follows = Vec::new();
+        for i in 0..list.ents.len() {
+            let d_type = list.ents[i].d_type;
+            let mut n = need(list.name(i), d_type);
+            if n == StatNeed::None && d_type == dtype::UNKNOWN {
+                n = StatNeed::Lstat;
+            }
+            match n {
+                StatNeed::None => continue,
+                StatNeed::Lstat => {
+                    self.eng.statx(i as u64, dirfd, list.name(i), lstat_flags(), STAT_MASK)
+                }
+                StatNeed::Follow => {
+                    follows.push(i);
+                    self.eng.statx(i as u64, dirfd, list.name(i), stat_flags(), STAT_MASK)
+                }
+            }
+        }
+        let mut retry = Vec::new();
+        self.collect(list, &follows, &mut retry);
+        // Dangling symlinks under Follow are reported as themselves.
+        if !retry.is_empty() {
+            for &i in &retry {
+                self.eng.statx(i as u64, dirfd, list.name(i), lstat_flags(), STAT_MASK);
+            }
+            self.collect(list, &[], &mut Vec::new());
+        }
+    }
+
+    fn collect(&mut self, list: &mut Listing, follows: &[usize], retry: &mut Vec<usize>) {
+        while self.eng.outstanding() > 0 {
+            self.done.clear();
+            self.eng.wait(1, &mut self.done);
+            for c in self.done.drain(..) {
+                let i = c.token as usize;
+                let followed = follows.binary_search(&i).is_ok();
+                list.stats[i] = match c.stat() {
+                    Ok(st) => StatSlot::Ok { st: *st, followed },
+                    Err(e) if followed && e == Errno::ENOENT => {
+                        retry.push(i);
+                        StatSlot::Err(e)
+                    }
+                    Err(e) => StatSlot::Err(e),
+                };
+            }
+        }
+    }
+
+    /// Stats one path (a root operand). A dangling symlink under `follow`
+    /// falls back to the link itself, as find -H/-L do.
+    pub fn stat_path(&mut self, path: &[u8], follow: bool) -> StatSlot {
+        let flags = if follow { stat_flags() } else { lstat_flags() };
+        self.eng.statx(0, libc::AT_FDCWD, path, flags, STAT_MASK);
+        match self.one().stat() {
+            Ok(st) => StatSlot::Ok { st: *st, followed: follow },
+            Err(e) if follow && e == Errno::ENOENT => {
+                self.eng.statx(0, libc::AT_FDCWD, path, lstat_flags(), STAT_MASK);
+                match self.one().stat() {
+                    Ok(st) if crate::node::dtype_of(st) == dtype::LNK => {
+                        StatSlot::Ok { st: *st, followed: false }
+                    }
+                    _ => StatSlot::Err(e),
+                }
+            }
+            Err(e) => StatSlot::Err(e),
+        }
+    }
+}
+
+fn lstat_flags() -> i32 {
+    libc::AT_SYMLINK_NOFOLLOW | libc::AT_NO_AUTOMOUNT
+}
+
+fn stat_flags() -> i32 {
+    libc::AT_NO_AUTOMOUNT
+}
