@@ -22,7 +22,6 @@
 //! - -v writes bytes 0–31 (except TAB and `\n`) as `^@`…`^_`, 127 as `^?`,
 //!   and bytes ≥ 128 as `M-` followed by the notation of the low 7 bits.
 
-
 /// Which transformations are on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FormatOpts {
@@ -154,23 +153,25 @@ const fn glyph_of(b: u8, show_tabs: bool, show_nonprinting: bool) -> Glyph {
     Glyph { bytes: out, len: n as u8 }
 }
 
-/// The rendering of every byte value for one option set, and which bytes
-/// pass through unchanged (so runs of them are copied in one go).
+/// The rendering of every byte value for one option set.
 struct Table {
     glyphs: [Glyph; 256],
-    plain: [bool; 256],
+}
+
+/// Whether -v leaves byte `b` as it is: printable ASCII, `\n`, and TAB
+/// unless -T (must agree with [`glyph_of`]; a unit test checks).
+#[inline(always)]
+fn plain_under_v(b: u8, tab_plain: bool) -> bool {
+    (0x20..0x7f).contains(&b) || b == b'\n' || (tab_plain && b == b'\t')
 }
 
 impl Table {
     fn new(show_tabs: bool, show_nonprinting: bool) -> Table {
         let mut glyphs = [Glyph { bytes: [0; 4], len: 1 }; 256];
-        let mut plain = [true; 256];
         for b in 0..=255u8 {
-            let g = glyph_of(b, show_tabs, show_nonprinting);
-            plain[b as usize] = g.len == 1 && g.bytes[0] == b;
-            glyphs[b as usize] = g;
+            glyphs[b as usize] = glyph_of(b, show_tabs, show_nonprinting);
         }
-        Table { glyphs, plain }
+        Table { glyphs }
     }
 }
 
@@ -193,6 +194,11 @@ pub struct Formatter {
     cr_mode: bool,
     /// A `\r` ended the last chunk and is not written yet.
     pending_cr: bool,
+    /// -v with line handling: lines are checked against `dirty` (one bit
+    /// per 32-byte block of the current chunk holding a byte -v rewrites),
+    /// so a clean line is copied without a byte-level look.
+    use_dirty: bool,
+    dirty: Vec<u64>,
 }
 
 impl Formatter {
@@ -210,6 +216,8 @@ impl Formatter {
             prev_empty: false,
             cr_mode: opts.show_ends && !opts.show_nonprinting,
             pending_cr: false,
+            use_dirty: opts.show_nonprinting && (numbering || opts.show_ends || opts.squeeze_blank),
+            dirty: Vec::new(),
         }
     }
 
@@ -245,9 +253,12 @@ impl Formatter {
         }
         // One vectorised scan over the chunk yields every line end; most
         // lines are short, so a memchr call per line would cost more.
+        if self.use_dirty {
+            self.mark_dirty(rest);
+        }
         let mut start = 0;
         for nl in memchr::memchr_iter(b'\n', rest) {
-            self.line(&rest[start..=nl], out);
+            self.line(rest, start, nl, out);
             start = nl + 1;
         }
         if start < rest.len() {
@@ -255,10 +266,30 @@ impl Formatter {
         }
     }
 
-    /// The rest of a line, `\n` included (the line may have begun in an
-    /// earlier chunk).
+    /// Sets a bit in `dirty` for each 32-byte block of `chunk` with a byte
+    /// that -v rewrites.
+    fn mark_dirty(&mut self, chunk: &[u8]) {
+        let tab_plain = !self.opts.show_tabs;
+        self.dirty.clear();
+        self.dirty.resize(chunk.len().div_ceil(32).div_ceil(64), 0);
+        for (i, block) in chunk.chunks(32).enumerate() {
+            if !block_plain(block, tab_plain) {
+                self.dirty[i / 64] |= 1 << (i % 64);
+            }
+        }
+    }
+
+    /// Whether `chunk[from..to]` holds no byte that -v rewrites.
     #[inline]
-    fn line(&mut self, with_nl: &[u8], out: &mut Vec<u8>) {
+    fn clean(&self, from: usize, to: usize) -> bool {
+        from == to || (from / 32..=(to - 1) / 32).all(|b| self.dirty[b / 64] & (1 << (b % 64)) == 0)
+    }
+
+    /// The rest of a line, `chunk[start..=nl]`, `\n` included (the line may
+    /// have begun in an earlier chunk).
+    #[inline]
+    fn line(&mut self, chunk: &[u8], start: usize, nl: usize, out: &mut Vec<u8>) {
+        let with_nl = &chunk[start..=nl];
         if self.at_line_start {
             if with_nl.len() == 1 {
                 self.empty_line(out);
@@ -275,17 +306,25 @@ impl Formatter {
             return;
         }
         let content = &with_nl[..with_nl.len() - 1];
+        if self.use_dirty && self.clean(start, nl) {
+            out.extend_from_slice(content);
+        } else {
+            self.line_content(content, out);
+        }
+        if self.opts.show_ends {
+            out.extend_from_slice(b"$\n");
+        } else {
+            out.push(b'\n');
+        }
+    }
+
+    fn line_content(&self, content: &[u8], out: &mut Vec<u8>) {
         match content.split_last() {
             Some((b'\r', before)) if self.cr_mode => {
                 self.render(before, out);
                 out.extend_from_slice(b"^M");
             }
             _ => self.render(content, out),
-        }
-        if self.opts.show_ends {
-            out.extend_from_slice(b"$\n");
-        } else {
-            out.push(b'\n');
         }
     }
 
@@ -329,21 +368,55 @@ impl Formatter {
             out.extend_from_slice(input);
             return;
         };
-        let mut rest = input;
-        while !rest.is_empty() {
-            let run = rest.iter().position(|&b| !t.plain[b as usize]).unwrap_or(rest.len());
-            out.extend_from_slice(&rest[..run]);
-            rest = &rest[run..];
-            // Escapes tend to come in runs (binary data): render them in a loop.
-            while let Some(&b) = rest.first() {
-                if t.plain[b as usize] {
-                    break;
-                }
-                let g = &t.glyphs[b as usize];
-                out.extend_from_slice(&g.bytes[..g.len as usize]);
-                rest = &rest[1..];
+        if !self.opts.show_nonprinting {
+            // -T alone: TAB is the only byte to rewrite.
+            let mut rest = input;
+            while let Some(i) = memchr::memchr(b'\t', rest) {
+                out.extend_from_slice(&rest[..i]);
+                out.extend_from_slice(b"^I");
+                rest = &rest[i + 1..];
             }
+            out.extend_from_slice(rest);
+            return;
         }
+        // 32-byte blocks: a block of plain bytes (text) is checked without
+        // branches (the compiler vectorises the fold) and copied later as
+        // part of one run; from a block's first other byte on, bytes are
+        // rendered one by one, each glyph a fixed 4-byte store into a stack
+        // buffer, its length added.
+        let tab_plain = !self.opts.show_tabs;
+        let mut run_start = 0;
+        let mut pos = 0;
+        let mut tmp = [0u8; 4 * 32];
+        while pos < input.len() {
+            let block = &input[pos..(pos + 32).min(input.len())];
+            if block_plain(block, tab_plain) {
+                pos += block.len();
+                continue;
+            }
+            let k = block.iter().position(|&b| !plain_under_v(b, tab_plain)).unwrap_or(0);
+            out.extend_from_slice(&input[run_start..pos + k]);
+            let mut n = 0;
+            for &b in &block[k..] {
+                let g = &t.glyphs[b as usize];
+                tmp[n..n + 4].copy_from_slice(&g.bytes);
+                n += g.len as usize;
+            }
+            out.extend_from_slice(&tmp[..n]);
+            pos += block.len();
+            run_start = pos;
+        }
+        out.extend_from_slice(&input[run_start..]);
+    }
+}
+
+/// Whether every byte of `block` (at most 32 bytes) is plain under -v. A
+/// full block is checked without branches, which the compiler vectorises.
+#[inline(always)]
+fn block_plain(block: &[u8], tab_plain: bool) -> bool {
+    match <&[u8; 32]>::try_from(block) {
+        Ok(b) => b.iter().fold(true, |all, &b| all & plain_under_v(b, tab_plain)),
+        Err(_) => block.iter().all(|&b| plain_under_v(b, tab_plain)),
     }
 }
 
@@ -497,6 +570,17 @@ mod tests {
             l.next();
         }
         assert_eq!(l.next(), b"   100\t");
+    }
+
+    #[test]
+    fn plain_bytes_are_exactly_those_rendered_as_themselves() {
+        for show_tabs in [false, true] {
+            for b in 0..=255u8 {
+                let g = glyph_of(b, show_tabs, true);
+                let identity = g.len == 1 && g.bytes[0] == b;
+                assert_eq!(plain_under_v(b, !show_tabs), identity, "byte {b} -T {show_tabs}");
+            }
+        }
     }
 
     #[test]
