@@ -428,6 +428,7 @@ fn every_kind_of_output() {
             "cat OPTS - < big > /dev/null; echo rc=$?",
             "cat big | cat OPTS - nonl - > out; echo rc=$?; md5sum out",
             "cat big | cat OPTS - nonl > /dev/null; echo rc=$?",
+            "echo start > out; cat big | cat OPTS - nonl >> out; echo rc=$?; md5sum out",
             "cat OPTS big all256 | md5sum",
             "cat OPTS /proc/self/stat | wc -l",
             "cat OPTS /dev/null big < /dev/null | md5sum",
@@ -451,19 +452,40 @@ fn socket_output() {
     want.extend_from_slice(b"no newline at the end");
     want.extend_from_slice(&big);
     for b in util::BACKENDS {
-        let (ours_end, mut reader) = UnixStream::pair().unwrap();
-        let mut child = Command::new(util::ours("lcat"))
-            .args(["big", "nonl", "-"])
-            .current_dir(t.path())
-            .env("RINGIO_BACKEND", b)
-            .stdin(std::fs::File::open(t.join("big")).unwrap())
-            .stdout(Stdio::from(std::os::fd::OwnedFd::from(ours_end)))
-            .spawn()
-            .unwrap();
-        let mut got = Vec::new();
-        reader.read_to_end(&mut got).unwrap();
-        assert!(child.wait().unwrap().success());
-        assert!(got == want, "backend {b}: {} of {} bytes", got.len(), want.len());
+        // Standard input a file (sendfile), then a pipe (splice).
+        for piped in [false, true] {
+            let (ours_end, mut reader) = UnixStream::pair().unwrap();
+            let mut feeder = None;
+            let stdin = if piped {
+                let mut f =
+                    Command::new("cat").arg(t.join("big")).stdout(Stdio::piped()).spawn().unwrap();
+                let s = Stdio::from(f.stdout.take().unwrap());
+                feeder = Some(f);
+                s
+            } else {
+                Stdio::from(std::fs::File::open(t.join("big")).unwrap())
+            };
+            let mut child = Command::new(util::ours("lcat"))
+                .args(["big", "nonl", "-"])
+                .current_dir(t.path())
+                .env("RINGIO_BACKEND", b)
+                .stdin(stdin)
+                .stdout(Stdio::from(std::os::fd::OwnedFd::from(ours_end)))
+                .spawn()
+                .unwrap();
+            let mut got = Vec::new();
+            reader.read_to_end(&mut got).unwrap();
+            assert!(child.wait().unwrap().success());
+            if let Some(mut f) = feeder {
+                assert!(f.wait().unwrap().success());
+            }
+            assert!(
+                got == want,
+                "backend {b} piped {piped}: {} of {} bytes",
+                got.len(),
+                want.len()
+            );
+        }
     }
 }
 
