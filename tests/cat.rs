@@ -233,6 +233,35 @@ fn ten_megabyte_single_line() {
 }
 
 #[test]
+fn numbers_wider_than_six_digits() {
+    let t = TempDir::new("cat-wide");
+    std::fs::write(t.join("lines"), "x\n\n".repeat(500_100)).unwrap();
+    for opts in [&["-n"][..], &["-b"], &["-sn"], &["-nE"]] {
+        cmp(&Run::new(args_with(opts, &["lines"])).cwd(t.path()));
+    }
+    report("wide numbers");
+}
+
+#[test]
+fn named_pipes_and_symlinks() {
+    let setup = |dir: &Path| {
+        fixtures(dir);
+        build_tree(dir, &["p:fifo", "l:loop:loop", "l:link:crlf", "l:dangling:nowhere"]);
+    };
+    for opts in ["", "-n "] {
+        for script in [
+            "(cat mixed crlf > fifo &); cat OPTS fifo | md5sum",
+            "(cat mixed > fifo &); cat OPTS nonl fifo > out; md5sum out",
+            "(cat mixed > fifo &); cat OPTS fifo > /dev/null; echo rc=$?",
+            "cat OPTS link loop dangling nonl; echo rc=$?",
+        ] {
+            cmp_script(&script.replace("OPTS ", opts), &setup);
+        }
+    }
+    report("fifos");
+}
+
+#[test]
 fn large_binary_file() {
     let t = TempDir::new("cat-big");
     let mut rng = Rng(11);
