@@ -296,6 +296,68 @@ pub fn raw_name(root: &Path, name: &[u8]) -> PathBuf {
     root.join(os(name))
 }
 
+/// Splits output into records on `\n` and `\0` and sorts them, for tools
+/// whose parallel output order may legitimately differ from GNU's.
+pub fn sorted_records(out: &[u8]) -> Vec<Vec<u8>> {
+    let mut v: Vec<Vec<u8>> = out.split(|&b| b == b'\n' || b == 0).map(<[u8]>::to_vec).collect();
+    v.sort();
+    v
+}
+
+/// Like [`compare`], but stdout (and, with [`Stderr::Exact`], stderr) are
+/// compared as sorted record sets: for `lfind`'s parallel walk, where the
+/// order of records between subtrees is unspecified.
+pub fn compare_sorted(tool: &str, run: &Run, stderr: Stderr) -> Output {
+    let gnu_path = Path::new(gnu(tool));
+    let gnu_name = gnu_path.file_name().unwrap().to_str().unwrap();
+    let want = run.exec(gnu_path, gnu_name, None);
+    for b in BACKENDS {
+        let got = run.exec(&ours(tool), gnu_name, Some(b));
+        let ctx = || {
+            format!(
+                "{tool} [{b}] args {:?} cwd {:?}\n--- gnu stdout ---\n{}\n--- ours ---\n{}\n--- gnu stderr ---\n{}\n--- ours ---\n{}",
+                run.args.iter().map(|a| String::from_utf8_lossy(a)).collect::<Vec<_>>(),
+                run.cwd,
+                String::from_utf8_lossy(&want.stdout),
+                String::from_utf8_lossy(&got.stdout),
+                String::from_utf8_lossy(&want.stderr),
+                String::from_utf8_lossy(&got.stderr)
+            )
+        };
+        assert!(
+            sorted_records(&got.stdout) == sorted_records(&want.stdout),
+            "stdout records differ: {}",
+            ctx()
+        );
+        assert_eq!(got.status.code(), want.status.code(), "exit status differs: {}", ctx());
+        assert_eq!(
+            got.status.signal_code(),
+            want.status.signal_code(),
+            "signal differs: {}",
+            ctx()
+        );
+        match stderr {
+            Stderr::Presence => assert_eq!(
+                got.stderr.is_empty(),
+                want.stderr.is_empty(),
+                "stderr presence differs: {}",
+                ctx()
+            ),
+            Stderr::Exact => assert!(
+                sorted_records(&normalize_stderr(&got.stderr, tool, gnu_name))
+                    == sorted_records(&normalize_stderr(
+                        &want.stderr,
+                        gnu_path.to_str().unwrap(),
+                        gnu_name
+                    )),
+                "stderr differs: {}",
+                ctx()
+            ),
+        }
+    }
+    want
+}
+
 /// Where [`run_script`] runs: `bin/` holds the shim, `work/` is the cwd.
 pub struct ScriptDir {
     pub dir: TempDir,

@@ -1,1 +1,5 @@
-fn main() {}
+cli::sigpipe_hook!();
+fn main() {
+    cli::init("lfind");
+    std::process::exit(find::run(std::env::args_os().skip(1).collect()));
+}

@@ -2,10 +2,37 @@
 //!
 //! - `test`: installs what the tests need (Debian packages) and runs the
 //!   whole test suite; this is the command README.md and `.ci/run` give.
+//! - `fixtures`: builds the deterministic benchmark file sets (fixtures.rs).
+//! - `bench`: times our tools against GNU and the peers found on the machine,
+//!   on the workloads listed in `benches/workloads.txt` (bench.rs).
+//! - `bench-engine`: times ringio's executors directly, in an optimized
+//!   build of this crate (engine_bench.rs).
 
+use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+mod bench;
+mod engine_bench;
+mod fixtures;
+mod machine;
 mod setup;
+mod slowfs;
+
+const USAGE: &str = "usage: cargo xtask <task>
+
+tasks:
+  test [ARGS…]        install test prerequisites, then run every test (ARGS go to cargo test)
+  slowfs …            a FUSE mirror that delays metadata requests (cargo xtask slowfs --help)
+  fixtures [--dir D] [SET…]
+                      build the benchmark fixtures (default: all sets, in target/fixtures);
+                      SET: flat, flat-10 … flat-100000, tree, big, text
+  bench [GROUP…] [--quick] [--runs N] [--dir D] [--only TEXT] [--no-strace]
+                      GROUP: ls, find, du, cat or all (default); builds release binaries,
+                      times ours against GNU and installed peers (benches/workloads.txt);
+                      tables go to stdout and target/bench/GROUP.md
+  bench-engine [--quick] [--runs N] [--dir D]
+                      times ringio's executors on flat dirs (open+getdents, +statx,
+                      openat+close); table to stdout and target/bench/engine.md";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -13,8 +40,13 @@ fn main() -> ExitCode {
     let rest: Vec<String> = args.collect();
     let r = match task.as_str() {
         "test" => test(&rest),
+        "slowfs" => slowfs::main(&rest),
+        "fixtures" => fixtures::main(&rest),
+        "bench" => bench::main(&rest),
+        "bench-engine" => engine_bench::main(&rest),
+        engine_bench::INNER => engine_bench::inner(&rest),
         "" | "help" | "--help" | "-h" => {
-            println!("usage: cargo xtask <task>\n\ntasks:\n  test [ARGS…]   install test prerequisites, then run every test (ARGS go to cargo test)");
+            println!("{USAGE}");
             Ok(())
         }
         other => Err(format!("unknown task '{other}' (try: cargo xtask help)")),
@@ -51,4 +83,48 @@ fn test(extra: &[String]) -> Result<(), String> {
     } else {
         Err("doc tests failed".into())
     }
+}
+
+/// The workspace root (this crate lives in `<root>/xtask`).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask has a parent directory")
+        .to_path_buf()
+}
+
+/// Where cargo puts build products: `CARGO_TARGET_DIR` or `<root>/target`.
+pub fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(d) if !d.is_empty() => {
+            let d = PathBuf::from(d);
+            if d.is_absolute() {
+                d
+            } else {
+                workspace_root().join(d)
+            }
+        }
+        _ => workspace_root().join("target"),
+    }
+}
+
+/// Runs `cargo ARGS` in the workspace root, failing on a non-zero exit.
+pub fn cargo(args: &[&str]) -> Result<(), String> {
+    let status = Command::new(env!("CARGO"))
+        .args(args)
+        .current_dir(workspace_root())
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("cargo {} failed", args.join(" ")))
+    }
+}
+
+/// Parses the value of `--runs`.
+pub fn parse_runs(v: Option<&String>) -> Result<usize, String> {
+    v.and_then(|v| v.parse().ok())
+        .filter(|&n: &usize| n > 0)
+        .ok_or_else(|| "--runs needs a positive number".to_string())
 }

@@ -173,6 +173,27 @@ impl Engine {
         }
     }
 
+    /// Raises the in-flight depth if `fd` lives on a high-latency file system
+    /// (FUSE, NFS, SMB, 9p, Ceph, Lustre, …): more pool workers, or more io-wq
+    /// workers for the ring, up to `RINGIO_DEPTH` (default 64). Returns the
+    /// file system's name when it did. An explicit `RINGIO_THREADS` wins.
+    pub fn adapt_to(&mut self, fd: RawFd) -> Option<&'static str> {
+        let fs = crate::sys::fs::high_latency_fd(fd)?;
+        self.raise_depth(crate::sys::fs::remote_depth());
+        Some(fs)
+    }
+
+    /// Allows `depth` operations to be worked on at once: pool workers for
+    /// the thread pool (unless `RINGIO_THREADS` fixed them), io-wq workers
+    /// for the ring. Inline execution has no depth to raise.
+    pub fn raise_depth(&mut self, depth: usize) {
+        match &mut self.exec {
+            Exec::Threads(t) if env_usize("RINGIO_THREADS").is_none() => t.raise_workers(depth),
+            Exec::Uring(u) => u.raise_iowq_workers(depth as u32),
+            _ => {}
+        }
+    }
+
     fn push(&mut self, token: Token, op: Op) {
         self.pending.push((token, op));
     }

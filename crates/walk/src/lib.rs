@@ -166,36 +166,58 @@ impl Options {
         self.backend.unwrap_or_else(ringio::default_backend)
     }
 
-    fn thread_count(&self) -> usize {
+    fn thread_count(&self, roots: &[Vec<u8>]) -> usize {
         if self.ordered || self.backend() == Backend::Sync {
             return 1;
         }
         if self.threads > 0 {
             return self.threads;
         }
-        ringio::sys::available_cpus().clamp(1, 8)
+        let cpus = ringio::sys::available_cpus().clamp(1, 8);
+        // On a network or FUSE file system each request mostly waits, so
+        // the walk wants many in flight, not one per CPU. With the ring the
+        // depth comes from io-wq instead (each thread's engine adapts).
+        if self.backend() == Backend::Threads && any_remote(roots) {
+            return ringio::sys::fs::remote_depth().max(cpus);
+        }
+        cpus
     }
 
     /// The executor of each walker thread's own engine: the walker threads
     /// are the parallelism, so under `threads` each runs plain syscalls inline.
-    fn thread_engine(&self) -> ringio::Engine {
+    /// On a high-latency file system a ring gets more io-wq workers, so a
+    /// directory's stat batch is worked on all at once.
+    fn thread_engine(&self, remote: bool) -> ringio::Engine {
         let b = match self.backend() {
             Backend::Uring => Backend::Uring,
             Backend::Threads | Backend::Sync => Backend::Sync,
         };
-        ringio::Engine::with_config(ringio::Config {
-            backend: Some(b),
-            ..ringio::Config::default()
-        })
+        let cfg = ringio::Config { backend: Some(b), ..ringio::Config::default() };
+        let mut eng = ringio::Engine::with_config(cfg);
+        if remote {
+            eng.raise_depth(ringio::sys::fs::remote_depth());
+        }
+        eng
     }
 }
 
 /// Walks `roots` in order, calling `visitor`. Returns when every root is done
 /// or a visit returned [`Visit::Quit`].
 pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, visitor: &V) {
-    if opts.thread_count() == 1 {
-        ordered::walk(roots, opts, visitor);
+    let threads = opts.thread_count(roots);
+    let remote = any_remote(roots);
+    if threads == 1 {
+        ordered::walk(roots, opts, remote, visitor);
     } else {
-        parallel::walk(roots, opts, visitor);
+        parallel::walk(roots, threads, opts, remote, visitor);
     }
+}
+
+fn any_remote(roots: &[Vec<u8>]) -> bool {
+    roots.iter().any(|r| {
+        std::ffi::CString::new(r.as_slice())
+            .ok()
+            .and_then(|p| ringio::sys::fs::high_latency_path(&p).ok().flatten())
+            .is_some()
+    })
 }

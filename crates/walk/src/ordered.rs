@@ -13,9 +13,9 @@ struct Frame<V: Visitor> {
     next: usize,
 }
 
-pub(crate) fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, v: &V) {
+pub(crate) fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, remote: bool, v: &V) {
     let stop = AtomicBool::new(false);
-    let mut rd = Reader::new(opts.thread_engine());
+    let mut rd = Reader::new(opts.thread_engine(remote));
     let mut local = v.local();
     let mut path = Vec::new();
     // Listings are kept per depth and reused, so a deep walk allocates once per level.

@@ -41,9 +41,9 @@ struct Worker<V: Visitor> {
 }
 
 impl<V: Visitor> Worker<V> {
-    fn new(opts: &Options, v: &V) -> Self {
+    fn new(opts: &Options, remote: bool, v: &V) -> Self {
         Worker {
-            rd: Reader::new(opts.thread_engine()),
+            rd: Reader::new(opts.thread_engine(remote)),
             list: Listing::default(),
             path: Vec::new(),
             kids: Vec::new(),
@@ -113,13 +113,18 @@ impl<V: Visitor> Worker<V> {
     }
 }
 
-pub(crate) fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, v: &V) {
+pub(crate) fn walk<V: Visitor>(
+    roots: &[Vec<u8>],
+    threads: usize,
+    opts: &Options,
+    remote: bool,
+    v: &V,
+) {
     let sh = Shared::<V> {
         q: Mutex::new(Queue { stack: Vec::new(), busy: 0, shutdown: false }),
         cv: Condvar::new(),
         stop: AtomicBool::new(false),
     };
-    let threads = opts.thread_count();
     std::thread::scope(|s| {
         let mut handles = Vec::new();
         for i in 1..threads {
@@ -127,14 +132,14 @@ pub(crate) fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, v: &V) {
             let b = std::thread::Builder::new().name(format!("walk-{i}")).stack_size(512 * 1024);
             // If a thread can't be created (RLIMIT_NPROC), walk with fewer.
             if let Ok(h) = b.spawn_scoped(s, move || {
-                let mut w = Worker::new(opts, v);
+                let mut w = Worker::new(opts, remote, v);
                 w.run(sh, opts, v, false);
                 v.finish(w.local);
             }) {
                 handles.push(h);
             }
         }
-        let mut me = Worker::new(opts, v);
+        let mut me = Worker::new(opts, remote, v);
         for r in roots {
             if sh.stop.load(Ordering::Relaxed) {
                 break;

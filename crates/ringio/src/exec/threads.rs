@@ -82,6 +82,11 @@ impl ThreadExec {
         }
     }
 
+    /// Allows up to `n` workers (spawned lazily as before).
+    pub(crate) fn raise_workers(&mut self, n: usize) {
+        self.max_workers = self.max_workers.max(n);
+    }
+
     pub(crate) fn workers(&self) -> usize {
         self.workers.len()
     }

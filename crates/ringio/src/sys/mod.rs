@@ -3,6 +3,9 @@
 //! Each wrapper retries `EINTR` itself, so no caller ever sees it: a signal
 //! arriving mid-walk must not turn into a spurious "Interrupted system call".
 
+pub mod find;
+pub mod fs;
+
 use std::ffi::CStr;
 use std::os::fd::RawFd;
 

@@ -1,0 +1,1038 @@
+//! The walk visitor: evaluates the expression on each entry, asking the
+//! walker for a stat only when the expression can need one (decided per
+//! entry from its name and d_type by partial evaluation), and buffering
+//! output per thread in whole records.
+
+use std::ffi::CString;
+use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+use cli::Out;
+use ringio::{dtype, Errno, Statx};
+use walk::{Entry, StatNeed, Visit, Visitor, WalkError};
+
+use crate::exec::{self, Cwd, Outcome};
+use crate::expr::{tmask, Cmp, Expr, Prim, TimeKind};
+use crate::parse::{q, Follow, OutTarget, Plan};
+use crate::printf::{self, Info};
+use crate::users::Names;
+
+/// Flush a thread's buffer to its output at this size: whole records, few
+/// writes, and `| head` still stops the walk early.
+const FLUSH_AT: usize = 32 * 1024;
+
+pub struct Finder<'p> {
+    pub plan: &'p Plan,
+    outs: Vec<Mutex<Out>>,
+    failed: AtomicBool,
+    quit: AtomicBool,
+    cur_root: AtomicUsize,
+    root_dev: AtomicU64,
+    mounts: OnceLock<Vec<(u64, Vec<u8>)>>,
+    /// Some primary can need a stat (then partial evaluation decides per entry).
+    stat_some: bool,
+}
+
+pub struct Local {
+    bufs: Vec<Vec<u8>>,
+    names: Names,
+    ls_widths: [usize; 6],
+}
+
+/// Partial-evaluation result: known true/false, unknown without a stat
+/// (side effects, path tests), or may need a stat.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Tri {
+    T,
+    F,
+    U,
+    S,
+}
+
+impl<'p> Finder<'p> {
+    pub fn new(plan: &'p Plan) -> Finder<'p> {
+        let outs = plan
+            .outs
+            .iter()
+            .map(|o| {
+                let fd = match o {
+                    OutTarget::Stdout => 1,
+                    OutTarget::Stderr => 2,
+                    OutTarget::File { file, .. } => {
+                        use std::os::fd::AsRawFd;
+                        file.as_raw_fd()
+                    }
+                };
+                Mutex::new(Out::new(fd, 0))
+            })
+            .collect();
+        let mut stat_some = false;
+        plan.expr.each(&mut |p| match p {
+            Prim::Size { .. }
+            | Prim::Newer { .. }
+            | Prim::Age { .. }
+            | Prim::Used { .. }
+            | Prim::Perm { .. }
+            | Prim::Uid(..)
+            | Prim::Gid(..)
+            | Prim::NoUser
+            | Prim::NoGroup
+            | Prim::Links(..)
+            | Prim::Inum(..)
+            | Prim::SameFile { .. }
+            | Prim::FsType(_)
+            | Prim::Ls { .. }
+            | Prim::Empty => stat_some = true,
+            Prim::Printf { fmt, .. } if fmt.needs_stat() => stat_some = true,
+            _ => {}
+        });
+        Finder {
+            plan,
+            outs,
+            failed: AtomicBool::new(false),
+            quit: AtomicBool::new(false),
+            cur_root: AtomicUsize::new(usize::MAX),
+            root_dev: AtomicU64::new(0),
+            mounts: OnceLock::new(),
+            stat_some,
+        }
+    }
+
+    pub fn failed(&self) -> bool {
+        self.failed.load(Ordering::Relaxed)
+    }
+
+    pub fn fail(&self) {
+        self.failed.store(true, Ordering::Relaxed);
+    }
+
+    /// Flushes every output and reports write errors; false if any.
+    pub fn finish_outputs(&self) -> bool {
+        let mut ok = true;
+        for (i, o) in self.outs.iter().enumerate() {
+            let mut o = o.lock().unwrap_or_else(|e| e.into_inner());
+            o.flush();
+            if let Some(e) = o.error() {
+                let name = match &self.plan.outs[i] {
+                    OutTarget::File { name, .. } => name.clone(),
+                    OutTarget::Stdout => b"standard output".to_vec(),
+                    OutTarget::Stderr => b"/dev/stderr".to_vec(),
+                };
+                cli::msg::error(&format!("{}: {}", q(&name), e.message()));
+                if i == 0 {
+                    // GNU's close_stdout adds this line.
+                    cli::msg::error("write error");
+                }
+                ok = false;
+            }
+        }
+        ok
+    }
+
+    fn flush_local(&self, local: &mut Local) {
+        for (i, b) in local.bufs.iter_mut().enumerate() {
+            if !b.is_empty() {
+                let mut o = self.outs[i].lock().unwrap_or_else(|e| e.into_inner());
+                o.buf().extend_from_slice(b);
+                o.flush();
+                b.clear();
+            }
+        }
+    }
+
+    fn report(&self, path: &[u8], e: Errno) {
+        if e == Errno::ENOENT && self.plan.ignore_race {
+            return;
+        }
+        cli::msg::error(&format!("{}: {}", q(path), e.message()));
+        self.fail();
+    }
+
+    fn mounts(&self) -> &[(u64, Vec<u8>)] {
+        self.mounts.get_or_init(read_mounts)
+    }
+
+    fn pe(&self, e: &Expr, name: &[u8], d_type: u8) -> Tri {
+        match e {
+            Expr::And(a, b) => match self.pe(a, name, d_type) {
+                Tri::F => Tri::F,
+                Tri::S => Tri::S,
+                Tri::T => self.pe(b, name, d_type),
+                Tri::U => match self.pe(b, name, d_type) {
+                    Tri::S => Tri::S,
+                    Tri::F => Tri::F,
+                    _ => Tri::U,
+                },
+            },
+            Expr::Or(a, b) => match self.pe(a, name, d_type) {
+                Tri::T => Tri::T,
+                Tri::S => Tri::S,
+                Tri::F => self.pe(b, name, d_type),
+                Tri::U => match self.pe(b, name, d_type) {
+                    Tri::S => Tri::S,
+                    Tri::T => Tri::T,
+                    _ => Tri::U,
+                },
+            },
+            Expr::Not(a) => match self.pe(a, name, d_type) {
+                Tri::T => Tri::F,
+                Tri::F => Tri::T,
+                x => x,
+            },
+            Expr::Comma(a, b) => match self.pe(a, name, d_type) {
+                Tri::S => Tri::S,
+                _ => self.pe(b, name, d_type),
+            },
+            Expr::P(p) => self.pe_prim(p, name, d_type),
+        }
+    }
+
+    fn pe_prim(&self, p: &Prim, name: &[u8], d_type: u8) -> Tri {
+        let follow_all = self.plan.follow == Follow::Always;
+        let tf = |b: bool| if b { Tri::T } else { Tri::F };
+        match p {
+            Prim::True | Prim::Print { .. } | Prim::Prune | Prim::Quit => Tri::T,
+            Prim::False => Tri::F,
+            Prim::Name(g) => tf(g.matches(name)),
+            Prim::Path(_) | Prim::Regex(_) | Prim::Access(_) | Prim::Exec(_) => Tri::U,
+            Prim::Lname(_) => {
+                if d_type != dtype::UNKNOWN && d_type != dtype::LNK && !follow_all {
+                    Tri::F
+                } else {
+                    Tri::U
+                }
+            }
+            Prim::Type(m) => {
+                if d_type == dtype::UNKNOWN || (follow_all && d_type == dtype::LNK) {
+                    Tri::S
+                } else {
+                    tf(m & type_bit(d_type) != 0)
+                }
+            }
+            Prim::XType(m) => {
+                if d_type == dtype::UNKNOWN {
+                    Tri::S
+                } else if d_type == dtype::LNK {
+                    Tri::U
+                } else {
+                    tf(m & type_bit(d_type) != 0)
+                }
+            }
+            Prim::Printf { fmt, .. } => {
+                if fmt.needs_stat() {
+                    Tri::S
+                } else {
+                    Tri::T
+                }
+            }
+            Prim::Delete => {
+                if d_type == dtype::UNKNOWN {
+                    Tri::S
+                } else {
+                    Tri::U
+                }
+            }
+            _ => Tri::S,
+        }
+    }
+
+    /// Evaluates the expression on one entry.
+    /// Returns (prune, quit, the stat failed).
+    fn eval_entry(&self, local: &mut Local, e: &Entry) -> (bool, bool, bool) {
+        let mut cx = Cx {
+            f: self,
+            e,
+            local,
+            st: None,
+            st_err: false,
+            prune: false,
+            quit: false,
+            stopped: false,
+        };
+        cx.eval(&self.plan.expr);
+        (cx.prune, cx.quit, cx.st_err)
+    }
+}
+
+fn type_bit(d: u8) -> u16 {
+    match d {
+        dtype::BLK => tmask::BLK,
+        dtype::CHR => tmask::CHR,
+        dtype::DIR => tmask::DIR,
+        dtype::FIFO => tmask::FIFO,
+        dtype::REG => tmask::REG,
+        dtype::LNK => tmask::LNK,
+        dtype::SOCK => tmask::SOCK,
+        _ => 0,
+    }
+}
+
+fn dtype_of_mode(mode: u32) -> u8 {
+    match mode & libc::S_IFMT {
+        libc::S_IFDIR => dtype::DIR,
+        libc::S_IFREG => dtype::REG,
+        libc::S_IFLNK => dtype::LNK,
+        libc::S_IFIFO => dtype::FIFO,
+        libc::S_IFSOCK => dtype::SOCK,
+        libc::S_IFCHR => dtype::CHR,
+        libc::S_IFBLK => dtype::BLK,
+        _ => dtype::UNKNOWN,
+    }
+}
+
+fn type_letter(d: u8) -> u8 {
+    match d {
+        dtype::BLK => b'b',
+        dtype::CHR => b'c',
+        dtype::DIR => b'd',
+        dtype::FIFO => b'p',
+        dtype::REG => b'f',
+        dtype::LNK => b'l',
+        dtype::SOCK => b's',
+        _ => b'U',
+    }
+}
+
+fn dev_of(st: &Statx) -> u64 {
+    libc::makedev(st.stx_dev_major, st.stx_dev_minor)
+}
+
+/// (dev, fstype) of every mount, from /proc/self/mountinfo.
+fn read_mounts() -> Vec<(u64, Vec<u8>)> {
+    let Ok(text) = std::fs::read("/proc/self/mountinfo") else { return Vec::new() };
+    let mut v = Vec::new();
+    for line in text.split(|&c| c == b'\n') {
+        let fields: Vec<&[u8]> = line.split(|&c| c == b' ').collect();
+        if fields.len() < 7 {
+            continue;
+        }
+        let Some(sep) = fields.iter().position(|f| *f == b"-") else { continue };
+        let Some(fstype) = fields.get(sep + 1) else { continue };
+        let mm = fields[2];
+        let Some(colon) = mm.iter().position(|&c| c == b':') else { continue };
+        let num = |b: &[u8]| std::str::from_utf8(b).ok().and_then(|s| s.parse::<u32>().ok());
+        if let (Some(ma), Some(mi)) = (num(&mm[..colon]), num(&mm[colon + 1..])) {
+            v.push((libc::makedev(ma, mi), fstype.to_vec()));
+        }
+    }
+    v
+}
+
+fn cstr(b: &[u8]) -> CString {
+    CString::new(b.to_vec()).unwrap_or_default()
+}
+
+/// One entry's evaluation state.
+struct Cx<'a, 'e> {
+    f: &'a Finder<'a>,
+    e: &'a Entry<'e>,
+    local: &'a mut Local,
+    /// The stat, once fetched (`e.stat` or a lazy one).
+    st: Option<Statx>,
+    /// Fetching failed (reported once).
+    st_err: bool,
+    prune: bool,
+    quit: bool,
+    /// `\c` in a -printf or -quit: stop evaluating.
+    stopped: bool,
+}
+
+impl Cx<'_, '_> {
+    fn follow(&self) -> bool {
+        match self.f.plan.follow {
+            Follow::Always => true,
+            Follow::Roots => self.e.depth == 0,
+            Follow::Never => false,
+        }
+    }
+
+    fn stat(&mut self) -> Option<Statx> {
+        if let Some(s) = self.st {
+            return Some(s);
+        }
+        if self.st_err {
+            return None;
+        }
+        if let Some(s) = self.e.stat {
+            self.st = Some(*s);
+            return self.st;
+        }
+        let r = match self.e.stat_error {
+            Some(err) => Err(err),
+            None => self.lazy_stat(self.follow()),
+        };
+        match r {
+            Ok(s) => {
+                self.st = Some(s);
+                Some(s)
+            }
+            Err(err) => {
+                self.st_err = true;
+                self.f.report(self.e.path, err);
+                None
+            }
+        }
+    }
+
+    fn lazy_stat(&self, follow: bool) -> Result<Statx, Errno> {
+        let name = cstr(self.e.rel_name);
+        let mut st = ringio::sys::statx_zeroed();
+        let mask = libc::STATX_BASIC_STATS | libc::STATX_BTIME;
+        let nofollow = libc::AT_SYMLINK_NOFOLLOW | libc::AT_NO_AUTOMOUNT;
+        if follow {
+            match ringio::sys::statx(self.e.dirfd, &name, libc::AT_NO_AUTOMOUNT, mask, &mut st) {
+                Ok(()) => return Ok(st),
+                Err(e) if e == Errno::ENOENT => {}
+                Err(e) => return Err(e),
+            }
+        }
+        ringio::sys::statx(self.e.dirfd, &name, nofollow, mask, &mut st).map(|_| st)
+    }
+
+    /// The birth time, when the file system records one (the walker's
+    /// stat doesn't ask for it, so this is a stat of its own).
+    fn birth(&mut self) -> Option<(i64, i64)> {
+        let st = match self.st {
+            Some(s) if s.stx_mask & libc::STATX_BTIME != 0 => s,
+            _ => self.lazy_stat(self.follow()).ok()?,
+        };
+        if st.stx_mask & libc::STATX_BTIME == 0 {
+            return None;
+        }
+        Some((st.stx_btime.tv_sec, st.stx_btime.tv_nsec as i64))
+    }
+
+    /// The entry's type as d_type (stat'ing when getdents didn't say).
+    fn d_type(&mut self) -> u8 {
+        let mut d = self.e.d_type;
+        if d == dtype::UNKNOWN || (d == dtype::LNK && self.follow() && self.e.stat.is_none()) {
+            if let Some(st) = self.stat() {
+                d = dtype_of_mode(st.stx_mode as u32);
+            }
+        }
+        d
+    }
+
+    fn time(&mut self, k: TimeKind) -> Option<(i64, i64)> {
+        let st = self.stat()?;
+        let t = match k {
+            TimeKind::Access => st.stx_atime,
+            TimeKind::Birth => return self.birth(),
+            TimeKind::Change => st.stx_ctime,
+            TimeKind::Modify => st.stx_mtime,
+        };
+        Some((t.tv_sec, t.tv_nsec as i64))
+    }
+
+    fn base(&self) -> &[u8] {
+        if self.e.depth == 0 {
+            // The root's name: its last component, trailing slashes dropped.
+            let p = self.e.path;
+            let end = p.iter().rposition(|&c| c != b'/').map_or(0, |x| x + 1);
+            if end == 0 {
+                return if p.is_empty() { p } else { &p[..1] };
+            }
+            let start = p[..end].iter().rposition(|&c| c == b'/').map_or(0, |x| x + 1);
+            &p[start..end]
+        } else {
+            self.e.name
+        }
+    }
+
+    fn emit(&mut self, out: usize, data: &[u8]) {
+        let b = &mut self.local.bufs[out];
+        b.extend_from_slice(data);
+        if b.len() >= FLUSH_AT {
+            self.flush_one(out);
+        }
+    }
+
+    fn flush_one(&mut self, out: usize) {
+        let b = &mut self.local.bufs[out];
+        let mut o = self.f.outs[out].lock().unwrap_or_else(|e| e.into_inner());
+        o.buf().extend_from_slice(b);
+        o.flush();
+        b.clear();
+    }
+
+    fn eval(&mut self, e: &Expr) -> bool {
+        if self.stopped {
+            return false;
+        }
+        match e {
+            Expr::And(a, b) => self.eval(a) && self.eval(b),
+            Expr::Or(a, b) => self.eval(a) || self.eval(b),
+            Expr::Not(a) => !self.eval(a),
+            Expr::Comma(a, b) => {
+                self.eval(a);
+                self.eval(b)
+            }
+            Expr::P(p) => self.prim(p),
+        }
+    }
+
+    fn prim(&mut self, p: &Prim) -> bool {
+        match p {
+            Prim::True => true,
+            Prim::False => false,
+            Prim::Name(g) => {
+                let b = self.base();
+                g.matches(b)
+            }
+            Prim::Path(g) => g.matches(self.e.path),
+            Prim::Regex(r) => r.matches(self.e.path),
+            Prim::Lname(g) => {
+                if self.d_type() != dtype::LNK {
+                    return false;
+                }
+                self.link_target().is_some_and(|t| g.matches(&t))
+            }
+            Prim::Type(m) => {
+                let d = self.d_type();
+                m & type_bit(d) != 0
+            }
+            Prim::XType(m) => {
+                let d = self.xtype();
+                m & type_bit(d) != 0
+            }
+            Prim::Size { cmp, n, unit } => {
+                let Some(st) = self.stat() else { return false };
+                let units = st.stx_size.div_ceil(*unit);
+                cmp.test(units, *n)
+            }
+            Prim::Empty => {
+                let d = self.d_type();
+                if d == dtype::DIR {
+                    self.dir_is_empty()
+                } else if d == dtype::REG {
+                    self.stat().is_some_and(|s| s.stx_size == 0)
+                } else {
+                    false
+                }
+            }
+            Prim::Newer { kind, t } => self.time(*kind).is_some_and(|ft| ft > *t),
+            Prim::Age { kind, cmp, n, unit, origin } => {
+                let Some(ft) = self.time(*kind) else { return false };
+                age_test(ft, *origin, *cmp, *n, *unit)
+            }
+            Prim::Used { cmp, n } => {
+                let Some(st) = self.stat() else { return false };
+                let at = (st.stx_atime.tv_sec, st.stx_atime.tv_nsec as i64);
+                let ct = (st.stx_ctime.tv_sec, st.stx_ctime.tv_nsec as i64);
+                // Days from change to access: access plays the origin.
+                age_test(ct, at, *cmp, *n, 86400)
+            }
+            Prim::Perm { kind, mode } => {
+                self.stat().is_some_and(|s| crate::perm::test(*kind, *mode, s.stx_mode as u32))
+            }
+            Prim::Uid(c, n) => self.stat().is_some_and(|s| c.test(s.stx_uid as u64, *n)),
+            Prim::Gid(c, n) => self.stat().is_some_and(|s| c.test(s.stx_gid as u64, *n)),
+            Prim::NoUser => {
+                let Some(s) = self.stat() else { return false };
+                self.local.names.user(s.stx_uid).is_none()
+            }
+            Prim::NoGroup => {
+                let Some(s) = self.stat() else { return false };
+                self.local.names.group(s.stx_gid).is_none()
+            }
+            Prim::Links(c, n) => self.stat().is_some_and(|s| c.test(s.stx_nlink as u64, *n)),
+            Prim::Inum(c, n) => self.stat().is_some_and(|s| c.test(s.stx_ino, *n)),
+            Prim::SameFile { dev, ino } => {
+                self.stat().is_some_and(|s| s.stx_ino == *ino && dev_of(&s) == *dev)
+            }
+            Prim::Access(mode) => {
+                let name = cstr(self.e.rel_name);
+                ringio::sys::find::access(self.e.dirfd, &name, *mode).is_ok()
+            }
+            Prim::FsType(t) => {
+                let Some(s) = self.stat() else { return false };
+                self.fstype(dev_of(&s)) == *t
+            }
+            Prim::Print { out, term } => {
+                let path = self.e.path;
+                let b = &mut self.local.bufs[*out];
+                b.extend_from_slice(path);
+                b.push(*term);
+                if b.len() >= FLUSH_AT {
+                    self.flush_one(*out);
+                }
+                true
+            }
+            Prim::Printf { out, fmt } => {
+                let mut buf = Vec::new();
+                let go_on = fmt.render(&mut buf, self);
+                self.emit(*out, &buf);
+                // \c (go_on false) drops the rest of this format only;
+                // evaluation goes on, as GNU's does. GNU also flushes there;
+                // here records stay whole so parallel threads can't split them.
+                let _ = go_on;
+                true
+            }
+            Prim::Ls { out } => {
+                let mut buf = Vec::new();
+                if self.ls_line(&mut buf) {
+                    self.emit(*out, &buf);
+                }
+                true
+            }
+            Prim::Prune => {
+                self.prune = true;
+                true
+            }
+            Prim::Quit => {
+                self.quit = true;
+                self.stopped = true;
+                true
+            }
+            Prim::Delete => self.delete(),
+            Prim::Exec(i) => self.exec(*i),
+        }
+    }
+
+    fn xtype(&mut self) -> u8 {
+        let follow = self.follow();
+        if follow {
+            // -L: the type of the link itself.
+            if self.e.d_type != dtype::LNK && self.e.stat.is_none() && self.e.d_type != 0 {
+                // Not followed (d_type from getdents): lstat type is d_type.
+                return self.e.d_type;
+            }
+            match self.lazy_stat(false) {
+                Ok(s) => dtype_of_mode(s.stx_mode as u32),
+                Err(e) => {
+                    self.f.report(self.e.path, e);
+                    dtype::UNKNOWN
+                }
+            }
+        } else {
+            let d = self.d_type();
+            if d != dtype::LNK {
+                return d;
+            }
+            match self.lazy_stat(true) {
+                Ok(s) => dtype_of_mode(s.stx_mode as u32),
+                Err(e) => {
+                    self.f.report(self.e.path, e);
+                    dtype::UNKNOWN
+                }
+            }
+        }
+    }
+
+    fn link_target(&mut self) -> Option<Vec<u8>> {
+        let name = cstr(self.e.rel_name);
+        let mut buf = Vec::new();
+        match ringio::sys::readlinkat(self.e.dirfd, &name, &mut buf) {
+            Ok(_) => Some(buf),
+            Err(_) => None,
+        }
+    }
+
+    fn fstype(&self, dev: u64) -> Vec<u8> {
+        self.f
+            .mounts()
+            .iter()
+            .rev()
+            .find(|(d, _)| *d == dev)
+            .map_or_else(|| b"unknown".to_vec(), |(_, t)| t.clone())
+    }
+
+    fn dir_is_empty(&mut self) -> bool {
+        let name = cstr(self.e.rel_name);
+        let mut flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NONBLOCK;
+        if !self.e.followed && !self.follow() {
+            flags |= libc::O_NOFOLLOW;
+        }
+        let fd = match ringio::sys::openat(self.e.dirfd, &name, flags, 0) {
+            Ok(fd) => fd,
+            Err(e) => {
+                self.f.report(self.e.path, e);
+                return false;
+            }
+        };
+        let mut buf = Vec::with_capacity(4096);
+        let mut empty = true;
+        loop {
+            buf.clear();
+            match ringio::sys::getdents64(fd, &mut buf) {
+                Ok(0) => break,
+                Ok(_) => {
+                    if ringio::DirentIter::new(&buf).any(|d| !d.is_dot_or_dotdot()) {
+                        empty = false;
+                        break;
+                    }
+                }
+                Err(e) => {
+                    self.f.report(self.e.path, e);
+                    empty = false;
+                    break;
+                }
+            }
+        }
+        let _ = ringio::sys::close(fd);
+        empty
+    }
+
+    fn ls_line(&mut self, out: &mut Vec<u8>) -> bool {
+        let Some(st) = self.stat() else { return false };
+        let field = |out: &mut Vec<u8>, k: usize, s: &[u8], left: bool, w: &mut [usize; 6]| {
+            if s.len() > w[k] {
+                w[k] = s.len();
+            }
+            let pad = w[k] - s.len();
+            if !left {
+                out.resize(out.len() + pad, b' ');
+            }
+            out.extend_from_slice(s);
+            if left {
+                out.resize(out.len() + pad, b' ');
+            }
+        };
+        let mut w = self.local.ls_widths;
+        field(out, 0, st.stx_ino.to_string().as_bytes(), false, &mut w);
+        out.push(b' ');
+        field(out, 1, st.stx_blocks.div_ceil(2).to_string().as_bytes(), false, &mut w);
+        out.push(b' ');
+        crate::perm::mode_string(out, st.stx_mode as u32);
+        out.push(b' ');
+        field(out, 2, st.stx_nlink.to_string().as_bytes(), false, &mut w);
+        out.push(b' ');
+        // Names pad to a width that grows with the longest seen; an id
+        // with no name pads to 8 and widens later names' column to 9, as
+        // GNU's -ls does.
+        let user = self.local.names.user(st.stx_uid).map(<[u8]>::to_vec);
+        id_field(out, 3, user, st.stx_uid, &mut w);
+        out.push(b' ');
+        let group = self.local.names.group(st.stx_gid).map(<[u8]>::to_vec);
+        id_field(out, 4, group, st.stx_gid, &mut w);
+        out.push(b' ');
+        let ft = st.stx_mode as u32 & libc::S_IFMT;
+        let size = if ft == libc::S_IFCHR || ft == libc::S_IFBLK {
+            format!("{:>3}, {:>3}", st.stx_rdev_major, st.stx_rdev_minor)
+        } else {
+            st.stx_size.to_string()
+        };
+        field(out, 5, size.as_bytes(), false, &mut w);
+        self.local.ls_widths = w;
+        out.push(b' ');
+        crate::timefmt::ls_date(
+            out,
+            st.stx_mtime.tv_sec,
+            st.stx_mtime.tv_nsec as i64,
+            self.f.plan.now,
+        );
+        out.push(b' ');
+        cli::quote::quote_into(out, self.e.path, cli::quote::Style::Escape);
+        if ft == libc::S_IFLNK {
+            if let Some(t) = self.link_target() {
+                out.extend_from_slice(b" -> ");
+                cli::quote::quote_into(out, &t, cli::quote::Style::Escape);
+            }
+        }
+        out.push(b'\n');
+        true
+    }
+
+    fn delete(&mut self) -> bool {
+        let path = self.e.path;
+        if self.e.depth == 0 && (path == b"." || path == b"./") {
+            return true;
+        }
+        let is_dir = self.d_type() == dtype::DIR;
+        let name = cstr(self.e.rel_name);
+        match ringio::sys::find::unlinkat(self.e.dirfd, &name, is_dir) {
+            Ok(()) => true,
+            Err(e) => {
+                if e == Errno::ENOENT && self.f.plan.ignore_race {
+                    return true;
+                }
+                cli::msg::error(&format!("cannot delete {}: {}", q(path), e.message()));
+                self.f.fail();
+                false
+            }
+        }
+    }
+
+    /// For -execdir on this entry: (base fd, directory relative to it,
+    /// the directory's path, the `./name` argument).
+    fn execdir_parts(&self) -> (RawFd, CString, Vec<u8>, Vec<u8>) {
+        let path = self.e.path;
+        if self.e.depth > 0 {
+            let dir = printf::dir_name(path).to_vec();
+            let mut arg = b"./".to_vec();
+            arg.extend_from_slice(self.e.name);
+            return (self.e.dirfd, c".".to_owned(), dir, arg);
+        }
+        // A root: run in its parent directory.
+        let end = path.iter().rposition(|&c| c != b'/').map_or(0, |x| x + 1);
+        if end == 0 {
+            return (libc::AT_FDCWD, c"/".to_owned(), b"/".to_vec(), b"/".to_vec());
+        }
+        let trimmed = &path[..end];
+        let (dir, base) = match trimmed.iter().rposition(|&c| c == b'/') {
+            None => (b".".to_vec(), trimmed.to_vec()),
+            Some(0) => (b"/".to_vec(), trimmed[1..].to_vec()),
+            Some(p) => (trimmed[..p].to_vec(), trimmed[p + 1..].to_vec()),
+        };
+        let mut arg = b"./".to_vec();
+        arg.extend_from_slice(&base);
+        (libc::AT_FDCWD, cstr(&dir), dir, arg)
+    }
+
+    fn exec(&mut self, i: usize) -> bool {
+        let spec = &self.f.plan.execs[i];
+        let (fd, rel, dir, dir_arg) = if spec.dir {
+            self.execdir_parts()
+        } else {
+            (libc::AT_FDCWD, c".".to_owned(), Vec::new(), Vec::new())
+        };
+        let arg: &[u8] = if spec.dir { &dir_arg } else { self.e.path };
+        if spec.plus {
+            let f = self.f;
+            let local = &mut *self.local;
+            let ok = spec.add(
+                arg,
+                spec.dir.then_some((fd, rel.as_c_str(), dir.as_slice())),
+                &mut || f.flush_local(local),
+            );
+            if !ok {
+                self.f.fail();
+            }
+            return true;
+        }
+        if spec.ok && !spec.confirm(self.e.path) {
+            return false;
+        }
+        self.f.flush_local(self.local);
+        let argv = spec.expand(arg);
+        let cwd = if !spec.dir {
+            Cwd::Here
+        } else if self.e.depth > 0 {
+            Cwd::Fd(fd)
+        } else {
+            Cwd::Path(&dir)
+        };
+        matches!(exec::run(&argv, cwd, spec.ok), Outcome::Success)
+    }
+}
+
+fn id_field(out: &mut Vec<u8>, k: usize, name: Option<Vec<u8>>, id: u32, w: &mut [usize; 6]) {
+    let (s, width) = match name {
+        Some(n) => {
+            w[k] = w[k].max(n.len());
+            (n, w[k])
+        }
+        None => {
+            w[k] = w[k].max(9);
+            (id.to_string().into_bytes(), 8)
+        }
+    };
+    out.extend_from_slice(&s);
+    out.resize(out.len() + width.saturating_sub(s.len()), b' ');
+}
+
+/// -mtime and friends: `n` whole `unit`s between the file time and `origin`.
+fn age_test(ft: (i64, i64), origin: (i64, i64), cmp: Cmp, n: f64, unit: i64) -> bool {
+    let age = (origin.0 - ft.0) as f64 + (origin.1 - ft.1) as f64 / 1e9;
+    let lo = n * unit as f64;
+    match cmp {
+        Cmp::Gt => age >= lo + unit as f64,
+        Cmp::Lt => age < lo,
+        Cmp::Eq => age >= lo && age < lo + unit as f64,
+    }
+}
+
+impl Info for Cx<'_, '_> {
+    fn path(&self) -> &[u8] {
+        self.e.path
+    }
+    fn root(&self) -> &[u8] {
+        let i = self.f.cur_root.load(Ordering::Relaxed);
+        self.f.plan.roots.get(i).map_or(b"", |r| r.as_slice())
+    }
+    fn depth(&self) -> usize {
+        self.e.depth
+    }
+    fn type_letter(&mut self) -> u8 {
+        let d = self.d_type();
+        type_letter(d)
+    }
+    fn follow_type_letter(&mut self) -> u8 {
+        let d = self.d_type();
+        if d != dtype::LNK {
+            return type_letter(d);
+        }
+        match self.lazy_stat(true) {
+            Ok(s) => {
+                let t = dtype_of_mode(s.stx_mode as u32);
+                if t == dtype::LNK {
+                    b'N'
+                } else {
+                    type_letter(t)
+                }
+            }
+            Err(e) if e == Errno::ELOOP => b'L',
+            Err(e) if e == Errno::ENOENT => b'N',
+            Err(_) => b'?',
+        }
+    }
+    fn stat(&mut self) -> Option<Statx> {
+        Cx::stat(self)
+    }
+    fn birth(&mut self) -> Option<(i64, i64)> {
+        Cx::birth(self)
+    }
+    fn link_target(&mut self) -> Option<Vec<u8>> {
+        if self.d_type() != dtype::LNK && !self.e.followed {
+            return None;
+        }
+        Cx::link_target(self)
+    }
+    fn user(&mut self, uid: u32) -> Option<Vec<u8>> {
+        self.local.names.user(uid).map(|n| n.to_vec())
+    }
+    fn group(&mut self, gid: u32) -> Option<Vec<u8>> {
+        self.local.names.group(gid).map(|n| n.to_vec())
+    }
+    fn fstype(&mut self, dev: u64) -> Vec<u8> {
+        Cx::fstype(self, dev)
+    }
+}
+
+impl Visitor for Finder<'_> {
+    type Local = Local;
+    type Acc = ();
+
+    fn local(&self) -> Local {
+        Local {
+            bufs: vec![Vec::new(); self.outs.len()],
+            names: Names::default(),
+            ls_widths: [9, 6, 3, 8, 8, 8],
+        }
+    }
+
+    fn finish(&self, mut local: Local) {
+        self.flush_local(&mut local);
+    }
+
+    fn need_stat(&self, name: &[u8], d_type: u8, depth: usize) -> StatNeed {
+        let plan = self.plan;
+        if plan.follow == Follow::Always {
+            // Links must be resolved, and directories need their identity
+            // for loop detection.
+            if matches!(d_type, dtype::LNK | dtype::DIR | dtype::UNKNOWN) {
+                return StatNeed::Follow;
+            }
+        } else if plan.xdev && d_type == dtype::DIR {
+            return StatNeed::Lstat;
+        }
+        if !self.stat_some || depth < plan.mindepth {
+            return StatNeed::None;
+        }
+        if self.pe(&plan.expr, name, d_type) == Tri::S {
+            if plan.follow == Follow::Always {
+                StatNeed::Follow
+            } else {
+                StatNeed::Lstat
+            }
+        } else {
+            StatNeed::None
+        }
+    }
+
+    fn visit(&self, local: &mut Local, e: &Entry, _parent: Option<&()>) -> Visit {
+        if self.quit.load(Ordering::Relaxed) || ringio::sys::find::interrupted() {
+            return Visit::Quit;
+        }
+        let plan = self.plan;
+        if e.depth == 0 {
+            // Roots are visited in order, one at a time: find this one
+            // after the previous (operands may repeat).
+            let prev = self.cur_root.load(Ordering::Relaxed);
+            let start = if prev == usize::MAX { 0 } else { prev + 1 };
+            let found = plan.roots.iter().skip(start).position(|r| r.as_slice() == e.path);
+            let i = match found {
+                Some(k) => start + k,
+                None => plan.roots.iter().position(|r| r.as_slice() == e.path).unwrap_or(0),
+            };
+            self.cur_root.store(i, Ordering::Relaxed);
+            if let Some(st) = e.stat {
+                self.root_dev.store(dev_of(st), Ordering::Relaxed);
+            }
+        }
+        // An entry the walker stat'ed (because the expression needs it)
+        // and couldn't: reported, not evaluated, not descended, as GNU does.
+        // (Under -L that includes links that can't be followed.)
+        if let Some(err) = e.stat_error {
+            if e.depth >= plan.mindepth || plan.follow == Follow::Always {
+                self.report(e.path, err);
+            }
+            return Visit::Skip;
+        }
+        let is_dir = e.d_type == dtype::DIR;
+        let mut descend = is_dir && e.depth < plan.maxdepth && e.stat_error.is_none();
+        if descend && plan.xdev && e.depth > 0 {
+            if let Some(st) = e.stat {
+                if dev_of(st) != self.root_dev.load(Ordering::Relaxed) {
+                    descend = false;
+                }
+            }
+        }
+        if plan.depth_first && descend {
+            return Visit::Descend;
+        }
+        if e.depth >= plan.mindepth {
+            let (prune, quit, stat_failed) = self.eval_entry(local, e);
+            if quit {
+                self.quit.store(true, Ordering::Relaxed);
+                return Visit::Quit;
+            }
+            // A directory that could not be stat'ed is reported once, not
+            // again by a failing open (GNU doesn't descend it either).
+            if (prune && !plan.depth_first) || stat_failed {
+                descend = false;
+            }
+        }
+        if descend {
+            Visit::Descend
+        } else {
+            Visit::Skip
+        }
+    }
+
+    fn leave(&self, local: &mut Local, dir: &Entry, _acc: &(), _parent: Option<&()>) {
+        if !self.plan.depth_first || self.quit.load(Ordering::Relaxed) {
+            return;
+        }
+        if ringio::sys::find::interrupted() {
+            return;
+        }
+        if dir.depth >= self.plan.mindepth {
+            let (_, quit, _) = self.eval_entry(local, dir);
+            if quit {
+                self.quit.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
+    fn error(&self, _local: &mut Local, err: &WalkError, _acc: Option<&()>) {
+        match err {
+            WalkError::Root { path, errno } => {
+                cli::msg::error(&format!("{}: {}", q(path), errno.message()));
+                self.fail();
+            }
+            WalkError::Open { path, errno } | WalkError::Read { path, errno } => {
+                self.report(path, *errno);
+            }
+            WalkError::Loop { path, ancestor } => {
+                cli::msg::error(&format!(
+                    "File system loop detected; {} is part of the same file system loop as {}.",
+                    q(path),
+                    q(ancestor)
+                ));
+                self.fail();
+            }
+        }
+    }
+}

@@ -1,0 +1,914 @@
+//! The command line → a [`Plan`]: leading options, starting points, and the
+//! expression (recursive descent with GNU's precedence: `!` > `-a` > `-o` >
+//! `,`), with GNU's error messages.
+
+use std::ffi::OsString;
+use std::os::unix::ffi::OsStringExt;
+
+use crate::exec::ExecSpec;
+use crate::expr::{tmask, Cmp, Expr, Prim, TimeKind};
+use crate::glob::Glob;
+use crate::printf::Format;
+use crate::regex::{Regex, Syntax};
+
+/// How symlinks are treated (-P, -H, -L).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Follow {
+    Never,
+    Roots,
+    Always,
+}
+
+/// Where an output action writes.
+#[derive(Debug)]
+pub enum OutTarget {
+    Stdout,
+    Stderr,
+    File { name: Vec<u8>, file: std::fs::File },
+}
+
+/// Everything the walk needs to know.
+#[derive(Debug)]
+pub struct Plan {
+    pub roots: Vec<Vec<u8>>,
+    pub expr: Expr,
+    pub follow: Follow,
+    pub maxdepth: usize,
+    pub mindepth: usize,
+    pub depth_first: bool,
+    pub xdev: bool,
+    pub ignore_race: bool,
+    pub threads: usize,
+    pub sort: bool,
+    /// Index 0 is stdout.
+    pub outs: Vec<OutTarget>,
+    pub execs: Vec<ExecSpec>,
+    /// The time find started (reference for -mtime etc.).
+    pub now: (i64, i64),
+}
+
+/// Why the command line was refused (the message, without the program name).
+#[derive(Debug)]
+pub enum ParseError {
+    Msg(String),
+    /// -help / -version printed; exit 0.
+    Done,
+}
+
+fn err<T>(s: impl Into<String>) -> Result<T, ParseError> {
+    Err(ParseError::Msg(s.into()))
+}
+
+fn lossy(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+/// `'name'` as find quotes names in messages (locale style in C).
+pub fn q(b: &[u8]) -> String {
+    lossy(&cli::quote::quote(b, cli::quote::Style::Locale))
+}
+
+struct P {
+    args: Vec<Vec<u8>>,
+    i: usize,
+    plan: Plan,
+    syntax: Syntax,
+    daystart: bool,
+    warnings: Vec<String>,
+}
+
+const USAGE: &str = "Usage: find [-H] [-L] [-P] [-Olevel] [-D debugopts] [path...] [expression]\n";
+
+/// Parses `args` (without `argv[0]`). Warnings are returned to be printed.
+pub fn parse(args: Vec<OsString>) -> Result<(Plan, Vec<String>), ParseError> {
+    let args: Vec<Vec<u8>> = args.into_iter().map(|a| a.into_vec()).collect();
+    let now = ringio::sys::find::now();
+    let mut p = P {
+        args,
+        i: 0,
+        plan: Plan {
+            roots: Vec::new(),
+            expr: Expr::P(Prim::True),
+            follow: Follow::Never,
+            maxdepth: usize::MAX,
+            mindepth: 0,
+            depth_first: false,
+            xdev: false,
+            ignore_race: false,
+            threads: 0,
+            sort: false,
+            outs: vec![OutTarget::Stdout],
+            execs: Vec::new(),
+            now: (now.0, now.1 as i64),
+        },
+        syntax: Syntax::Emacs,
+        daystart: false,
+        warnings: Vec::new(),
+    };
+    p.leading_options()?;
+    while let Some(a) = p.args.get(p.i) {
+        if looks_like_expr(a) {
+            break;
+        }
+        p.plan.roots.push(a.clone());
+        p.i += 1;
+    }
+    if p.plan.roots.is_empty() {
+        p.plan.roots.push(b".".to_vec());
+    }
+    let expr = if p.i < p.args.len() { Some(p.comma()?) } else { None };
+    if let Some(a) = p.args.get(p.i) {
+        return match a.as_slice() {
+            b")" => err("you have too many ')'"),
+            _ => err(format!("paths must precede expression: `{}'", lossy(a))),
+        };
+    }
+    let expr = expr.unwrap_or(Expr::P(Prim::True));
+    let has_action = expr.any(&|p| p.is_action());
+    p.plan.expr = if has_action {
+        expr
+    } else {
+        Expr::And(Box::new(expr), Box::new(Expr::P(Prim::Print { out: 0, term: b'\n' })))
+    };
+    if p.plan.expr.any(&|p| matches!(p, Prim::Delete)) {
+        if !p.plan.depth_first && p.plan.expr.any(&|p| matches!(p, Prim::Prune)) {
+            return err("The -delete action automatically turns on -depth, but -prune does nothing when -depth is in effect.  If you want to carry on anyway, just explicitly use the -depth option.");
+        }
+        p.plan.depth_first = true;
+    }
+    Ok((p.plan, p.warnings))
+}
+
+/// GNU's test for where the expression starts.
+fn looks_like_expr(a: &[u8]) -> bool {
+    (a.len() > 1 && a[0] == b'-') || a == b"!" || a == b"("
+}
+
+impl P {
+    fn leading_options(&mut self) -> Result<(), ParseError> {
+        while let Some(a) = self.args.get(self.i).cloned() {
+            match a.as_slice() {
+                b"-H" => self.plan.follow = Follow::Roots,
+                b"-L" => self.plan.follow = Follow::Always,
+                b"-P" => self.plan.follow = Follow::Never,
+                b"-s" => self.plan.sort = true,
+                b"--" => {
+                    self.i += 1;
+                    return Ok(());
+                }
+                b"-D" => {
+                    self.i += 1;
+                    let Some(d) = self.args.get(self.i) else {
+                        return err("Missing argument after the -D option.");
+                    };
+                    for flag in d.split(|&c| c == b',') {
+                        if !matches!(
+                            flag,
+                            b"exec"
+                                | b"opt"
+                                | b"rates"
+                                | b"search"
+                                | b"stat"
+                                | b"time"
+                                | b"tree"
+                                | b"all"
+                                | b"help"
+                        ) {
+                            self.warnings
+                                .push(format!("Ignoring unrecognised debug flag {}", q(flag)));
+                        }
+                    }
+                }
+                b"-j" => {
+                    self.i += 1;
+                    let n = self.args.get(self.i).and_then(|v| parse_usize(v));
+                    match n {
+                        Some(n) if n > 0 => self.plan.threads = n,
+                        _ => return err("-j needs a positive number of threads"),
+                    }
+                }
+                x if x.starts_with(b"-j") && x.len() > 2 => match parse_usize(&x[2..]) {
+                    Some(n) if n > 0 => self.plan.threads = n,
+                    _ => return err("-j needs a positive number of threads"),
+                },
+                x if x.starts_with(b"-O") => {}
+                _ => return Ok(()),
+            }
+            self.i += 1;
+        }
+        Ok(())
+    }
+
+    fn peek(&self) -> Option<&[u8]> {
+        self.args.get(self.i).map(|v| v.as_slice())
+    }
+
+    fn comma(&mut self) -> Result<Expr, ParseError> {
+        let mut e = self.or()?;
+        while self.peek() == Some(b",") {
+            self.i += 1;
+            if self.i >= self.args.len() {
+                return dangling_op(&e, ",");
+            }
+            let r = self.or()?;
+            e = Expr::Comma(Box::new(e), Box::new(r));
+        }
+        Ok(e)
+    }
+
+    fn or(&mut self) -> Result<Expr, ParseError> {
+        let mut e = self.and()?;
+        while let Some(op @ (b"-o" | b"-or")) = self.peek() {
+            let op = lossy(op);
+            self.i += 1;
+            if self.i >= self.args.len() {
+                return dangling_op(&e, &op);
+            }
+            let r = self.and()?;
+            e = Expr::Or(Box::new(e), Box::new(r));
+        }
+        Ok(e)
+    }
+
+    fn and(&mut self) -> Result<Expr, ParseError> {
+        let mut e = self.unary()?;
+        loop {
+            match self.peek() {
+                Some(op @ (b"-a" | b"-and")) => {
+                    let op = lossy(op);
+                    self.i += 1;
+                    if self.i >= self.args.len() {
+                        return dangling_op(&e, &op);
+                    }
+                    let r = self.unary()?;
+                    e = Expr::And(Box::new(e), Box::new(r));
+                }
+                None | Some(b"-o" | b"-or" | b")" | b",") => return Ok(e),
+                Some(_) => {
+                    let r = self.unary()?;
+                    e = Expr::And(Box::new(e), Box::new(r));
+                }
+            }
+        }
+    }
+
+    fn unary(&mut self) -> Result<Expr, ParseError> {
+        let Some(a) = self.peek().map(|a| a.to_vec()) else {
+            return err("invalid expression");
+        };
+        match a.as_slice() {
+            b"!" | b"-not" => {
+                self.i += 1;
+                if self.i >= self.args.len() {
+                    return err(format!("expected an expression after '{}'", lossy(&a)));
+                }
+                if let Some(op @ (b"-o" | b"-or" | b"-a" | b"-and")) = self.peek() {
+                    return err(format!(
+                        "invalid expression; you have used a binary operator '{}' with nothing before it.",
+                        lossy(op)
+                    ));
+                }
+                Ok(Expr::Not(Box::new(self.unary()?)))
+            }
+            b"(" => {
+                self.i += 1;
+                if self.peek() == Some(b")") {
+                    return err("invalid expression; empty parentheses are not allowed.");
+                }
+                if self.i >= self.args.len() {
+                    return err(
+                        "invalid expression; I was expecting to find a ')' somewhere but did not see one.",
+                    );
+                }
+                let e = self.comma()?;
+                if self.peek() != Some(b")") {
+                    return err(
+                        "invalid expression; I was expecting to find a ')' somewhere but did not see one.",
+                    );
+                }
+                self.i += 1;
+                Ok(e)
+            }
+            b"-o" | b"-or" | b"-a" | b"-and" | b"," => err(format!(
+                "invalid expression; you have used a binary operator '{}' with nothing before it.",
+                lossy(&a)
+            )),
+            b")" => err("invalid expression; you have too many ')'"),
+            _ => {
+                self.i += 1;
+                self.primary(&a)
+            }
+        }
+    }
+
+    fn arg(&mut self, name: &[u8]) -> Result<Vec<u8>, ParseError> {
+        match self.args.get(self.i) {
+            Some(v) => {
+                self.i += 1;
+                Ok(v.clone())
+            }
+            None => err(format!("missing argument to `{}'", lossy(name))),
+        }
+    }
+
+    fn out_index(&mut self, file: &[u8]) -> Result<usize, ParseError> {
+        match file {
+            b"/dev/stdout" => return Ok(0),
+            b"/dev/stderr" => {
+                if let Some(i) = self.plan.outs.iter().position(|o| matches!(o, OutTarget::Stderr))
+                {
+                    return Ok(i);
+                }
+                self.plan.outs.push(OutTarget::Stderr);
+                return Ok(self.plan.outs.len() - 1);
+            }
+            _ => {}
+        }
+        if let Some(i) = self
+            .plan
+            .outs
+            .iter()
+            .position(|o| matches!(o, OutTarget::File { name, .. } if name == file))
+        {
+            return Ok(i);
+        }
+        let path = std::path::PathBuf::from(OsString::from_vec(file.to_vec()));
+        match std::fs::File::create(&path) {
+            Ok(f) => {
+                self.plan.outs.push(OutTarget::File { name: file.to_vec(), file: f });
+                Ok(self.plan.outs.len() - 1)
+            }
+            Err(e) => err(format!("{}: {}", q(file), errno_text(&e))),
+        }
+    }
+
+    fn primary(&mut self, name: &[u8]) -> Result<Expr, ParseError> {
+        let n = name;
+        let prim = match n {
+            b"-true" => Prim::True,
+            b"-false" => Prim::False,
+            // Options: always true where they stand.
+            b"-depth" | b"-d" => {
+                self.plan.depth_first = true;
+                Prim::True
+            }
+            b"-xdev" | b"-mount" => {
+                self.plan.xdev = true;
+                Prim::True
+            }
+            b"-follow" => {
+                self.plan.follow = Follow::Always;
+                Prim::True
+            }
+            b"-noleaf" | b"-warn" | b"-nowarn" | b"-posix" => Prim::True,
+            b"-ignore_readdir_race" => {
+                self.plan.ignore_race = true;
+                Prim::True
+            }
+            b"-noignore_readdir_race" => {
+                self.plan.ignore_race = false;
+                Prim::True
+            }
+            b"-daystart" => {
+                self.daystart = true;
+                Prim::True
+            }
+            b"-maxdepth" | b"-mindepth" => {
+                let v = self.arg(n)?;
+                let Some(d) = parse_usize(&v) else {
+                    return err(format!(
+                        "Expected a positive decimal integer argument to {}, but got {}",
+                        lossy(n),
+                        q(&v)
+                    ));
+                };
+                if n == b"-maxdepth" {
+                    self.plan.maxdepth = d;
+                } else {
+                    self.plan.mindepth = d;
+                }
+                Prim::True
+            }
+            b"-regextype" => {
+                let v = self.arg(n)?;
+                match Syntax::from_name(&v) {
+                    Some(s) => self.syntax = s,
+                    None => {
+                        return err(format!(
+                            "Unknown regular expression type {}; valid types are 'findutils-default', 'ed', 'emacs', 'gnu-awk', 'grep', 'posix-awk', 'awk', 'posix-basic', 'posix-egrep', 'egrep', 'posix-extended', 'posix-minimal-basic', 'sed'.",
+                            q(&v)
+                        ))
+                    }
+                }
+                Prim::True
+            }
+            b"-help" | b"--help" => {
+                print!("{USAGE}");
+                println!("\nDefault path is the current directory; default expression is -print.");
+                println!("Expression may consist of: operators, options, tests, and actions.");
+                println!(
+                    "\nlfind also accepts -j N (threads) and -s (sorted, ordered walk) before the paths."
+                );
+                return Err(ParseError::Done);
+            }
+            b"-version" | b"--version" => {
+                println!("lfind (ringutils) {}", env!("CARGO_PKG_VERSION"));
+                println!("GNU find-compatible; see ringutils.");
+                return Err(ParseError::Done);
+            }
+            b"-name" | b"-iname" => {
+                let v = self.arg(n)?;
+                Prim::Name(Glob::new(&v, n == b"-iname"))
+            }
+            b"-path" | b"-wholename" | b"-ipath" | b"-iwholename" => {
+                let v = self.arg(n)?;
+                Prim::Path(Glob::new(&v, n.starts_with(b"-i")))
+            }
+            b"-lname" | b"-ilname" => {
+                let v = self.arg(n)?;
+                Prim::Lname(Glob::new(&v, n == b"-ilname"))
+            }
+            b"-regex" | b"-iregex" => {
+                let v = self.arg(n)?;
+                match Regex::new(&v, self.syntax, n == b"-iregex") {
+                    Ok(r) => Prim::Regex(r),
+                    Err(e) => return err(e.0),
+                }
+            }
+            b"-type" | b"-xtype" => {
+                let v = self.arg(n)?;
+                let m = parse_types(n, &v)?;
+                if n == b"-type" {
+                    Prim::Type(m)
+                } else {
+                    Prim::XType(m)
+                }
+            }
+            b"-size" => {
+                let v = self.arg(n)?;
+                parse_size(&v)?
+            }
+            b"-empty" => Prim::Empty,
+            b"-newer" | b"-anewer" | b"-cnewer" => {
+                let v = self.arg(n)?;
+                let st = self.ref_stat(&v)?;
+                let kind = match n {
+                    b"-anewer" => TimeKind::Access,
+                    b"-cnewer" => TimeKind::Change,
+                    _ => TimeKind::Modify,
+                };
+                Prim::Newer { kind, t: (st.stx_mtime.tv_sec, st.stx_mtime.tv_nsec as i64) }
+            }
+            x if x.starts_with(b"-newer") && x.len() == 8 => {
+                let (xc, yc) = (x[6], x[7]);
+                let kind = |c: u8| match c {
+                    b'a' => Some(TimeKind::Access),
+                    b'B' => Some(TimeKind::Birth),
+                    b'c' => Some(TimeKind::Change),
+                    b'm' => Some(TimeKind::Modify),
+                    _ => None,
+                };
+                let Some(k) = kind(xc) else {
+                    return err(format!("invalid predicate `{}'", lossy(x)));
+                };
+                if yc != b't' && kind(yc).is_none() {
+                    return err(format!("invalid predicate `{}'", lossy(x)));
+                }
+                let v = self.arg(n)?;
+                let t = if yc == b't' {
+                    match parse_date(&v, self.plan.now) {
+                        Some(t) => t,
+                        None => {
+                            return err(format!(
+                                "I cannot figure out how to interpret {} as a date or time",
+                                q(&v)
+                            ))
+                        }
+                    }
+                } else {
+                    let st = self.ref_stat(&v)?;
+                    let ts = match yc {
+                        b'a' => st.stx_atime,
+                        b'B' => st.stx_btime,
+                        b'c' => st.stx_ctime,
+                        _ => st.stx_mtime,
+                    };
+                    (ts.tv_sec, ts.tv_nsec as i64)
+                };
+                Prim::Newer { kind: k, t }
+            }
+            b"-mtime" | b"-atime" | b"-ctime" | b"-mmin" | b"-amin" | b"-cmin" => {
+                let v = self.arg(n)?;
+                let Some((cmp, num)) = parse_float_cmp(&v) else {
+                    return err(format!("invalid argument `{}' to `{}'", lossy(&v), lossy(n)));
+                };
+                let kind = match n[1] {
+                    b'a' => TimeKind::Access,
+                    b'c' => TimeKind::Change,
+                    _ => TimeKind::Modify,
+                };
+                let days = n.ends_with(b"time");
+                let origin = if days && self.daystart { self.day_start() } else { self.plan.now };
+                Prim::Age { kind, cmp, n: num, unit: if days { 86400 } else { 60 }, origin }
+            }
+            b"-used" => {
+                let v = self.arg(n)?;
+                let Some((cmp, num)) = parse_float_cmp(&v) else {
+                    return err(format!("invalid argument `{}' to `{}'", lossy(&v), lossy(n)));
+                };
+                Prim::Used { cmp, n: num }
+            }
+            b"-perm" => {
+                let v = self.arg(n)?;
+                match crate::perm::parse(&v) {
+                    Some((kind, mode)) => {
+                        if kind == crate::expr::PermKind::Any && mode == 0 {
+                            self.warnings.push(format!(
+                                "warning: you have specified a mode pattern {} (which is equivalent to /000). The meaning of -perm /000 has now been changed to be consistent with -perm -000; that is, while it used to match no files, it now matches all files.",
+                                lossy(&v)
+                            ));
+                        }
+                        Prim::Perm { kind, mode }
+                    }
+                    None => return err(format!("invalid mode {}", q(&v))),
+                }
+            }
+            b"-user" => {
+                let v = self.arg(n)?;
+                match crate::users::uid_of(&v) {
+                    Some(u) => Prim::Uid(Cmp::Eq, u as u64),
+                    None => match parse_u64(&v) {
+                        Some(u) if !v.is_empty() => Prim::Uid(Cmp::Eq, u),
+                        _ => return err(format!("{} is not the name of a known user", q(&v))),
+                    },
+                }
+            }
+            b"-group" => {
+                let v = self.arg(n)?;
+                match crate::users::gid_of(&v) {
+                    Some(g) => Prim::Gid(Cmp::Eq, g as u64),
+                    None => match parse_u64(&v) {
+                        Some(g) if !v.is_empty() => Prim::Gid(Cmp::Eq, g),
+                        _ => return err(format!("{} is not the name of an existing group", q(&v))),
+                    },
+                }
+            }
+            b"-uid" | b"-gid" | b"-links" | b"-inum" => {
+                let v = self.arg(n)?;
+                let Some((cmp, num)) = parse_int_cmp(&v) else {
+                    return err(format!("invalid argument `{}' to `{}'", lossy(&v), lossy(n)));
+                };
+                match n {
+                    b"-uid" => Prim::Uid(cmp, num),
+                    b"-gid" => Prim::Gid(cmp, num),
+                    b"-links" => Prim::Links(cmp, num),
+                    _ => Prim::Inum(cmp, num),
+                }
+            }
+            b"-nouser" => Prim::NoUser,
+            b"-nogroup" => Prim::NoGroup,
+            b"-samefile" => {
+                let v = self.arg(n)?;
+                let st = self.ref_stat(&v)?;
+                Prim::SameFile {
+                    dev: libc::makedev(st.stx_dev_major, st.stx_dev_minor),
+                    ino: st.stx_ino,
+                }
+            }
+            b"-readable" => Prim::Access(libc::R_OK),
+            b"-writable" => Prim::Access(libc::W_OK),
+            b"-executable" => Prim::Access(libc::X_OK),
+            b"-fstype" => Prim::FsType(self.arg(n)?),
+            b"-print" => Prim::Print { out: 0, term: b'\n' },
+            b"-print0" => Prim::Print { out: 0, term: 0 },
+            b"-fprint" | b"-fprint0" => {
+                let f = self.arg(n)?;
+                let out = self.out_index(&f)?;
+                Prim::Print { out, term: if n == b"-fprint0" { 0 } else { b'\n' } }
+            }
+            b"-ls" => Prim::Ls { out: 0 },
+            b"-fls" => {
+                let f = self.arg(n)?;
+                Prim::Ls { out: self.out_index(&f)? }
+            }
+            b"-printf" => {
+                let f = self.arg(n)?;
+                Prim::Printf { out: 0, fmt: self.format(&f)? }
+            }
+            b"-fprintf" => {
+                let file = self.arg(n)?;
+                let Some(f) = self.args.get(self.i).cloned() else {
+                    return err(format!("invalid argument `{}' to `{}'", lossy(&file), lossy(n)));
+                };
+                self.i += 1;
+                let out = self.out_index(&file)?;
+                Prim::Printf { out, fmt: self.format(&f)? }
+            }
+            b"-prune" => Prim::Prune,
+            b"-quit" => Prim::Quit,
+            b"-delete" => Prim::Delete,
+            b"-exec" | b"-execdir" | b"-ok" | b"-okdir" => {
+                let spec = self.exec(n)?;
+                self.plan.execs.push(spec);
+                Prim::Exec(self.plan.execs.len() - 1)
+            }
+            _ if !n.starts_with(b"-") => {
+                return err(format!("paths must precede expression: `{}'", lossy(n)))
+            }
+            _ => return err(format!("unknown predicate `{}'", lossy(n))),
+        };
+        Ok(Expr::P(prim))
+    }
+
+    fn format(&mut self, f: &[u8]) -> Result<Format, ParseError> {
+        let mut warns = Vec::new();
+        let r = Format::parse(f, &mut |w| warns.push(w));
+        self.warnings.extend(warns);
+        r.map_err(|e| ParseError::Msg(e.0))
+    }
+
+    fn exec(&mut self, n: &[u8]) -> Result<ExecSpec, ParseError> {
+        let start = self.i;
+        let mut argv = Vec::new();
+        let mut plus = false;
+        loop {
+            let Some(a) = self.args.get(self.i) else {
+                return err(format!("missing argument to `{}'", lossy(n)));
+            };
+            self.i += 1;
+            if a == b";" {
+                break;
+            }
+            if a == b"+" && argv.last().is_some_and(|l: &Vec<u8>| l == b"{}") && self.i - start > 2
+            {
+                plus = true;
+                break;
+            }
+            argv.push(a.clone());
+        }
+        if argv.is_empty() {
+            return err(format!("missing argument to `{}'", lossy(n)));
+        }
+        let ok = n.starts_with(b"-ok");
+        if plus && ok {
+            return err(format!("missing argument to `{}'", lossy(n)));
+        }
+        if plus && argv[..argv.len() - 1].iter().any(|a| a == b"{}") {
+            return err("Only one instance of {} is supported with -exec+ or -execdir+".to_string());
+        }
+        Ok(ExecSpec::new(argv, n.ends_with(b"dir"), ok, plus))
+    }
+
+    fn ref_stat(&self, path: &[u8]) -> Result<ringio::Statx, ParseError> {
+        let follow = self.plan.follow != Follow::Never;
+        let c = match std::ffi::CString::new(path.to_vec()) {
+            Ok(c) => c,
+            Err(_) => return err(format!("{}: Invalid argument", q(path))),
+        };
+        let mut st = ringio::sys::statx_zeroed();
+        let flags = if follow { 0 } else { libc::AT_SYMLINK_NOFOLLOW };
+        match ringio::sys::statx(
+            libc::AT_FDCWD,
+            &c,
+            flags,
+            libc::STATX_BASIC_STATS | libc::STATX_BTIME,
+            &mut st,
+        ) {
+            Ok(()) => Ok(st),
+            Err(e) => err(format!("{}: {}", q(path), e.message())),
+        }
+    }
+
+    /// -daystart's origin: the coming midnight, so that "today" is 0 days ago.
+    fn day_start(&self) -> (i64, i64) {
+        use ringio::sys::find::{localtime, mktime};
+        let now = self.plan.now.0;
+        match localtime(now).and_then(|tm| mktime(tm.year, tm.mon, tm.mday, 0, 0, 0)) {
+            Some(mid) => (mid + 86400, 0),
+            None => self.plan.now,
+        }
+    }
+}
+
+/// A binary operator with nothing after it: GNU says so, except after an
+/// action, where it only says the expression is invalid.
+fn dangling_op<T>(left: &Expr, op: &str) -> Result<T, ParseError> {
+    if left.any(&|p| p.is_action()) {
+        err("invalid expression")
+    } else {
+        err(format!("expected an expression after '{op}'"))
+    }
+}
+
+fn errno_text(e: &std::io::Error) -> String {
+    match e.raw_os_error() {
+        Some(n) => ringio::Errno(n).message(),
+        None => e.to_string(),
+    }
+}
+
+fn parse_usize(v: &[u8]) -> Option<usize> {
+    if v.is_empty() || !v.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(v).ok()?.parse().ok()
+}
+
+fn parse_u64(v: &[u8]) -> Option<u64> {
+    if v.is_empty() || !v.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(v).ok()?.parse().ok()
+}
+
+fn split_cmp(v: &[u8]) -> (Cmp, &[u8]) {
+    match v.first() {
+        Some(b'+') => (Cmp::Gt, &v[1..]),
+        Some(b'-') => (Cmp::Lt, &v[1..]),
+        _ => (Cmp::Eq, v),
+    }
+}
+
+fn parse_int_cmp(v: &[u8]) -> Option<(Cmp, u64)> {
+    let (c, rest) = split_cmp(v);
+    Some((c, parse_u64(rest)?))
+}
+
+fn parse_float_cmp(v: &[u8]) -> Option<(Cmp, f64)> {
+    let (c, rest) = split_cmp(v);
+    if rest.is_empty() || !rest.iter().all(|b| b.is_ascii_digit() || *b == b'.') {
+        return None;
+    }
+    Some((c, std::str::from_utf8(rest).ok()?.parse().ok()?))
+}
+
+fn parse_size(v: &[u8]) -> Result<Prim, ParseError> {
+    let (cmp, rest) = split_cmp(v);
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    let (num, suffix) = rest.split_at(digits);
+    if num.is_empty() && suffix.is_empty() {
+        return err(format!("invalid -size type `{}'", lossy(v)));
+    }
+    let unit = match suffix {
+        b"" | b"b" => 512,
+        b"c" => 1,
+        b"w" => 2,
+        b"k" => 1024,
+        b"M" => 1024 * 1024,
+        b"G" => 1024 * 1024 * 1024,
+        [c] => return err(format!("invalid -size type `{}'", *c as char)),
+        _ => return err(format!("Invalid argument `{}' to -size", lossy(v))),
+    };
+    let Some(n) = parse_u64(num) else {
+        return err(format!("Invalid argument `{}' to -size", lossy(v)));
+    };
+    Ok(Prim::Size { cmp, n, unit })
+}
+
+fn parse_types(n: &[u8], v: &[u8]) -> Result<u16, ParseError> {
+    let mut mask = 0u16;
+    if v.is_empty() {
+        return err(format!("Arguments to {} should contain at least one letter", lossy(n)));
+    }
+    let parts: Vec<&[u8]> = v.split(|&c| c == b',').collect();
+    for (k, part) in parts.iter().enumerate() {
+        if part.is_empty() {
+            if k + 1 == parts.len() {
+                return err(format!(
+                    "Last file type in list argument to {} is missing, i.e., list is ending on: ','",
+                    lossy(n)
+                ));
+            }
+            return err(format!("Must separate multiple arguments to {} using: ','", lossy(n)));
+        }
+        if part.len() > 1 {
+            return err(format!("Must separate multiple arguments to {} using: ','", lossy(n)));
+        }
+        let bit = match part[0] {
+            b'b' => tmask::BLK,
+            b'c' => tmask::CHR,
+            b'd' => tmask::DIR,
+            b'p' => tmask::FIFO,
+            b'f' => tmask::REG,
+            b'l' => tmask::LNK,
+            b's' => tmask::SOCK,
+            b'D' => tmask::DOOR,
+            other => {
+                return err(format!("Unknown argument to {}: {}", lossy(n), other as char));
+            }
+        };
+        if mask & bit != 0 {
+            return err(format!(
+                "Duplicate file type '{}' in the argument list to {}.",
+                part[0] as char,
+                lossy(n)
+            ));
+        }
+        mask |= bit;
+    }
+    Ok(mask)
+}
+
+/// Dates for -newerXt: `@SECONDS[.frac]`, `YYYY-MM-DD`, optionally followed
+/// by ` HH:MM[:SS[.frac]]` or `THH:MM…` (local time), `now`, `today`.
+fn parse_date(v: &[u8], now: (i64, i64)) -> Option<(i64, i64)> {
+    use ringio::sys::find::{localtime, mktime};
+    let s = std::str::from_utf8(v).ok()?.trim();
+    if let Some(rest) = s.strip_prefix('@') {
+        let (i, f) = rest.split_once('.').unwrap_or((rest, ""));
+        let secs: i64 = i.parse().ok()?;
+        let ns = frac_ns(f)?;
+        return Some((secs, ns));
+    }
+    match s {
+        "now" => return Some(now),
+        "today" | "yesterday" | "tomorrow" => {
+            let tm = localtime(now.0)?;
+            let mid = mktime(tm.year, tm.mon, tm.mday, 0, 0, 0)?;
+            let d = match s {
+                "yesterday" => -86400,
+                "tomorrow" => 86400,
+                _ => 0,
+            };
+            return Some((mid + d, 0));
+        }
+        _ => {}
+    }
+    let (date, time) = match s.find([' ', 'T']) {
+        Some(k) => (&s[..k], s[k + 1..].trim()),
+        None => (s, ""),
+    };
+    let mut dp = date.split('-');
+    let y: i64 = dp.next()?.parse().ok()?;
+    let m: u32 = dp.next()?.parse().ok()?;
+    let d: u32 = dp.next()?.parse().ok()?;
+    if dp.next().is_some() || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
+        return None;
+    }
+    let (mut hh, mut mm, mut ss, mut ns) = (0u32, 0u32, 0u32, 0i64);
+    if !time.is_empty() {
+        let mut tp = time.split(':');
+        hh = tp.next()?.parse().ok()?;
+        mm = tp.next()?.parse().ok()?;
+        if let Some(sec) = tp.next() {
+            let (i, f) = sec.split_once('.').unwrap_or((sec, ""));
+            ss = i.parse().ok()?;
+            ns = frac_ns(f)?;
+        }
+        if tp.next().is_some() || hh > 23 || mm > 59 || ss > 60 {
+            return None;
+        }
+    }
+    Some((mktime(y, m - 1, d, hh, mm, ss)?, ns))
+}
+
+fn frac_ns(f: &str) -> Option<i64> {
+    if f.is_empty() {
+        return Some(0);
+    }
+    if !f.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    let mut digits: String = f.chars().take(9).collect();
+    while digits.len() < 9 {
+        digits.push('0');
+    }
+    digits.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn p(args: &[&str]) -> Result<Plan, String> {
+        match parse(args.iter().map(OsString::from).collect()) {
+            Ok((plan, _)) => Ok(plan),
+            Err(ParseError::Msg(m)) => Err(m),
+            Err(ParseError::Done) => Err("done".into()),
+        }
+    }
+
+    #[test]
+    fn errors() {
+        assert_eq!(p(&["-foo"]).unwrap_err(), "unknown predicate `-foo'");
+        assert_eq!(p(&["-name"]).unwrap_err(), "missing argument to `-name'");
+        assert_eq!(p(&["x", "-name", "a", "b"]).unwrap_err(), "paths must precede expression: `b'");
+        assert_eq!(p(&["-size", "3x"]).unwrap_err(), "invalid -size type `x'");
+        assert_eq!(p(&["-size", "+"]).unwrap_err(), "invalid -size type `+'");
+        assert_eq!(p(&["-size", "3k5"]).unwrap_err(), "Invalid argument `3k5' to -size");
+        assert_eq!(
+            p(&["-type", "fd"]).unwrap_err(),
+            "Must separate multiple arguments to -type using: ','"
+        );
+        assert!(p(&["-exec", "echo", "{}", "x", "+"]).is_err());
+        assert!(p(&[".", "-name", "a", "-o", "-print"]).is_ok());
+    }
+
+    #[test]
+    fn roots() {
+        let plan = p(&["a", "b", "-print"]).unwrap();
+        assert_eq!(plan.roots, vec![b"a".to_vec(), b"b".to_vec()]);
+        let plan = p(&[]).unwrap();
+        assert_eq!(plan.roots, vec![b".".to_vec()]);
+    }
+}

@@ -1,0 +1,513 @@
+//! -printf formats: parsed once into items, rendered per file from an
+//! [`Info`] that fetches what a directive needs (lazily: a format without
+//! stat directives never causes a stat).
+
+use crate::timefmt;
+
+/// What a format can ask about the current file.
+pub trait Info {
+    fn path(&self) -> &[u8];
+    /// The starting point this file was found under.
+    fn root(&self) -> &[u8];
+    fn depth(&self) -> usize;
+    /// `ls`-style type letter of the file itself (`d`, `f`, `l`…).
+    fn type_letter(&mut self) -> u8;
+    /// Type letter following symlinks: `L` loop, `N` dangling, `?` error.
+    fn follow_type_letter(&mut self) -> u8;
+    /// The stat (None after an error, which the implementation reported).
+    fn stat(&mut self) -> Option<ringio::Statx>;
+    /// Birth time, if the file system records it.
+    fn birth(&mut self) -> Option<(i64, i64)>;
+    fn link_target(&mut self) -> Option<Vec<u8>>;
+    fn user(&mut self, uid: u32) -> Option<Vec<u8>>;
+    fn group(&mut self, gid: u32) -> Option<Vec<u8>>;
+    fn fstype(&mut self, dev: u64) -> Vec<u8>;
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Spec {
+    minus: bool,
+    plus: bool,
+    space: bool,
+    hash: bool,
+    zero: bool,
+    width: Option<usize>,
+    prec: Option<usize>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dir {
+    /// %a %c %t: ctime-style access/change/modify time.
+    CTime(u8),
+    /// %A? %C? %T?: strftime letter of a time.
+    Time(u8, u8),
+    Blocks512,
+    Blocks1k,
+    Size,
+    Depth,
+    Dev,
+    Base,
+    FsType,
+    Group,
+    Gid,
+    Dirname,
+    Root,
+    Inode,
+    Link,
+    ModeOctal,
+    ModeString,
+    Links,
+    Path,
+    RelPath,
+    Sparse,
+    User,
+    Uid,
+    Type,
+    FollowType,
+    Context,
+}
+
+#[derive(Clone, Debug)]
+pub enum Item {
+    Lit(Vec<u8>),
+    D(Spec, Dir),
+    /// `\c`: stop here and flush.
+    Stop,
+}
+
+#[derive(Clone, Debug)]
+pub struct Format {
+    pub items: Vec<Item>,
+}
+
+/// A format error, GNU's message text.
+#[derive(Debug)]
+pub struct FormatError(pub String);
+
+impl Format {
+    /// Parses a format; warnings (unknown escapes/directives) go to `warn`.
+    pub fn parse(f: &[u8], warn: &mut dyn FnMut(String)) -> Result<Format, FormatError> {
+        let mut items = Vec::new();
+        let mut lit = Vec::new();
+        let mut i = 0;
+        while i < f.len() {
+            let c = f[i];
+            if c == b'\\' {
+                i += 1;
+                let Some(&e) = f.get(i) else {
+                    lit.push(b'\\');
+                    break;
+                };
+                i += 1;
+                match e {
+                    b'a' => lit.push(7),
+                    b'b' => lit.push(8),
+                    b'f' => lit.push(12),
+                    b'n' => lit.push(b'\n'),
+                    b'r' => lit.push(b'\r'),
+                    b't' => lit.push(b'\t'),
+                    b'v' => lit.push(11),
+                    b'\\' => lit.push(b'\\'),
+                    b'c' => {
+                        flush_lit(&mut items, &mut lit);
+                        items.push(Item::Stop);
+                    }
+                    b'0'..=b'7' => {
+                        let mut v = (e - b'0') as u32;
+                        let mut n = 1;
+                        while n < 3 && i < f.len() && (b'0'..=b'7').contains(&f[i]) {
+                            v = v * 8 + (f[i] - b'0') as u32;
+                            i += 1;
+                            n += 1;
+                        }
+                        lit.push(v as u8);
+                    }
+                    other => {
+                        warn(format!("warning: unrecognized escape `\\{}'", other as char));
+                        lit.push(b'\\');
+                        lit.push(other);
+                    }
+                }
+                continue;
+            }
+            if c != b'%' {
+                lit.push(c);
+                i += 1;
+                continue;
+            }
+            // A directive.
+            let start = i;
+            i += 1;
+            if i >= f.len() {
+                return Err(FormatError("error: % at end of format string".into()));
+            }
+            if f[i] == b'%' {
+                lit.push(b'%');
+                i += 1;
+                continue;
+            }
+            let mut sp = Spec::default();
+            while i < f.len() {
+                match f[i] {
+                    b'-' => sp.minus = true,
+                    b'+' => sp.plus = true,
+                    b' ' => sp.space = true,
+                    b'#' => sp.hash = true,
+                    b'0' => sp.zero = true,
+                    _ => break,
+                }
+                i += 1;
+            }
+            let num = |i: &mut usize| {
+                let s = *i;
+                while *i < f.len() && f[*i].is_ascii_digit() {
+                    *i += 1;
+                }
+                std::str::from_utf8(&f[s..*i]).ok().and_then(|t| t.parse::<usize>().ok())
+            };
+            sp.width = num(&mut i);
+            if i < f.len() && f[i] == b'.' {
+                i += 1;
+                sp.prec = Some(num(&mut i).unwrap_or(0));
+            }
+            let Some(&d) = f.get(i) else {
+                return Err(FormatError("error: % at end of format string".into()));
+            };
+            i += 1;
+            let dir = match d {
+                b'a' | b'c' | b't' => Dir::CTime(d),
+                b'A' | b'B' | b'C' | b'T' => {
+                    let Some(&k) = f.get(i) else {
+                        return Err(FormatError(format!(
+                            "error: missing time format letter after %{}",
+                            d as char
+                        )));
+                    };
+                    i += 1;
+                    Dir::Time(d, k)
+                }
+                b'b' => Dir::Blocks512,
+                b'k' => Dir::Blocks1k,
+                b's' => Dir::Size,
+                b'd' => Dir::Depth,
+                b'D' => Dir::Dev,
+                b'f' => Dir::Base,
+                b'F' => Dir::FsType,
+                b'g' => Dir::Group,
+                b'G' => Dir::Gid,
+                b'h' => Dir::Dirname,
+                b'H' => Dir::Root,
+                b'i' => Dir::Inode,
+                b'l' => Dir::Link,
+                b'm' => Dir::ModeOctal,
+                b'M' => Dir::ModeString,
+                b'n' => Dir::Links,
+                b'p' => Dir::Path,
+                b'P' => Dir::RelPath,
+                b'S' => Dir::Sparse,
+                b'u' => Dir::User,
+                b'U' => Dir::Uid,
+                b'y' => Dir::Type,
+                b'Y' => Dir::FollowType,
+                b'Z' => Dir::Context,
+                other => {
+                    warn(format!("warning: unrecognized format directive `%{}'", other as char));
+                    lit.extend_from_slice(&f[start..i]);
+                    continue;
+                }
+            };
+            flush_lit(&mut items, &mut lit);
+            items.push(Item::D(sp, dir));
+        }
+        flush_lit(&mut items, &mut lit);
+        Ok(Format { items })
+    }
+
+    /// Whether rendering needs the file's stat.
+    pub fn needs_stat(&self) -> bool {
+        self.items.iter().any(|it| match it {
+            Item::D(_, d) => !matches!(
+                d,
+                Dir::Depth
+                    | Dir::Base
+                    | Dir::Dirname
+                    | Dir::Root
+                    | Dir::Link
+                    | Dir::Path
+                    | Dir::RelPath
+                    | Dir::Type
+                    | Dir::FollowType
+                    | Dir::Context
+            ),
+            _ => false,
+        })
+    }
+
+    /// Renders into `out`. Returns false after `\c` (stop, flush).
+    pub fn render(&self, out: &mut Vec<u8>, info: &mut dyn Info) -> bool {
+        let mut tmp = Vec::new();
+        for it in &self.items {
+            match it {
+                Item::Lit(l) => out.extend_from_slice(l),
+                Item::Stop => return false,
+                Item::D(sp, d) => {
+                    tmp.clear();
+                    match directive(&mut tmp, *d, info) {
+                        Value::Str => pad_str(out, &tmp, sp),
+                        Value::Int(n) => pad_int(out, n, sp, 10),
+                        Value::Oct(n) => pad_int(out, n, sp, 8),
+                    }
+                }
+            }
+        }
+        true
+    }
+}
+
+fn flush_lit(items: &mut Vec<Item>, lit: &mut Vec<u8>) {
+    if !lit.is_empty() {
+        items.push(Item::Lit(std::mem::take(lit)));
+    }
+}
+
+enum Value {
+    Str,
+    Int(i64),
+    Oct(i64),
+}
+
+fn push_u(out: &mut Vec<u8>, n: u64) {
+    out.extend_from_slice(n.to_string().as_bytes());
+}
+
+/// The last component as find's %f shows it (`d/` for the root `d/`,
+/// `/` for `/`).
+pub fn base_name(path: &[u8]) -> &[u8] {
+    let trimmed_len = path.iter().rposition(|&c| c != b'/').map_or(0, |p| p + 1);
+    if trimmed_len == 0 {
+        return if path.is_empty() { path } else { &path[path.len() - 1..] };
+    }
+    let start = path[..trimmed_len].iter().rposition(|&c| c == b'/').map_or(0, |p| p + 1);
+    &path[start..]
+}
+
+/// %h: everything before the last slash (`.` when there is none).
+pub fn dir_name(path: &[u8]) -> &[u8] {
+    match path.iter().rposition(|&c| c == b'/') {
+        None => b".",
+        Some(p) => &path[..p],
+    }
+}
+
+fn time_of(st: &ringio::Statx, which: u8) -> (i64, i64) {
+    let t = match which {
+        b'a' | b'A' => st.stx_atime,
+        b'c' | b'C' => st.stx_ctime,
+        b'B' => st.stx_btime,
+        _ => st.stx_mtime,
+    };
+    (t.tv_sec, t.tv_nsec as i64)
+}
+
+fn directive(out: &mut Vec<u8>, d: Dir, info: &mut dyn Info) -> Value {
+    let needs = !matches!(
+        d,
+        Dir::Depth
+            | Dir::Base
+            | Dir::Dirname
+            | Dir::Root
+            | Dir::Link
+            | Dir::Path
+            | Dir::RelPath
+            | Dir::Type
+            | Dir::FollowType
+            | Dir::Context
+    );
+    let st = if needs {
+        match info.stat() {
+            Some(s) => Some(s),
+            None => return Value::Str,
+        }
+    } else {
+        None
+    };
+    let st = st.as_ref();
+    let s = |st: Option<&ringio::Statx>| *st.expect("stat fetched above");
+    match d {
+        Dir::CTime(w) => {
+            let (sec, ns) = time_of(&s(st), w);
+            timefmt::ctime(out, sec, ns);
+        }
+        Dir::Time(b'B', k) => {
+            // No birth time: GNU prints nothing useful either; leave it empty.
+            if let Some((sec, ns)) = info.birth() {
+                if !timefmt::strftime_one(out, k, sec, ns) {
+                    out.push(b'%');
+                    out.push(k);
+                }
+            }
+        }
+        Dir::Time(w, k) => {
+            let (sec, ns) = time_of(&s(st), w);
+            if !timefmt::strftime_one(out, k, sec, ns) {
+                out.push(b'%');
+                out.push(k);
+            }
+        }
+        Dir::Blocks512 => push_u(out, s(st).stx_blocks),
+        Dir::Blocks1k => push_u(out, s(st).stx_blocks.div_ceil(2)),
+        Dir::Size => push_u(out, s(st).stx_size),
+        Dir::Depth => return Value::Int(info.depth() as i64),
+        Dir::Dev => {
+            let st = s(st);
+            push_u(out, libc::makedev(st.stx_dev_major, st.stx_dev_minor));
+        }
+        Dir::Base => out.extend_from_slice(base_name(info.path())),
+        Dir::FsType => {
+            let st = s(st);
+            out.extend_from_slice(&info.fstype(libc::makedev(st.stx_dev_major, st.stx_dev_minor)))
+        }
+        Dir::Group => {
+            let gid = s(st).stx_gid;
+            match info.group(gid) {
+                Some(n) => out.extend_from_slice(&n),
+                None => push_u(out, gid as u64),
+            }
+        }
+        Dir::Gid => push_u(out, s(st).stx_gid as u64),
+        Dir::Dirname => out.extend_from_slice(dir_name(info.path())),
+        Dir::Root => out.extend_from_slice(info.root()),
+        Dir::Inode => push_u(out, s(st).stx_ino),
+        Dir::Link => {
+            if let Some(t) = info.link_target() {
+                out.extend_from_slice(&t);
+            }
+        }
+        Dir::ModeOctal => return Value::Oct((s(st).stx_mode & 0o7777) as i64),
+        Dir::ModeString => crate::perm::mode_string(out, s(st).stx_mode as u32),
+        Dir::Links => push_u(out, s(st).stx_nlink as u64),
+        Dir::Path => out.extend_from_slice(info.path()),
+        Dir::RelPath => {
+            let (p, r) = (info.path(), info.root());
+            let rest = p.strip_prefix(r).unwrap_or(b"");
+            let rest = rest.strip_prefix(b"/").unwrap_or(rest);
+            out.extend_from_slice(rest);
+        }
+        Dir::Sparse => {
+            let st = s(st);
+            let v = if st.stx_size == 0 {
+                1.0
+            } else {
+                (st.stx_blocks as f64 * 512.0) / st.stx_size as f64
+            };
+            out.extend_from_slice(fmt_g(v).as_bytes());
+        }
+        Dir::User => {
+            let uid = s(st).stx_uid;
+            match info.user(uid) {
+                Some(n) => out.extend_from_slice(&n),
+                None => push_u(out, uid as u64),
+            }
+        }
+        Dir::Uid => push_u(out, s(st).stx_uid as u64),
+        Dir::Type => out.push(info.type_letter()),
+        Dir::FollowType => out.push(info.follow_type_letter()),
+        Dir::Context => {}
+    }
+    Value::Str
+}
+
+/// C's `%g` (6 significant digits, trailing zeros dropped).
+fn fmt_g(v: f64) -> String {
+    if v == 0.0 {
+        return "0".into();
+    }
+    let exp = v.abs().log10().floor() as i32;
+    if !(-5..6).contains(&exp) {
+        let s = format!("{:.5e}", v);
+        // Rust: 1.23450e3 → C: 1.2345e+03
+        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
+        let m = m.trim_end_matches('0').trim_end_matches('.');
+        let e: i32 = e.parse().unwrap_or(0);
+        return format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs());
+    }
+    let decimals = (5 - exp).max(0) as usize;
+    let s = format!("{:.*}", decimals, v);
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+fn pad_str(out: &mut Vec<u8>, s: &[u8], sp: &Spec) {
+    let s = match sp.prec {
+        Some(p) if p < s.len() => &s[..p],
+        _ => s,
+    };
+    let w = sp.width.unwrap_or(0);
+    if !sp.minus {
+        out.resize(out.len() + w.saturating_sub(s.len()), b' ');
+    }
+    out.extend_from_slice(s);
+    if sp.minus {
+        out.resize(out.len() + w.saturating_sub(s.len()), b' ');
+    }
+}
+
+fn pad_int(out: &mut Vec<u8>, n: i64, sp: &Spec, radix: u32) {
+    let mut digits =
+        if radix == 8 { format!("{:o}", n.unsigned_abs()) } else { n.unsigned_abs().to_string() };
+    if let Some(p) = sp.prec {
+        while digits.len() < p {
+            digits.insert(0, '0');
+        }
+    }
+    if radix == 8 && sp.hash && !digits.starts_with('0') {
+        digits.insert(0, '0');
+    }
+    let sign = if n < 0 {
+        "-"
+    } else if sp.plus && radix == 10 {
+        "+"
+    } else if sp.space && radix == 10 {
+        " "
+    } else {
+        ""
+    };
+    let w = sp.width.unwrap_or(0);
+    let len = sign.len() + digits.len();
+    if sp.minus {
+        out.extend_from_slice(sign.as_bytes());
+        out.extend_from_slice(digits.as_bytes());
+        out.resize(out.len() + w.saturating_sub(len), b' ');
+    } else if sp.zero && sp.prec.is_none() {
+        out.extend_from_slice(sign.as_bytes());
+        out.resize(out.len() + w.saturating_sub(len), b'0');
+        out.extend_from_slice(digits.as_bytes());
+    } else {
+        out.resize(out.len() + w.saturating_sub(len), b' ');
+        out.extend_from_slice(sign.as_bytes());
+        out.extend_from_slice(digits.as_bytes());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names() {
+        assert_eq!(base_name(b"d/"), b"d/");
+        assert_eq!(base_name(b"/"), b"/");
+        assert_eq!(base_name(b"a/b/c"), b"c");
+        assert_eq!(dir_name(b"a/b/c"), b"a/b");
+        assert_eq!(dir_name(b"c"), b".");
+        assert_eq!(dir_name(b"/"), b"");
+        assert_eq!(dir_name(b"d/"), b"d");
+        assert_eq!(dir_name(b"/x"), b"");
+        assert_eq!(fmt_g(1.0), "1");
+        assert_eq!(fmt_g(0.5), "0.5");
+        assert_eq!(fmt_g(2.0 / 3.0), "0.666667");
+    }
+}

@@ -1,0 +1,275 @@
+//! Wrappers `lfind` needs beyond the engine's operations: deleting relative
+//! to a directory descriptor, access checks, local time, user and group
+//! lookups through the name service, a Ctrl-C flag, and running a child
+//! process inside a directory given by descriptor (-execdir).
+
+use std::ffi::CStr;
+use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use super::retry;
+use crate::errno::Errno;
+
+/// `unlinkat(dirfd, name, dir ? AT_REMOVEDIR : 0)`: never follows a
+/// symlink in `name`'s last component, and `dirfd` pins the parent.
+pub fn unlinkat(dirfd: RawFd, name: &CStr, dir: bool) -> Result<(), Errno> {
+    let flags = if dir { libc::AT_REMOVEDIR } else { 0 };
+    // SAFETY: name is NUL-terminated for the duration of the call.
+    retry(|| unsafe { libc::unlinkat(dirfd, name.as_ptr(), flags) as _ }).map(|_| ())
+}
+
+/// `faccessat(dirfd, name, mode, 0)`: whether the real user may access the
+/// file (following symlinks, as access(2) does).
+pub fn access(dirfd: RawFd, name: &CStr, mode: i32) -> Result<(), Errno> {
+    // SAFETY: name is NUL-terminated for the duration of the call.
+    retry(|| unsafe { libc::faccessat(dirfd, name.as_ptr(), mode, 0) as _ }).map(|_| ())
+}
+
+/// Broken-down local time: the fields find's `-printf` and `-ls` print.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Tm {
+    pub year: i64,
+    /// 0..=11
+    pub mon: u32,
+    /// 1..=31
+    pub mday: u32,
+    pub hour: u32,
+    pub min: u32,
+    pub sec: u32,
+    /// 0 = Sunday
+    pub wday: u32,
+    /// 0..=365
+    pub yday: u32,
+    pub isdst: i32,
+    /// Seconds east of UTC.
+    pub gmtoff: i64,
+    /// Zone abbreviation ("UTC").
+    pub zone: Vec<u8>,
+}
+
+/// Reads `TZ` / `/etc/localtime` once; call before threads use [`localtime`].
+pub fn tzset() {
+    extern "C" {
+        fn tzset();
+    }
+    // SAFETY: tzset takes no arguments and initialises libc's zone state.
+    unsafe { tzset() }
+}
+
+/// `localtime_r(secs)`, or `None` outside the C library's range.
+pub fn localtime(secs: i64) -> Option<Tm> {
+    let t: libc::time_t = secs;
+    // SAFETY: tm is a plain C struct for which all-zero bytes are valid.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: both pointers are valid for the call; the reentrant variant
+    // writes only into tm.
+    let r = unsafe { libc::localtime_r(&t, &mut tm) };
+    if r.is_null() {
+        return None;
+    }
+    let zone = if tm.tm_zone.is_null() {
+        Vec::new()
+    } else {
+        // SAFETY: tm_zone points at a NUL-terminated string in libc's zone
+        // tables, which stay alive (tzset is not called again).
+        unsafe { CStr::from_ptr(tm.tm_zone) }.to_bytes().to_vec()
+    };
+    Some(Tm {
+        year: tm.tm_year as i64 + 1900,
+        mon: tm.tm_mon as u32,
+        mday: tm.tm_mday as u32,
+        hour: tm.tm_hour as u32,
+        min: tm.tm_min as u32,
+        sec: tm.tm_sec as u32,
+        wday: tm.tm_wday as u32,
+        yday: tm.tm_yday as u32,
+        isdst: tm.tm_isdst,
+        gmtoff: tm.tm_gmtoff,
+        zone,
+    })
+}
+
+/// `mktime`: seconds since the epoch of a local date and time (for
+/// -daystart and -newermt dates).
+pub fn mktime(year: i64, mon: u32, mday: u32, hour: u32, min: u32, sec: u32) -> Option<i64> {
+    // SAFETY: tm is a plain C struct for which all-zero bytes are valid.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    tm.tm_year = (year - 1900) as i32;
+    tm.tm_mon = mon as i32;
+    tm.tm_mday = mday as i32;
+    tm.tm_hour = hour as i32;
+    tm.tm_min = min as i32;
+    tm.tm_sec = sec as i32;
+    tm.tm_isdst = -1;
+    // SAFETY: tm is a valid, exclusive struct tm.
+    let t = unsafe { libc::mktime(&mut tm) };
+    (t != -1).then_some(t)
+}
+
+/// The current time as (seconds, nanoseconds) since the epoch.
+pub fn now() -> (i64, u32) {
+    // SAFETY: ts is a plain C struct for which all-zero bytes are valid.
+    let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
+    // SAFETY: clock_gettime fills the valid timespec.
+    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
+    (ts.tv_sec, ts.tv_nsec as u32)
+}
+
+/// The name service's answer for one user or group.
+pub struct Account {
+    pub name: Vec<u8>,
+    pub id: u32,
+}
+
+fn grow(buf: &mut Vec<u8>) -> bool {
+    if buf.len() >= 1 << 20 {
+        return false;
+    }
+    let n = buf.len() * 2;
+    buf.resize(n, 0);
+    true
+}
+
+/// `getpwuid_r` / `getpwnam_r`.
+pub fn user(uid: Option<u32>, name: Option<&CStr>) -> Option<Account> {
+    let mut buf = vec![0u8; 1024];
+    loop {
+        // SAFETY: passwd is a plain C struct; all-zero is a valid value.
+        let mut pw: libc::passwd = unsafe { std::mem::zeroed() };
+        let mut res: *mut libc::passwd = std::ptr::null_mut();
+        // SAFETY: pw, buf (with its true length) and res are valid for the
+        // call; name is NUL-terminated.
+        let r = unsafe {
+            match (uid, name) {
+                (Some(u), _) => {
+                    libc::getpwuid_r(u, &mut pw, buf.as_mut_ptr().cast(), buf.len(), &mut res)
+                }
+                (None, Some(n)) => libc::getpwnam_r(
+                    n.as_ptr(),
+                    &mut pw,
+                    buf.as_mut_ptr().cast(),
+                    buf.len(),
+                    &mut res,
+                ),
+                (None, None) => return None,
+            }
+        };
+        if r == libc::ERANGE && grow(&mut buf) {
+            continue;
+        }
+        if r != 0 || res.is_null() || pw.pw_name.is_null() {
+            return None;
+        }
+        // SAFETY: pw_name points into buf, NUL-terminated, still alive.
+        let name = unsafe { CStr::from_ptr(pw.pw_name) }.to_bytes().to_vec();
+        return Some(Account { name, id: pw.pw_uid });
+    }
+}
+
+/// `getgrgid_r` / `getgrnam_r`.
+pub fn group(gid: Option<u32>, name: Option<&CStr>) -> Option<Account> {
+    let mut buf = vec![0u8; 1024];
+    loop {
+        // SAFETY: group is a plain C struct; all-zero is a valid value.
+        let mut gr: libc::group = unsafe { std::mem::zeroed() };
+        let mut res: *mut libc::group = std::ptr::null_mut();
+        // SAFETY: gr, buf (with its true length) and res are valid for the
+        // call; name is NUL-terminated.
+        let r = unsafe {
+            match (gid, name) {
+                (Some(g), _) => {
+                    libc::getgrgid_r(g, &mut gr, buf.as_mut_ptr().cast(), buf.len(), &mut res)
+                }
+                (None, Some(n)) => libc::getgrnam_r(
+                    n.as_ptr(),
+                    &mut gr,
+                    buf.as_mut_ptr().cast(),
+                    buf.len(),
+                    &mut res,
+                ),
+                (None, None) => return None,
+            }
+        };
+        if r == libc::ERANGE && grow(&mut buf) {
+            continue;
+        }
+        if r != 0 || res.is_null() || gr.gr_name.is_null() {
+            return None;
+        }
+        // SAFETY: gr_name points into buf, NUL-terminated, still alive.
+        let name = unsafe { CStr::from_ptr(gr.gr_name) }.to_bytes().to_vec();
+        return Some(Account { name, id: gr.gr_gid });
+    }
+}
+
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+extern "C" fn on_sigint(_: libc::c_int) {
+    // Only an atomic store: async-signal-safe.
+    INTERRUPTED.store(true, Ordering::Relaxed);
+}
+
+/// Installs a SIGINT handler that only sets a flag ([`interrupted`]), so a
+/// long walk can stop cleanly: output flushed, children waited for. No
+/// SA_RESTART, but every wrapper retries EINTR anyway.
+pub fn catch_sigint() {
+    // SAFETY: sa is a plain C struct; the handler only stores to an atomic,
+    // which is async-signal-safe.
+    unsafe {
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = on_sigint as extern "C" fn(libc::c_int) as usize;
+        libc::sigemptyset(&mut sa.sa_mask);
+        sa.sa_flags = libc::SA_RESTART;
+        libc::sigaction(libc::SIGINT, &sa, std::ptr::null_mut());
+    }
+}
+
+/// Whether SIGINT arrived since [`catch_sigint`].
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::Relaxed)
+}
+
+/// Ends the process as SIGINT would (status 130 in the shell, and a parent
+/// shell sees the child died of the signal), after the caller cleaned up.
+pub fn die_of_sigint() -> ! {
+    // SAFETY: resetting and raising a signal, then exiting if it was
+    // somehow blocked; no memory is involved.
+    unsafe {
+        libc::signal(libc::SIGINT, libc::SIG_DFL);
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGINT);
+        libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
+        libc::raise(libc::SIGINT);
+        libc::_exit(130)
+    }
+}
+
+/// Makes `cmd`'s child start in the directory open as `dirfd` (fchdir
+/// between fork and exec), so -execdir runs where the walker really is even
+/// if a path component was swapped for a symlink meanwhile. `dirfd` must stay
+/// open until the command is spawned.
+pub fn command_in_dir(cmd: &mut std::process::Command, dirfd: RawFd) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: the closure runs in the forked child before exec and only
+    // calls fchdir, which is async-signal-safe and touches no memory.
+    unsafe {
+        cmd.pre_exec(move || {
+            if libc::fchdir(dirfd) == 0 {
+                Ok(())
+            } else {
+                Err(std::io::Error::last_os_error())
+            }
+        });
+    }
+}
+
+/// The process's file mode creation mask (read by setting and restoring it).
+pub fn umask() -> u32 {
+    // SAFETY: umask only swaps the process mask; it is restored at once.
+    unsafe {
+        let m = libc::umask(0o022);
+        libc::umask(m);
+        m as u32
+    }
+}

@@ -1,0 +1,88 @@
+//! Which file system a descriptor or path lives on, and whether it is one
+//! where every metadata request is a network (or user-space) round trip.
+//!
+//! On such file systems the tools win by keeping many requests in flight,
+//! not by saving CPU: GNU `ls -l` of 10,000 files through a FUSE mount with
+//! 1 ms latency takes 63 s at one request in flight (issue 8). The engine
+//! raises its in-flight depth when it sees one of these.
+
+use std::ffi::CStr;
+use std::os::fd::RawFd;
+
+use crate::errno::Errno;
+
+/// f_type magic numbers (linux/magic.h and the file systems' sources).
+const REMOTE: &[(i64, &str)] = &[
+    (0x6573_5546, "fuse"),
+    (0x6969, "nfs"),
+    (0xff53_4d42, "cifs"),
+    (0xfe53_4d42, "smb2"),
+    (0x517b, "smb"),
+    (0x0102_1997, "9p"),
+    (0x00c3_6400, "ceph"),
+    (0x0bd0_0bd0, "lustre"),
+    (0x6b41_4653, "afs"),
+    (0x5346_414f, "openafs"),
+    (0x4750_4653, "gpfs"),
+    (0x6e66_7364, "nfsd"),
+    (0x7461_636f, "ocfs2"),
+    (0x6267_6f76, "vboxsf"),
+    (0x786f_4256, "vboxsf"),
+    (0x1984_0818, "orangefs"),
+];
+
+/// Returns the file system's name when `fd` is on a high-latency (network
+/// or user-space) file system, `None` for local ones or on error.
+pub fn high_latency_fd(fd: RawFd) -> Option<&'static str> {
+    // SAFETY: fstatfs writes one statfs struct into `st`.
+    let magic = unsafe {
+        let mut st: libc::statfs = std::mem::zeroed();
+        if libc::fstatfs(fd, &mut st) != 0 {
+            return None;
+        }
+        st.f_type as i64
+    };
+    classify(magic)
+}
+
+/// Like [`high_latency_fd`] for a path (not following a final symlink is
+/// not possible with statfs; the caller passes directories).
+pub fn high_latency_path(path: &CStr) -> Result<Option<&'static str>, Errno> {
+    // SAFETY: path is NUL-terminated; statfs writes one struct into `st`.
+    let magic = unsafe {
+        let mut st: libc::statfs = std::mem::zeroed();
+        if libc::statfs(path.as_ptr(), &mut st) != 0 {
+            return Err(Errno::last());
+        }
+        st.f_type as i64
+    };
+    Ok(classify(magic))
+}
+
+fn classify(magic: i64) -> Option<&'static str> {
+    // f_type is a signed long; some magics have the high bit set in 32 bits.
+    let m = magic & 0xffff_ffff;
+    REMOTE.iter().find(|(k, _)| *k == m).map(|(_, n)| *n)
+}
+
+/// In-flight depth to use on a high-latency file system: `RINGIO_DEPTH`,
+/// else 64 (the issue's measurements put the floor at 64 requests in flight).
+pub fn remote_depth() -> usize {
+    std::env::var("RINGIO_DEPTH")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .filter(|&n: &usize| n > 0)
+        .unwrap_or(64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn local_root_is_not_remote() {
+        assert_eq!(high_latency_path(c"/").unwrap(), None);
+        assert_eq!(classify(0x6573_5546), Some("fuse"));
+        assert_eq!(classify(0xffff_ffff_ff53_4d42u64 as i64), Some("cifs"));
+    }
+}

@@ -1,0 +1,848 @@
+//! lfind against GNU find 4.9 (/usr/bin/find): record sets (order where it
+//! is semantic), exit status and messages, under every engine backend.
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::process::Command;
+
+use crate::util::{build_tree, chmod, compare, compare_sorted, raw_name, Run, Stderr, TempDir};
+
+/// Seconds since the epoch now.
+fn now() -> i64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64
+}
+
+fn touch(p: &Path, flag: &str, secs: i64) {
+    let st = Command::new("touch")
+        .arg("-h")
+        .arg(flag)
+        .arg("-d")
+        .arg(format!("@{secs}"))
+        .arg(p)
+        .status()
+        .unwrap();
+    assert!(st.success());
+}
+
+/// A tree with every file type, nasty names, sizes around the unit
+/// boundaries, links (hard, soft, dangling, looping, to a directory) and
+/// timestamps spread over days.
+fn nasty() -> TempDir {
+    let t = TempDir::new("find");
+    let r = t.path();
+    let mid = "x".repeat(1000);
+    let big = "y".repeat(4097);
+    let spec: Vec<String> = vec![
+        "d:a/b/c".into(),
+        "d:a/B2".into(),
+        "d:empty".into(),
+        "d:.hidden".into(),
+        "f:.hidden/.dot:x".into(),
+        "f:a/file.c:hello".into(),
+        "f:a/b/x.C:".into(),
+        "f:a/b/c/deep.txt:0123456789".into(),
+        "f:a/b/c/other.c:int main;".into(),
+        "f:-lead:x".into(),
+        "f:sp ace:1".into(),
+        "f:emptyfile:".into(),
+        "f:s511:".to_string() + &"z".repeat(511),
+        "f:s512:".to_string() + &"z".repeat(512),
+        "f:s513:".to_string() + &"z".repeat(513),
+        format!("f:s1000:{mid}"),
+        format!("f:a/big:{big}"),
+        "f:a/B2/k.c:c".into(),
+        "f:x*y:star".into(),
+        "f:q[1]:bracket".into(),
+        "l:a/link:file.c".into(),
+        "l:dangling:nowhere".into(),
+        "l:loop:loop".into(),
+        "l:ldir:a".into(),
+        "l:a/b/up:../..".into(),
+        "h:a/hard:a/file.c".into(),
+        "p:fifo".into(),
+        "f:exe:#!/bin/sh".into(),
+        "m:exe:755".into(),
+        "f:setuid:".into(),
+        "m:setuid:4755".into(),
+        "f:ro:".into(),
+        "m:ro:444".into(),
+        "f:wo:".into(),
+        "m:wo:222".into(),
+        "f:gw:".into(),
+        "m:gw:664".into(),
+        "d:sticky".into(),
+        "m:sticky:1777".into(),
+    ];
+    let spec: Vec<&str> = spec.iter().map(String::as_str).collect();
+    build_tree(r, &spec);
+    std::fs::write(raw_name(r, b"new\nline"), b"nl").unwrap();
+    std::fs::write(raw_name(r, b"bad\xff\xfeutf8"), b"bad").unwrap();
+    std::fs::write(raw_name(r, b"tab\there"), b"").unwrap();
+    let _ = std::os::unix::net::UnixListener::bind(r.join("sock")).unwrap();
+    let big1m = std::fs::File::create(r.join("a/sparse")).unwrap();
+    big1m.set_len(1024 * 1024 + 1).unwrap();
+    // Owned by ids nobody has.
+    std::fs::write(r.join("orphan"), b"o").unwrap();
+    let st = Command::new("chown").arg("-h").arg("12345:54321").arg(r.join("orphan")).status();
+    assert!(st.unwrap().success());
+    // Ages: well away from day/minute boundaries.
+    let n = now();
+    touch(&r.join("s511"), "-m", n - 3 * 86400 - 3600);
+    touch(&r.join("s512"), "-m", n - 86400 - 3600);
+    touch(&r.join("s513"), "-m", n - 7200);
+    touch(&r.join("s1000"), "-a", n - 10 * 86400 - 3600);
+    touch(&r.join("a/file.c"), "-m", n - 40 * 86400);
+    touch(&r.join("a/big"), "-m", n - 400 * 86400);
+    touch(&r.join("dangling"), "-m", n - 2 * 86400 - 3600);
+    // Settle directory atimes (relatime updates them on the first read).
+    let _ = Command::new("find")
+        .arg(r)
+        .arg("-type")
+        .arg("d")
+        .arg("-exec")
+        .arg("ls")
+        .arg("{}")
+        .arg("+")
+        .output();
+    t
+}
+
+fn args(v: &[&str]) -> Vec<Vec<u8>> {
+    v.iter().map(|s| s.as_bytes().to_vec()).collect()
+}
+
+fn run_in(dir: &Path, v: &[&str]) -> Run {
+    Run { args: args(v), ..Run::default() }.cwd(dir)
+}
+
+/// Every case in `cases` against GNU (record sets, exact stderr), from the
+/// tree's root with `.` and explicit starting points.
+fn cases(dir: &Path, cases: &[&[&str]]) -> usize {
+    check_all(cases.iter().map(|c| run_in(dir, c)), compare_sorted)
+}
+
+/// Runs every comparison, then fails listing all that differed (not just
+/// the first), so one run shows every deviation.
+fn check_all(
+    runs: impl Iterator<Item = Run>,
+    cmp: fn(&str, &Run, Stderr) -> std::process::Output,
+) -> usize {
+    let mut failures = Vec::new();
+    let mut n = 0;
+    for r in runs {
+        n += 1;
+        let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            cmp("lfind", &r, Stderr::Exact);
+        }));
+        if let Err(e) = res {
+            let msg = e
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_default();
+            let msg: String = msg.chars().take(3000).collect();
+            failures.push(msg);
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {n} cases differ:\n{}",
+        failures.len(),
+        failures.join("\n======\n")
+    );
+    n
+}
+
+#[test]
+fn names_types_operators() {
+    let t = nasty();
+    cases(
+        t.path(),
+        &[
+            &[],
+            &["."],
+            &["-print"],
+            &["-print0"],
+            &[".", "a", "sp ace", "-lead"],
+            &["a", "-name", "*.c"],
+            &["-name", "*.c"],
+            &["-name", "*"],
+            &["-name", ".*"],
+            &["-name", "[a-c]*"],
+            &["-name", "x\\*y"],
+            &["-name", "q[[]1]"],
+            &["-name", "*line"],
+            &["-iname", "*.C"],
+            &["-iname", "B*"],
+            &["-type", "f"],
+            &["-type", "d"],
+            &["-type", "l"],
+            &["-type", "p"],
+            &["-type", "s"],
+            &["-type", "f,d"],
+            &["-type", "b,c"],
+            &["-xtype", "l"],
+            &["-xtype", "d"],
+            &["-xtype", "f"],
+            &["-path", "./a/*"],
+            &["-path", "*/b/*"],
+            &["-ipath", "*b2*"],
+            &["-wholename", "./a/b"],
+            &["-iwholename", "./A/B"],
+            &["-lname", "file*"],
+            &["-ilname", "*FILE*"],
+            &["-lname", "*"],
+            &["-regex", ".*\\.c"],
+            &["-iregex", ".*\\.C"],
+            &["-regex", "\\./a/\\(b\\|file\\.c\\)"],
+            &["-regex", "\\./[a-z]+"],
+            &["-regextype", "posix-extended", "-regex", "\\./a/(b|file\\.c)"],
+            &["-regextype", "posix-extended", "-regex", ".*/[[:digit:]]{3}"],
+            &["-regextype", "posix-basic", "-regex", ".*/s[0-9]\\{3,4\\}"],
+            &["-regextype", "egrep", "-regex", ".*(c|C)$"],
+            &["-regex", ".*"],
+            &["(", "-name", "*.c", "-o", "-type", "d", ")"],
+            &["!", "-type", "f"],
+            &["-not", "-name", "a"],
+            &["-name", "a", "-prune", "-o", "-print"],
+            &["-name", "b", "-prune", "-o", "-name", "*.c", "-print"],
+            &["-type", "d", "-print", ",", "-type", "f", "-print0"],
+            &["-false", "-o", "-true"],
+            &["-name", "x", "-a", "-type", "f"],
+            &["-name", "a", "-or", "-name", "b", "-or", "-name", "c"],
+            &["-true", "-and", "-false"],
+            &["-name", "*.c", "-print", "-o", "-name", "*.txt", "-print0"],
+            &["(", "(", "-type", "d", ")", ")", "-a", "!", "(", "-empty", ")"],
+        ],
+    );
+}
+
+#[test]
+fn depth_and_traversal_options() {
+    let t = nasty();
+    cases(
+        t.path(),
+        &[
+            &["-maxdepth", "0"],
+            &["-maxdepth", "1"],
+            &["-mindepth", "2"],
+            &["-maxdepth", "2", "-mindepth", "2"],
+            &["-mindepth", "1", "-maxdepth", "1", "-type", "d"],
+            &["-depth"],
+            &["-d", "-name", "b"],
+            &["-depth", "-maxdepth", "1"],
+            &["-xdev"],
+            &["-mount", "-type", "d"],
+            &["-noleaf", "-name", "*.c"],
+            &["-ignore_readdir_race"],
+            &["-L", "-type", "d"],
+            &["-L", "-xtype", "l"],
+            &["-L", ".", "-name", "*.c"],
+            &["-follow", "-name", "*.c"],
+            &["-H", "ldir"],
+            &["-H", "ldir", "dangling"],
+            &["-L", "ldir"],
+            &["-P", "ldir"],
+            &["ldir"],
+            &["ldir/"],
+            &["a/", "-name", "a"],
+            &["a//"],
+            &["./a/../a"],
+            &["-L", "a", "-printf", "%p %y %Y\n"],
+            &["dangling", "-print"],
+            &["-H", "dangling", "loop"],
+            &["-L", "dangling", "-printf", "%y %Y\n"],
+        ],
+    );
+}
+
+#[test]
+fn stat_tests() {
+    let t = nasty();
+    let ino = {
+        use std::os::unix::fs::MetadataExt;
+        std::fs::metadata(t.join("a/file.c")).unwrap().ino().to_string()
+    };
+    let n = now();
+    let at = format!("@{}", n - 2 * 86400);
+    cases(
+        t.path(),
+        &[
+            &["-size", "+4k"],
+            &["-size", "-1k"],
+            &["-size", "1"],
+            &["-size", "2"],
+            &["-size", "-2"],
+            &["-size", "+1"],
+            &["-size", "512c"],
+            &["-size", "+511c"],
+            &["-size", "-513c"],
+            &["-size", "+0"],
+            &["-size", "0"],
+            &["-size", "1M"],
+            &["-size", "+1M"],
+            &["-size", "-1M"],
+            &["-size", "2M"],
+            &["-size", "1G"],
+            &["-size", "-1G"],
+            &["-size", "5w"],
+            &["-size", "+500w"],
+            &["-size", "1k"],
+            &["-size", "+4k", "-name", "*g"],
+            &["-name", "s5*", "-size", "+1"],
+            &["-empty"],
+            &["-not", "-empty"],
+            &["-type", "d", "-empty"],
+            &["-links", "2"],
+            &["-links", "+1"],
+            &["-links", "-2"],
+            &["-inum", &ino],
+            &["-inum", "-1"],
+            &["-samefile", "a/file.c"],
+            &["-samefile", "a/link"],
+            &["-L", ".", "-samefile", "a/file.c"],
+            &["-perm", "644"],
+            &["-perm", "-u+x"],
+            &["-perm", "/o+w"],
+            &["-perm", "-444"],
+            &["-perm", "/111"],
+            &["-perm", "/4000"],
+            &["-perm", "-1000"],
+            &["-perm", "u=rw,go=r"],
+            &["-perm", "/u=w,g=w"],
+            &["-perm", "-g+w,u+w"],
+            &["-perm", "a+r"],
+            &["-perm", "/0"],
+            &["-perm", "755", "-o", "-perm", "0777"],
+            &["-user", "root"],
+            &["-group", "root"],
+            &["-user", "0"],
+            &["-uid", "0"],
+            &["-uid", "+100"],
+            &["-gid", "-1"],
+            &["-gid", "54321"],
+            &["-nouser"],
+            &["-nogroup"],
+            &["-newer", "a/file.c"],
+            &["-anewer", "s1000"],
+            &["-cnewer", "s511"],
+            &["-newer", "a/link"],
+            &["-H", ".", "-newer", "a/link"],
+            &["-newermt", "2020-01-01"],
+            &["-newermt", &at],
+            &["-newermt", "2020-01-01 10:00:00"],
+            &["-newerat", &at],
+            &["-newermm", "s512"],
+            &["-newercm", "s512"],
+            &["-neweram", "s1000"],
+            &["-not", "-newerma", "s1000"],
+            &["-mtime", "0"],
+            &["-mtime", "1"],
+            &["-mtime", "+1"],
+            &["-mtime", "-3"],
+            &["-mtime", "3"],
+            &["-mtime", "+30"],
+            &["-mtime", "+365"],
+            &["-mmin", "-60"],
+            &["-mmin", "+100"],
+            &["-mmin", "-130"],
+            &["-atime", "+2"],
+            &["-atime", "-1"],
+            &["-amin", "+60"],
+            &["-ctime", "0"],
+            &["-cmin", "-30"],
+            &["-ctime", "+0"],
+            &["-daystart", "-mtime", "1"],
+            &["-daystart", "-mtime", "-2"],
+            &["-daystart", "-mtime", "+3"],
+            &["-fstype", "tmpfs"],
+            &["-fstype", "ext4"],
+            &["-fstype", "nosuchfs"],
+            &["-readable"],
+            &["-writable"],
+            &["-executable"],
+            &["-true"],
+            &["-false"],
+        ],
+    );
+}
+
+#[test]
+fn printf_and_ls() {
+    let t = nasty();
+    cases(
+        t.path(),
+        &[
+            &["-printf", "%p|%P|%f|%h|%H|%d|%y|%Y|%l\n"],
+            &["-printf", "%s %m %#m %M %n %u %g %U %G %i %b %k %D %S\n"],
+            &["-printf", "%t|%a|%c|%T@|%A@|%C@\n"],
+            &["-printf", "%Tk %TH:%TM:%TS %TY-%Tm-%Td %Ta %Tb %TB %TA %Tj %TD %TF %TT %T+ %Tp %Tr %TR %TI %Tl %Te %Tu %Tw %Ty %TZ %Tz %Ts %TC %Tx %TX %Tc\n"],
+            &["-printf", "%Ak %Ck %A+ %C+\n"],
+            &["-printf", "[%5d][%-5d][%05d][%+d][% d][%-10f][%10f][%.3p][%5.2f][%-4m][%#o]\n"],
+            &["-printf", "[%10s][%-10s][%10i][%3y]\n"],
+            &["-printf", "a\\tb\\\\c\\101\\0d\\n"],
+            &["-printf", "%p\\c", "-printf", "|%f\n"],
+            &["-printf", "%%p %F\n"],
+            &["-name", "*.c", "-printf", "%f\\n", "-printf", "%h\n"],
+            // -ls widens its owner columns after a nameless id, so in a
+            // parallel walk only the order-independent part compares.
+            &["!", "-name", "orphan", "-ls"],
+            &["-name", "orphan", "-ls"],
+            &["-type", "l", "-ls"],
+            &["!", "-name", "orphan", "-fls", "/dev/stdout"],
+            &["-fprint", "/dev/stdout"],
+            &["-fprint0", "/dev/stdout"],
+            &["-fprintf", "/dev/stdout", "%p %s\n"],
+            &["-print", "-fprint", "/dev/stdout"],
+        ],
+    );
+    // Warnings at parse time.
+    cases(t.path(), &[&["-maxdepth", "0", "-printf", "%z\\q\n"]]);
+}
+
+#[test]
+fn output_files() {
+    let t = nasty();
+    std::fs::remove_file(t.join("orphan")).unwrap();
+    let out_g = TempDir::new("find-out");
+    let out_o = TempDir::new("find-out");
+    let mk = |o: &Path| {
+        let f = |n: &str| o.join(n).to_str().unwrap().to_string();
+        vec![
+            "-fprint".to_string(),
+            f("p"),
+            "-fprint0".into(),
+            f("p0"),
+            "-fprintf".into(),
+            f("pf"),
+            "%p %s\n".into(),
+            "-fls".into(),
+            f("ls"),
+            "-fprint".into(),
+            f("p"),
+        ]
+    };
+    let g = Command::new("find")
+        .arg(".")
+        .args(mk(out_g.path()))
+        .current_dir(t.path())
+        .env("TZ", "UTC")
+        .env("LC_ALL", "C")
+        .status()
+        .unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_lfind"))
+        .arg(".")
+        .args(mk(out_o.path()))
+        .current_dir(t.path())
+        .env("TZ", "UTC")
+        .env("LC_ALL", "C")
+        .status()
+        .unwrap();
+    assert_eq!(g.code(), o.code());
+    for n in ["p", "p0", "pf", "ls"] {
+        let a = std::fs::read(out_g.join(n)).unwrap();
+        let b = std::fs::read(out_o.join(n)).unwrap();
+        assert_eq!(crate::util::sorted_records(&a), crate::util::sorted_records(&b), "file {n}");
+    }
+}
+
+#[test]
+fn quit_and_order() {
+    let t = nasty();
+    // -quit: exactly GNU's output, in order.
+    for c in [
+        &["-name", "file.c", "-quit"][..],
+        &["-print", "-quit"],
+        &["-type", "f", "-print", "-quit"],
+        &["-name", "deep.txt", "-print", "-quit"],
+        &["a", "a", "-name", "b", "-print", "-quit"],
+        &["-depth", "-name", "b", "-print", "-quit"],
+        &["-name", "nothing", "-quit"],
+    ] {
+        compare("lfind", &run_in(t.path(), c), Stderr::Exact);
+    }
+    // -depth prints children before parents (ordered walk: GNU's order).
+    for c in [&["-depth"][..], &["-depth", "-type", "d"], &["a", "-depth", "-printf", "%d %p\n"]] {
+        compare("lfind", &run_in(t.path(), c), Stderr::Exact);
+    }
+}
+
+#[test]
+fn exec_family() {
+    let t = nasty();
+    cases(
+        t.path(),
+        &[
+            &["-exec", "echo", "{}", ";"],
+            &["-name", "*.c", "-exec", "echo", "<{}>", "x{}y{}", ";"],
+            &["-exec", "printf", "%s\\n", "{}", "+"],
+            &["-type", "f", "-exec", "test", "-s", "{}", ";", "-print"],
+            &["-execdir", "echo", "{}", ";"],
+            &["-execdir", "printf", "%s\\n", "{}", "+"],
+            &["a", "-execdir", "pwd", ";"],
+            &["-name", "*.c", "-exec", "sh", "-c", "exit 1", ";"],
+            &["-name", "*.c", "-exec", "false", "{}", "+"],
+            &["-name", "*.c", "-exec", "nosuchcmd", "{}", ";"],
+            &["-name", "*.c", "-exec", "nosuchcmd", "{}", "+"],
+            &["-name", "*.c", "-exec", "sh", "-c", "kill $$", ";"],
+            &["-name", "a", "-exec", "echo", "{}", "{}", ";"],
+            &["-exec"],
+            &["-exec", "echo", "{}", "x", "+"],
+        ],
+    );
+    // -ok/-okdir read answers from stdin, prompts on stderr: exact.
+    for c in [
+        &["-name", "*.c", "-ok", "echo", "yes", "{}", ";"][..],
+        &["-name", "*.c", "-okdir", "echo", "{}", ";"],
+    ] {
+        let r = run_in(t.path(), c).stdin(b"y\nn\nyes\n");
+        compare("lfind", &r, Stderr::Exact);
+    }
+}
+
+/// The listing of a tree (type, path, size) to compare after -delete/-exec.
+fn listing(dir: &Path) -> Vec<u8> {
+    let o = Command::new("find")
+        .arg(".")
+        .arg("-printf")
+        .arg("%y %p %s\n")
+        .current_dir(dir)
+        .env("LC_ALL", "C")
+        .output()
+        .unwrap();
+    let mut v = crate::util::sorted_records(&o.stdout);
+    v.dedup();
+    v.join(&b'\n')
+}
+
+/// Runs GNU and ours (every backend) on fresh copies of a tree, compares
+/// stdout records, status, stderr records and the trees afterwards.
+fn scratch(make: &dyn Fn() -> TempDir, a: &[&str]) {
+    let g = make();
+    let want = run_in(g.path(), a).exec(Path::new("/usr/bin/find"), "find", None);
+    let want_tree = listing(g.path());
+    for b in crate::util::BACKENDS {
+        let o = make();
+        let got = run_in(o.path(), a).exec(&crate::util::ours("lfind"), "find", Some(b));
+        let ctx = format!(
+            "[{b}] {a:?}\n--- gnu ---\n{}\n{}\n--- ours ---\n{}\n{}",
+            String::from_utf8_lossy(&want.stdout),
+            String::from_utf8_lossy(&want.stderr),
+            String::from_utf8_lossy(&got.stdout),
+            String::from_utf8_lossy(&got.stderr)
+        );
+        assert_eq!(
+            crate::util::sorted_records(&want.stdout),
+            crate::util::sorted_records(&got.stdout),
+            "{ctx}"
+        );
+        assert_eq!(want.status.code(), got.status.code(), "{ctx}");
+        assert_eq!(
+            crate::util::sorted_records(&want.stderr),
+            crate::util::sorted_records(&got.stderr),
+            "{ctx}"
+        );
+        assert_eq!(
+            String::from_utf8_lossy(&want_tree),
+            String::from_utf8_lossy(&listing(o.path())),
+            "{ctx}"
+        );
+    }
+}
+
+#[test]
+fn delete_and_mutating_exec() {
+    for a in [
+        &["-name", "*.c", "-delete"][..],
+        &["-type", "f", "-delete"],
+        &["-path", "./a*", "-delete"],
+        &["-name", "a", "-delete"],
+        &["-mindepth", "1", "-delete"],
+        &["-delete", "-print"],
+        &["-empty", "-delete"],
+        &["-name", "s5*", "-exec", "rm", "{}", ";"],
+        &["-name", "*.c", "-execdir", "mv", "{}", "{}.moved", ";"],
+        &["-type", "f", "-name", "s*", "-exec", "rm", "{}", "+"],
+        &["-maxdepth", "0", "-delete"],
+        &["-depth", "-name", "b", "-prune", "-o", "-name", "*.c", "-delete"],
+    ] {
+        scratch(&nasty, a);
+    }
+}
+
+#[test]
+fn errors_and_messages() {
+    let t = nasty();
+    cases(
+        t.path(),
+        &[
+            &["nonexistent"],
+            &["nonexistent", ".", "-maxdepth", "0"],
+            &["-L", "."],
+            &["-L", "loop"],
+            &["loop", "-print"],
+            &["-foo"],
+            &["-name"],
+            &["x", "-name", "a", "b"],
+            &["(", "-name", "a"],
+            &["-name", "a", ")"],
+            &["-size", "3x"],
+            &["-size", "3k5"],
+            &["-mtime", "x"],
+            &["-user", "nosuchuser"],
+            &["-group", "nosuchgroup"],
+            &["-type", "z"],
+            &["-type", "f,"],
+            &["-type", "fd"],
+            &["-type", "f,f"],
+            &["-perm", "999"],
+            &["-regextype", "foo"],
+            &["-newer", "nonexist"],
+            &["-printf", "%"],
+            &["!"],
+            &["(", ")"],
+            &["-o"],
+            &["-print", "-o"],
+            &["!", "-o", "-print"],
+            &["-maxdepth", "-1"],
+            &["-mindepth", "x"],
+            &["-links", "x"],
+            &["-inum", "+x"],
+            &[")"],
+            &[","],
+            &["-newerXt", "x"],
+            &["-newermt", "junk"],
+            &["-samefile", "nonexist"],
+            &["-fprintf", "/dev/null"],
+            &["-O3", "-D", "stat", ".", "-maxdepth", "0"],
+            &["-H", "-L", "-P", ".", "-maxdepth", "0"],
+            &["--", ".", "-maxdepth", "0"],
+            &["-name", "x", "-prune", "-o", "-delete"],
+        ],
+    );
+}
+
+#[test]
+fn unreadable_directories() {
+    let t = TempDir::new("find-perm");
+    build_tree(
+        t.path(),
+        &[
+            "d:top/open/sub",
+            "f:top/open/f:x",
+            "d:top/closed/inner",
+            "f:top/closed/secret:s",
+            "d:top/noexec/x",
+            "f:top/noexec/y:1",
+            "f:top/ro:r",
+            "f:top/rw:w",
+            "f:top/exe:e",
+        ],
+    );
+    chmod(&t.join("top/closed"), 0o000);
+    chmod(&t.join("top/noexec"), 0o644);
+    chmod(&t.join("top/ro"), 0o444);
+    chmod(&t.join("top/rw"), 0o666);
+    chmod(&t.join("top/exe"), 0o755);
+    for c in [
+        &["top"][..],
+        &["top", "-type", "f"],
+        &["top", "-depth"],
+        &["top", "-readable"],
+        &["top", "-writable"],
+        &["top", "-executable"],
+        &["top", "-name", "secret"],
+        &["top", "-size", "+0"],
+        &["top", "-empty"],
+        &["top", "-printf", "%p %s\n"],
+        &["top/closed/secret"],
+        &["top", "-ignore_readdir_race"],
+    ] {
+        let r = run_in(t.path(), c).unprivileged();
+        compare_sorted("lfind", &r, Stderr::Exact);
+    }
+}
+
+#[test]
+fn deeper_than_path_max() {
+    // 30 levels × 201 bytes > PATH_MAX (4096): built with relative
+    // mkdir/cd steps, since no full path works there.
+    let deep = |levels: usize, leaves: bool| {
+        let t = TempDir::new("find-deep");
+        // perl's chdir takes the relative name as is (a shell's cd may
+        // rebuild the full path and fail with ENAMETOOLONG).
+        let script = format!(
+            "my $seg = '0' x 200; for my $i (0..{levels}-1) {{ \
+               mkdir(\"d$seg$i\") && chdir(\"d$seg$i\") or die \"$!\"; \
+               if ({leaves} && $i % 10 == 9) {{ open(my $f, '>', 'leaf') or die; print $f \"leaf\\n\"; }} }}",
+            leaves = if leaves { 1 } else { 0 }
+        );
+        let st = Command::new("perl").arg("-e").arg(script).current_dir(t.path()).status();
+        assert!(st.unwrap().success());
+        t
+    };
+    let t = deep(30, true);
+    cases(
+        t.path(),
+        &[
+            &["-name", "leaf"],
+            &["-type", "d", "-name", "*29"],
+            &["-printf", "%d %s\n"],
+            &["-depth", "-name", "leaf", "-printf", "%d\n"],
+            &["-size", "-1k", "-printf", "%d %y\n"],
+        ],
+    );
+    scratch(&|| deep(25, false), &["-mindepth", "1", "-delete"]);
+}
+
+#[test]
+fn names_with_bytes_in_messages() {
+    let t = TempDir::new("find-bytes");
+    std::fs::create_dir(raw_name(t.path(), b"d\nx\xff")).unwrap();
+    chmod(&raw_name(t.path(), b"d\nx\xff"), 0o000);
+    let r = Run { args: vec![b".".to_vec()], ..Run::default() }.cwd(t.path()).unprivileged();
+    compare_sorted("lfind", &r, Stderr::Exact);
+    let _ = std::ffi::OsStr::from_bytes(b"");
+}
+
+/// `-s` (not in GNU): each directory's entries sorted, one thread, so the
+/// output is the same on every backend and run, and the records are GNU's.
+#[test]
+fn sorted_walk() {
+    let t = nasty();
+    let gnu = run_in(t.path(), &["-print"]).exec(Path::new("/usr/bin/find"), "find", None);
+    let mut first: Option<Vec<u8>> = None;
+    for b in crate::util::BACKENDS {
+        let o =
+            run_in(t.path(), &["-s", "-print"]).exec(&crate::util::ours("lfind"), "find", Some(b));
+        assert_eq!(
+            crate::util::sorted_records(&o.stdout),
+            crate::util::sorted_records(&gnu.stdout)
+        );
+        if let Some(f) = &first {
+            assert_eq!(f, &o.stdout, "[{b}] -s output differs between backends");
+        }
+        first = Some(o.stdout);
+    }
+    let out = first.unwrap();
+    // Siblings appear in byte order.
+    let s = String::from_utf8_lossy(&out);
+    let top: Vec<&str> = s.lines().filter(|l| l.matches('/').count() == 1).collect();
+    let mut sorted = top.clone();
+    sorted.sort();
+    assert_eq!(top, sorted);
+}
+
+/// A wide tree (about 6,000 entries) for the stream and syscall tests.
+fn wide() -> TempDir {
+    let t = TempDir::new("find-wide");
+    for a in 0..20 {
+        for b in 0..15 {
+            let d = t.join(format!("d{a}/e{b}"));
+            std::fs::create_dir_all(&d).unwrap();
+            for f in 0..20 {
+                std::fs::write(d.join(format!("f{f}.c")), vec![b'x'; f * 300]).unwrap();
+            }
+        }
+    }
+    t
+}
+
+/// `| head`: the walk ends by SIGPIPE as GNU's does, on every backend.
+#[test]
+fn closed_pipe_ends_walk() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    let t = wide();
+    for b in crate::util::BACKENDS {
+        let mut child = Command::new(crate::util::ours("lfind"))
+            .arg(t.path())
+            .env("RINGIO_BACKEND", b)
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut out = child.stdout.take().unwrap();
+        let mut first = [0u8; 16];
+        out.read_exact(&mut first).unwrap();
+        drop(out);
+        let st = child.wait().unwrap();
+        assert!(st.signal() == Some(libc::SIGPIPE) || st.success(), "[{b}] {st:?}");
+    }
+}
+
+/// Ctrl-C: the walk stops, a running -exec child is waited for, and the
+/// process ends by SIGINT (status 130 in a shell).
+#[test]
+fn sigint_stops_cleanly() {
+    use std::os::unix::process::ExitStatusExt;
+    let t = wide();
+    let child = Command::new(crate::util::ours("lfind"))
+        .arg(t.path())
+        .args(["-name", "f1.c", "-exec", "sleep", "0.2", ";"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let st = Command::new("kill").arg("-INT").arg(child.id().to_string()).status().unwrap();
+    assert!(st.success());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.signal(), Some(libc::SIGINT), "{:?}", out.status);
+}
+
+/// Syscalls: no more than GNU find's for the same walk (strace -f -c).
+#[test]
+fn syscalls_no_more_than_gnu() {
+    if !crate::util::have("strace") {
+        return;
+    }
+    let t = wide();
+    let count = |prog: &Path, args: &[&str], backend: Option<&str>| -> u64 {
+        let out_file = t.path().with_extension(format!("strace-{}", args.len()));
+        let mut c = Command::new("strace");
+        c.arg("-f").arg("-c").arg("-o").arg(&out_file).arg(prog).arg(t.path()).args(args);
+        c.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::null());
+        if let Some(b) = backend {
+            c.env("RINGIO_BACKEND", b);
+        }
+        assert!(c.status().unwrap().success());
+        let text = std::fs::read_to_string(&out_file).unwrap();
+        let _ = std::fs::remove_file(&out_file);
+        let total = text.lines().find(|l| l.ends_with("total")).unwrap().to_string();
+        let cols: Vec<&str> = total.split_whitespace().collect();
+        cols[3].parse().unwrap()
+    };
+    for args in [&[][..], &["-type", "f", "-name", "*.c"], &["-size", "+4k"]] {
+        let gnu = count(Path::new("/usr/bin/find"), args, None);
+        for b in ["threads", "sync"] {
+            let ours = count(&crate::util::ours("lfind"), args, Some(b));
+            assert!(ours <= gnu, "[{b}] {args:?}: {ours} syscalls vs GNU's {gnu}");
+        }
+    }
+}
+
+/// `> /dev/full`: GNU's two messages and status 1, for stdout and -fprint.
+#[test]
+fn full_disk() {
+    let t = nasty();
+    for extra in [&[][..], &["-fprint", "/dev/full"]] {
+        let run = |prog: &Path, b: Option<&str>| {
+            let mut c = Command::new(prog);
+            c.arg(".").args(extra).current_dir(t.path()).env("LC_ALL", "C");
+            c.stdout(std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap());
+            if let Some(b) = b {
+                c.env("RINGIO_BACKEND", b);
+            }
+            c.output().unwrap()
+        };
+        let g = run(Path::new("/usr/bin/find"), None);
+        for b in crate::util::BACKENDS {
+            let o = run(&crate::util::ours("lfind"), Some(b));
+            assert_eq!(g.status.code(), o.status.code(), "[{b}] {extra:?}");
+            assert_eq!(
+                String::from_utf8_lossy(&g.stderr).replace("/usr/bin/find:", "find:"),
+                String::from_utf8_lossy(&o.stderr).replace("lfind:", "find:"),
+                "[{b}] {extra:?}"
+            );
+        }
+    }
+}

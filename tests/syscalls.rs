@@ -1,0 +1,526 @@
+//! Syscall budgets, counted with strace: upper bounds on how many times the
+//! tools (and the engine under them) cross into the kernel. Counts, not
+//! times, so they hold on any machine; speed itself is measured by
+//! `cargo xtask bench`, never by a test.
+//!
+//! Every test skips with a message when strace is missing or cannot trace
+//! here (no ptrace in some containers), and the tool tests skip while the
+//! tool is not implemented yet. The budgets are deliberately loose starting
+//! points: the tools' owners tighten them as the tools get there.
+//!
+//! A count taken with `strace -f -c` covers every thread of the process;
+//! an io_uring_enter counts once however many operations it carried, and
+//! io-wq kernel workers are not seen.
+
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::path::Path;
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::OnceLock;
+
+use crate::util::{self, TempDir, BACKENDS};
+
+/// `lsr -al` on 10,000 files with the io_uring backend: every syscall of
+/// the process. (Target ≤ 100; lsr in Zig does ~850, GNU ls ~30,000.)
+const LSR_AL_10K_URING_BUDGET: u64 = 150;
+/// The engine alone on io_uring, beyond what the same process does on an
+/// empty directory: open + getdents + 10,000 statx + close, the stats pushed
+/// all at once and waited for all at once. Measured: 125 in all (16
+/// io_uring_enter, ~100 allocator calls) since `wait(min)` passes `min` on
+/// as min_complete (it was ~310 enters when each enter waited for one).
+const ENGINE_STAT_10K_URING_BATCHED_BUDGET: u64 = 200;
+/// The same with the stats pushed as each getdents buffer arrives and
+/// completions handled as they come (`Engine::run`, one wait per batch of
+/// ready completions): at least 4 operations per io_uring_enter on average.
+/// Measured: 165 in all (59 enters) since a "wait for some" enter asks for
+/// a quarter of what is in flight (it was ~900 enters at one per enter).
+const ENGINE_STAT_10K_URING_PIPELINED_BUDGET: u64 = 300;
+/// getdents64 calls to read 10,000 short names (~32 bytes of record each,
+/// 64 KiB buffers: ~5 buffers, plus the call that sees the end).
+const GETDENTS_10K_BUDGET: u64 = 12;
+
+/// What one traced run did.
+pub struct Syscalls {
+    pub status: ExitStatus,
+    /// The summary's total: every syscall of every traced thread.
+    pub total: u64,
+    pub calls: BTreeMap<String, u64>,
+}
+
+impl Syscalls {
+    pub fn get(&self, name: &str) -> u64 {
+        self.calls.get(name).copied().unwrap_or(0)
+    }
+}
+
+/// Total and per-syscall counts from an `strace -c` summary. The columns
+/// are located by the header (values are right-aligned under it), since
+/// the errors column is blank when there were none.
+pub fn parse_strace_summary(text: &str) -> Option<(u64, BTreeMap<String, u64>)> {
+    let mut lines = text.lines().skip_while(|l| !l.starts_with("% time"));
+    let header = lines.next()?;
+    let calls_end = header.find("calls")? + "calls".len();
+    let name_start = header.find("errors")? + "errors".len();
+    let mut per = BTreeMap::new();
+    for l in lines {
+        if l.starts_with("---") || l.len() <= name_start {
+            continue;
+        }
+        let calls: u64 = l[..calls_end].split_whitespace().last()?.parse().ok()?;
+        let name = l[name_start..].trim();
+        if name == "total" {
+            return Some((calls, per));
+        }
+        per.insert(name.to_string(), calls);
+    }
+    None
+}
+
+fn command(program: &Path, args: &[&OsStr], env: &[(&str, &str)], strace: &[&OsStr]) -> Command {
+    let mut c = Command::new("strace");
+    c.args(strace).arg("--").arg(program).args(args);
+    c.env("LC_ALL", "C").env_remove("RINGIO_BACKEND");
+    c.envs(env.iter().copied());
+    c.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::null());
+    c
+}
+
+/// Whether strace works here; prints why not, once.
+pub fn strace_usable() -> bool {
+    static OK: OnceLock<bool> = OnceLock::new();
+    *OK.get_or_init(|| {
+        if !util::have("strace") {
+            eprintln!("skipped: strace not installed (cargo xtask test installs it)");
+            return false;
+        }
+        let t = TempDir::new("strace-probe");
+        let out = t.join("summary");
+        let ok = command(
+            Path::new("true"),
+            &[],
+            &[],
+            &["-f".as_ref(), "-c".as_ref(), "-o".as_ref(), out.as_os_str()],
+        )
+        .status()
+        .is_ok_and(|s| s.success())
+            && std::fs::read_to_string(&out).is_ok_and(|s| parse_strace_summary(&s).is_some());
+        if !ok {
+            eprintln!("skipped: strace cannot trace here (ptrace not permitted?)");
+        }
+        ok
+    })
+}
+
+/// Runs `program args` (stdout to /dev/null) under `strace -f -c` and
+/// returns its counts; None when strace is unusable here.
+pub fn count_syscalls(program: &Path, args: &[&OsStr], env: &[(&str, &str)]) -> Option<Syscalls> {
+    if !strace_usable() {
+        return None;
+    }
+    let t = TempDir::new("strace");
+    let out = t.join("summary");
+    let status = command(
+        program,
+        args,
+        env,
+        &["-f".as_ref(), "-c".as_ref(), "-o".as_ref(), out.as_os_str()],
+    )
+    .status()
+    .expect("run strace");
+    let text = std::fs::read_to_string(&out).expect("strace summary");
+    let (total, calls) =
+        parse_strace_summary(&text).unwrap_or_else(|| panic!("unparsable strace summary:\n{text}"));
+    Some(Syscalls { status, total, calls })
+}
+
+/// Runs `program args` under `strace -f -e trace=FILTER` and returns the
+/// trace lines (one per call, with arguments); None when strace is unusable.
+pub fn trace(
+    program: &Path,
+    args: &[&OsStr],
+    env: &[(&str, &str)],
+    filter: &str,
+) -> Option<Vec<String>> {
+    if !strace_usable() {
+        return None;
+    }
+    let t = TempDir::new("strace");
+    let out = t.join("trace");
+    let expr = format!("trace={filter}");
+    command(
+        program,
+        args,
+        env,
+        &["-f".as_ref(), "-e".as_ref(), expr.as_ref(), "-o".as_ref(), out.as_os_str()],
+    )
+    .status()
+    .expect("run strace");
+    let text = std::fs::read_to_string(&out).expect("strace output");
+    Some(
+        text.lines()
+            .filter(|l| !l.contains("+++") && !l.contains("---"))
+            .map(String::from)
+            .collect(),
+    )
+}
+
+/// A directory of `n` empty files named `entry-NNNNN`.
+fn flat_dir(tag: &str, n: usize) -> TempDir {
+    let t = TempDir::new(tag);
+    for i in 0..n {
+        std::fs::write(t.join(format!("entry-{i:05}")), b"").unwrap();
+    }
+    t
+}
+
+/// A small source-like tree: 3 levels of 6 directories, 10 files in each
+/// (~2,800 entries), plus a symlink and a hard link.
+fn small_tree(tag: &str) -> TempDir {
+    let t = TempDir::new(tag);
+    let mut dirs = vec![t.path().to_path_buf()];
+    for _ in 0..3 {
+        let mut next = Vec::new();
+        for d in &dirs {
+            for i in 0..6 {
+                let sub = d.join(format!("d{i}"));
+                std::fs::create_dir(&sub).unwrap();
+                for f in 0..10 {
+                    std::fs::write(sub.join(format!("f{f}.c")), vec![b'x'; f * 500]).unwrap();
+                }
+                next.push(sub);
+            }
+        }
+        dirs = next;
+    }
+    std::os::unix::fs::symlink("f1.c", t.join("d0/link")).unwrap();
+    std::fs::hard_link(t.join("d0/f2.c"), t.join("d1/hard")).unwrap();
+    t
+}
+
+fn run(program: &Path, args: &[&OsStr], env: &[(&str, &str)]) -> std::process::Output {
+    Command::new(program)
+        .args(args)
+        .env("LC_ALL", "C")
+        .env_remove("RINGIO_BACKEND")
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap_or_else(|e| panic!("run {}: {e}", program.display()))
+}
+
+/// Whether `tool args` works yet (today the mains are empty); prints the
+/// skip message when not.
+fn implemented(tool: &str, args: &[&OsStr], works: impl Fn(&[u8]) -> bool) -> bool {
+    let out = run(&util::ours(tool), args, &[]);
+    let ok = out.status.success() && works(&out.stdout);
+    if !ok {
+        eprintln!("skipped: {tool} not implemented yet");
+    }
+    ok
+}
+
+// ---------------------------------------------------------------------------
+// The engine, on its own: no tool needed.
+
+/// Set to a directory: `engine_child_workload` then lists it and statx's
+/// every entry through ringio; this is the workload `engine_statx_budget`
+/// traces.
+const CHILD_DIR: &str = "RINGUTILS_SYSCALLS_CHILD_DIR";
+/// How the child pushes its stats: `pipelined` or `batched`.
+const CHILD_MODE: &str = "RINGUTILS_SYSCALLS_CHILD_MODE";
+/// How many entries the child must see.
+const CHILD_N: &str = "RINGUTILS_SYSCALLS_CHILD_N";
+
+/// Not a check by itself: the process that `engine_statx_budget` traces
+/// (this test binary re-executed with only this test selected).
+#[test]
+fn engine_child_workload() {
+    let Some(dir) = std::env::var_os(CHILD_DIR) else { return };
+    use std::os::unix::ffi::OsStrExt;
+    const DENTS: u64 = u64::MAX;
+    let mask = libc::STATX_BASIC_STATS;
+    let nofollow = libc::AT_SYMLINK_NOFOLLOW;
+    let mut eng = ringio::Engine::new();
+    let mut done = Vec::new();
+    eng.openat(0, libc::AT_FDCWD, dir.as_bytes(), libc::O_RDONLY | libc::O_DIRECTORY, 0);
+    let fd = eng.wait_for(0, &mut done).unwrap().fd().expect("open dir");
+    let (mut entries, mut stats) = (0u64, 0u64);
+    if std::env::var(CHILD_MODE).unwrap() == "batched" {
+        // Every name first, then every stat pushed and waited for at once.
+        // Names go into one buffer, so the count is the engine's, not the
+        // allocator's.
+        let (mut names, mut ends) = (Vec::with_capacity(1 << 20), Vec::with_capacity(1 << 15));
+        let mut buf = Vec::new();
+        loop {
+            eng.getdents(DENTS, fd, buf);
+            let mut c = eng.wait_for(DENTS, &mut done).unwrap();
+            c.result.expect("getdents");
+            for d in ringio::DirentIter::new(c.buf()).filter(|d| !d.is_dot_or_dotdot()) {
+                names.extend_from_slice(d.name);
+                ends.push(names.len());
+            }
+            if c.eof {
+                break;
+            }
+            buf = c.take_buf();
+        }
+        let mut start = 0;
+        for (i, &end) in ends.iter().enumerate() {
+            eng.statx(i as u64 + 1, fd, &names[start..end], nofollow, mask);
+            start = end;
+        }
+        entries = ends.len() as u64;
+        done.reserve(ends.len());
+        while eng.outstanding() > 0 {
+            done.clear();
+            eng.wait(eng.outstanding(), &mut done);
+            for c in &done {
+                c.stat().expect("statx");
+                stats += 1;
+            }
+        }
+    } else {
+        // Stats pushed as each buffer of names arrives, completions
+        // handled as they come.
+        eng.getdents(DENTS, fd, Vec::new());
+        eng.run(|eng, mut c| {
+            if c.token != DENTS {
+                c.stat().expect("statx");
+                stats += 1;
+                return;
+            }
+            c.result.expect("getdents");
+            for d in ringio::DirentIter::new(c.buf()).filter(|d| !d.is_dot_or_dotdot()) {
+                entries += 1;
+                eng.statx(entries, fd, d.name, nofollow, mask);
+            }
+            if !c.eof {
+                let buf = c.take_buf();
+                eng.getdents(DENTS, fd, buf);
+            }
+        });
+    }
+    done.clear();
+    eng.close(0, fd);
+    eng.wait_for(0, &mut done).unwrap().result.expect("close");
+    assert_eq!(stats, entries);
+    let want: u64 = std::env::var(CHILD_N).unwrap().parse().unwrap();
+    assert_eq!(entries, want);
+}
+
+fn engine_counts(dir: &Path, n: usize, backend: &str, mode: &str) -> Syscalls {
+    let me = std::env::current_exe().unwrap();
+    let n = n.to_string();
+    let args: [&OsStr; 4] = [
+        "syscalls::engine_child_workload".as_ref(),
+        "--exact".as_ref(),
+        "--test-threads=1".as_ref(),
+        "-q".as_ref(),
+    ];
+    let env = [
+        (CHILD_DIR, dir.to_str().unwrap()),
+        (CHILD_MODE, mode),
+        (CHILD_N, n.as_str()),
+        ("RINGIO_BACKEND", backend),
+    ];
+    let s = count_syscalls(&me, &args, &env).expect("strace usable");
+    assert!(
+        s.status.success(),
+        "engine workload failed ({backend}, {mode}); rerun it: {CHILD_DIR}={} {CHILD_MODE}={mode} \
+         {CHILD_N}={n} RINGIO_BACKEND={backend} {} {}",
+        dir.display(),
+        me.display(),
+        args.map(|a| a.to_string_lossy().into_owned()).join(" ")
+    );
+    s
+}
+
+/// 10,000 stats through the engine: on io_uring they cost no statx syscall
+/// and a bounded number of ring entries; on the other backends exactly one
+/// statx each (no retries, no duplicates). Counted as the difference from
+/// the same process on an empty directory, so the test harness's own
+/// syscalls cancel out.
+#[test]
+fn engine_statx_budget() {
+    if !strace_usable() {
+        return;
+    }
+    let empty = TempDir::new("sys-empty");
+    let full = flat_dir("sys-engine", 10_000);
+    for backend in BACKENDS {
+        if backend == "uring" && !ringio::uring_available() {
+            eprintln!("skipped uring: {}", ringio::uring_description());
+            continue;
+        }
+        for mode in ["batched", "pipelined"] {
+            let base = engine_counts(empty.path(), 0, backend, mode);
+            let s = engine_counts(full.path(), 10_000, backend, mode);
+            let delta = |name: &str| s.get(name).saturating_sub(base.get(name));
+            let total = s.total.saturating_sub(base.total);
+            eprintln!(
+                "{backend} {mode}: total +{total} (statx +{}, getdents64 +{}, io_uring_enter +{}, futex +{})",
+                delta("statx"),
+                delta("getdents64"),
+                delta("io_uring_enter"),
+                delta("futex"),
+            );
+            let what = format!("{backend} {mode}");
+            let changed: Vec<String> = s
+                .calls
+                .iter()
+                .filter(|(k, &v)| v != base.get(k))
+                .map(|(k, &v)| format!("{k} {:+}", v as i64 - base.get(k) as i64))
+                .collect();
+            eprintln!("  changed: {}", changed.join(", "));
+            assert!(
+                delta("getdents64") <= GETDENTS_10K_BUDGET,
+                "{what}: {} getdents64",
+                delta("getdents64")
+            );
+            if backend != "uring" {
+                assert_eq!(delta("statx"), 10_000, "{what}: not one statx per entry");
+                continue;
+            }
+            assert_eq!(delta("statx"), 0, "{what}: statx went around the ring");
+            let budget = match mode {
+                "batched" => ENGINE_STAT_10K_URING_BATCHED_BUDGET,
+                _ => ENGINE_STAT_10K_URING_PIPELINED_BUDGET,
+            };
+            assert!(total <= budget, "{what}: {total} syscalls for 10,000 stats > {budget}");
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// The tools. Budgets to be tightened by their owners.
+
+fn lists_all(n: usize) -> impl Fn(&[u8]) -> bool {
+    move |out: &[u8]| out.split(|&b| b == b'\n').filter(|l| l.starts_with(b"entry-")).count() == n
+}
+
+#[test]
+fn lsr_long_listing_10k_uring_budget() {
+    if !strace_usable() {
+        return;
+    }
+    if !ringio::uring_available() {
+        eprintln!("skipped: io_uring unavailable here ({})", ringio::uring_description());
+        return;
+    }
+    let t = flat_dir("sys-lsr-al", 10_000);
+    let dir = t.path().as_os_str();
+    if !implemented("lsr", &["-1".as_ref(), dir], lists_all(10_000)) {
+        return;
+    }
+    let s =
+        count_syscalls(&util::ours("lsr"), &["-al".as_ref(), dir], &[("RINGIO_BACKEND", "uring")])
+            .unwrap();
+    assert!(s.status.success());
+    assert!(
+        s.total <= LSR_AL_10K_URING_BUDGET,
+        "lsr -al on 10,000 files (uring): {} syscalls > {LSR_AL_10K_URING_BUDGET}: {:?}",
+        s.total,
+        s.calls
+    );
+}
+
+/// `ls -1` needs no stat of any entry: d_type says enough. Checked from the
+/// full trace of every stat-like call, so a stat of the operand itself is
+/// allowed but a single one of an entry is not.
+#[test]
+fn lsr_one_per_line_stats_no_entry() {
+    if !strace_usable() {
+        return;
+    }
+    let t = flat_dir("sys-lsr-1", 10_000);
+    let dir = t.path().as_os_str();
+    if !implemented("lsr", &["-1".as_ref(), dir], lists_all(10_000)) {
+        return;
+    }
+    for backend in BACKENDS {
+        let calls = trace(
+            &util::ours("lsr"),
+            &["-1".as_ref(), dir],
+            &[("RINGIO_BACKEND", backend)],
+            "%stat",
+        )
+        .unwrap();
+        let per_entry: Vec<&String> = calls.iter().filter(|l| l.contains("\"entry-")).collect();
+        assert!(
+            per_entry.is_empty(),
+            "lsr -1 ({backend}) stat'ed {} entries, e.g. {}",
+            per_entry.len(),
+            per_entry[0]
+        );
+    }
+}
+
+/// Our tool's syscalls against GNU's on the same tree, under every backend.
+fn at_most_gnu(tool: &str, args: &[&OsStr]) {
+    let gnu = count_syscalls(Path::new(util::gnu(tool)), args, &[]).unwrap();
+    assert!(gnu.status.success());
+    for backend in BACKENDS {
+        let ours = count_syscalls(&util::ours(tool), args, &[("RINGIO_BACKEND", backend)]).unwrap();
+        assert!(ours.status.success(), "{tool} ({backend}) failed");
+        eprintln!("{tool} {args:?} ({backend}): {} syscalls, GNU {}", ours.total, gnu.total);
+        assert!(
+            ours.total <= gnu.total,
+            "{tool} ({backend}): {} syscalls > GNU's {}: {:?}",
+            ours.total,
+            gnu.total,
+            ours.calls
+        );
+    }
+}
+
+#[test]
+fn lfind_tree_at_most_gnu_find() {
+    if !strace_usable() {
+        return;
+    }
+    let t = small_tree("sys-lfind");
+    let root = t.path().as_os_str();
+    let gnu_lines =
+        run(Path::new(util::gnu("lfind")), &[root], &[]).stdout.split(|&b| b == b'\n').count();
+    let same_count = |out: &[u8]| out.split(|&b| b == b'\n').count() == gnu_lines;
+    if !implemented("lfind", &[root], same_count) {
+        return;
+    }
+    at_most_gnu("lfind", &[root]);
+}
+
+#[test]
+fn ldu_summary_at_most_gnu_du() {
+    if !strace_usable() {
+        return;
+    }
+    let t = small_tree("sys-ldu");
+    let root = t.path().as_os_str();
+    let gnu_out = run(Path::new(util::gnu("ldu")), &["-s".as_ref(), root], &[]).stdout;
+    if !implemented("ldu", &["-s".as_ref(), root], |out| out == gnu_out) {
+        return;
+    }
+    at_most_gnu("ldu", &["-s".as_ref(), root]);
+}
+
+#[test]
+fn strace_summary_parser() {
+    let text = "\
+% time     seconds  usecs/call     calls    errors syscall
+------ ----------- ----------- --------- --------- ----------------
+ 60.00    0.000006           0        23           close
+ 40.00    0.000004           0        34        13 openat
+  0.00    0.000000           0         1           io_uring_enter
+------ ----------- ----------- --------- --------- ----------------
+100.00    0.000010           0        58        13 total
+";
+    let (total, per) = parse_strace_summary(text).unwrap();
+    assert_eq!(total, 58);
+    assert_eq!((per["close"], per["openat"], per["io_uring_enter"]), (23, 34, 1));
+    // Older strace leaves usecs/call blank on the total line.
+    let old = text.replace(
+        "100.00    0.000010           0        58",
+        "100.00    0.000010                    58",
+    );
+    assert_eq!(parse_strace_summary(&old).unwrap().0, 58);
+}

@@ -1,0 +1,784 @@
+//! `cargo xtask bench`: our tools side by side with GNU and the peers
+//! installed here, on the workloads in `benches/workloads.txt`.
+//!
+//! Method, per workload: every command runs once to warm up (and to check it
+//! works), then `runs` rounds run each command once in turn (A B C A B C …),
+//! so slow drifts of the machine hit every command alike. A sample is the
+//! wall time of spawn + (draining stdout, in pipe mode) + wait, taken with
+//! `Instant`; nothing is subtracted. The CPU column is user + system time of
+//! the child tree from `wait4`. Syscalls are counted once per command by a
+//! separate `strace -f -c` run (io_uring_enter counts as one syscall, whatever
+//! it carried).
+
+use std::collections::{BTreeSet, HashMap};
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::fs;
+use std::io::Read;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::fixtures::{self, Set};
+use crate::machine::{ForeignLoad, BUSY_CORES};
+
+pub const GROUPS: [&str; 4] = ["ls", "find", "du", "cat"];
+/// Our binaries; a program of one of these names found on PATH is a peer
+/// only if it is not a copy of ours (see [`looks_like_ours`]).
+const OUR_BINS: [&str; 4] = ["lsr", "lfind", "ldu", "lcat"];
+const BACKENDS: [&str; 3] = ["uring", "threads", "sync"];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stdout {
+    DevNull,
+    Pipe,
+}
+
+#[derive(Debug)]
+pub struct Workload {
+    pub group: String,
+    pub title: String,
+    pub stdout: Stdout,
+    /// (label, command template)
+    pub cmds: Vec<(String, String)>,
+}
+
+/// Parses the workload file (format documented at its top).
+pub fn parse(text: &str) -> Result<Vec<Workload>, String> {
+    let mut out: Vec<Workload> = Vec::new();
+    for (n, raw) in text.lines().enumerate() {
+        let line = raw.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let bad = |why: &str| format!("benches/workloads.txt:{}: {why}: {raw}", n + 1);
+        if let Some(h) = line.strip_prefix('=') {
+            // The title may itself contain `|`.
+            let split = h.split_once('|').and_then(|(g, r)| Some((g, r.rsplit_once('|')?)));
+            let Some((group, (title, stdout))) = split else {
+                return Err(bad("a header is `= GROUP | TITLE | devnull|pipe`"));
+            };
+            let (group, title, stdout) = (group.trim(), title.trim(), stdout.trim());
+            let stdout = match stdout {
+                "devnull" => Stdout::DevNull,
+                "pipe" => Stdout::Pipe,
+                _ => return Err(bad("stdout mode must be devnull or pipe")),
+            };
+            if !GROUPS.contains(&group) {
+                return Err(bad("unknown group"));
+            }
+            out.push(Workload {
+                group: group.into(),
+                title: title.into(),
+                stdout,
+                cmds: Vec::new(),
+            });
+        } else {
+            let Some((label, cmd)) = line.split_once('|') else {
+                return Err(bad("a command line is `LABEL | COMMAND`"));
+            };
+            let w = out.last_mut().ok_or_else(|| bad("command before the first `=` header"))?;
+            w.cmds.push((label.trim().into(), cmd.trim().into()));
+        }
+    }
+    Ok(out)
+}
+
+/// Splits a command on whitespace, honouring single quotes (no escapes).
+fn words(s: &str) -> Vec<String> {
+    let mut v = Vec::new();
+    let mut cur: Option<String> = None;
+    let mut quoted = false;
+    for c in s.chars() {
+        match c {
+            '\'' => {
+                quoted = !quoted;
+                cur.get_or_insert_with(String::new);
+            }
+            c if c.is_whitespace() && !quoted => v.extend(cur.take()),
+            c => cur.get_or_insert_with(String::new).push(c),
+        }
+    }
+    v.extend(cur);
+    v
+}
+
+fn needs_shell(cmd: &str) -> bool {
+    cmd.contains(['|', '>', '<', ';', '&'])
+}
+
+fn shell_quote(s: &str) -> String {
+    if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"/._-+,=:".contains(&b)) {
+        s.into()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// Every `{NAME}` in `s`.
+fn placeholders(s: &str) -> Vec<&str> {
+    let mut v = Vec::new();
+    let mut rest = s;
+    while let Some(i) = rest.find('{') {
+        match rest[i..].find('}') {
+            Some(j) => {
+                v.push(&rest[i + 1..i + j]);
+                rest = &rest[i + j + 1..];
+            }
+            None => break,
+        }
+    }
+    v
+}
+
+/// Replaces the placeholders in `s`: fixture sets by their names (commands
+/// run in the fixtures directory), `{OURS:bin}` by our release binary.
+fn expand(s: &str, ours_dir: &Path, quote: bool) -> Result<String, String> {
+    let mut out = s.to_string();
+    for p in placeholders(s) {
+        let val = if let Some(bin) = p.strip_prefix("OURS:") {
+            if !OUR_BINS.contains(&bin) {
+                return Err(format!("{{OURS:{bin}}}: not one of our binaries {OUR_BINS:?}"));
+            }
+            ours_dir.join(bin).display().to_string()
+        } else {
+            Set::from_placeholder(p)
+                .ok_or_else(|| format!("unknown placeholder {{{p}}} in `{s}`"))?
+                .name()
+        };
+        let val = if quote { shell_quote(&val) } else { val };
+        out = out.replace(&format!("{{{p}}}"), &val);
+    }
+    Ok(out)
+}
+
+/// The fixture sets a command template needs.
+fn sets_needed(template: &str) -> Vec<Set> {
+    placeholders(template).into_iter().filter_map(Set::from_placeholder).collect()
+}
+
+/// Every executable `prog` on PATH, in order (or `prog` itself if it is a path).
+fn which_all(prog: &str) -> Vec<PathBuf> {
+    let exe = |p: &PathBuf| {
+        p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    };
+    if prog.contains('/') {
+        return [PathBuf::from(prog)].into_iter().filter(exe).collect();
+    }
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path).map(|d| d.join(prog)).filter(exe).collect()
+}
+
+fn which(prog: &str) -> Option<PathBuf> {
+    which_all(prog).into_iter().next()
+}
+
+/// The program a command names: the first on PATH, except that a copy of
+/// one of our binaries is passed over (the Zig lsr is also called `lsr`).
+fn which_peer(prog: &str) -> Option<PathBuf> {
+    let candidates = which_all(prog);
+    if prog.contains('/') || !OUR_BINS.contains(&prog) {
+        return candidates.into_iter().next();
+    }
+    candidates.into_iter().find(|p| !looks_like_ours(p))
+}
+
+/// Whether a binary named like one of ours is a copy of ours (e.g. from
+/// `cargo install --path .`) rather than a peer: the Zig lsr is also called
+/// `lsr`. Ours is Rust, so it carries std's `/rustc/…` source paths (kept
+/// for panic messages even when stripped) or our engine's name; a Zig
+/// binary has neither.
+fn looks_like_ours(path: &Path) -> bool {
+    let has = |b: &[u8], pat: &[u8]| b.windows(pat.len()).any(|w| w == pat);
+    fs::read(path).is_ok_and(|b| has(&b, b"/rustc/") || has(&b, b"ringio"))
+}
+
+/// One row of a workload table: a command resolved on this machine.
+#[derive(Clone, Debug)]
+struct Row {
+    label: String,
+    /// The command as shown in the report.
+    shown: String,
+    argv: Vec<OsString>,
+    /// `RINGIO_BACKEND` for our rows; None = unset.
+    backend: Option<&'static str>,
+    ours: bool,
+    gnu: bool,
+}
+
+impl Row {
+    fn command(&self) -> Command {
+        let mut c = Command::new(&self.argv[0]);
+        c.args(&self.argv[1..]);
+        c.env("LC_ALL", "C");
+        match self.backend {
+            Some(b) => c.env("RINGIO_BACKEND", b),
+            None => c.env_remove("RINGIO_BACKEND"),
+        };
+        c
+    }
+}
+
+/// Resolves a workload's command lines into rows: missing programs are
+/// skipped quietly, the first available line of each label wins, and each
+/// of our rows is followed by one row per forced backend.
+fn resolve(
+    w: &Workload,
+    ours_dir: &Path,
+    cache: &mut HashMap<String, Option<PathBuf>>,
+) -> Result<Vec<Row>, String> {
+    let mut rows: Vec<Row> = Vec::new();
+    for (label, template) in &w.cmds {
+        if rows.iter().any(|r| &r.label == label) {
+            continue;
+        }
+        let ours = template.contains("{OURS:");
+        let shell = needs_shell(template);
+        // Check every pipeline stage's program.
+        let mut found = true;
+        for stage in template.split('|') {
+            let Some(prog) = words(stage).into_iter().next() else { continue };
+            let prog = expand(&prog, ours_dir, false)?;
+            let path = cache.entry(prog.clone()).or_insert_with(|| which_peer(&prog));
+            found &= path.is_some();
+        }
+        if !found {
+            continue;
+        }
+        let argv: Vec<OsString> = if shell {
+            vec!["sh".into(), "-c".into(), expand(template, ours_dir, true)?.into()]
+        } else {
+            let mut v = Vec::new();
+            for (i, word) in words(template).iter().enumerate() {
+                let e = expand(word, ours_dir, false)?;
+                v.push(if i == 0 { cache[&e].clone().unwrap().into_os_string() } else { e.into() });
+            }
+            v
+        };
+        let shown = placeholders(template).iter().fold(template.clone(), |s, p| {
+            let val = p.strip_prefix("OURS:").map_or_else(
+                || Set::from_placeholder(p).map(|s| s.name()).unwrap_or_default(),
+                str::to_string,
+            );
+            s.replace(&format!("{{{p}}}"), &val)
+        });
+        let gnu = label.starts_with("GNU");
+        rows.push(Row {
+            label: label.clone(),
+            shown: shown.clone(),
+            argv: argv.clone(),
+            backend: None,
+            ours,
+            gnu,
+        });
+        if ours {
+            for b in BACKENDS {
+                rows.push(Row {
+                    label: format!("{label} [{b}]"),
+                    shown: shown.clone(),
+                    argv: argv.clone(),
+                    backend: Some(b),
+                    ours,
+                    gnu,
+                });
+            }
+        }
+    }
+    Ok(rows)
+}
+
+struct Sample {
+    wall: Duration,
+    cpu: Duration,
+    /// Exit code, or 128 + signal.
+    code: i32,
+    /// In pipe mode: bytes written to stdout and their FNV-1a hash.
+    out: (u64, u64),
+}
+
+fn tv(t: libc::timeval) -> Duration {
+    Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+}
+
+/// Spawns, drains stdout in pipe mode, and reaps with wait4 (for the CPU
+/// time), all inside the timed span.
+fn run_once(
+    row: &Row,
+    cwd: &Path,
+    mode: Stdout,
+    stderr: Stdio,
+    hash: bool,
+) -> Result<Sample, String> {
+    let mut cmd = row.command();
+    cmd.current_dir(cwd).stdin(Stdio::null()).stderr(stderr);
+    cmd.stdout(match mode {
+        Stdout::DevNull => Stdio::null(),
+        Stdout::Pipe => Stdio::piped(),
+    });
+    let t = Instant::now();
+    let mut child = cmd.spawn().map_err(|e| format!("cannot run {:?}: {e}", row.argv[0]))?;
+    let mut out = (0u64, 0xcbf2_9ce4_8422_2325u64);
+    if let Some(mut pipe) = child.stdout.take() {
+        let mut buf = vec![0u8; 256 * 1024];
+        while let Ok(n @ 1..) = pipe.read(&mut buf) {
+            out.0 += n as u64;
+            if hash {
+                out.1 = buf[..n]
+                    .iter()
+                    .fold(out.1, |h, &b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3));
+            }
+        }
+    }
+    let pid = child.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: rusage is plain old data; zeroed is a valid value.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: `pid` is our unreaped child; status and ru are valid out pointers.
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+        if r == pid {
+            break;
+        }
+        if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
+            return Err(format!("wait4: {}", std::io::Error::last_os_error()));
+        }
+    }
+    let wall = t.elapsed();
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        128 + libc::WTERMSIG(status)
+    };
+    Ok(Sample { wall, cpu: tv(ru.ru_utime) + tv(ru.ru_stime), code, out })
+}
+
+/// Total syscalls and per-syscall counts from an `strace -c` summary.
+/// Columns are located by the header (values are right-aligned under it),
+/// since the errors column is blank when there were none.
+pub fn parse_strace_summary(text: &str) -> Option<(u64, Vec<(String, u64)>)> {
+    let mut lines = text.lines().skip_while(|l| !l.starts_with("% time"));
+    let header = lines.next()?;
+    let calls_end = header.find("calls")? + "calls".len();
+    let name_start = header.find("errors")? + "errors".len();
+    let mut per = Vec::new();
+    for l in lines {
+        if l.starts_with("---") || l.len() <= name_start {
+            continue;
+        }
+        let calls: u64 = l[..calls_end].split_whitespace().last()?.parse().ok()?;
+        let name = l[name_start..].trim();
+        if name == "total" {
+            return Some((calls, per));
+        }
+        per.push((name.to_string(), calls));
+    }
+    None
+}
+
+/// One `strace -f -c` run of the row; None if strace is missing or failed.
+fn count_syscalls(row: &Row, cwd: &Path, mode: Stdout, tmp: &Path) -> Option<u64> {
+    let mut cmd = Command::new("strace");
+    cmd.args(["-f", "-c", "-o"]).arg(tmp).arg("--").args(&row.argv);
+    cmd.env("LC_ALL", "C");
+    match row.backend {
+        Some(b) => cmd.env("RINGIO_BACKEND", b),
+        None => cmd.env_remove("RINGIO_BACKEND"),
+    };
+    cmd.current_dir(cwd).stdin(Stdio::null()).stderr(Stdio::null());
+    let ok = match mode {
+        Stdout::DevNull => cmd.stdout(Stdio::null()).status().is_ok(),
+        Stdout::Pipe => cmd.stdout(Stdio::piped()).spawn().is_ok_and(|mut c| {
+            let mut sink = std::io::sink();
+            let _ = std::io::copy(c.stdout.as_mut().unwrap(), &mut sink);
+            c.wait().is_ok()
+        }),
+    };
+    let text = fs::read_to_string(tmp).ok().filter(|_| ok)?;
+    let _ = fs::remove_file(tmp);
+    parse_strace_summary(&text).map(|(total, _)| total)
+}
+
+struct Result_ {
+    row: Row,
+    /// Error text when the warm-up run failed; then there are no samples.
+    failed: Option<String>,
+    wall: Vec<Duration>,
+    cpu: Vec<Duration>,
+    syscalls: Option<u64>,
+    /// Stdout of the warm-up run: bytes and hash.
+    out: (u64, u64),
+}
+
+fn median(v: &[Duration]) -> Duration {
+    let mut s = v.to_vec();
+    s.sort();
+    let n = s.len();
+    if n % 2 == 1 {
+        s[n / 2]
+    } else {
+        (s[n / 2 - 1] + s[n / 2]) / 2
+    }
+}
+
+fn ms(d: Duration) -> String {
+    let ms = d.as_secs_f64() * 1e3;
+    if ms < 1.0 {
+        format!("{ms:.3}")
+    } else if ms < 10.0 {
+        format!("{ms:.2}")
+    } else if ms < 100.0 {
+        format!("{ms:.1}")
+    } else {
+        format!("{ms:.0}")
+    }
+}
+
+pub struct Options {
+    pub groups: Vec<String>,
+    pub runs: usize,
+    pub dir: PathBuf,
+    pub only: Option<String>,
+    pub strace: bool,
+}
+
+fn parse_args(args: &[String]) -> Result<Options, String> {
+    let mut o = Options {
+        groups: Vec::new(),
+        runs: 10,
+        dir: fixtures::default_dir(),
+        only: None,
+        strace: true,
+    };
+    let mut runs = None;
+    let mut quick = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--quick" => quick = true,
+            "--runs" => runs = Some(crate::parse_runs(it.next())?),
+            "--dir" => o.dir = PathBuf::from(it.next().ok_or("--dir needs a value")?),
+            "--only" => o.only = Some(it.next().ok_or("--only needs a value")?.clone()),
+            "--no-strace" => o.strace = false,
+            "--slowfs" => return Err(
+                "--slowfs is reserved (not implemented yet); meanwhile mount the fixtures with \
+                 `cargo xtask slowfs MOUNT --source target/fixtures` and pass `--dir MOUNT`"
+                    .into(),
+            ),
+            "all" => o.groups.extend(GROUPS.map(String::from)),
+            g if GROUPS.contains(&g) => o.groups.push(g.into()),
+            other => {
+                return Err(format!(
+                    "bench: unknown argument '{other}' (groups: {GROUPS:?} or all)"
+                ))
+            }
+        }
+    }
+    if o.groups.is_empty() {
+        o.groups.extend(GROUPS.map(String::from));
+    }
+    o.groups.dedup();
+    o.runs = runs.unwrap_or(if quick { 3 } else { 10 });
+    Ok(o)
+}
+
+pub fn main(args: &[String]) -> Result<(), String> {
+    let o = parse_args(args)?;
+    let file = crate::workspace_root().join("benches").join("workloads.txt");
+    let text = fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let workloads: Vec<Workload> = parse(&text)?
+        .into_iter()
+        .filter(|w| o.groups.contains(&w.group))
+        .filter(|w| o.only.as_ref().is_none_or(|s| w.title.contains(s.as_str())))
+        .collect();
+    if workloads.is_empty() {
+        return Err("no workload selected".into());
+    }
+    if o.strace {
+        crate::setup::ensure_packages(&[("strace", "strace")])?;
+    }
+    let strace = o.strace && which("strace").is_some();
+    // Fixtures first: they are slow to build the first time, and the build
+    // must not overlap with timing.
+    let sets: BTreeSet<Set> =
+        workloads.iter().flat_map(|w| w.cmds.iter().flat_map(|(_, c)| sets_needed(c))).collect();
+    for s in &sets {
+        fixtures::ensure(&o.dir, *s)?;
+    }
+    crate::cargo(&["build", "--release", "--bins"])?;
+    let ours_dir = crate::target_dir().join("release");
+    let out_dir = crate::target_dir().join("bench");
+    fs::create_dir_all(&out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
+    let tmp = out_dir.join(format!(".strace-{}", std::process::id()));
+    let header = crate::machine::header(&o.dir);
+    let mut cache = HashMap::new();
+    for group in &o.groups {
+        let mut results: Vec<(&Workload, Vec<Result_>, f64)> = Vec::new();
+        let group_load = ForeignLoad::start();
+        for w in workloads.iter().filter(|w| &w.group == group) {
+            let rows = resolve(w, &ours_dir, &mut cache)?;
+            eprintln!("bench: {group}: {} ({} commands × {} runs)", w.title, rows.len(), o.runs);
+            let load = ForeignLoad::start();
+            let res = measure(rows, &o.dir, w.stdout, o.runs, strace.then_some(tmp.as_path()));
+            results.push((w, res, load.cores()));
+        }
+        let report = render(group, &header, &o, strace, &results, group_load.cores());
+        print!("{report}");
+        let path = out_dir.join(format!("{group}.md"));
+        fs::write(&path, &report).map_err(|e| format!("{}: {e}", path.display()))?;
+        eprintln!("bench: wrote {}", path.display());
+    }
+    Ok(())
+}
+
+fn measure(
+    rows: Vec<Row>,
+    cwd: &Path,
+    mode: Stdout,
+    runs: usize,
+    strace_tmp: Option<&Path>,
+) -> Vec<Result_> {
+    let mut res: Vec<Result_> = rows
+        .into_iter()
+        .map(|row| Result_ {
+            row,
+            failed: None,
+            wall: Vec::new(),
+            cpu: Vec::new(),
+            syscalls: None,
+            out: (0, 0),
+        })
+        .collect();
+    // Warm-up, also the check that the command works (its stderr is kept)
+    // and what it prints (stdout always goes to a pipe here, hashed, so our
+    // output can be compared with GNU's).
+    for r in &mut res {
+        let err_path =
+            std::env::temp_dir().join(format!("xtask-bench-stderr-{}", std::process::id()));
+        let stderr = fs::File::create(&err_path).map(Stdio::from).unwrap_or_else(|_| Stdio::null());
+        match run_once(&r.row, cwd, Stdout::Pipe, stderr, true) {
+            Ok(s) if s.code == 0 => r.out = s.out,
+            Ok(s) => {
+                let msg = fs::read_to_string(&err_path).unwrap_or_default();
+                let first = msg.lines().next().unwrap_or("").chars().take(100).collect::<String>();
+                eprintln!("bench:   {} failed (exit {}): {first}", r.row.label, s.code);
+                r.failed = Some(format!("exit {}", s.code));
+            }
+            Err(e) => r.failed = Some(e),
+        }
+        let _ = fs::remove_file(&err_path);
+    }
+    for _ in 0..runs {
+        for r in res.iter_mut().filter(|r| r.failed.is_none()) {
+            match run_once(&r.row, cwd, mode, Stdio::null(), false) {
+                Ok(s) if s.code == 0 => {
+                    r.wall.push(s.wall);
+                    r.cpu.push(s.cpu);
+                }
+                Ok(s) => r.failed = Some(format!("exit {} (flaky)", s.code)),
+                Err(e) => r.failed = Some(e),
+            }
+        }
+    }
+    if let Some(tmp) = strace_tmp {
+        for r in res.iter_mut().filter(|r| r.failed.is_none()) {
+            r.syscalls = count_syscalls(&r.row, cwd, mode, tmp);
+        }
+    }
+    res
+}
+
+/// `prog --version`'s first line that has a digit, e.g. `ls (GNU coreutils) 9.1`.
+fn version(prog: &OsString) -> Option<String> {
+    let out = Command::new(prog)
+        .arg("--version")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let line = text.lines().find(|l| l.chars().any(|c| c.is_ascii_digit()))?.trim();
+    let name = Path::new(prog).file_name()?.to_string_lossy().into_owned();
+    let line: String = line.chars().take(60).collect();
+    let named = line.to_ascii_lowercase().starts_with(&name.to_ascii_lowercase());
+    Some(if named { line } else { format!("{name} {line}") })
+}
+
+/// The versions of the peers that ran in this group.
+fn versions(results: &[(&Workload, Vec<Result_>, f64)]) -> String {
+    let mut progs: Vec<OsString> = Vec::new();
+    for (_, rows, _) in results {
+        for r in rows.iter().filter(|r| !r.row.ours && r.failed.is_none()) {
+            let prog = if r.row.argv[0] == "sh" {
+                let cmd = r.row.argv[2].to_string_lossy().into_owned();
+                match words(&cmd).into_iter().next().and_then(|p| which(&p)) {
+                    Some(p) => p.into_os_string(),
+                    None => continue,
+                }
+            } else {
+                r.row.argv[0].clone()
+            };
+            if !progs.contains(&prog) {
+                progs.push(prog);
+            }
+        }
+    }
+    progs.iter().filter_map(version).collect::<Vec<_>>().join("; ")
+}
+
+fn render(
+    group: &str,
+    header: &str,
+    o: &Options,
+    strace: bool,
+    results: &[(&Workload, Vec<Result_>, f64)],
+    load: f64,
+) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "# `cargo xtask bench {group}`\n");
+    s.push_str(header);
+    let _ = writeln!(s, "- peers: {}", versions(results));
+    let _ = writeln!(
+        s,
+        "- method: per workload, 1 warm-up run, then {} rounds running every command once in turn; \
+         wall = spawn + wait (+ draining stdout for `pipe`) with `Instant`, nothing subtracted; \
+         cpu = user + sys of the child from `wait4` (median); syscalls = one `strace -f -c` run{}; \
+         `LC_ALL=C`; commands run in the fixtures directory\n- ×GNU and ×best = median / median of the GNU row, \
+         and of the fastest row that is not ours; `[backend]` rows force `RINGIO_BACKEND`\n\
+         - stdout = bytes the warm-up run printed; on our rows `=` means byte-identical to GNU, \
+         `~` same size in another order, `⚠` different\n",
+        o.runs,
+        if strace { "" } else { " (skipped)" }
+    );
+    let _ = writeln!(
+        s,
+        "| workload | tool | command | median ms | min | max | cpu ms | ×GNU | ×best | syscalls | stdout |"
+    );
+    let _ = writeln!(s, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (w, rows, load) in results {
+        let med = |r: &Result_| (r.failed.is_none() && !r.wall.is_empty()).then(|| median(&r.wall));
+        let gnu_row = rows.iter().find(|r| r.row.gnu && r.failed.is_none());
+        let gnu = gnu_row.and_then(med);
+        let best = rows.iter().filter(|r| !r.row.ours).filter_map(med).min();
+        let busy = if *load >= BUSY_CORES {
+            format!(" ⚠ other processes used {load:.1} cores")
+        } else {
+            String::new()
+        };
+        let title = format!(
+            "{} ({}){busy}",
+            w.title.replace('|', "\\|"),
+            match w.stdout {
+                Stdout::DevNull => "> /dev/null",
+                Stdout::Pipe => "→ pipe",
+            }
+        );
+        for (i, r) in rows.iter().enumerate() {
+            let wl = if i == 0 { title.as_str() } else { "" };
+            let tool = if r.row.ours && r.row.backend.is_none() {
+                format!("**{}**", r.row.label)
+            } else {
+                r.row.label.clone()
+            };
+            let cmd = format!("`{}`", r.row.shown.replace('|', "\\|"));
+            let out = match gnu_row {
+                Some(g) if r.row.ours && r.out == g.out => format!("{} =", r.out.0),
+                Some(g) if r.row.ours && r.out.0 == g.out.0 => format!("{} ~", r.out.0),
+                Some(_) if r.row.ours => format!("{} ⚠", r.out.0),
+                _ => r.out.0.to_string(),
+            };
+            let Some(m) = med(r) else {
+                let why = r.failed.clone().unwrap_or_else(|| "no samples".into());
+                let _ = writeln!(s, "| {wl} | {tool} | {cmd} | {why} | | | | | | | |");
+                continue;
+            };
+            let ratio = |base: Option<Duration>| {
+                base.map_or(String::new(), |b| format!("{:.2}×", m.as_secs_f64() / b.as_secs_f64()))
+            };
+            let _ = writeln!(
+                s,
+                "| {wl} | {tool} | {cmd} | {} | {} | {} | {} | {} | {} | {} | {out} |",
+                ms(m),
+                ms(*r.wall.iter().min().unwrap()),
+                ms(*r.wall.iter().max().unwrap()),
+                ms(median(&r.cpu)),
+                ratio(gnu),
+                ratio(best),
+                r.syscalls.map_or_else(|| "–".into(), |n| n.to_string()),
+            );
+        }
+    }
+    let _ = writeln!(
+        s,
+        "\n- CPU used by other processes during this group: {load:.2} cores on average{}\n- load average at end: {}",
+        if load >= BUSY_CORES { " (⚠ a busy machine: medians are inflated; compare rows within a workload only)" } else { "" },
+        crate::machine::loadavg()
+    );
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workload_file_parses_and_uses_known_placeholders() {
+        let text =
+            fs::read_to_string(crate::workspace_root().join("benches/workloads.txt")).unwrap();
+        let ws = parse(&text).unwrap();
+        for g in GROUPS {
+            assert!(ws.iter().any(|w| w.group == g), "no {g} workload");
+        }
+        for w in &ws {
+            assert!(w.cmds.iter().any(|(l, _)| l.starts_with("GNU")), "{}: no GNU row", w.title);
+            assert!(
+                w.cmds.iter().any(|(_, c)| c.contains("{OURS:")),
+                "{}: no row of ours",
+                w.title
+            );
+            for (_, c) in &w.cmds {
+                expand(c, Path::new("/x"), needs_shell(c)).unwrap();
+            }
+        }
+    }
+
+    #[test]
+    fn our_release_binary_is_not_taken_for_a_peer() {
+        let me = std::env::current_exe().unwrap();
+        assert!(looks_like_ours(&me));
+        assert!(!looks_like_ours(Path::new("/bin/sh")));
+    }
+
+    #[test]
+    fn words_and_quotes() {
+        assert_eq!(words("find {TREE} -name '*.c'  -x"), ["find", "{TREE}", "-name", "*.c", "-x"]);
+        assert_eq!(words("a '' b"), ["a", "", "b"]);
+        assert_eq!(shell_quote("tree"), "tree");
+        assert_eq!(shell_quote("a b"), "'a b'");
+    }
+
+    #[test]
+    fn strace_summary_with_and_without_errors_column() {
+        let text = "\
+% time     seconds  usecs/call     calls    errors syscall
+------ ----------- ----------- --------- --------- ----------------
+ 60.00    0.000006           0        23           close
+ 40.00    0.000004           0        34        13 openat
+  0.00    0.000000           0         1           io_uring_enter
+------ ----------- ----------- --------- --------- ----------------
+100.00    0.000010           0        58        13 total
+";
+        let (total, per) = parse_strace_summary(text).unwrap();
+        assert_eq!(total, 58);
+        assert_eq!(
+            per,
+            [("close".into(), 23), ("openat".into(), 34), ("io_uring_enter".into(), 1)]
+        );
+        // Older strace leaves usecs/call blank on the total line.
+        let old = text.replace(
+            "100.00    0.000010           0        58",
+            "100.00    0.000010                    58",
+        );
+        assert_eq!(parse_strace_summary(&old).unwrap().0, 58);
+    }
+}

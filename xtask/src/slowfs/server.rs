@@ -1,0 +1,887 @@
+//! Serving the FUSE connection: worker threads read requests from
+//! /dev/fuse and answer them at once from the source tree, but park the
+//! finished reply in a delay queue until `received + latency`; one timer
+//! thread writes parked replies back when they fall due. So how many
+//! requests are in flight is bounded by the callers, never by the number
+//! of threads here, as on an NFS client waiting for a server's replies.
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap};
+use std::ffi::CString;
+use std::fs::{self, File, Metadata};
+use std::io::{self, Read, Write};
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::{DirEntryExt, FileExt, FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use super::nodes::{parent_of, DirEntry, Handles, Nodes};
+use super::proto::*;
+use super::sys::{self, as_bytes, read_struct, Pod};
+
+/// Largest READ the kernel may send: max_pages (32) × 4 KiB.
+const MAX_READ: u32 = 128 * 1024;
+/// Request buffer: the largest request (a write of max_write bytes, never
+/// sent to this read-only mount) plus headers, with room to spare.
+const BUF_SIZE: usize = MAX_READ as usize + 64 * 1024;
+const HEADER: usize = std::mem::size_of::<OutHeader>();
+
+pub struct Config {
+    /// The directory mirrored (canonical).
+    pub source: PathBuf,
+    /// Delay of every metadata request (see [`is_metadata`]).
+    pub latency: Duration,
+    /// Each delay is drawn uniformly from latency ± jitter.
+    pub jitter: Duration,
+    /// Delay of READ requests.
+    pub read_latency: Duration,
+    /// entry_valid and attr_valid given to the kernel (0: no caching).
+    pub cache: Duration,
+    /// Threads reading requests (the timer thread comes on top).
+    pub threads: usize,
+}
+
+/// The requests delayed by `latency`: what an NFS client sends a server a
+/// round trip for when it caches nothing.
+pub fn is_metadata(op: u32) -> bool {
+    matches!(
+        op,
+        LOOKUP
+            | GETATTR
+            | OPENDIR
+            | READDIR
+            | READDIRPLUS
+            | READLINK
+            | OPEN
+            | GETXATTR
+            | LISTXATTR
+            | STATFS
+            | ACCESS
+    )
+}
+
+/// Request counters and the in-flight gauge.
+pub struct Stats {
+    counts: [AtomicU64; OPCODE_SLOTS],
+    in_flight: AtomicU64,
+    max_in_flight: AtomicU64,
+    interrupted: AtomicU64,
+    /// Replies written by the timer, and how late in total (a loaded
+    /// machine wakes the timer thread late).
+    timed: AtomicU64,
+    late_ns: AtomicU64,
+    resets: AtomicU64,
+    since: Mutex<Instant>,
+}
+
+impl Stats {
+    fn new() -> Stats {
+        Stats {
+            counts: std::array::from_fn(|_| AtomicU64::new(0)),
+            in_flight: AtomicU64::new(0),
+            max_in_flight: AtomicU64::new(0),
+            interrupted: AtomicU64::new(0),
+            timed: AtomicU64::new(0),
+            late_ns: AtomicU64::new(0),
+            resets: AtomicU64::new(0),
+            since: Mutex::new(Instant::now()),
+        }
+    }
+
+    fn count(&self, op: u32) {
+        let slot = (op as usize).min(OPCODE_SLOTS - 1);
+        self.counts[slot].fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// A delayed request arrived. Only those count as in flight: the rest
+    /// (release, flush, forget, ...) are answered as soon as they are read,
+    /// and asynchronous ones such as RELEASEDIR would otherwise make a
+    /// single-threaded caller look concurrent.
+    fn enter(&self) {
+        let now = self.in_flight.fetch_add(1, Ordering::Relaxed) + 1;
+        self.max_in_flight.fetch_max(now, Ordering::Relaxed);
+    }
+
+    /// Its reply was written (or dropped) when due.
+    fn leave(&self) {
+        self.in_flight.fetch_sub(1, Ordering::Relaxed);
+    }
+
+    fn late(&self, by: Duration) {
+        self.timed.fetch_add(1, Ordering::Relaxed);
+        self.late_ns.fetch_add(by.as_nanos() as u64, Ordering::Relaxed);
+    }
+
+    /// Mean lateness of delayed replies past their deadline.
+    pub fn mean_late(&self) -> Duration {
+        let n = self.timed.load(Ordering::Relaxed);
+        Duration::from_nanos(self.late_ns.load(Ordering::Relaxed).checked_div(n).unwrap_or(0))
+    }
+
+    /// Zeroes the counters (the gauge keeps counting what is in flight).
+    pub fn reset(&self) {
+        for c in &self.counts {
+            c.store(0, Ordering::Relaxed);
+        }
+        self.interrupted.store(0, Ordering::Relaxed);
+        self.timed.store(0, Ordering::Relaxed);
+        self.late_ns.store(0, Ordering::Relaxed);
+        self.max_in_flight.store(self.in_flight.load(Ordering::Relaxed), Ordering::Relaxed);
+        *self.since.lock().unwrap() = Instant::now();
+        self.resets.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// (opcode name, count) for every opcode seen, busiest first.
+    pub fn by_opcode(&self) -> Vec<(&'static str, u64)> {
+        let mut v: Vec<(&'static str, u64)> = Vec::new();
+        for (op, c) in self.counts.iter().enumerate() {
+            let n = c.load(Ordering::Relaxed);
+            if n == 0 {
+                continue;
+            }
+            let name = if op == OPCODE_SLOTS - 1 { "other" } else { opcode_name(op as u32) };
+            match v.iter_mut().find(|(k, _)| *k == name) {
+                Some((_, total)) => *total += n,
+                None => v.push((name, n)),
+            }
+        }
+        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+        v
+    }
+
+    pub fn total(&self) -> u64 {
+        self.counts.iter().map(|c| c.load(Ordering::Relaxed)).sum()
+    }
+
+    pub fn max_in_flight(&self) -> u64 {
+        self.max_in_flight.load(Ordering::Relaxed)
+    }
+
+    pub fn elapsed(&self) -> Duration {
+        self.since.lock().unwrap().elapsed()
+    }
+
+    /// The stats file: `key value` lines, fixed keys first, then one line
+    /// per opcode seen.
+    pub fn render(&self, cfg: &Config, last: bool) -> String {
+        let mut s = String::new();
+        let mut line = |k: &str, v: String| {
+            s.push_str(k);
+            s.push(' ');
+            s.push_str(&v);
+            s.push('\n');
+        };
+        line("latency_ns", cfg.latency.as_nanos().to_string());
+        line("jitter_ns", cfg.jitter.as_nanos().to_string());
+        line("read_latency_ns", cfg.read_latency.as_nanos().to_string());
+        line("cache_ns", cfg.cache.as_nanos().to_string());
+        line("elapsed_s", format!("{:.3}", self.elapsed().as_secs_f64()));
+        line("resets", self.resets.load(Ordering::Relaxed).to_string());
+        line("requests", self.total().to_string());
+        line("max_in_flight", self.max_in_flight().to_string());
+        line("in_flight", self.in_flight.load(Ordering::Relaxed).to_string());
+        line("interrupted", self.interrupted.load(Ordering::Relaxed).to_string());
+        line("mean_late_us", format!("{:.1}", self.mean_late().as_nanos() as f64 / 1e3));
+        line("final", u8::from(last).to_string());
+        for (name, n) in self.by_opcode() {
+            line(name, n.to_string());
+        }
+        s
+    }
+}
+
+/// Replies waiting for their deadline, by request id.
+struct DelayQueue {
+    state: Mutex<QueueState>,
+    due: Condvar,
+}
+
+#[derive(Default)]
+struct QueueState {
+    heap: BinaryHeap<Reverse<(Instant, u64)>>,
+    parked: HashMap<u64, Vec<u8>>,
+    stop: bool,
+}
+
+impl DelayQueue {
+    fn park(&self, at: Instant, unique: u64, reply: Vec<u8>) {
+        let mut st = self.state.lock().unwrap();
+        let earliest = st.heap.peek().is_none_or(|Reverse((t, _))| at < *t);
+        st.heap.push(Reverse((at, unique)));
+        st.parked.insert(unique, reply);
+        drop(st);
+        if earliest {
+            self.due.notify_one();
+        }
+    }
+
+    /// Takes a parked reply out early (its request was interrupted).
+    fn take(&self, unique: u64) -> Option<Vec<u8>> {
+        self.state.lock().unwrap().parked.remove(&unique)
+    }
+
+    /// Blocks until some replies are due and moves them, with their
+    /// deadlines, into `out`; false once the queue is stopped.
+    fn wait_due(&self, out: &mut Vec<(Instant, Vec<u8>)>) -> bool {
+        let mut st = self.state.lock().unwrap();
+        loop {
+            if st.stop {
+                return false;
+            }
+            let now = Instant::now();
+            while let Some(&Reverse((t, unique))) = st.heap.peek() {
+                if t > now {
+                    break;
+                }
+                st.heap.pop();
+                if let Some(r) = st.parked.remove(&unique) {
+                    out.push((t, r));
+                }
+            }
+            if !out.is_empty() {
+                return true;
+            }
+            st = match st.heap.peek() {
+                Some(&Reverse((t, _))) => self.due.wait_timeout(st, t - now).unwrap().0,
+                None => self.due.wait(st).unwrap(),
+            };
+        }
+    }
+
+    fn stop(&self) {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).stop = true;
+        self.due.notify_all();
+    }
+}
+
+pub struct Server {
+    dev: File,
+    pub cfg: Config,
+    nodes: Mutex<Nodes>,
+    files: Mutex<Handles<Arc<File>>>,
+    dirs: Mutex<Handles<Arc<Vec<DirEntry>>>>,
+    pub stats: Stats,
+    queue: DelayQueue,
+    initialized: Mutex<bool>,
+    init_done: Condvar,
+    /// What INIT settled: protocol minor, and the flags both sides accepted.
+    negotiated: Mutex<(u32, u32)>,
+    workers_alive: AtomicUsize,
+    stopped: AtomicBool,
+}
+
+type Reply = Result<(), i32>;
+
+fn errno(e: io::Error) -> i32 {
+    e.raw_os_error().unwrap_or(libc::EIO)
+}
+
+fn push<T: Pod>(out: &mut Vec<u8>, v: &T) {
+    out.extend_from_slice(as_bytes(v));
+}
+
+/// The bytes of a NUL-terminated name at the front of `body`.
+fn name_arg(body: &[u8]) -> Result<&[u8], i32> {
+    let end = body.iter().position(|&b| b == 0).ok_or(libc::EINVAL)?;
+    Ok(&body[..end])
+}
+
+fn arg<T: Pod>(body: &[u8]) -> Result<T, i32> {
+    read_struct(body).ok_or(libc::EINVAL)
+}
+
+fn path_cstring(p: &Path) -> Result<CString, i32> {
+    CString::new(p.as_os_str().as_bytes()).map_err(|_| libc::EINVAL)
+}
+
+fn attr_of(md: &Metadata) -> Attr {
+    Attr {
+        ino: md.ino(),
+        size: md.size(),
+        blocks: md.blocks(),
+        atime: md.atime() as u64,
+        mtime: md.mtime() as u64,
+        ctime: md.ctime() as u64,
+        atimensec: md.atime_nsec() as u32,
+        mtimensec: md.mtime_nsec() as u32,
+        ctimensec: md.ctime_nsec() as u32,
+        mode: md.mode(),
+        nlink: md.nlink() as u32,
+        uid: md.uid(),
+        gid: md.gid(),
+        // Userspace dev_t and the kernel's new_encode_dev agree on the low
+        // 32 bits for every major < 4096 and minor < 2^20.
+        rdev: md.rdev() as u32,
+        blksize: md.blksize() as u32,
+        flags: 0,
+    }
+}
+
+fn dtype(ft: fs::FileType) -> u32 {
+    if ft.is_dir() {
+        libc::DT_DIR as u32
+    } else if ft.is_file() {
+        libc::DT_REG as u32
+    } else if ft.is_symlink() {
+        libc::DT_LNK as u32
+    } else if ft.is_fifo() {
+        libc::DT_FIFO as u32
+    } else if ft.is_char_device() {
+        libc::DT_CHR as u32
+    } else if ft.is_block_device() {
+        libc::DT_BLK as u32
+    } else if ft.is_socket() {
+        libc::DT_SOCK as u32
+    } else {
+        libc::DT_UNKNOWN as u32
+    }
+}
+
+/// A small xorshift generator for jitter (quality is irrelevant here).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        x
+    }
+}
+
+impl Server {
+    /// Starts `cfg.threads` workers on the connection `dev` and the timer
+    /// thread; they run until the file system is unmounted.
+    pub fn start(dev: File, cfg: Config) -> (Arc<Server>, Vec<JoinHandle<()>>) {
+        let threads = cfg.threads.max(1);
+        let server = Arc::new(Server {
+            dev,
+            nodes: Mutex::new(Nodes::new(cfg.source.clone())),
+            cfg,
+            files: Mutex::new(Handles::new()),
+            dirs: Mutex::new(Handles::new()),
+            stats: Stats::new(),
+            queue: DelayQueue { state: Mutex::new(QueueState::default()), due: Condvar::new() },
+            initialized: Mutex::new(false),
+            init_done: Condvar::new(),
+            negotiated: Mutex::new((0, 0)),
+            workers_alive: AtomicUsize::new(threads),
+            stopped: AtomicBool::new(false),
+        });
+        let mut handles = Vec::new();
+        for i in 0..threads {
+            let s = Arc::clone(&server);
+            let h = std::thread::Builder::new()
+                .name(format!("slowfs-worker-{i}"))
+                .spawn(move || s.worker(i))
+                .expect("spawn slowfs worker");
+            handles.push(h);
+        }
+        let s = Arc::clone(&server);
+        let h = std::thread::Builder::new()
+            .name("slowfs-timer".into())
+            .spawn(move || s.timer())
+            .expect("spawn slowfs timer");
+        handles.push(h);
+        (server, handles)
+    }
+
+    /// Waits for the kernel's INIT to be answered: the mount is live then.
+    pub fn wait_initialized(&self, timeout: Duration) -> bool {
+        let g = self.initialized.lock().unwrap();
+        let (g, _) = self.init_done.wait_timeout_while(g, timeout, |done| !*done).unwrap();
+        *g
+    }
+
+    /// The negotiated protocol, e.g. "7.38, parallel dirops, async read".
+    pub fn protocol(&self) -> String {
+        let (minor, flags) = *self.negotiated.lock().unwrap();
+        let mut s = format!("{KERNEL_VERSION}.{minor}");
+        for (bit, name) in [
+            (FUSE_PARALLEL_DIROPS, "parallel dirops"),
+            (FUSE_ASYNC_READ, "async read"),
+            (FUSE_MAX_PAGES, "128 KiB requests"),
+        ] {
+            if flags & bit != 0 {
+                s.push_str(", ");
+                s.push_str(name);
+            }
+        }
+        s
+    }
+
+    /// Whether every worker has seen the connection end.
+    pub fn stopped(&self) -> bool {
+        self.stopped.load(Ordering::Acquire)
+    }
+
+    /// Live node ids and open handles, for the exit summary.
+    pub fn table_sizes(&self) -> (usize, usize, usize) {
+        (
+            self.nodes.lock().unwrap().len(),
+            self.files.lock().unwrap().len(),
+            self.dirs.lock().unwrap().len(),
+        )
+    }
+
+    fn worker(&self, index: usize) {
+        /// Marks the worker gone however it ends (a panic included), so the
+        /// last one out always stops the timer and the server can exit.
+        struct Exit<'a>(&'a Server);
+        impl Drop for Exit<'_> {
+            fn drop(&mut self) {
+                if self.0.workers_alive.fetch_sub(1, Ordering::AcqRel) == 1 {
+                    self.0.stopped.store(true, Ordering::Release);
+                    self.0.queue.stop();
+                }
+            }
+        }
+        let _exit = Exit(self);
+        let mut buf = vec![0u8; BUF_SIZE];
+        let clock = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos() as u64);
+        let seed = clock ^ (index as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let mut rng = Rng(seed | 1);
+        loop {
+            let n = match (&self.dev).read(&mut buf) {
+                Ok(n) => n,
+                Err(e) => match e.raw_os_error() {
+                    // The request was interrupted before we read it, or a
+                    // signal arrived: try again.
+                    Some(libc::ENOENT | libc::EINTR | libc::EAGAIN) => continue,
+                    // Unmounted (or the connection was aborted).
+                    Some(libc::ENODEV) => break,
+                    _ => {
+                        eprintln!("slowfs: reading /dev/fuse: {e}");
+                        break;
+                    }
+                },
+            };
+            let received = Instant::now();
+            self.handle(&buf[..n], received, &mut rng);
+        }
+    }
+
+    fn timer(&self) {
+        // Deadlines are a millisecond apart: the default 50 µs of slack
+        // would add 5 % to every request.
+        let _ = sys::set_timer_slack(1);
+        let mut due = Vec::new();
+        while self.queue.wait_due(&mut due) {
+            for (deadline, reply) in due.drain(..) {
+                // Count it answered first: once written, the caller may
+                // send its next request before this thread runs again.
+                self.stats.leave();
+                self.stats.late(deadline.elapsed());
+                self.send(&reply);
+            }
+        }
+    }
+
+    fn send(&self, reply: &[u8]) {
+        if let Err(e) = (&self.dev).write(reply) {
+            match e.raw_os_error() {
+                // The caller went away (interrupted), or we are unmounted.
+                Some(libc::ENOENT | libc::ENODEV) => {}
+                _ => eprintln!("slowfs: writing a reply: {e}"),
+            }
+        }
+    }
+
+    fn delay(&self, op: u32, rng: &mut Rng) -> Duration {
+        if op == READ {
+            return self.cfg.read_latency;
+        }
+        if !is_metadata(op) {
+            return Duration::ZERO;
+        }
+        let base = self.cfg.latency.as_nanos() as i128;
+        let j = self.cfg.jitter.as_nanos() as i128;
+        let off = if j == 0 { 0 } else { (rng.next() as i128 % (2 * j + 1)) - j };
+        Duration::from_nanos((base + off).max(0) as u64)
+    }
+
+    fn handle(&self, msg: &[u8], received: Instant, rng: &mut Rng) {
+        let Some(h) = read_struct::<InHeader>(msg) else { return };
+        let end = (h.len as usize).min(msg.len());
+        let body = msg.get(std::mem::size_of::<InHeader>()..end).unwrap_or(&[]);
+        self.stats.count(h.opcode);
+        if is_one_way(h.opcode) {
+            self.one_way(&h, body);
+            return;
+        }
+        let delay = self.delay(h.opcode, rng);
+        if !delay.is_zero() {
+            self.stats.enter();
+        }
+        let mut out = vec![0u8; HEADER];
+        let r = self.dispatch(&h, body, &mut out);
+        let err = match r {
+            Ok(()) => 0,
+            Err(e) => {
+                out.truncate(HEADER);
+                -e
+            }
+        };
+        let header = OutHeader { len: out.len() as u32, error: err, unique: h.unique };
+        out[..HEADER].copy_from_slice(as_bytes(&header));
+        if delay.is_zero() {
+            self.send(&out);
+        } else {
+            self.queue.park(received + delay, h.unique, out);
+        }
+    }
+
+    fn one_way(&self, h: &InHeader, body: &[u8]) {
+        match h.opcode {
+            FORGET => {
+                if let Some(f) = read_struct::<ForgetIn>(body) {
+                    self.nodes.lock().unwrap().forget(h.nodeid, f.nlookup);
+                }
+            }
+            BATCH_FORGET => {
+                let Some(b) = read_struct::<BatchForgetIn>(body) else { return };
+                let mut nodes = self.nodes.lock().unwrap();
+                let items = &body[std::mem::size_of::<BatchForgetIn>()..];
+                for chunk in
+                    items.chunks_exact(std::mem::size_of::<ForgetOne>()).take(b.count as usize)
+                {
+                    if let Some(f) = read_struct::<ForgetOne>(chunk) {
+                        nodes.forget(f.nodeid, f.nlookup);
+                    }
+                }
+            }
+            INTERRUPT => {
+                // Answer the interrupted request now with EINTR if its reply
+                // is still parked; otherwise it is being answered already.
+                let Some(i) = read_struct::<InterruptIn>(body) else { return };
+                if self.queue.take(i.unique).is_some() {
+                    let header =
+                        OutHeader { len: HEADER as u32, error: -libc::EINTR, unique: i.unique };
+                    self.stats.leave();
+                    self.send(as_bytes(&header));
+                    self.stats.interrupted.fetch_add(1, Ordering::Relaxed);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn node_path(&self, id: u64) -> Result<PathBuf, i32> {
+        self.nodes.lock().unwrap().path(id).ok_or(libc::ESTALE)
+    }
+
+    fn cache_times(&self) -> (u64, u32) {
+        (self.cfg.cache.as_secs(), self.cfg.cache.subsec_nanos())
+    }
+
+    fn dispatch(&self, h: &InHeader, body: &[u8], out: &mut Vec<u8>) -> Reply {
+        match h.opcode {
+            INIT => self.init(body, out),
+            DESTROY | FLUSH => Ok(()),
+            LOOKUP => self.lookup(h.nodeid, name_arg(body)?, out),
+            GETATTR => {
+                let md = fs::symlink_metadata(self.node_path(h.nodeid)?).map_err(errno)?;
+                let (secs, nsecs) = self.cache_times();
+                let a = AttrOut {
+                    attr_valid: secs,
+                    attr_valid_nsec: nsecs,
+                    dummy: 0,
+                    attr: attr_of(&md),
+                };
+                push(out, &a);
+                Ok(())
+            }
+            READLINK => {
+                let target = fs::read_link(self.node_path(h.nodeid)?).map_err(errno)?;
+                out.extend_from_slice(target.as_os_str().as_bytes());
+                Ok(())
+            }
+            OPEN => {
+                let o: OpenIn = arg(body)?;
+                if o.flags as i32 & libc::O_ACCMODE != libc::O_RDONLY {
+                    return Err(libc::EROFS);
+                }
+                let f = fs::OpenOptions::new()
+                    .read(true)
+                    .custom_flags(libc::O_NOFOLLOW)
+                    .open(self.node_path(h.nodeid)?)
+                    .map_err(errno)?;
+                let fh = self.files.lock().unwrap().insert(Arc::new(f));
+                push(out, &OpenOut { fh, open_flags: 0, padding: 0 });
+                Ok(())
+            }
+            READ => {
+                let r: ReadIn = arg(body)?;
+                let f = self.files.lock().unwrap().get(r.fh).ok_or(libc::EBADF)?;
+                let want = r.size.min(MAX_READ) as usize;
+                out.resize(HEADER + want, 0);
+                let mut got = 0;
+                while got < want {
+                    match f.read_at(&mut out[HEADER + got..], r.offset + got as u64) {
+                        Ok(0) => break,
+                        Ok(n) => got += n,
+                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                        Err(e) => return Err(errno(e)),
+                    }
+                }
+                out.truncate(HEADER + got);
+                Ok(())
+            }
+            RELEASE => {
+                let r: ReleaseIn = arg(body)?;
+                self.files.lock().unwrap().remove(r.fh);
+                Ok(())
+            }
+            OPENDIR => self.opendir(h.nodeid, out),
+            READDIR => {
+                let r: ReadIn = arg(body)?;
+                let entries = self.dirs.lock().unwrap().get(r.fh).ok_or(libc::EBADF)?;
+                let limit = r.size as usize;
+                let mut used = 0;
+                for (i, e) in entries.iter().enumerate().skip(r.offset as usize) {
+                    let size = dirent_size(e.name.len());
+                    if used + size > limit {
+                        break;
+                    }
+                    let d = Dirent {
+                        ino: e.ino,
+                        off: i as u64 + 1,
+                        namelen: e.name.len() as u32,
+                        typ: e.typ,
+                    };
+                    push(out, &d);
+                    out.extend_from_slice(&e.name);
+                    out.resize(out.len() + size - std::mem::size_of::<Dirent>() - e.name.len(), 0);
+                    used += size;
+                }
+                Ok(())
+            }
+            RELEASEDIR => {
+                let r: ReleaseIn = arg(body)?;
+                self.dirs.lock().unwrap().remove(r.fh);
+                Ok(())
+            }
+            GETXATTR => {
+                let g: GetxattrIn = arg(body)?;
+                let name = name_arg(&body[std::mem::size_of::<GetxattrIn>()..])?;
+                let name = CString::new(name).map_err(|_| libc::EINVAL)?;
+                let path = path_cstring(&self.node_path(h.nodeid)?)?;
+                self.xattr_reply(g.size, out, |buf| sys::lgetxattr(&path, &name, buf))
+            }
+            LISTXATTR => {
+                let g: GetxattrIn = arg(body)?;
+                let path = path_cstring(&self.node_path(h.nodeid)?)?;
+                self.xattr_reply(g.size, out, |buf| sys::llistxattr(&path, buf))
+            }
+            STATFS => {
+                let st = sys::statvfs(&self.node_path(h.nodeid)?).map_err(errno)?;
+                let k = Kstatfs {
+                    blocks: st.blocks,
+                    bfree: st.bfree,
+                    bavail: st.bavail,
+                    files: st.files,
+                    ffree: st.ffree,
+                    bsize: st.bsize as u32,
+                    namelen: st.namelen as u32,
+                    frsize: st.frsize as u32,
+                    padding: 0,
+                    spare: [0; 6],
+                };
+                push(out, &k);
+                Ok(())
+            }
+            ACCESS => {
+                // The server runs as root and the mount is read-only (the
+                // kernel refuses writes itself): every existing file passes.
+                fs::symlink_metadata(self.node_path(h.nodeid)?).map_err(errno)?;
+                Ok(())
+            }
+            _ => Err(libc::ENOSYS),
+        }
+    }
+
+    /// GETXATTR/LISTXATTR: size 0 asks how big the value is.
+    fn xattr_reply(
+        &self,
+        size: u32,
+        out: &mut Vec<u8>,
+        call: impl Fn(&mut [u8]) -> io::Result<usize>,
+    ) -> Reply {
+        if size == 0 {
+            let n = call(&mut []).map_err(errno)?;
+            push(out, &GetxattrOut { size: n as u32, padding: 0 });
+        } else {
+            out.resize(HEADER + size as usize, 0);
+            let n = call(&mut out[HEADER..]).map_err(errno)?;
+            out.truncate(HEADER + n);
+        }
+        Ok(())
+    }
+
+    fn init(&self, body: &[u8], out: &mut Vec<u8>) -> Reply {
+        let i: InitIn = arg(body)?;
+        if i.major > KERNEL_VERSION {
+            // The kernel offers a newer major: tell it ours, it asks again.
+            let o = InitOut {
+                major: KERNEL_VERSION,
+                minor: KERNEL_MINOR_VERSION,
+                ..Default::default()
+            };
+            push(out, &o);
+            return Ok(());
+        }
+        if i.major < KERNEL_VERSION || i.minor < MIN_MINOR_VERSION {
+            eprintln!("slowfs: kernel FUSE protocol {}.{} is too old", i.major, i.minor);
+            return Err(libc::EPROTO);
+        }
+        let wanted = FUSE_ASYNC_READ | FUSE_PARALLEL_DIROPS | FUSE_MAX_PAGES | FUSE_BIG_WRITES;
+        let o = InitOut {
+            major: KERNEL_VERSION,
+            minor: i.minor.min(KERNEL_MINOR_VERSION),
+            max_readahead: i.max_readahead,
+            flags: i.flags & wanted,
+            // Asynchronous requests (readahead, async reads) the kernel may
+            // keep outstanding before it throttles callers.
+            max_background: 1024,
+            congestion_threshold: 768,
+            max_write: MAX_READ,
+            time_gran: 1,
+            max_pages: (MAX_READ / 4096) as u16,
+            map_alignment: 0,
+            flags2: 0,
+            unused: [0; 7],
+        };
+        push(out, &o);
+        *self.negotiated.lock().unwrap() = (o.minor, o.flags);
+        *self.initialized.lock().unwrap() = true;
+        self.init_done.notify_all();
+        Ok(())
+    }
+
+    fn lookup(&self, parent: u64, name: &[u8], out: &mut Vec<u8>) -> Reply {
+        let path = self.nodes.lock().unwrap().child_path(parent, name).ok_or(libc::ENOENT)?;
+        let (secs, nsecs) = self.cache_times();
+        let md = match fs::symlink_metadata(&path) {
+            Ok(md) => md,
+            Err(e) if e.kind() == io::ErrorKind::NotFound && !self.cfg.cache.is_zero() => {
+                // A negative entry (node id 0) the kernel may cache.
+                let e =
+                    EntryOut { entry_valid: secs, entry_valid_nsec: nsecs, ..Default::default() };
+                push(out, &e);
+                return Ok(());
+            }
+            Err(e) => return Err(errno(e)),
+        };
+        let nodeid = self.nodes.lock().unwrap().remember(path);
+        let e = EntryOut {
+            nodeid,
+            generation: 0,
+            entry_valid: secs,
+            attr_valid: secs,
+            entry_valid_nsec: nsecs,
+            attr_valid_nsec: nsecs,
+            attr: attr_of(&md),
+        };
+        push(out, &e);
+        Ok(())
+    }
+
+    /// Lists the whole directory now; READDIR serves slices of the list,
+    /// with each entry's offset its index + 1.
+    fn opendir(&self, id: u64, out: &mut Vec<u8>) -> Reply {
+        let path = self.node_path(id)?;
+        let me = fs::symlink_metadata(&path).map_err(errno)?;
+        if !me.is_dir() {
+            return Err(libc::ENOTDIR);
+        }
+        let parent_ino = fs::symlink_metadata(parent_of(&path)).map_or(me.ino(), |m| m.ino());
+        let dt_dir = libc::DT_DIR as u32;
+        let mut entries = vec![
+            DirEntry::new(me.ino(), dt_dir, ".".into()),
+            DirEntry::new(parent_ino, dt_dir, "..".into()),
+        ];
+        for e in fs::read_dir(&path).map_err(errno)? {
+            let e = e.map_err(errno)?;
+            let typ = e.file_type().map_or(libc::DT_UNKNOWN as u32, dtype);
+            entries.push(DirEntry::new(e.ino(), typ, e.file_name()));
+        }
+        let fh = self.dirs.lock().unwrap().insert(Arc::new(entries));
+        push(out, &OpenOut { fh, open_flags: 0, padding: 0 });
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metadata_requests_are_delayed_and_data_ones_are_not() {
+        for op in [LOOKUP, GETATTR, OPENDIR, READDIR, READLINK, OPEN, GETXATTR, LISTXATTR] {
+            assert!(is_metadata(op), "{}", opcode_name(op));
+        }
+        for op in [READ, RELEASE, RELEASEDIR, FLUSH, INIT, DESTROY, FORGET, INTERRUPT] {
+            assert!(!is_metadata(op), "{}", opcode_name(op));
+        }
+    }
+
+    #[test]
+    fn delay_queue_releases_in_deadline_order() {
+        let q = DelayQueue { state: Mutex::new(QueueState::default()), due: Condvar::new() };
+        let now = Instant::now();
+        q.park(now + Duration::from_millis(20), 2, vec![2]);
+        q.park(now + Duration::from_millis(5), 1, vec![1]);
+        q.park(now + Duration::from_millis(40), 3, vec![3]);
+        assert_eq!(q.take(3), Some(vec![3]));
+        let mut out = Vec::new();
+        assert!(q.wait_due(&mut out));
+        assert!(now.elapsed() >= Duration::from_millis(5));
+        if out.len() == 1 {
+            let mut more = Vec::new();
+            assert!(q.wait_due(&mut more));
+            out.append(&mut more);
+        }
+        let replies: Vec<Vec<u8>> = out.iter().map(|(_, r)| r.clone()).collect();
+        assert_eq!(replies, vec![vec![1], vec![2]]);
+        assert_eq!(out[0].0, now + Duration::from_millis(5));
+        assert!(now.elapsed() >= Duration::from_millis(20));
+        q.stop();
+        assert!(!q.wait_due(&mut out));
+    }
+
+    #[test]
+    fn stats_render_and_reset() {
+        let s = Stats::new();
+        s.count(LOOKUP);
+        s.count(LOOKUP);
+        s.count(GETATTR);
+        s.count(9999);
+        s.enter();
+        s.enter();
+        s.leave();
+        let cfg = Config {
+            source: PathBuf::from("/"),
+            latency: Duration::from_millis(1),
+            jitter: Duration::ZERO,
+            read_latency: Duration::ZERO,
+            cache: Duration::ZERO,
+            threads: 1,
+        };
+        let text = s.render(&cfg, true);
+        assert!(text.contains("requests 4\n"), "{text}");
+        assert!(text.contains("max_in_flight 2\n"), "{text}");
+        assert!(text.contains("lookup 2\ngetattr 1\nother 1\n"), "{text}");
+        assert!(text.contains("latency_ns 1000000\n"), "{text}");
+        s.reset();
+        let text = s.render(&cfg, false);
+        assert!(text.contains("requests 0\n") && text.contains("max_in_flight 1\n"), "{text}");
+        assert!(text.contains("resets 1\n") && text.contains("final 0\n"), "{text}");
+    }
+}
