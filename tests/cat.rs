@@ -250,9 +250,11 @@ fn named_pipes_and_symlinks() {
     };
     for opts in ["", "-n "] {
         for script in [
-            "(cat mixed crlf > fifo &); cat OPTS fifo | md5sum",
-            "(cat mixed > fifo &); cat OPTS nonl fifo > out; md5sum out",
-            "(cat mixed > fifo &); cat OPTS fifo > /dev/null; echo rc=$?",
+            // The writer opens the FIFO under `timeout`, so a reader that
+            // never opens it fails the test instead of hanging it.
+            "(timeout 20 sh -c 'cat mixed crlf > fifo' &); cat OPTS fifo | md5sum",
+            "(timeout 20 sh -c 'cat mixed > fifo' &); cat OPTS nonl fifo > out; md5sum out",
+            "(timeout 20 sh -c 'cat mixed > fifo' &); cat OPTS fifo > /dev/null; echo rc=$?",
             "cat OPTS link loop dangling nonl; echo rc=$?",
         ] {
             cmp_script(&script.replace("OPTS ", opts), &setup);
