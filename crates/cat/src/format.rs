@@ -100,14 +100,21 @@ impl LineNumber {
     }
 
     /// Adds one and appends the new prefix to `out`.
-    #[inline]
+    #[inline(always)]
     fn push_next(&mut self, out: &mut Vec<u8>) {
-        let p = self.next();
-        // Almost always 6 columns + TAB: a fixed-size copy compiles to two
-        // moves instead of a memcpy call.
-        match <&[u8; 7]>::try_from(p) {
-            Ok(p7) => out.extend_from_slice(p7),
-            Err(_) => out.extend_from_slice(p),
+        let last = &mut self.buf[Self::TAB - 1];
+        if (b'0'..=b'8').contains(last) {
+            // Nine times in ten: no carry.
+            *last += 1;
+        } else {
+            self.next();
+        }
+        if self.start == Self::TAB - 6 {
+            // 6 columns + TAB: a fixed-size copy, two moves, no call.
+            let p: &[u8; 7] = self.buf[Self::TAB - 6..].try_into().unwrap_or(&[b' '; 7]);
+            out.extend_from_slice(p);
+        } else {
+            out.extend_from_slice(&self.buf[self.start..]);
         }
     }
 }
@@ -257,7 +264,7 @@ impl Formatter {
             self.mark_dirty(rest);
         }
         let mut start = 0;
-        for nl in memchr::memchr_iter(b'\n', rest) {
+        while let Some(nl) = find_newline(rest, start) {
             self.line(rest, start, nl, out);
             start = nl + 1;
         }
@@ -408,6 +415,29 @@ impl Formatter {
         }
         out.extend_from_slice(&input[run_start..]);
     }
+}
+
+/// The position of the first `\n` in `hay[from..]`. Most lines are
+/// short: the first 64 bytes are searched a word at a time in registers
+/// (a memchr call costs more than that), the rest with memchr.
+#[inline(always)]
+fn find_newline(hay: &[u8], from: usize) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    const NL: u64 = ONES * b'\n' as u64;
+    let mut i = from;
+    let near = hay.len().min(from + 64);
+    while let Some(w) = hay.get(i..i + 8).filter(|_| i + 8 <= near) {
+        let x = u64::from_le_bytes(w.try_into().unwrap_or([0; 8])) ^ NL;
+        // The lowest set high bit marks the first zero byte of x exactly
+        // (borrows can only mark bytes above it).
+        let zero = x.wrapping_sub(ONES) & !x & HIGHS;
+        if zero != 0 {
+            return Some(i + (zero.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    memchr::memchr(b'\n', &hay[i.min(hay.len())..]).map(|p| i + p)
 }
 
 /// Whether every byte of `block` (at most 32 bytes) is plain under -v. A
@@ -570,6 +600,30 @@ mod tests {
             l.next();
         }
         assert_eq!(l.next(), b"   100\t");
+    }
+
+    #[test]
+    fn find_newline_agrees_with_memchr() {
+        let mut hay = vec![b'x'; 300];
+        for &p in &[0usize, 1, 7, 8, 9, 63, 64, 65, 71, 72, 150, 299] {
+            hay[p] = b'\n';
+        }
+        // Bytes that trip naive zero-byte tricks (0x0b = '\n' ^ 1, high bits).
+        for (i, b) in hay.iter_mut().enumerate() {
+            if *b != b'\n' && i % 5 == 0 {
+                *b = if i % 2 == 0 { 0x0b } else { 0x8a };
+            }
+        }
+        for from in 0..hay.len() {
+            for end in [hay.len(), from + 3, from + 64, from + 70] {
+                let h = &hay[..end.min(hay.len())];
+                if from > h.len() {
+                    continue;
+                }
+                let want = memchr::memchr(b'\n', &h[from..]).map(|p| from + p);
+                assert_eq!(find_newline(h, from), want, "from {from} len {}", h.len());
+            }
+        }
     }
 
     #[test]
