@@ -279,17 +279,31 @@ impl Formatter {
         let tab_plain = !self.opts.show_tabs;
         self.dirty.clear();
         self.dirty.resize(chunk.len().div_ceil(32).div_ceil(64), 0);
-        for (i, block) in chunk.chunks(32).enumerate() {
-            if !block_plain(block, tab_plain) {
+        let mut blocks = chunk.chunks_exact(32);
+        for (i, block) in (&mut blocks).enumerate() {
+            if !block32_plain(block.try_into().unwrap_or(&[0; 32]), tab_plain) {
                 self.dirty[i / 64] |= 1 << (i % 64);
             }
+        }
+        let i = chunk.len() / 32;
+        if !block_plain(blocks.remainder(), tab_plain) {
+            self.dirty[i / 64] |= 1 << (i % 64);
         }
     }
 
     /// Whether `chunk[from..to]` holds no byte that -v rewrites.
     #[inline]
     fn clean(&self, from: usize, to: usize) -> bool {
-        from == to || (from / 32..=(to - 1) / 32).all(|b| self.dirty[b / 64] & (1 << (b % 64)) == 0)
+        if from == to {
+            return true;
+        }
+        let (b0, b1) = (from / 32, (to - 1) / 32);
+        if b0 / 64 == b1 / 64 {
+            // One word of the bitmap (2 KiB of input) covers the line.
+            let mask = (u64::MAX << (b0 % 64)) & (u64::MAX >> (63 - b1 % 64));
+            return self.dirty[b0 / 64] & mask == 0;
+        }
+        (b0..=b1).all(|b| self.dirty[b / 64] & (1 << (b % 64)) == 0)
     }
 
     /// The rest of a line, `chunk[start..=nl]`, `\n` included (the line may
@@ -440,14 +454,27 @@ fn find_newline(hay: &[u8], from: usize) -> Option<usize> {
     memchr::memchr(b'\n', &hay[i.min(hay.len())..]).map(|p| i + p)
 }
 
-/// Whether every byte of `block` (at most 32 bytes) is plain under -v. A
-/// full block is checked without branches, which the compiler vectorises.
+/// Whether every byte of `block` (at most 32 bytes) is plain under -v.
 #[inline(always)]
 fn block_plain(block: &[u8], tab_plain: bool) -> bool {
     match <&[u8; 32]>::try_from(block) {
-        Ok(b) => b.iter().fold(true, |all, &b| all & plain_under_v(b, tab_plain)),
+        Ok(b) => block32_plain(b, tab_plain),
         Err(_) => block.iter().all(|&b| plain_under_v(b, tab_plain)),
     }
+}
+
+/// [`plain_under_v`] over a full block, written as byte arithmetic OR-ed
+/// into one accumulator, which the compiler turns into a few vector
+/// compares (the bool form vectorised poorly).
+#[inline(always)]
+fn block32_plain(block: &[u8; 32], tab_plain: bool) -> bool {
+    // Without -T a TAB is plain: let it pass as a second `\n` test would.
+    let tab = if tab_plain { b'\t' } else { b'\n' };
+    let mut bad = 0u8;
+    for &b in block {
+        bad |= ((b.wrapping_sub(0x20) >= 0x5f) & (b != b'\n') & (b != tab)) as u8;
+    }
+    bad == 0
 }
 
 #[cfg(test)]
@@ -633,6 +660,9 @@ mod tests {
                 let g = glyph_of(b, show_tabs, true);
                 let identity = g.len == 1 && g.bytes[0] == b;
                 assert_eq!(plain_under_v(b, !show_tabs), identity, "byte {b} -T {show_tabs}");
+                let mut block = [b'a'; 32];
+                block[b as usize % 32] = b;
+                assert_eq!(block32_plain(&block, !show_tabs), identity, "block, byte {b}");
             }
         }
     }
