@@ -419,6 +419,13 @@ fn write_errors_end_the_run() {
         "cat missing empty > /dev/full; echo rc=$?",
         "cat - < mixed > /dev/full; echo rc=$?",
         "cat -n - < mixed > /dev/full; echo rc=$?",
+        // Standard output open read-only: every method must fail with
+        // EBADF as a write error, nothing silently dropped.
+        "cat mixed 1</dev/null; echo rc=$?",
+        "cat -n mixed 1</dev/null; echo rc=$?",
+        "cat mixed 1<crlf; echo rc=$?",
+        "echo x | cat 1</dev/null; echo rc=$?",
+        "cat mixed 1<>/dev/full; echo rc=$?",
         // Closed standard output, closed standard input.
         "cat nonl >&-; echo rc=$?",
         "cat empty >&-; echo rc=$?",

@@ -272,7 +272,7 @@ impl Cat {
                 self.splice_to(fd, STDOUT, file)
             }
             (Kind::DevNull, _, true) => self.splice_to(fd, STDOUT, false),
-            (Kind::DevNull, true, _) => self.splice_via_pipe(fd),
+            (Kind::DevNull, true, _) => self.splice_via_pipe(fd)?,
             (Kind::Regular, true, _) => match self.kernel_copy(fd, true) {
                 Fast::Done => Fast::Done,
                 Fast::Fallback => self.kernel_copy(fd, false),
@@ -305,28 +305,30 @@ impl Cat {
 
     /// Splices a regular file to /dev/null through a private pipe: the pages
     /// are referenced, never copied.
-    fn splice_via_pipe(&mut self, fd_in: RawFd) -> Fast {
+    /// Fails only if bytes already taken from the input could not be
+    /// delivered.
+    fn splice_via_pipe(&mut self, fd_in: RawFd) -> Result<Fast, Stop> {
         if self.private_pipe.is_none() {
             match kc::pipe() {
                 Ok((r, w)) => {
                     let _ = kc::set_pipe_size(w.as_raw_fd(), PIPE_SIZE);
                     self.private_pipe = Some((r, w));
                 }
-                Err(_) => return Fast::Fallback,
+                Err(_) => return Ok(Fast::Fallback),
             }
         }
         let (r, w) = match &self.private_pipe {
             Some((r, w)) => (r.as_raw_fd(), w.as_raw_fd()),
-            None => return Fast::Fallback,
+            None => return Ok(Fast::Fallback),
         };
         let mut moved = 0u64;
         loop {
             self.eng.splice(0, fd_in, None, w, None, SPLICE_CHUNK as u32, 0);
             let mut n = match self.complete().result {
-                Ok(0) if moved == 0 => return Fast::Fallback,
-                Ok(0) => return Fast::Done,
+                Ok(0) if moved == 0 => return Ok(Fast::Fallback),
+                Ok(0) => return Ok(Fast::Done),
                 Ok(n) => n,
-                Err(_) => return Fast::Fallback,
+                Err(_) => return Ok(Fast::Fallback),
             };
             moved += n;
             while n > 0 {
@@ -338,7 +340,7 @@ impl Cat {
                         // pipe so a later operand doesn't find stale bytes.
                         let rescued = self.rescue_private_pipe(r, n);
                         self.private_pipe = None;
-                        return if rescued { Fast::Fallback } else { Fast::Done };
+                        return rescued.map(|()| Fast::Fallback);
                     }
                 }
             }
@@ -346,21 +348,20 @@ impl Cat {
     }
 
     /// Moves the `left` bytes the private pipe still holds to stdout with
-    /// plain read/write. Returns false if a write failed (the error is then
-    /// met again by read/write on its first write).
-    fn rescue_private_pipe(&mut self, r: RawFd, mut left: u64) -> bool {
+    /// plain read/write; a failure there is a write error (those bytes
+    /// were taken from the input and can't be delivered).
+    fn rescue_private_pipe(&mut self, r: RawFd, mut left: u64) -> Result<(), Stop> {
         // A pipe read returns what is there without waiting for more, and
         // we only read while bytes are known to be there.
         while left > 0 {
             match self.read_chunk(r) {
                 Ok(n) if n > 0 => left = left.saturating_sub(n as u64),
-                _ => return true,
+                Ok(_) => return Err(Stop::Output(Errno(libc::EIO))),
+                Err(Stop::Input(e) | Stop::Output(e)) => return Err(Stop::Output(e)),
             }
-            if self.write_inbuf().is_err() {
-                return false;
-            }
+            self.write_inbuf()?;
         }
-        true
+        Ok(())
     }
 
     /// copy_file_range (`cfr`) or sendfile from a regular file to stdout.
