@@ -1,4 +1,8 @@
+#![no_main]
 cli::sigpipe_hook!();
-fn main() {
+cli::c_main!(lsr);
+
+fn lsr() -> i32 {
     cli::init("lsr");
+    ls::run()
 }

@@ -6,6 +6,8 @@ pub mod msg;
 pub mod out;
 pub mod quote;
 pub mod size;
+pub mod timefmt;
+pub mod users;
 
 pub use msg::{progname, set_progname};
 pub use out::Out;
@@ -18,6 +20,25 @@ macro_rules! sigpipe_hook {
         #[used]
         #[link_section = ".init_array"]
         static RECORD_SIGPIPE: extern "C" fn() = ::ringio::sys::sigpipe::record;
+    };
+}
+
+/// Defines the process entry point as a plain C `main` that calls `$run`
+/// and exits with the status it returns. Use with `#![no_main]`.
+///
+/// This skips Rust's runtime start-up (its stack-guard probe reads
+/// /proc/self/maps, installs signal handlers and an alternate stack: ~15
+/// syscalls), which is a measurable share of a 10-file `ls`. Arguments and
+/// the environment still work: std captures them from the C runtime on
+/// Linux. SIGPIPE keeps its inherited disposition, which is what GNU tools
+/// do anyway.
+#[macro_export]
+macro_rules! c_main {
+    ($run:path) => {
+        #[unsafe(no_mangle)]
+        extern "C" fn main(_argc: i32, _argv: *const *const u8) -> i32 {
+            $run()
+        }
     };
 }
 

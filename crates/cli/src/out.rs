@@ -17,6 +17,7 @@ pub struct Out {
     buf: Vec<u8>,
     limit: usize,
     error: Option<Errno>,
+    written: u64,
 }
 
 /// Flush once this much is buffered, unless a caller asks for a different
@@ -36,7 +37,13 @@ impl Out {
     }
 
     pub fn new(fd: RawFd, limit: usize) -> Out {
-        Out { fd, buf: Vec::with_capacity(limit.min(1 << 20) + 4096), limit, error: None }
+        Out {
+            fd,
+            buf: Vec::with_capacity(limit.min(1 << 20) + 4096),
+            limit,
+            error: None,
+            written: 0,
+        }
     }
 
     pub fn fd(&self) -> RawFd {
@@ -66,6 +73,7 @@ impl Out {
         if self.buf.is_empty() {
             return;
         }
+        self.written += self.buf.len() as u64;
         if self.error.is_none() {
             if let Err((_, e)) = sys::write_all(self.fd, &self.buf, None) {
                 if e == Errno::EPIPE && !sys::sigpipe::ignored_at_start() {
@@ -75,6 +83,13 @@ impl Out {
             }
         }
         self.buf.clear();
+    }
+
+    /// Bytes handed to the descriptor so far (not counting the buffer):
+    /// the output offset of `buf()[0]`, for formats that report byte
+    /// positions (`ls --dired`).
+    pub fn written(&self) -> u64 {
+        self.written
     }
 
     /// The first write error, if any.

@@ -69,53 +69,173 @@ pub fn human(bytes: u64, base: u64) -> String {
     format!("{whole}{}", letter(exp))
 }
 
+/// Why a block-size specification was refused, in GNU's three wordings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockSizeError {
+    /// `invalid --block-size argument 'x'`
+    Invalid,
+    /// `invalid suffix in --block-size argument '1.5K'`
+    InvalidSuffix,
+    /// `--block-size argument '1Z' too large`
+    TooLarge,
+}
+
+impl BlockSizeError {
+    /// GNU's message for option `opt` (e.g. `--block-size`) and value `arg`
+    /// (already quoted by the caller).
+    pub fn message(self, opt: &str, quoted_arg: &str) -> String {
+        match self {
+            BlockSizeError::Invalid => format!("invalid {opt} argument {quoted_arg}"),
+            BlockSizeError::InvalidSuffix => {
+                format!("invalid suffix in {opt} argument {quoted_arg}")
+            }
+            BlockSizeError::TooLarge => format!("{opt} argument {quoted_arg} too large"),
+        }
+    }
+}
+
 /// Parses a GNU block-size specification (`--block-size`, `BLOCK_SIZE`,
 /// `DU_BLOCK_SIZE`, `LS_BLOCK_SIZE`): `human-readable`, `si`, or an optional
 /// integer followed by an optional unit (K, KB, KiB, M, … ; B/bytes).
 /// A leading `'` (thousands grouping) is accepted and ignored in the C
 /// locale, which has no grouping character. Returns `None` when invalid.
 pub fn parse_block_size(spec: &str) -> Option<SizeFormat> {
-    let spec = spec.strip_prefix('\'').unwrap_or(spec);
-    match spec {
-        "human-readable" => return Some(SizeFormat::Human { si: false }),
-        "si" => return Some(SizeFormat::Human { si: true }),
-        "" => return None,
-        _ => {}
-    }
-    let digits_end = spec.find(|c: char| !c.is_ascii_digit()).unwrap_or(spec.len());
-    let (num, unit) = spec.split_at(digits_end);
-    let n: u64 = if num.is_empty() { 1 } else { num.parse().ok()? };
-    let mult = unit_multiplier(unit)?;
-    let block = n.checked_mul(mult)?;
-    if block == 0 {
-        return None;
-    }
-    // A unit with no number ("K", "MB") makes GNU print the unit after sizes.
-    let suffix = if num.is_empty() && !unit.is_empty() { Some(static_unit(unit)) } else { None };
-    Some(SizeFormat::Blocks { block, suffix })
+    parse_block_size_checked(spec).ok()
 }
 
-fn unit_multiplier(unit: &str) -> Option<u64> {
-    if unit.is_empty() {
-        return Some(1);
-    }
-    let b = unit.as_bytes();
-    let letters = b"KMGTPEZYRQ";
-    let pos = |c: u8| letters.iter().position(|&l| l == c.to_ascii_uppercase());
-    let (idx, rest) = match b[0] {
-        b'b' if unit == "b" => return Some(512),
-        b'B' if unit == "B" => return Some(1),
-        b'k' | b'K' | b'M' | b'G' | b'T' | b'P' | b'E' | b'Z' | b'Y' | b'R' | b'Q' => {
-            (pos(b[0])?, &unit[1..])
+/// Like [`parse_block_size`], saying why a specification is refused.
+///
+/// The number is read like C's strtoumax with base 0 (blanks, `+`, `0x`
+/// hex, leading-0 octal). A unit letter multiplies by a power of 1024, or
+/// of 1000 when followed by `B` (`KB`), `iB` keeps 1024 (`KiB`). A unit
+/// with no number (`K`, `MB`) makes sizes print with that unit, GNU-style
+/// normalised (`KB` prints as `kB`).
+pub fn parse_block_size_checked(spec: &str) -> Result<SizeFormat, BlockSizeError> {
+    let spec = spec.strip_prefix('\'').unwrap_or(spec);
+    if !spec.is_empty() {
+        if "human-readable".starts_with(spec) {
+            return Ok(SizeFormat::Human { si: false });
         }
-        _ => return None,
+        if "si".starts_with(spec) {
+            return Ok(SizeFormat::Human { si: true });
+        }
+    }
+    let b = spec.as_bytes();
+    let mut i = 0;
+    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c) {
+        i += 1;
+    }
+    if b.get(i) == Some(&b'-') {
+        return Err(BlockSizeError::Invalid);
+    }
+    if b.get(i) == Some(&b'+') {
+        i += 1;
+    }
+    // Digits, base 0.
+    let (radix, mut j) = if b.get(i) == Some(&b'0')
+        && matches!(b.get(i + 1), Some(b'x' | b'X'))
+        && b.get(i + 2).is_some_and(|c| c.is_ascii_hexdigit())
+    {
+        (16, i + 2)
+    } else if b.get(i) == Some(&b'0') {
+        (8, i)
+    } else {
+        (10, i)
     };
-    let base: u64 = match rest {
-        "" | "iB" => 1024,
-        "B" => 1000,
-        _ => return None,
+    let digits_start = j;
+    while j < b.len() && (b[j] as char).is_digit(radix) {
+        j += 1;
+    }
+    let mut overflow = false;
+    let mut value: u64 = if j == digits_start {
+        // No number: a lone unit means one of it.
+        let ok = b.get(j).is_some_and(|c| b"eEgGkKmMpPtTyYzZ".contains(c));
+        if !ok {
+            return Err(BlockSizeError::Invalid);
+        }
+        1
+    } else {
+        match u64::from_str_radix(&spec[digits_start..j], radix) {
+            Ok(v) => v,
+            Err(_) => {
+                overflow = true;
+                u64::MAX
+            }
+        }
     };
-    base.checked_pow(idx as u32 + 1)
+    let number_end = j;
+    let has_unit = j < b.len();
+    if has_unit {
+        let c = b[j];
+        let mut base: u64 = 1024;
+        let mut len = 1;
+        match b.get(j + 1) {
+            Some(b'i') if b.get(j + 2) == Some(&b'B') => len = 3,
+            Some(b'B') | Some(b'D') => {
+                base = 1000;
+                len = 2;
+            }
+            _ => {}
+        }
+        let power = match c {
+            b'k' | b'K' => 1,
+            b'M' | b'm' => 2,
+            b'G' | b'g' => 3,
+            b'T' | b't' => 4,
+            b'P' => 5,
+            b'E' => 6,
+            b'Z' => 7,
+            b'Y' => 8,
+            // GNU checks for a zero size before the suffix error.
+            _ if value == 0 => return Err(BlockSizeError::Invalid),
+            _ => return Err(BlockSizeError::InvalidSuffix),
+        };
+        match base.checked_pow(power).and_then(|m| value.checked_mul(m)) {
+            Some(v) => value = v,
+            None => overflow = true,
+        }
+        if j + len != b.len() {
+            return Err(if value == 0 {
+                BlockSizeError::Invalid
+            } else {
+                BlockSizeError::InvalidSuffix
+            });
+        }
+        j += len;
+    }
+    if overflow {
+        return Err(BlockSizeError::TooLarge);
+    }
+    if value == 0 {
+        return Err(BlockSizeError::Invalid);
+    }
+    // A unit and no digits: print sizes with the unit (GNU's human_SI).
+    let suffix_only = has_unit && !b[..number_end].iter().any(u8::is_ascii_digit);
+    let suffix = if suffix_only {
+        let ends_b = b[j - 1] == b'B';
+        let base1024 = !ends_b || (j >= 2 && b[j - 2] == b'i');
+        let base: u128 = if base1024 { 1024 } else { 1000 };
+        let mut exp = 0usize;
+        let mut power: u128 = 1;
+        while power < value as u128 && exp < 8 {
+            power *= base;
+            exp += 1;
+        }
+        let mut unit = String::new();
+        if exp > 0 {
+            unit.push(if !base1024 && exp == 1 { 'k' } else { PREFIXES[exp - 1] as char });
+        }
+        if ends_b {
+            if base1024 && exp > 0 {
+                unit.push('i');
+            }
+            unit.push('B');
+        }
+        Some(static_unit(&unit))
+    } else {
+        None
+    };
+    Ok(SizeFormat::Blocks { block: value, suffix })
 }
 
 fn static_unit(unit: &str) -> &'static str {
@@ -155,6 +275,16 @@ mod tests {
             parse_block_size("MB"),
             Some(SizeFormat::Blocks { block: 1_000_000, suffix: Some("MB") })
         );
+        assert_eq!(
+            parse_block_size("KB"),
+            Some(SizeFormat::Blocks { block: 1000, suffix: Some("kB") })
+        );
+        assert_eq!(parse_block_size("0x10"), Some(SizeFormat::Blocks { block: 16, suffix: None }));
+        assert_eq!(parse_block_size("010"), Some(SizeFormat::Blocks { block: 8, suffix: None }));
+        assert_eq!(parse_block_size_checked("1.5K"), Err(BlockSizeError::InvalidSuffix));
+        assert_eq!(parse_block_size_checked("1Z"), Err(BlockSizeError::TooLarge));
+        assert_eq!(parse_block_size_checked("B"), Err(BlockSizeError::Invalid));
+        assert_eq!(parse_block_size("human"), Some(SizeFormat::Human { si: false }));
         assert_eq!(parse_block_size("si"), Some(SizeFormat::Human { si: true }));
         assert_eq!(parse_block_size("0"), None);
         assert_eq!(parse_block_size("x"), None);

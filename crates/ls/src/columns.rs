@@ -1,0 +1,80 @@
+//! Multi-column layouts: `-C` (down columns), `-x` (across), and `-m`
+//! (comma-separated, wrapped), with GNU's column fitting and tab padding.
+
+/// GNU's narrowest column (a one-char name plus two spaces).
+const MIN_COLUMN_WIDTH: usize = 3;
+
+/// Column widths for the widest layout that fits in `line` columns
+/// (0 = unlimited). `by_columns` fills down columns (`-C`), else across.
+pub fn fit(widths: &[usize], line: usize, by_columns: bool) -> Vec<usize> {
+    let n = widths.len();
+    if n == 0 {
+        return vec![0];
+    }
+    let line = if line == 0 { usize::MAX } else { line };
+    let max_idx = (line / MIN_COLUMN_WIDTH).max(1);
+    let max_cols = max_idx.min(n);
+    // For each candidate column count c (index c-1): widths and total.
+    let mut cols: Vec<Vec<usize>> = (1..=max_cols).map(|c| vec![MIN_COLUMN_WIDTH; c]).collect();
+    let mut total: Vec<usize> = (1..=max_cols).map(|c| c * MIN_COLUMN_WIDTH).collect();
+    let mut valid: Vec<bool> = vec![true; max_cols];
+    for (k, &w) in widths.iter().enumerate() {
+        for i in 0..max_cols {
+            if !valid[i] {
+                continue;
+            }
+            let ncols = i + 1;
+            let idx = if by_columns {
+                let rows = n.div_ceil(ncols);
+                k / rows
+            } else {
+                k % ncols
+            };
+            let real = w + if idx == i { 0 } else { 2 };
+            if cols[i][idx] < real {
+                total[i] += real - cols[i][idx];
+                cols[i][idx] = real;
+                valid[i] = total[i] < line;
+            }
+        }
+    }
+    let mut best = 1;
+    for c in (1..=max_cols).rev() {
+        if valid[c - 1] {
+            best = c;
+            break;
+        }
+    }
+    std::mem::take(&mut cols[best - 1])
+}
+
+/// Pads from column `from` to `to` with tabs (every `tabsize`) and spaces.
+pub fn indent(out: &mut Vec<u8>, mut from: usize, to: usize, tabsize: usize) {
+    while from < to {
+        if tabsize != 0 && to / tabsize > (from + 1) / tabsize {
+            out.push(b'\t');
+            from += tabsize - from % tabsize;
+        } else {
+            out.push(b' ');
+            from += 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fits_like_gnu() {
+        // Six 1-wide names in 10 columns: 3 per row down two rows.
+        let w = fit(&[1; 6], 10, true);
+        assert_eq!(w.len(), 3);
+        assert_eq!(w, vec![3, 3, 3]);
+        // Everything on one line when unlimited.
+        assert_eq!(fit(&[5, 5], 0, true), vec![7, 5]);
+        let mut v = Vec::new();
+        indent(&mut v, 3, 17, 8);
+        assert_eq!(v, b"\t\t ");
+    }
+}

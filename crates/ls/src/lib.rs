@@ -1,0 +1,584 @@
+//! lsr: a GNU-compatible `ls` on the ringio engine.
+//!
+//! Three phases, as DESIGN.md describes: [`args`] parses the command line
+//! and [`plan`] resolves it against the environment; [`gather`] does all
+//! I/O through the engine; [`print`] (with [`long`], [`columns`], [`name`])
+//! formats into one buffer. [`run`] drives them the way GNU ls walks its
+//! operands: files first, then each directory, `-R` depth-first.
+
+pub mod args;
+pub mod colors;
+pub mod columns;
+pub mod entry;
+pub mod error;
+pub mod fnmatch;
+pub mod gather;
+mod help;
+pub mod icons;
+pub mod json;
+pub mod long;
+pub mod name;
+pub mod plan;
+pub mod print;
+pub mod sort;
+
+use cli::quote;
+use cli::users::Users;
+use cli::Out;
+
+use args::{ArgError, Deref, TimeKind};
+use entry::Entry;
+use error::LsError;
+use gather::Gather;
+use plan::{Env, Plan};
+use print::Printer;
+
+/// Exit statuses: GNU's 0 / 1 (minor problem) / 2 (serious trouble).
+const EXIT_MINOR: i32 = 1;
+const EXIT_SERIOUS: i32 = 2;
+
+/// Runs lsr with the process's arguments; returns the exit status.
+pub fn run() -> i32 {
+    let parsed = args::parse(std::env::args_os().skip(1));
+    let a = match parsed {
+        Ok(a) => a,
+        Err(e) => {
+            report_arg_error(&e);
+            return arg_error_status(&e);
+        }
+    };
+    if a.help {
+        let mut out = Out::stdout();
+        out.write(help::text(cli::progname()).as_bytes());
+        return if out.finish() { 0 } else { EXIT_SERIOUS };
+    }
+    if a.version {
+        let mut out = Out::stdout();
+        out.write(help::version(cli::progname()).as_bytes());
+        return if out.finish() { 0 } else { EXIT_SERIOUS };
+    }
+    ringio::sys::mem::tune_for_batch();
+    let env = Env::from_process();
+    let (plan, warnings) = match Plan::new(&a, &env) {
+        Ok(p) => p,
+        Err(e) => {
+            report_arg_error(&e);
+            return arg_error_status(&e);
+        }
+    };
+    for w in &warnings.0 {
+        cli::msg::error(w);
+    }
+    let mut ls = Ls::new(&plan);
+    ls.main(&a.files);
+    ls.finish()
+}
+
+/// argmatch failures exit 1 in GNU ls; its own checks exit 2.
+fn arg_error_status(e: &ArgError) -> i32 {
+    match e {
+        ArgError::BadChoice { option, .. } if option != "time style" => 1,
+        _ => EXIT_SERIOUS,
+    }
+}
+
+fn report_arg_error(e: &ArgError) {
+    match e {
+        ArgError::Usage(m) => cli::msg::usage_error(m),
+        ArgError::Plain(m) => cli::msg::error(m),
+        ArgError::BadChoice { value, option, valid } => {
+            let (kind, v) = match value.strip_prefix("ambiguous:") {
+                Some(v) => ("ambiguous", v),
+                None => ("invalid", value.as_str()),
+            };
+            if option == "time style" {
+                cli::msg::usage_error(&format!(
+                    "invalid argument {} for 'time style'\nValid arguments are:\n  - [posix-]full-iso\n  - [posix-]long-iso\n  - [posix-]iso\n  - [posix-]locale\n  - +FORMAT (e.g., +%H:%M) for a 'date'-style format",
+                    String::from_utf8_lossy(&quote::quote(value.as_bytes(), quote::Style::Locale)),
+                ));
+                return;
+            }
+            let mut s = format!(
+                "{kind} argument {} for {}\nValid arguments are:",
+                String::from_utf8_lossy(&quote::quote(v.as_bytes(), quote::Style::Locale)),
+                String::from_utf8_lossy(&quote::quote(option.as_bytes(), quote::Style::Locale)),
+            );
+            // argmatch lists synonyms on one line: "  - 'always', 'yes', 'force'".
+            let groups = group_synonyms(option, valid);
+            for g in &groups {
+                s.push_str("\n  - ");
+                let parts: Vec<String> = g.iter().map(|n| format!("'{n}'")).collect();
+                s.push_str(&parts.join(", "));
+            }
+            cli::msg::usage_error(&s);
+        }
+    }
+}
+
+/// Groups argmatch values that mean the same thing, as GNU lists them.
+fn group_synonyms<'a>(option: &str, valid: &[&'a str]) -> Vec<Vec<&'a str>> {
+    let groups: &[&[&str]] = match option {
+        "--color" | "--classify" | "--hyperlink" | "--icons" => {
+            &[&["always", "yes", "force"], &["never", "no", "none"], &["auto", "tty", "if-tty"]]
+        }
+        "--format" => &[
+            &["verbose", "long"],
+            &["commas"],
+            &["horizontal", "across"],
+            &["vertical"],
+            &["single-column"],
+        ],
+        "--time" => &[&["atime", "access", "use"], &["ctime", "status"], &["birth", "creation"]],
+        _ => &[],
+    };
+    if groups.is_empty() {
+        return valid.iter().map(|v| vec![*v]).collect();
+    }
+    groups
+        .iter()
+        .map(|g| g.iter().filter_map(|n| valid.iter().find(|v| *v == n).copied()).collect())
+        .collect()
+}
+
+/// A directory waiting to be listed.
+struct Pending {
+    name: Vec<u8>,
+    cmdline: bool,
+    /// A marker, not a directory: the subtree of this (dev, ino) is done
+    /// (-R -L loop detection only refuses ancestors, as GNU does).
+    done: Option<(u64, u64)>,
+}
+
+/// The walk over operands and directories.
+pub struct Ls<'a> {
+    plan: &'a Plan,
+    /// `--dired` offsets in the output stream.
+    dired: Vec<u64>,
+    subdired: Vec<u64>,
+    gather: Gather,
+    printer: Printer<'a>,
+    out: Out,
+    status: i32,
+    pending: Vec<Pending>,
+    first_header: bool,
+    print_dir_name: bool,
+    /// (dev, ino) of directories being listed, for -L -R loop detection.
+    active: Vec<(u64, u64)>,
+}
+
+impl<'a> Ls<'a> {
+    pub fn new(plan: &'a Plan) -> Ls<'a> {
+        let birth = plan.time == TimeKind::Birth || plan.json;
+        let mut gather = Gather::new(birth);
+        let users =
+            if plan.long() && (plan.show_owner || plan.show_group || plan.author) && !plan.numeric
+                || plan.json
+            {
+                let f = gather.read_files(&[b"/etc/passwd", b"/etc/group"]);
+                Users::from_files(&f[0], &f[1])
+            } else {
+                Users::default()
+            };
+        if plan.long() {
+            ringio::sys::time::tzset();
+        }
+        let now = ringio::sys::time::now();
+        let mut printer = Printer::new(plan, users, now);
+        if plan.hyperlink {
+            printer.painter.hostname = hostname();
+        }
+        Ls {
+            plan,
+            dired: Vec::new(),
+            subdired: Vec::new(),
+            gather,
+            printer,
+            out: Out::stdout(),
+            status: 0,
+            pending: Vec::new(),
+            first_header: true,
+            print_dir_name: true,
+            active: Vec::new(),
+        }
+    }
+
+    fn fail(&mut self, serious: bool) {
+        if serious {
+            self.status = EXIT_SERIOUS;
+        } else if self.status == 0 {
+            self.status = EXIT_MINOR;
+        }
+    }
+
+    /// Reports a problem like GNU's error(): standard output is flushed
+    /// first, so messages land where they belong when both streams go to
+    /// one terminal; then the exit status is raised.
+    fn report(&mut self, e: LsError) {
+        self.take_marks();
+        self.out.flush();
+        cli::msg::error_bytes(&[&e.message()]);
+        self.fail(e.serious());
+    }
+
+    /// Lists the operands (or `.`).
+    pub fn main(&mut self, files: &[Vec<u8>]) {
+        let plan = self.plan;
+        let operands: Vec<Vec<u8>> =
+            if files.is_empty() { vec![b".".to_vec()] } else { files.to_vec() };
+        let mut listed: Vec<Entry> = Vec::new();
+        if files.is_empty() && !plan.directory && plan.tree.is_none() {
+            self.pending.push(Pending { name: b".".to_vec(), cmdline: true, done: None });
+        } else {
+            let results = self.gather.operands(plan, &operands);
+            for (name, r) in operands.iter().zip(results) {
+                match r {
+                    Ok(e) => listed.push(e),
+                    Err(errno) => {
+                        self.report(LsError::Access { path: name.clone(), errno, operand: true })
+                    }
+                }
+            }
+        }
+        self.sort(&mut listed);
+        let mut files_out: Vec<Entry> = Vec::new();
+        let mut dirs: Vec<Entry> = Vec::new();
+        for e in listed {
+            if !plan.directory && e.is_dir() {
+                dirs.push(e);
+            } else {
+                files_out.push(e);
+            }
+        }
+        for d in dirs.iter().rev() {
+            self.pending.push(Pending { name: d.name.to_vec(), cmdline: true, done: None });
+        }
+        if plan.json {
+            for e in &files_out {
+                json::entry(self.out.buf(), e, &e.name, &mut self.printer.users);
+            }
+            self.out.maybe_flush();
+            while let Some(p) = self.pending.pop() {
+                self.list_dir(&p);
+            }
+            return;
+        }
+        if let Some(depth) = plan.tree {
+            let links = self.links(None, &files_out);
+            self.printer.entries(self.out.buf(), &files_out, &links, &[]);
+            for d in &dirs {
+                self.tree_root(d, depth);
+            }
+            self.out.maybe_flush();
+            return;
+        }
+        if !files_out.is_empty() {
+            let links = self.links(None, &files_out);
+            self.printer.entries(self.out.buf(), &files_out, &links, &dirs);
+            if !self.pending.is_empty() {
+                self.out.buf().push(b'\n');
+            }
+            self.take_marks();
+            self.out.maybe_flush();
+        } else if files.len() <= 1 && self.pending.len() == 1 {
+            self.print_dir_name = false;
+        }
+        while let Some(p) = self.pending.pop() {
+            self.list_dir(&p);
+        }
+    }
+
+    fn sort(&self, v: &mut [Entry]) {
+        let plan = self.plan;
+        let width = |e: &Entry| name::quote(plan, &e.name, &plan.quoter).width;
+        sort::sort_entries(v, plan.sort, plan.time, plan.reverse, plan.dirs_first, &width);
+    }
+
+    /// Absolute paths for --hyperlink.
+    fn links(&mut self, dir: Option<&[u8]>, entries: &[Entry]) -> Vec<Option<Vec<u8>>> {
+        if !self.plan.hyperlink {
+            return vec![None; entries.len()];
+        }
+        // The directory is resolved once; only links need their own walk.
+        let base = dir.map(canonical);
+        entries
+            .iter()
+            .map(|e| match (dir, &base) {
+                (Some(d), Some(b)) => {
+                    if e.file_type() == entry::FileType::Link
+                        || e.name[..] == *b".."
+                        || e.name[..] == *b"."
+                    {
+                        Some(canonical(&join(d, &e.name)))
+                    } else {
+                        Some(join(b, &e.name))
+                    }
+                }
+                _ => Some(canonical(&e.name)),
+            })
+            .collect()
+    }
+
+    fn list_dir(&mut self, p: &Pending) {
+        let plan = self.plan;
+        if let Some(id) = p.done {
+            if let Some(i) = self.active.iter().rposition(|&a| a == id) {
+                self.active.remove(i);
+            }
+            return;
+        }
+        let want_id = plan.recursive && plan.deref == Deref::Always;
+        let listing = match self.gather.read_dir(plan, &p.name, want_id) {
+            Ok(l) => l,
+            Err(e) => {
+                self.report(LsError::OpenDir {
+                    path: p.name.clone(),
+                    errno: e,
+                    operand: p.cmdline,
+                });
+                return;
+            }
+        };
+        if let Some(id) = listing.id {
+            if self.active.contains(&id) {
+                self.report(LsError::Loop { path: p.name.clone() });
+                return;
+            }
+        }
+        if plan.json {
+            for &(i, e) in &listing.errors {
+                let path = attach(&p.name, &listing.entries[i].name);
+                self.report(LsError::Access { path, errno: e, operand: false });
+            }
+            let mut entries = listing.entries;
+            self.sort(&mut entries);
+            for e in &entries {
+                let path = join(&p.name, &e.name);
+                json::entry(self.out.buf(), e, &path, &mut self.printer.users);
+            }
+            if plan.recursive {
+                for e in entries.iter().rev() {
+                    if e.is_dir() && e.name[..] != *b"." && e.name[..] != *b".." {
+                        self.pending.push(Pending {
+                            name: join(&p.name, &e.name),
+                            cmdline: false,
+                            done: None,
+                        });
+                    }
+                }
+            }
+            self.out.maybe_flush();
+            return;
+        }
+        if plan.recursive || self.print_dir_name {
+            let link = if plan.hyperlink { Some(canonical(&p.name)) } else { None };
+            let first = self.first_header;
+            self.printer.header(self.out.buf(), &p.name, first, link.as_deref());
+            self.first_header = false;
+        }
+        for &(i, e) in &listing.errors {
+            let path = attach(&p.name, &listing.entries[i].name);
+            self.report(LsError::Access { path, errno: e, operand: false });
+        }
+        if let Some(e) = listing.read_error {
+            self.report(LsError::ReadDir { path: p.name.clone(), errno: e, operand: p.cmdline });
+        }
+        let mut entries = listing.entries;
+        self.sort(&mut entries);
+        if plan.recursive {
+            let mut subdirs = Vec::new();
+            for e in &entries {
+                if e.is_dir() && e.name[..] != *b"." && e.name[..] != *b".." {
+                    subdirs.push(join(&p.name, &e.name));
+                }
+            }
+            if want_id {
+                if let Some(id) = listing.id {
+                    self.active.push(id);
+                    self.pending.push(Pending { name: Vec::new(), cmdline: false, done: Some(id) });
+                }
+            }
+            for d in subdirs.into_iter().rev() {
+                self.pending.push(Pending { name: d, cmdline: false, done: None });
+            }
+        }
+        if plan.long() || plan.size_blocks {
+            self.printer.total(self.out.buf(), &entries);
+        }
+        let links = self.links(Some(&p.name), &entries);
+        self.printer.entries(self.out.buf(), &entries, &links, &[]);
+        self.take_marks();
+        self.out.maybe_flush();
+    }
+
+    /// `--tree`: the directory, then its entries with branch lines,
+    /// descending into subdirectories (not through links) up to `depth`.
+    fn tree_root(&mut self, root: &Entry, depth: Option<usize>) {
+        let links = self.links(None, std::slice::from_ref(root));
+        self.printer.entries(self.out.buf(), std::slice::from_ref(root), &links, &[]);
+        let mut prefix = Vec::new();
+        self.tree_dir(&root.name, &mut prefix, 1, depth);
+    }
+
+    fn tree_dir(&mut self, path: &[u8], prefix: &mut Vec<u8>, level: usize, depth: Option<usize>) {
+        if depth.is_some_and(|d| level > d) {
+            return;
+        }
+        let plan = self.plan;
+        let listing = match self.gather.read_dir(plan, path, false) {
+            Ok(l) => l,
+            Err(e) => {
+                self.report(LsError::OpenDir {
+                    path: path.to_vec(),
+                    errno: e,
+                    operand: level == 1,
+                });
+                return;
+            }
+        };
+        for &(i, e) in &listing.errors {
+            let p = attach(path, &listing.entries[i].name);
+            self.report(LsError::Access { path: p, errno: e, operand: false });
+        }
+        let mut entries = listing.entries;
+        entries.retain(|e| e.name[..] != *b"." && e.name[..] != *b"..");
+        self.sort(&mut entries);
+        let n = entries.len();
+        for (k, e) in entries.iter().enumerate() {
+            let last = k + 1 == n;
+            let links = self.links(Some(path), std::slice::from_ref(e));
+            let buf = self.out.buf();
+            buf.extend_from_slice(prefix);
+            buf.extend_from_slice(if last {
+                "└── ".as_bytes()
+            } else {
+                "├── ".as_bytes()
+            });
+            self.printer.entries(self.out.buf(), std::slice::from_ref(e), &links, &[]);
+            if e.is_dir() {
+                let len = prefix.len();
+                prefix.extend_from_slice(if last {
+                    "    ".as_bytes()
+                } else {
+                    "│   ".as_bytes()
+                });
+                let sub = join(path, &e.name);
+                self.tree_dir(&sub, prefix, level + 1, depth);
+                prefix.truncate(len);
+            }
+            self.out.maybe_flush();
+        }
+    }
+
+    /// Turns the printer's buffer-relative dired marks into stream
+    /// offsets; call before the buffer may be flushed.
+    fn take_marks(&mut self) {
+        let base = self.out.written();
+        for (s, e) in self.printer.dired.drain(..) {
+            self.dired.extend([base + s as u64, base + e as u64]);
+        }
+        for (s, e) in self.printer.subdired.drain(..) {
+            self.subdired.extend([base + s as u64, base + e as u64]);
+        }
+    }
+
+    /// Flushes output; returns the exit status.
+    pub fn finish(mut self) -> i32 {
+        let plan = self.plan;
+        if plan.dired {
+            self.take_marks();
+            let mut tail = Vec::new();
+            for (label, v) in [("//DIRED//", &self.dired), ("//SUBDIRED//", &self.subdired)] {
+                if !v.is_empty() {
+                    tail.extend_from_slice(label.as_bytes());
+                    for n in v.iter() {
+                        tail.extend_from_slice(format!(" {n}").as_bytes());
+                    }
+                    tail.push(b'\n');
+                }
+            }
+            let style = cli::quote::Style::NAMES
+                .iter()
+                .find(|n| cli::quote::Style::parse(n) == Some(plan.quoter.style))
+                .unwrap_or(&"literal");
+            tail.extend_from_slice(
+                format!("//DIRED-OPTIONS// --quoting-style={style}\n").as_bytes(),
+            );
+            self.out.buf().extend_from_slice(&tail);
+        }
+        self.printer.painter.finish(plan, self.out.buf());
+        let ok = self.out.finish();
+        // The process ends now: skip freeing the listing and the engine.
+        let status = self.status;
+        self.gather.leak();
+        std::mem::forget(self.printer);
+        if !ok {
+            return EXIT_SERIOUS;
+        }
+        status
+    }
+}
+
+/// `dir/name` as GNU joins them (no doubled slash, `.` kept).
+pub fn join(dir: &[u8], name: &[u8]) -> Vec<u8> {
+    let mut v = dir.to_vec();
+    if v.last() != Some(&b'/') {
+        v.push(b'/');
+    }
+    v.extend_from_slice(name);
+    v
+}
+
+/// The path GNU names an entry by in messages: `dir/name`, or just `name`
+/// in `.`.
+pub fn attach(dir: &[u8], name: &[u8]) -> Vec<u8> {
+    if dir == b"." {
+        name.to_vec()
+    } else {
+        join(dir, name)
+    }
+}
+
+/// The absolute path with every symlink resolved, allowing missing
+/// components (GNU's canonicalize_filename_mode with CAN_MISSING), for
+/// --hyperlink.
+fn canonical(path: &[u8]) -> Vec<u8> {
+    canonical_depth(path, 0)
+}
+
+fn canonical_depth(path: &[u8], depth: usize) -> Vec<u8> {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let p = std::path::Path::new(std::ffi::OsStr::from_bytes(path));
+    if let Ok(c) = std::fs::canonicalize(p) {
+        return c.into_os_string().into_vec();
+    }
+    let parent =
+        p.parent().filter(|x| !x.as_os_str().is_empty()).unwrap_or(std::path::Path::new("."));
+    let base = p.file_name().map(|b| b.as_bytes().to_vec()).unwrap_or_default();
+    let dir = if depth < 40 {
+        canonical_depth(parent.as_os_str().as_bytes(), depth + 1)
+    } else {
+        parent.as_os_str().as_bytes().to_vec()
+    };
+    match std::fs::read_link(p) {
+        Ok(t) if depth < 40 => {
+            let t = t.into_os_string().into_vec();
+            if t.first() == Some(&b'/') {
+                canonical_depth(&t, depth + 1)
+            } else {
+                canonical_depth(&join(&dir, &t), depth + 1)
+            }
+        }
+        _ => join(&dir, &base),
+    }
+}
+
+fn hostname() -> Vec<u8> {
+    std::fs::read("/proc/sys/kernel/hostname")
+        .map(|mut v| {
+            while v.last() == Some(&b'\n') {
+                v.pop();
+            }
+            v
+        })
+        .unwrap_or_default()
+}

@@ -1,0 +1,333 @@
+//! The long format (`-l`, `-g`, `-o`, `-n`): mode string, link count,
+//! owner, group, size or device numbers, time, name, `-> target`, with
+//! column widths computed over the whole listing as GNU does.
+
+use cli::users::Users;
+
+use crate::args::TimeKind;
+use crate::entry::{Entry, FileType, Time};
+use crate::name::{indicator_for, Painter, Quoted};
+use crate::plan::Plan;
+
+/// `drwxr-xr-x`-style permissions with setuid/setgid/sticky letters.
+pub fn mode_string(out: &mut Vec<u8>, t: FileType, mode: u32) {
+    out.push(t.letter());
+    let bit = |m: u32, c: u8| if mode & m != 0 { c } else { b'-' };
+    let special = |x: u32, s: u32, on: u8, off: u8| match (mode & x != 0, mode & s != 0) {
+        (true, true) => on,
+        (false, true) => off,
+        (true, false) => b'x',
+        (false, false) => b'-',
+    };
+    out.push(bit(0o400, b'r'));
+    out.push(bit(0o200, b'w'));
+    out.push(special(0o100, libc::S_ISUID, b's', b'S'));
+    out.push(bit(0o040, b'r'));
+    out.push(bit(0o020, b'w'));
+    out.push(special(0o010, libc::S_ISGID, b's', b'S'));
+    out.push(bit(0o004, b'r'));
+    out.push(bit(0o002, b'w'));
+    out.push(special(0o001, libc::S_ISVTX, b't', b'T'));
+}
+
+/// A short field text kept inline (numbers, "?"), or a longer one on the
+/// heap: the long format must not allocate per file.
+#[derive(Clone)]
+enum Text {
+    Inline(u8, [u8; 23]),
+    Heap(Box<[u8]>),
+}
+
+impl Default for Text {
+    fn default() -> Text {
+        Text::Inline(0, [0; 23])
+    }
+}
+
+impl Text {
+    fn from_bytes(b: &[u8]) -> Text {
+        if b.len() <= 23 {
+            let mut a = [0u8; 23];
+            a[..b.len()].copy_from_slice(b);
+            Text::Inline(b.len() as u8, a)
+        } else {
+            Text::Heap(b.into())
+        }
+    }
+
+    fn num(mut n: u64) -> Text {
+        let mut a = [0u8; 23];
+        let mut i = 23;
+        loop {
+            i -= 1;
+            a[i] = b'0' + (n % 10) as u8;
+            n /= 10;
+            if n == 0 {
+                break;
+            }
+        }
+        let len = 23 - i;
+        a.copy_within(i.., 0);
+        Text::Inline(len as u8, a)
+    }
+
+    fn unknown() -> Text {
+        Text::from_bytes(b"?")
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Text::Inline(n, a) => &a[..*n as usize],
+            Text::Heap(b) => b,
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.bytes().len()
+    }
+}
+
+/// Field texts for one line, before padding.
+struct Fields {
+    inode: Text,
+    blocks: Text,
+    nlink: Text,
+    owner: Text,
+    owner_numeric: bool,
+    group: Text,
+    group_numeric: bool,
+    size: Text,
+    dev: Option<(Text, Text)>,
+}
+
+fn size_text(f: cli::size::SizeFormat, bytes: u64) -> Text {
+    if f == cli::size::SizeFormat::BYTES {
+        Text::num(bytes)
+    } else {
+        Text::from_bytes(f.format(bytes).as_bytes())
+    }
+}
+
+fn id_text(users: &mut Users, id: u32, numeric: bool, group: bool) -> (Text, bool) {
+    if numeric {
+        return (Text::num(id as u64), true);
+    }
+    let name = if group { users.group(id) } else { users.user(id) };
+    match name {
+        Some(n) => (Text::from_bytes(n), false),
+        None => (Text::num(id as u64), true),
+    }
+}
+
+pub fn time_of(e: &Entry, kind: TimeKind) -> Option<Time> {
+    let m = e.meta.as_ref()?;
+    Some(match kind {
+        TimeKind::Mtime => m.mtime,
+        TimeKind::Atime => m.atime,
+        TimeKind::Ctime => m.ctime,
+        TimeKind::Birth => m.btime?,
+    })
+}
+
+/// The width GNU pads unknown times to: the old format applied to the epoch.
+fn expected_time_width(plan: &Plan) -> usize {
+    let mut v = Vec::new();
+    plan.time_style.format(&mut v, 0, 0, (i64::MAX / 2, 0));
+    crate::name::display_width(&v)
+}
+
+/// Prints `entries` in the long format.
+#[allow(clippy::too_many_arguments)]
+pub fn print(
+    plan: &Plan,
+    out: &mut Vec<u8>,
+    painter: &mut Painter,
+    users: &mut Users,
+    now: &mut Time,
+    entries: &[Entry],
+    names: &[Quoted],
+    align: bool,
+    links: &[Option<Vec<u8>>],
+    extra: &[Entry],
+    dired: &mut Vec<(usize, usize)>,
+) {
+    let any_acl = entries.iter().chain(extra).any(|e| e.acl);
+    let mut fields: Vec<Fields> = Vec::with_capacity(entries.len() + extra.len());
+    let (mut w_inode, mut w_blocks, mut w_nlink, mut w_owner, mut w_group, mut w_size) =
+        (0, 0, 0, 0, 0, 0);
+    let (mut w_major, mut w_minor) = (0, 0);
+    for e in entries.iter().chain(extra) {
+        let m = e.meta.as_ref();
+        let inode = if plan.inode {
+            m.map_or_else(Text::unknown, |m| Text::num(m.ino))
+        } else {
+            Text::default()
+        };
+        let blocks = if plan.size_blocks {
+            m.map_or_else(Text::unknown, |m| size_text(plan.block_size, m.blocks * 512))
+        } else {
+            Text::default()
+        };
+        let nlink = m.map_or_else(Text::unknown, |m| Text::num(m.nlink));
+        let (owner, owner_numeric) = match m {
+            Some(m) if plan.show_owner || plan.author => id_text(users, m.uid, plan.numeric, false),
+            None => (Text::unknown(), false),
+            _ => (Text::default(), false),
+        };
+        let (group, group_numeric) = match m {
+            Some(m) if plan.show_group => id_text(users, m.gid, plan.numeric, true),
+            None => (Text::unknown(), false),
+            _ => (Text::default(), false),
+        };
+        let mut dev = None;
+        let mut size = Text::default();
+        match m {
+            Some(m) if matches!(m.file_type(), FileType::Char | FileType::Block) => {
+                let (a, b) = (Text::num(m.rdev_major as u64), Text::num(m.rdev_minor as u64));
+                w_major = w_major.max(a.len());
+                w_minor = w_minor.max(b.len());
+                dev = Some((a, b));
+            }
+            Some(m) => size = size_text(plan.file_size, m.size),
+            None => size = Text::unknown(),
+        }
+        w_inode = w_inode.max(inode.len());
+        w_blocks = w_blocks.max(blocks.len());
+        w_nlink = w_nlink.max(nlink.len());
+        w_owner = w_owner.max(owner.len());
+        w_group = w_group.max(group.len());
+        w_size = w_size.max(size.len());
+        fields.push(Fields {
+            inode,
+            blocks,
+            nlink,
+            owner,
+            owner_numeric,
+            group,
+            group_numeric,
+            size,
+            dev,
+        });
+    }
+    if w_major > 0 {
+        w_size = w_size.max(w_major + 2 + w_minor);
+    }
+    let time_width = expected_time_width(plan);
+    let ns_matters = plan.time_style.old.contains('N') || plan.time_style.recent.contains('N');
+    let mut cached: (Option<(i64, u32, bool)>, Vec<u8>) = (None, Vec::with_capacity(64));
+    let pad_left = |out: &mut Vec<u8>, s: &[u8], w: usize| {
+        out.resize(out.len() + w.saturating_sub(s.len()), b' ');
+        out.extend_from_slice(s);
+    };
+    for (k, (e, f)) in entries.iter().zip(fields.iter()).enumerate() {
+        if plan.dired {
+            out.extend_from_slice(b"  ");
+        }
+        painter.normal(plan, out);
+        let line_start_vis = out.len();
+        if plan.inode {
+            pad_left(out, f.inode.bytes(), w_inode);
+            out.push(b' ');
+        }
+        if plan.size_blocks {
+            pad_left(out, f.blocks.bytes(), w_blocks);
+            out.push(b' ');
+        }
+        match &e.meta {
+            Some(m) => mode_string(out, m.file_type(), m.mode),
+            None => {
+                out.push(crate::entry::FileType::from_dtype(e.dtype).letter());
+                out.extend_from_slice(b"?????????");
+            }
+        }
+        if any_acl {
+            out.push(if e.acl {
+                b'+'
+            } else if e.meta.is_none() {
+                b'?'
+            } else {
+                b' '
+            });
+        }
+        out.push(b' ');
+        pad_left(out, f.nlink.bytes(), w_nlink);
+        out.push(b' ');
+        let left = |out: &mut Vec<u8>, s: &[u8], w: usize, numeric: bool| {
+            if numeric {
+                out.resize(out.len() + w.saturating_sub(s.len()), b' ');
+                out.extend_from_slice(s);
+            } else {
+                out.extend_from_slice(s);
+                out.resize(out.len() + w.saturating_sub(s.len()), b' ');
+            }
+            out.push(b' ');
+        };
+        if plan.show_owner {
+            left(out, f.owner.bytes(), w_owner, f.owner_numeric);
+        }
+        if plan.show_group {
+            left(out, f.group.bytes(), w_group, f.group_numeric);
+        }
+        if plan.author {
+            left(out, f.owner.bytes(), w_owner, f.owner_numeric);
+        }
+        if plan.context {
+            out.extend_from_slice(b"? ");
+        }
+        match &f.dev {
+            Some((a, b)) => {
+                let blanks = w_size.saturating_sub(w_major + 2 + w_minor);
+                pad_left(out, a.bytes(), w_major + blanks);
+                out.extend_from_slice(b", ");
+                pad_left(out, b.bytes(), w_minor);
+            }
+            None => pad_left(out, f.size.bytes(), w_size),
+        }
+        out.push(b' ');
+        match time_of(e, plan.time) {
+            Some(t) => {
+                if t > *now {
+                    *now = ringio::sys::time::now();
+                }
+                // Files made together share their second: format once.
+                let recent = cli::timefmt::is_recent(t, *now);
+                let key = (t.0, if ns_matters { t.1 } else { 0 }, recent);
+                if cached.0 != Some(key) {
+                    cached.1.clear();
+                    plan.time_style.format(&mut cached.1, t.0, t.1, *now);
+                    cached.0 = Some(key);
+                }
+                out.extend_from_slice(&cached.1);
+            }
+            None => {
+                let s: &[u8] = b"?";
+                pad_left(out, s, time_width);
+            }
+        }
+        out.push(b' ');
+        let col = out.len() - line_start_vis;
+        let name_start = out.len() + usize::from(align && !names[k].quoted);
+        let w = painter.name(plan, out, e, &names[k], false, align, col, links[k].as_deref());
+        if plan.dired {
+            dired.push((name_start, out.len()));
+        }
+        if e.file_type() == FileType::Link {
+            if let Some(t) = &e.target {
+                out.extend_from_slice(b" -> ");
+                let tq = crate::name::quote(plan, t, &plan.quoter);
+                painter.name(plan, out, e, &tq, true, false, col + w + 4, links[k].as_deref());
+                if let Some(c) = indicator_for(
+                    plan.indicator,
+                    e.target_mode.map_or(FileType::Unknown, FileType::from_mode),
+                    e.target_mode,
+                    true,
+                ) {
+                    out.push(c);
+                }
+            }
+        } else if let Some(c) = crate::name::indicator(plan, e) {
+            out.push(c);
+        }
+        out.push(plan.eol);
+    }
+}

@@ -1,0 +1,233 @@
+//! One file name as ls shows it: quoted (or '?'-masked), padded when other
+//! names of the listing are quoted, coloured, hyperlinked, with an icon and
+//! the type indicator.
+
+use cli::quote::{printable, Style};
+
+use crate::args::Indicator;
+use crate::colors::Key;
+use crate::entry::{Entry, FileType};
+use crate::plan::Plan;
+
+/// A quoted name and its display width.
+pub struct Quoted {
+    pub bytes: Vec<u8>,
+    pub width: usize,
+    /// The quoting changed the name (GNU's "needs quoting").
+    pub quoted: bool,
+}
+
+/// Quotes a name per the plan (GNU's quote_name_buf).
+pub fn quote(plan: &Plan, name: &[u8], quoter: &cli::quote::Quoter) -> Quoted {
+    let mut bytes = quoter.quote(name);
+    let quoted = bytes.first() != name.first() || bytes.len() != name.len();
+    let style = quoter.style;
+    let width;
+    if plan.qmark && matches!(style, Style::Literal | Style::Shell | Style::ShellAlways) {
+        for b in bytes.iter_mut() {
+            if !printable(*b) {
+                *b = b'?';
+            }
+        }
+        width = bytes.len();
+    } else {
+        width = display_width(&bytes);
+        if plan.tty_guard {
+            // Beyond GNU: even --show-control-chars or --zero never send a
+            // name's control bytes (ESC sequences…) to a terminal.
+            for b in bytes.iter_mut() {
+                if *b < 0x20 || *b == 0x7f {
+                    *b = b'?';
+                }
+            }
+        }
+    }
+    Quoted { bytes, width, quoted }
+}
+
+/// Columns a byte string takes in the C locale: printable bytes one,
+/// every other byte none.
+pub fn display_width(b: &[u8]) -> usize {
+    b.iter().filter(|&&c| printable(c)).count()
+}
+
+/// The indicator character of an entry, if any.
+pub fn indicator(plan: &Plan, e: &Entry) -> Option<u8> {
+    indicator_for(plan.indicator, e.file_type(), e.meta.map(|m| m.mode), e.meta.is_some())
+}
+
+/// The indicator for a type/mode (used for link targets too).
+pub fn indicator_for(
+    style: Indicator,
+    t: FileType,
+    mode: Option<u32>,
+    stat_ok: bool,
+) -> Option<u8> {
+    if style == Indicator::None {
+        return None;
+    }
+    let c = match t {
+        FileType::Dir => b'/',
+        _ if style == Indicator::Slash => return None,
+        FileType::Link => b'@',
+        FileType::Fifo => b'|',
+        FileType::Socket => b'=',
+        FileType::Regular
+            if style == Indicator::Classify && stat_ok && mode.is_some_and(|m| m & 0o111 != 0) =>
+        {
+            b'*'
+        }
+        _ => return None,
+    };
+    Some(c)
+}
+
+/// Output state shared by everything that prints names: whether any colour
+/// sequence has been written yet (GNU resets the terminal colour before the
+/// first one), and the host name for hyperlinks.
+#[derive(Default)]
+pub struct Painter {
+    pub used_color: bool,
+    pub hostname: Vec<u8>,
+}
+
+impl Painter {
+    fn put_indicator(&mut self, plan: &Plan, out: &mut Vec<u8>, seq: &[u8]) {
+        if !self.used_color {
+            self.used_color = true;
+            self.end_color(plan, out);
+        }
+        out.extend_from_slice(seq);
+    }
+
+    /// GNU's prep_non_filename_text: `ec`, or `lc rs rc`.
+    fn end_color(&mut self, plan: &Plan, out: &mut Vec<u8>) {
+        let Some(c) = &plan.colors else { return };
+        match c.get(Key::End) {
+            Some(ec) => out.extend_from_slice(ec),
+            None => {
+                out.extend_from_slice(c.get(Key::Left).unwrap_or_default());
+                out.extend_from_slice(c.get(Key::Reset).unwrap_or_default());
+                out.extend_from_slice(c.get(Key::Right).unwrap_or_default());
+            }
+        }
+    }
+
+    /// At exit: restore the default colour unless lc/rc are the defaults.
+    pub fn finish(&mut self, plan: &Plan, out: &mut Vec<u8>) {
+        let Some(c) = &plan.colors else { return };
+        if !self.used_color {
+            return;
+        }
+        let l = c.get(Key::Left).unwrap_or_default();
+        let r = c.get(Key::Right).unwrap_or_default();
+        if !(l == b"\x1b[" && r == b"m") {
+            out.extend_from_slice(l);
+            out.extend_from_slice(r);
+        }
+    }
+
+    /// GNU's set_normal_color (only when `no` is coloured).
+    pub fn normal(&mut self, plan: &Plan, out: &mut Vec<u8>) {
+        if let Some(c) = &plan.colors {
+            if c.is_colored(Key::Norm) {
+                let (l, n, r) = (
+                    c.get(Key::Left).unwrap_or_default().to_vec(),
+                    c.get(Key::Norm).unwrap_or_default().to_vec(),
+                    c.get(Key::Right).unwrap_or_default().to_vec(),
+                );
+                self.put_indicator(plan, out, &l);
+                self.put_indicator(plan, out, &n);
+                self.put_indicator(plan, out, &r);
+            }
+        }
+    }
+
+    /// Prints an entry's name (or its link target when `target`), with
+    /// colour and hyperlink. `align` says other names of the listing are
+    /// quoted: an unquoted name then gets GNU's leading space, and a quoted
+    /// one keeps its quotes outside the hyperlink. Returns the width
+    /// printed. `start_col` is the output column, for GNU's
+    /// clear-to-end-of-line after names that may wrap.
+    #[allow(clippy::too_many_arguments)]
+    pub fn name(
+        &mut self,
+        plan: &Plan,
+        out: &mut Vec<u8>,
+        e: &Entry,
+        q: &Quoted,
+        target: bool,
+        align: bool,
+        start_col: usize,
+        link: Option<&[u8]>,
+    ) -> usize {
+        let pad = align && !q.quoted;
+        let color = plan.colors.as_ref().and_then(|c| c.for_entry(e, target)).map(|s| s.to_vec());
+        let norm = plan.colors.as_ref().is_some_and(|c| c.is_colored(Key::Norm));
+        let used = plan.colors.is_some() && (color.is_some() || norm);
+        if pad {
+            out.push(b' ');
+        }
+        if let Some(seq) = &color {
+            if let Some(c) = &plan.colors {
+                if c.is_colored(Key::Norm) {
+                    let l = c.get(Key::Left).unwrap_or_default().to_vec();
+                    let r = c.get(Key::Right).unwrap_or_default().to_vec();
+                    self.put_indicator(plan, out, &l);
+                    self.put_indicator(plan, out, &r);
+                }
+                let l = c.get(Key::Left).unwrap_or_default().to_vec();
+                let r = c.get(Key::Right).unwrap_or_default().to_vec();
+                self.put_indicator(plan, out, &l);
+                self.put_indicator(plan, out, seq);
+                self.put_indicator(plan, out, &r);
+            }
+        }
+        if plan.icons && !target {
+            out.extend_from_slice(crate::icons::icon(e).as_bytes());
+            out.push(b' ');
+        }
+        let mut body: &[u8] = &q.bytes;
+        let mut skip_quotes = false;
+        if let Some(path) = link {
+            if align && q.quoted && body.len() >= 2 {
+                skip_quotes = true;
+                out.push(body[0]);
+                body = &body[1..body.len() - 1];
+            }
+            out.extend_from_slice(b"\x1b]8;;file://");
+            out.extend_from_slice(&self.hostname);
+            if path.first() != Some(&b'/') {
+                out.push(b'/');
+            }
+            for &b in path {
+                if b.is_ascii_alphanumeric() || b"-_.~/".contains(&b) {
+                    out.push(b);
+                } else {
+                    out.extend_from_slice(format!("%{b:02x}").as_bytes());
+                }
+            }
+            out.push(0x07);
+        }
+        out.extend_from_slice(body);
+        if link.is_some() {
+            out.extend_from_slice(b"\x1b]8;;\x07");
+            if skip_quotes {
+                out.push(q.bytes[q.bytes.len() - 1]);
+            }
+        }
+        let len = q.bytes.len();
+        if used {
+            self.end_color(plan, out);
+            if plan.width > 0
+                && len > 0
+                && start_col / plan.width != (start_col + len - 1) / plan.width
+            {
+                if let Some(cl) = plan.colors.as_ref().and_then(|c| c.get(Key::ClrToEol)) {
+                    out.extend_from_slice(cl);
+                }
+            }
+        }
+        q.width + usize::from(pad) + if plan.icons && !target { 2 } else { 0 }
+    }
+}

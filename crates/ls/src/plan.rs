@@ -1,0 +1,392 @@
+//! The plan: arguments resolved against the environment (terminal or not,
+//! COLUMNS, TIME_STYLE, LS_COLORS…) the way GNU ls resolves them, plus what
+//! the gather phase must fetch for each kind of entry.
+
+use cli::quote::{Quoter, Style};
+use cli::size::SizeFormat;
+use cli::timefmt::TimeStyle;
+
+use crate::args::{ArgError, Args, Deref, Format, Hidden, Indicator, Sort, TimeKind, When};
+use crate::colors::{Colors, Setup};
+use crate::entry::FileType;
+
+/// The environment the plan depends on, captured once (and faked in tests).
+#[derive(Clone, Debug, Default)]
+pub struct Env {
+    pub stdout_tty: bool,
+    pub term_width: Option<usize>,
+    pub columns: Option<String>,
+    pub tabsize: Option<String>,
+    pub time_style: Option<String>,
+    pub quoting_style: Option<String>,
+    pub ls_colors: Option<Vec<u8>>,
+    pub colorterm: Option<Vec<u8>>,
+    pub term: Option<Vec<u8>>,
+    pub block_size: Option<String>,
+    pub posixly_correct: bool,
+}
+
+impl Env {
+    pub fn from_process() -> Env {
+        use std::os::unix::ffi::OsStringExt;
+        let var = |k: &str| std::env::var(k).ok();
+        let raw = |k: &str| std::env::var_os(k).map(|v| v.into_vec());
+        let tty = ringio::sys::isatty(1);
+        Env {
+            stdout_tty: tty,
+            term_width: if tty { ringio::sys::terminal_width(1) } else { None },
+            columns: var("COLUMNS"),
+            tabsize: var("TABSIZE"),
+            time_style: var("TIME_STYLE"),
+            quoting_style: var("QUOTING_STYLE"),
+            ls_colors: raw("LS_COLORS"),
+            colorterm: raw("COLORTERM"),
+            term: raw("TERM"),
+            block_size: var("LS_BLOCK_SIZE").or_else(|| var("BLOCK_SIZE")),
+            posixly_correct: std::env::var_os("POSIXLY_CORRECT").is_some(),
+        }
+    }
+}
+
+/// Warnings GNU prints while resolving (not fatal).
+#[derive(Debug, Default)]
+pub struct Warnings(pub Vec<String>);
+
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub format: Format,
+    pub hidden: Hidden,
+    pub sort: Sort,
+    pub reverse: bool,
+    pub time: TimeKind,
+    pub time_style: TimeStyle,
+    pub file_size: SizeFormat,
+    pub block_size: SizeFormat,
+    pub inode: bool,
+    pub size_blocks: bool,
+    pub numeric: bool,
+    pub show_owner: bool,
+    pub show_group: bool,
+    pub author: bool,
+    pub context: bool,
+    pub indicator: Indicator,
+    pub quoter: Quoter,
+    pub dir_quoter: Quoter,
+    /// -q: print '?' for unprintable bytes (literal/shell styles).
+    pub qmark: bool,
+    /// Standard output is a terminal: control bytes of names are never
+    /// printed raw there, whatever the options (escape-sequence injection).
+    pub tty_guard: bool,
+    /// 0 = no limit.
+    pub width: usize,
+    pub tabsize: usize,
+    pub deref: Deref,
+    pub dirs_first: bool,
+    pub ignore: Vec<Vec<u8>>,
+    pub hide: Vec<Vec<u8>>,
+    pub colors: Option<Box<Colors>>,
+    pub hyperlink: bool,
+    pub icons: bool,
+    pub eol: u8,
+    pub recursive: bool,
+    pub directory: bool,
+    pub tree: Option<Option<usize>>,
+    pub json: bool,
+    /// `-D` with `-l`: Emacs dired offsets.
+    pub dired: bool,
+    /// sort/size/long/-s need every entry's stat (GNU's format_needs_stat).
+    pub needs_stat: bool,
+    /// -R/colour/indicators/grouping need every entry's type.
+    pub needs_type: bool,
+}
+
+impl Plan {
+    pub fn new(a: &Args, env: &Env) -> Result<(Plan, Warnings), ArgError> {
+        let mut warn = Warnings::default();
+        let mut format =
+            a.format.unwrap_or(if env.stdout_tty { Format::Columns } else { Format::OnePerLine });
+        if a.tree.is_some() || a.json {
+            format = Format::OnePerLine;
+        }
+        let long = format == Format::Long;
+
+        // Sorting: -c/-u without -l sort by that time unless a sort was given.
+        let mut sort = a.sort;
+        if matches!(a.time, TimeKind::Ctime | TimeKind::Atime | TimeKind::Birth)
+            && !a.sort_given
+            && !long
+        {
+            sort = Sort::Time;
+        }
+
+        let time_style = if long {
+            let spec = a.time_style.clone().or_else(|| env.time_style.clone());
+            match spec {
+                None => TimeStyle::locale(),
+                Some(s) => TimeStyle::parse(&s).ok_or_else(|| ArgError::BadChoice {
+                    value: s.clone(),
+                    option: "time style".into(),
+                    valid: vec!["full-iso", "long-iso", "iso", "locale", "+FORMAT"],
+                })?,
+            }
+        } else {
+            TimeStyle::locale()
+        };
+
+        let env_size = env.block_size.as_deref().and_then(cli::size::parse_block_size);
+        let default_block = if env.posixly_correct {
+            SizeFormat::Blocks { block: 512, suffix: None }
+        } else {
+            SizeFormat::Blocks { block: 1024, suffix: None }
+        };
+        let file_size = a.file_size.or(env_size).unwrap_or(SizeFormat::BYTES);
+        let block_size = a.block_size.or(env_size).unwrap_or(default_block);
+
+        let quoting = match a.quoting {
+            Some(q) => q,
+            None => match env.quoting_style.as_deref().and_then(Style::parse) {
+                Some(q) => q,
+                None => {
+                    if let Some(bad) = env.quoting_style.as_deref() {
+                        warn.0.push(format!(
+                            "ignoring invalid value of environment variable QUOTING_STYLE: {}",
+                            String::from_utf8_lossy(&cli::quote::quote(
+                                bad.as_bytes(),
+                                Style::ShellEscapeAlways
+                            ))
+                        ));
+                    }
+                    if env.stdout_tty {
+                        Style::ShellEscape
+                    } else {
+                        Style::Literal
+                    }
+                }
+            },
+        };
+        let qmark = a.hide_control.unwrap_or(env.stdout_tty);
+
+        let indicator = if a.indicator == Indicator::Classify {
+            match a.classify_when {
+                When::Always => Indicator::Classify,
+                When::Never => Indicator::None,
+                When::Auto => {
+                    if env.stdout_tty {
+                        Indicator::Classify
+                    } else {
+                        Indicator::None
+                    }
+                }
+            }
+        } else {
+            a.indicator
+        };
+        let mut quoter = Quoter::new(quoting);
+        if quoting == Style::Escape {
+            quoter = quoter.with_extra(b" ");
+        }
+        match indicator {
+            Indicator::FileType => quoter = quoter.with_extra(b"*=>@|"),
+            Indicator::Classify => quoter = quoter.with_extra(b"=>@|"),
+            _ => {}
+        }
+        let dir_quoter = {
+            let mut q = Quoter::new(quoting);
+            if quoting == Style::Escape {
+                q = q.with_extra(b" ");
+            }
+            q.with_extra(b":")
+        };
+
+        let on = |w: When| match w {
+            When::Always => true,
+            When::Never => false,
+            When::Auto => env.stdout_tty,
+        };
+        let mut colors = None;
+        if on(a.color) {
+            match Colors::from_env(
+                env.ls_colors.as_deref(),
+                env.colorterm.as_deref(),
+                env.term.as_deref(),
+            ) {
+                Setup::Colors(c) => colors = Some(c),
+                Setup::Off => {}
+                Setup::Unparsable(key) => {
+                    if let Some(k) = key {
+                        warn.0.push(format!(
+                            "unrecognized prefix: {}",
+                            String::from_utf8_lossy(&cli::quote::operand(&k))
+                        ));
+                    }
+                    warn.0.push("unparsable value for LS_COLORS environment variable".into());
+                }
+            }
+        }
+
+        if a.dired && long && a.zero {
+            return Err(ArgError::Plain("--dired and --zero are incompatible".into()));
+        }
+        let uses_width = matches!(format, Format::Columns | Format::Across | Format::Commas);
+        let mut width = 80;
+        if let Some(w) = a.width {
+            width = w;
+        } else if uses_width {
+            let mut set = false;
+            if let Some(c) = env.columns.as_deref().filter(|c| !c.is_empty()) {
+                match crate::args::line_length(c) {
+                    Some(n) => {
+                        width = n;
+                        set = true;
+                    }
+                    None => warn.0.push(format!(
+                        "ignoring invalid width in environment variable COLUMNS: {}",
+                        String::from_utf8_lossy(&cli::quote::operand(c.as_bytes()))
+                    )),
+                }
+            }
+            if !set {
+                if let Some(w) = env.term_width {
+                    width = w;
+                }
+            }
+        }
+        let mut tabsize = 8;
+        if let Some(t) = a.tabsize {
+            tabsize = t;
+        } else if let Some(t) = env.tabsize.as_deref() {
+            match crate::args::parse_c_uint(t) {
+                Ok(n) => tabsize = n as usize,
+                Err(_) => warn.0.push(format!(
+                    "ignoring invalid tab size in environment variable TABSIZE: {}",
+                    String::from_utf8_lossy(&cli::quote::operand(t.as_bytes()))
+                )),
+            }
+        }
+        if colors.is_some() {
+            // GNU: no tabs mixed with colour sequences.
+            tabsize = 0;
+        }
+
+        let deref = a.deref.unwrap_or(if a.directory || indicator == Indicator::Classify || long {
+            Deref::Never
+        } else {
+            Deref::CommandLineDirs
+        });
+
+        let dirs_first = a.dirs_first && sort != Sort::None;
+        let ignore = a.ignore.clone();
+        let hide = if a.hidden == Hidden::Dots { a.hide.clone() } else { Vec::new() };
+
+        let needs_stat =
+            matches!(sort, Sort::Time | Sort::Size) || long || a.size_blocks || a.json || a.context;
+        let needs_type = !needs_stat
+            && (a.recursive
+                || colors.is_some()
+                || indicator != Indicator::None
+                || dirs_first
+                || a.tree.is_some()
+                || on(a.icons));
+
+        Ok((
+            Plan {
+                format,
+                hidden: a.hidden,
+                sort,
+                reverse: a.reverse,
+                time: a.time,
+                time_style,
+                file_size,
+                block_size,
+                inode: a.inode,
+                size_blocks: a.size_blocks,
+                numeric: a.numeric,
+                show_owner: !a.no_owner,
+                show_group: !a.no_group,
+                author: a.author,
+                context: a.context,
+                indicator,
+                quoter,
+                dir_quoter,
+                qmark,
+                tty_guard: env.stdout_tty,
+                width,
+                tabsize,
+                deref,
+                dirs_first,
+                ignore,
+                hide,
+                colors,
+                hyperlink: on(a.hyperlink),
+                icons: on(a.icons),
+                eol: if a.zero { 0 } else { b'\n' },
+                recursive: a.recursive && !a.directory,
+                directory: a.directory,
+                tree: a.tree,
+                json: a.json,
+                dired: a.dired && long,
+                needs_stat,
+                needs_type,
+            },
+            warn,
+        ))
+    }
+
+    pub fn long(&self) -> bool {
+        self.format == Format::Long
+    }
+
+    /// Whether a directory entry must be stat'ed (lstat, or stat under -L),
+    /// given its d_type. Mirrors GNU's conditions, so that colours and
+    /// indicators come out exactly as GNU's (which uses d_type otherwise).
+    pub fn stat_entry(&self, t: FileType) -> bool {
+        // GNU takes -i numbers from stat, not d_ino (they differ on mount
+        // points and overlays), so -i stats every entry.
+        if self.needs_stat || self.inode {
+            return true;
+        }
+        if t == FileType::Unknown {
+            return self.needs_type;
+        }
+        if t == FileType::Link
+            && self.needs_type
+            && (self.deref == Deref::Always
+                || self.link_target_needed()
+                || self.colors.as_ref().is_some_and(|c| c.link_as_target))
+        {
+            return true;
+        }
+        if !self.needs_type {
+            return false;
+        }
+        match t {
+            FileType::Regular => {
+                self.indicator == Indicator::Classify
+                    || self.colors.as_ref().is_some_and(|c| c.needs_regular_stat())
+                    || self.icons
+            }
+            FileType::Dir => self.colors.as_ref().is_some_and(|c| c.needs_dir_stat()),
+            _ => false,
+        }
+    }
+
+    /// Whether a symlink's target must be stat'ed (colour or indicator of
+    /// the target, GNU's check_symlink_mode / -l with an indicator).
+    pub fn link_target_needed(&self) -> bool {
+        self.colors.as_ref().is_some_and(|c| c.needs_link_target(self.long()))
+            || (self.long() && self.indicator >= Indicator::FileType)
+            || self.dirs_first
+            || self.json
+    }
+
+    /// Whether name matches -I/--hide or is hidden by the dot rule.
+    pub fn ignored(&self, name: &[u8]) -> bool {
+        match self.hidden {
+            Hidden::Dots if name.first() == Some(&b'.') => return true,
+            Hidden::AlmostAll if name == b"." || name == b".." => return true,
+            _ => {}
+        }
+        self.ignore.iter().any(|p| crate::fnmatch::fnmatch(p, name, true))
+            || self.hide.iter().any(|p| crate::fnmatch::fnmatch(p, name, true))
+    }
+}

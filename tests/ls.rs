@@ -1,0 +1,1240 @@
+//! lsr against GNU ls (coreutils 9.1, LC_ALL=C, TZ=UTC) on trees built
+//! here: every case runs our binary under every engine backend and GNU's
+//! once and compares stdout, exit status and stderr byte for byte.
+
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::process::Command;
+
+use crate::util::{build_tree, compare, have, raw_name, Run, Stderr, TempDir};
+
+/// The fixture tree lives one level down, so that `..` (listed by -a) is
+/// ours and stable while other tests create directories in /tmp.
+struct Fixture {
+    _t: TempDir,
+    root: std::path::PathBuf,
+}
+
+impl Fixture {
+    fn path(&self) -> &Path {
+        &self.root
+    }
+}
+
+/// A tree with every file type, awkward names, odd modes and times.
+fn fixture() -> Fixture {
+    let t = TempDir::new("ls");
+    let root = t.join("fx");
+    std::fs::create_dir(&root).unwrap();
+    crate::util::chmod(&root, 0o755);
+    let r = root.as_path();
+    build_tree(
+        r,
+        &[
+            "d:dir",
+            "d:dir/sub",
+            "f:dir/sub/deep.txt:deep",
+            "f:dir/a.txt:hello",
+            "f:dir/b.TXT:",
+            "f:dir/c.tar.gz:zz",
+            "f:dir/.dot:",
+            "f:plain:abc",
+            "f:exec.sh:#!/bin/sh\n",
+            "m:exec.sh:755",
+            "f:setuid:",
+            "m:setuid:4755",
+            "f:setgid:",
+            "m:setgid:2755",
+            "f:suid-noexec:",
+            "m:suid-noexec:4644",
+            "d:sticky",
+            "m:sticky:1777",
+            "d:otherw",
+            "m:otherw:777",
+            "d:stickyonly",
+            "m:stickyonly:1755",
+            "f:odd:",
+            "m:odd:7000",
+            "l:link:plain",
+            "l:dangling:nowhere",
+            "l:dirlink:dir",
+            "l:loop1:loop2",
+            "l:loop2:loop1",
+            "l:execlink:exec.sh",
+            "h:hard:plain",
+            "p:fifo",
+            "f:.hidden:",
+            "f:backup~:",
+            "f:.hidden~:",
+            "f:-dash:",
+            "f:a b:",
+            "f:it's:",
+            "f:v1.10:",
+            "f:v1.9:",
+            "f:v1.9.tar.gz:",
+            "f:x.tar.gz:",
+            "f:UPPER.TXT:",
+            "f:star*:",
+            "f:eq=:",
+            "f:at@:",
+            "f:pipe|:",
+            "f:colon\\:x:",
+        ],
+    );
+    std::fs::write(raw_name(r, b"new\nline"), b"").unwrap();
+    std::fs::write(raw_name(r, b"tab\there"), b"").unwrap();
+    std::fs::write(raw_name(r, b"ctl\x01x"), b"").unwrap();
+    std::fs::write(raw_name(r, b"bad\xffutf8"), b"").unwrap();
+    std::fs::write(raw_name(r, b"esc\x1b[31mred"), b"").unwrap();
+    std::fs::write(raw_name(r, &[b'L'; 255]), b"").unwrap();
+    // Sizes around the human-readable boundaries, and a sparse file.
+    for (name, size) in
+        [("s1023", 1023u64), ("s1024", 1024), ("s1025", 1025), ("s10239", 10239), ("s1m", 1 << 20)]
+    {
+        let f = std::fs::File::create(r.join(name)).unwrap();
+        f.set_len(size).unwrap();
+    }
+    let f = std::fs::File::create(r.join("sparse")).unwrap();
+    f.set_len(5 << 30).unwrap();
+    std::fs::write(r.join("dense"), vec![7u8; 70_000]).unwrap();
+    // A socket.
+    let _ = std::os::unix::net::UnixListener::bind(r.join("sock"));
+    // Devices (root only; otherwise skipped silently).
+    let _ = Command::new("mknod").arg(r.join("chardev")).args(["c", "1", "3"]).status();
+    let _ = Command::new("mknod").arg(r.join("blockdev")).args(["b", "7", "200"]).status();
+    // Old, future and fixed times.
+    touch(r, "plain", "2001-02-03 04:05:06.123456789");
+    touch(r, "v1.9", "1970-01-01 00:00:00");
+    touch(r, "v1.10", "2100-01-01 00:00:00");
+    touch(r, "s1024", "2020-06-15 12:00:00");
+    touch(r, "exec.sh", "-1 day");
+    // Owners: a name from /etc/passwd, and ids nobody knows.
+    let _ = Command::new("chown").arg("65534:65534").arg(r.join("s1025")).status();
+    let _ = Command::new("chown").arg("123456:654321").arg(r.join("s1m")).status();
+    let _ = Command::new("chown").args(["-h", "4242:0"]).arg(r.join("link")).status();
+    // ACLs where setfacl exists.
+    if have("setfacl") {
+        std::fs::write(r.join("acl-file"), b"").unwrap();
+        std::fs::create_dir(r.join("acl-dir")).unwrap();
+        let _ = Command::new("setfacl").args(["-m", "u:nobody:r"]).arg(r.join("acl-file")).status();
+        let _ = Command::new("setfacl")
+            .args(["-d", "-m", "u:nobody:r"])
+            .arg(r.join("acl-dir"))
+            .status();
+    }
+    // Settle directory atimes so GNU's read and ours see the same ones.
+    let _ = Command::new("ls").arg("-laR").arg(t.path()).output();
+    Fixture { _t: t, root }
+}
+
+fn touch(root: &Path, name: &str, when: &str) {
+    let st = Command::new("touch").args(["-h", "-d", when]).arg(root.join(name)).status().unwrap();
+    assert!(st.success());
+}
+
+fn ls(dir: &Path, args: &[&str]) {
+    compare("lsr", &Run::new(args).cwd(dir), Stderr::Exact);
+}
+
+fn ls_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) {
+    let mut r = Run::new(args).cwd(dir);
+    for (k, v) in env {
+        r = r.env(k, v);
+    }
+    compare("lsr", &r, Stderr::Exact);
+}
+
+/// Runs every case even when some fail, then reports all failures (and the
+/// pass count) at once.
+struct Cases {
+    name: &'static str,
+    passed: usize,
+    failed: Vec<String>,
+}
+
+impl Cases {
+    fn new(name: &'static str) -> Cases {
+        Cases { name, passed: 0, failed: Vec::new() }
+    }
+
+    fn run<F: FnOnce() + std::panic::UnwindSafe>(&mut self, f: F) {
+        let r = std::panic::catch_unwind(f);
+        match r {
+            Ok(()) => self.passed += 1,
+            Err(e) => {
+                let msg = e
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                self.failed.push(msg.chars().take(3000).collect());
+            }
+        }
+    }
+
+    fn ls(&mut self, dir: &Path, args: &[&str]) {
+        let (d, a): (std::path::PathBuf, Vec<String>) =
+            (dir.to_path_buf(), args.iter().map(|s| s.to_string()).collect());
+        self.run(move || {
+            let v: Vec<&str> = a.iter().map(String::as_str).collect();
+            ls(&d, &v)
+        });
+    }
+
+    fn ls_env(&mut self, dir: &Path, args: &[&str], env: &[(&str, &str)]) {
+        let d = dir.to_path_buf();
+        let a: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        let e: Vec<(String, String)> =
+            env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        self.run(move || {
+            let v: Vec<&str> = a.iter().map(String::as_str).collect();
+            let ev: Vec<(&str, &str)> = e.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            ls_env(&d, &v, &ev)
+        });
+    }
+
+    fn finish(self) {
+        eprintln!("{}: {} passed, {} failed", self.name, self.passed, self.failed.len());
+        if !self.failed.is_empty() {
+            panic!(
+                "{}: {} of {} cases differ from GNU:\n\n{}",
+                self.name,
+                self.failed.len(),
+                self.failed.len() + self.passed,
+                self.failed.join("\n==========\n")
+            );
+        }
+    }
+}
+
+const LISTINGS: &[&[&str]] = &[
+    &[],
+    &["-a"],
+    &["-A"],
+    &["-1"],
+    &["-l"],
+    &["-al"],
+    &["-lA"],
+    &["-C"],
+    &["-x"],
+    &["-m"],
+    &["-Cw40"],
+    &["-xw40"],
+    &["-mw40"],
+    &["-w", "0", "-C"],
+    &["-C", "-w", "200"],
+    &["-C", "-T", "0"],
+    &["-C", "-T", "3"],
+    &["-lr"],
+    &["-lt"],
+    &["-ltr"],
+    &["-lS"],
+    &["-lSr"],
+    &["-lX"],
+    &["-lv"],
+    &["-v"],
+    &["-U"],
+    &["-f"],
+    &["-lf"],
+    &["-fl"],
+    &["-lc"],
+    &["-lu"],
+    &["-c"],
+    &["-lct"],
+    &["--sort=size"],
+    &["--sort=time"],
+    &["--sort=extension"],
+    &["--sort=version"],
+    &["--sort=width"],
+    &["--sort=none"],
+    &["--group-directories-first"],
+    &["--group-directories-first", "-l"],
+    &["--group-directories-first", "-r"],
+    &["-lh"],
+    &["-l", "--si"],
+    &["-ls"],
+    &["-s"],
+    &["-sk"],
+    &["-sh"],
+    &["-Cs"],
+    &["-li"],
+    &["-i"],
+    &["-Ci"],
+    &["-mi"],
+    &["-ln"],
+    &["-lg"],
+    &["-lo"],
+    &["-lG"],
+    &["-l", "--author"],
+    &["-log"],
+    &["-l", "--block-size=K"],
+    &["-l", "--block-size=1K"],
+    &["-l", "--block-size=MB"],
+    &["-s", "--block-size=512"],
+    &["-F"],
+    &["-lF"],
+    &["-CF"],
+    &["-p"],
+    &["-lp"],
+    &["--file-type"],
+    &["-l", "--file-type"],
+    &["--indicator-style=classify"],
+    &["--indicator-style=slash"],
+    &["--indicator-style=none"],
+    &["--classify=never"],
+    &["--classify=auto"],
+    &["-Q"],
+    &["-b"],
+    &["-q"],
+    &["-N"],
+    &["-bF"],
+    &["-lQ"],
+    &["--quoting-style=literal"],
+    &["--quoting-style=shell"],
+    &["--quoting-style=shell-always"],
+    &["--quoting-style=shell-escape"],
+    &["--quoting-style=shell-escape-always"],
+    &["--quoting-style=c"],
+    &["--quoting-style=c-maybe"],
+    &["--quoting-style=escape"],
+    &["--quoting-style=locale"],
+    &["--quoting-style=clocale"],
+    &["--quoting-style=shell", "-C"],
+    &["--quoting-style=shell", "-l"],
+    &["--quoting-style=shell-escape", "-x"],
+    &["--quoting-style=shell", "-F"],
+    &["--quoting-style=c-maybe", "-C"],
+    &["--show-control-chars"],
+    &["--hide-control-chars", "-C"],
+    &["-R"],
+    &["-lR"],
+    &["-aR"],
+    &["-RC"],
+    &["-d"],
+    &["-ld"],
+    &["-d", "dir", "plain"],
+    &["-L"],
+    &["-lL"],
+    &["-H", "-l", "dirlink", "link", "dangling"],
+    &["-l", "dirlink", "link", "dangling"],
+    &["dirlink", "link", "dangling"],
+    &["--dereference-command-line-symlink-to-dir", "-l", "dirlink"],
+    &["-F", "dirlink"],
+    &["-d", "dirlink"],
+    &["--full-time"],
+    &["-l", "--time-style=full-iso"],
+    &["-l", "--time-style=long-iso"],
+    &["-l", "--time-style=iso"],
+    &["-l", "--time-style=locale"],
+    &["-l", "--time-style=posix-iso"],
+    &["-l", "--time-style=+%Y|%m|%d|%H|%M|%S|%N|%3N|%z|%:z|%Z|%a|%A|%b|%B|%j|%s|%%"],
+    &["-l", "--time-style=+%e %k %l %p %I %u %w %U %W %V %G %g %C %y %D %F %T %R %r %c %x %X"],
+    &["-l", "--time-style=+%-d %_m %05Y %^b %#Z %10N %-N"],
+    &["-l", "--time-style=+old %Y\nnew %H:%M"],
+    &["-l", "--time=atime"],
+    &["-l", "--time=ctime"],
+    &["-l", "--time=mtime"],
+    &["-t", "--time=access"],
+    &["-I", "*.txt"],
+    &["-I", "[a-c]*", "-I", "v*"],
+    &["--ignore=*"],
+    &["--hide=s*"],
+    &["-a", "--hide=s*"],
+    &["-B"],
+    &["-aB"],
+    &["--zero"],
+    &["--zero", "-l"],
+    &["-C", "--zero"],
+    &["--zero", "-C"],
+    &["--zero", "-R"],
+    &["--zero", "dir", "plain", "sticky"],
+    &["-l", "-D", "--zero"],
+    &["-Z"],
+    &["-lZ"],
+    &["-1", "--color=always"],
+    &["-l", "--color=always"],
+    &["-C", "--color=always"],
+    &["-F", "--color=always"],
+    &["-lR", "--color=always"],
+    &["--color=never"],
+    &["--color=auto"],
+    &["--colour=always", "-x"],
+    &["--hyperlink=always"],
+    &["-l", "--hyperlink=always"],
+    &["-C", "--hyperlink=always", "--quoting-style=shell"],
+    &["--hyperlink=never"],
+    &["-rS", "-s", "-h"],
+    &["--format=long"],
+    &["--format=verbose"],
+    &["--format=commas"],
+    &["--format=across"],
+    &["--format=horizontal"],
+    &["--format=vertical"],
+    &["--format=single-column"],
+    &["-l1"],
+    &["-1l"],
+    &["-Cl"],
+    &["--all", "--almost-all"],
+    &["--reverse", "--recursive", "dir"],
+    &["--inode", "--size", "--numeric-uid-gid"],
+    &["--directory", "--dereference", "dirlink"],
+    &["--kibibytes", "--size"],
+    &["--width=50", "--tabsize=4", "-C"],
+    &["--literal", "--escape"],
+    &["--escape", "--quote-name"],
+    &["-lD"],
+    &["-lDR"],
+    &["-lDa", "--quoting-style=c"],
+    &["-D"],
+    &["-lD", "dir", "plain", "link"],
+    &["-l", "--time=birth"],
+    &["--time=birth"],
+    &["-lu", "--full-time"],
+    &["-lc", "--time-style=+%s.%N"],
+    &["-s", "--si"],
+    &["-sk", "--si"],
+    &["-l", "--block-size=human-readable"],
+    &["-l", "--block-size=si"],
+    &["-l", "--block-size='1"],
+    &["-lL", "--color=always"],
+    &["-L", "--color=always", "-F"],
+    &["-R", "--color=always", "dir"],
+    &["--color=always", "--group-directories-first"],
+    &["-lai", "--author", "-s"],
+    &["-lgo"],
+    &["-lnG"],
+    &["-1F", "--hide-control-chars"],
+    &["-x", "--quoting-style=shell-escape-always", "-w", "70"],
+    &["-m", "--quoting-style=shell", "-w", "50"],
+    &["-C", "-i", "-s", "-w", "100"],
+    &["-x", "-i", "-s", "-F", "-w", "100"],
+    &["-C", "--color=always", "-w", "100"],
+    &["-C", "-Z"],
+    &["-t", "-r", "-1"],
+    &["-S", "-r", "-1"],
+    &["-X", "-r", "-1"],
+    &["-v", "-r", "-1"],
+    &["-U", "-r", "-1"],
+    &["-ltu"],
+    &["-ltc"],
+    &["-u"],
+    &["--sort=time", "--time=ctime", "-1"],
+];
+
+#[test]
+fn listings_match_gnu() {
+    let t = fixture();
+    let mut c = Cases::new("listings");
+    for args in LISTINGS {
+        c.ls(t.path(), args);
+    }
+    c.finish();
+}
+
+/// File systems without d_type: every entry's type comes from a stat.
+#[test]
+fn listings_without_d_type() {
+    let t = fixture();
+    let mut c = Cases::new("no-dtype");
+    for args in [
+        &[][..],
+        &["-F"],
+        &["-p"],
+        &["-R"],
+        &["-l"],
+        &["-i"],
+        &["--color=always"],
+        &["--color=always", "-l"],
+        &["--group-directories-first"],
+        &["--file-type", "-C"],
+        // Not -L: where following a link fails, GNU (seeing the real
+        // d_type) still knows it is a link; without d_type nobody can.
+    ] {
+        c.ls_env(t.path(), args, &[("LSR_IGNORE_DTYPE", "1"), ("TERM", "xterm")]);
+    }
+    c.finish();
+}
+
+#[test]
+fn colors_from_ls_colors() {
+    let mut c = Cases::new("colors");
+    let t = fixture();
+    let cases: &[&str] = &[
+        "di=01;31:ln=01;36:*.txt=01;32:*.TXT=04",
+        "ln=target:or=41:mi=45",
+        "ex=00:fi=33:no=35",
+        "su=01:sg=02:st=03:ow=04:tw=05:pi=06:so=07:bd=08:cd=09:mh=44",
+        "ca=01;31",
+        "lc=\\e[:rc=m:ec=\\e[0m",
+        "lc=<:rc=>",
+        "*.gz=\\x41\\101^[:*~=1",
+        "rs=0:cl=\\e[K:do=01",
+        "",
+    ];
+    for lsc in cases {
+        for args in
+            [&["--color=always"][..], &["-l", "--color=always"], &["-C", "-F", "--color=always"]]
+        {
+            c.ls_env(t.path(), args, &[("LS_COLORS", lsc)]);
+        }
+    }
+    // Unparsable values and unknown keys turn colour off with a warning.
+    c.ls_env(t.path(), &["--color=always"], &[("LS_COLORS", "zz=1")]);
+    c.ls_env(t.path(), &["--color=always"], &[("LS_COLORS", "di")]);
+    // Without LS_COLORS: the terminal name decides.
+    for term in ["xterm", "xterm-256color", "dumb", "vt100", "screen.linux", ""] {
+        c.ls_env(t.path(), &["--color=always", "-F"], &[("TERM", term)]);
+    }
+    c.ls_env(t.path(), &["--color=always"], &[("COLORTERM", "truecolor")]);
+    c.finish();
+}
+
+#[test]
+fn environment_variables() {
+    let mut c = Cases::new("env");
+    let t = fixture();
+    c.ls_env(t.path(), &["-C"], &[("COLUMNS", "60")]);
+    c.ls_env(t.path(), &["-C"], &[("COLUMNS", "junk")]);
+    c.ls_env(t.path(), &["-C", "-w", "30"], &[("COLUMNS", "60")]);
+    c.ls_env(t.path(), &["-C"], &[("TABSIZE", "4")]);
+    c.ls_env(t.path(), &["-C"], &[("COLUMNS", "0")]);
+    c.ls_env(t.path(), &["-C"], &[("COLUMNS", "0x30")]);
+    c.ls_env(t.path(), &["-C"], &[("COLUMNS", "-5")]);
+    c.ls_env(t.path(), &["-C"], &[("COLUMNS", "99999999999999999999")]);
+    c.ls_env(t.path(), &["-C"], &[("TABSIZE", "x")]);
+    c.ls_env(t.path(), &["-C"], &[("TABSIZE", "0x3")]);
+    c.ls_env(t.path(), &["-l"], &[("TIME_STYLE", "long-iso")]);
+    c.ls_env(t.path(), &["-l"], &[("TIME_STYLE", "+%s")]);
+    c.ls_env(t.path(), &["-l"], &[("TIME_STYLE", "bogus")]);
+    c.ls_env(t.path(), &["-l"], &[("QUOTING_STYLE", "c")]);
+    c.ls_env(t.path(), &[], &[("QUOTING_STYLE", "shell-always")]);
+    c.ls_env(t.path(), &[], &[("QUOTING_STYLE", "bogus")]);
+    c.ls_env(t.path(), &["-ls"], &[("LS_BLOCK_SIZE", "1M")]);
+    c.ls_env(t.path(), &["-ls"], &[("BLOCK_SIZE", "human-readable")]);
+    c.ls_env(t.path(), &["-ls"], &[("POSIXLY_CORRECT", "1")]);
+    c.ls_env(t.path(), &["-l"], &[("TZ", "America/New_York")]);
+    c.ls_env(t.path(), &["-l", "--full-time"], &[("TZ", "Asia/Kolkata")]);
+    c.finish();
+}
+
+#[test]
+fn operands_and_errors() {
+    let mut c = Cases::new("operands");
+    let t = fixture();
+    let d = t.path();
+    c.ls(d, &["missing"]);
+    c.ls(d, &["plain", "missing", "dir"]);
+    c.ls(d, &["dir", "plain", "sticky", "exec.sh"]);
+    c.ls(d, &["-l", "dir", "plain", "link"]);
+    c.ls(d, &["dir"]);
+    c.ls(d, &["dir", "dir"]);
+    c.ls(d, &["plain", "plain"]);
+    c.ls(d, &["-R", "dir"]);
+    c.ls(d, &["-t", "plain", "v1.9", "v1.10", "dir"]);
+    c.ls(d, &["-r", "dir", "sticky", "otherw"]);
+    c.ls(d, &["-U", "dir", "plain", "sticky"]);
+    c.ls(d, &["--", "-dash"]);
+    c.ls(d, &["-l", "loop1"]);
+    c.ls(d, &["loop1/x"]);
+    c.ls(d, &["-L", "loop1"]);
+    c.ls(d, &["-L", "dangling"]);
+    c.ls(d, &["plain/"]);
+    c.ls(d, &["dir/", "dir/sub/"]);
+    c.ls(d, &[""]);
+    c.ls(d, &["new\nline", "ctl\x01x"]);
+    c.ls(d, &["-R", "--quoting-style=c", "dir"]);
+    c.ls(d, &["-b", "-R", "."]);
+    // Not /tmp: other tests create and remove entries there concurrently,
+    // changing its link count and mtime between the two runs.
+    c.ls(d, &["-ld", "/", "/usr", "/bin", "."]);
+    c.ls(d, &["-lL", "dangling", "loop1", "link"]);
+    c.ls(d, &["-RL", "dir"]);
+    c.ls(d, &["missing\nname", "it's gone", "$x", "tab\there2", "-"]);
+    c.ls(d, &["-l", "gone\x01", "plain"]);
+    c.ls(d, &["--", "--", "-"]);
+    c.finish();
+}
+
+#[test]
+fn usage_errors() {
+    let mut c = Cases::new("usage");
+    let t = fixture();
+    let d = t.path();
+    for args in [
+        &["-y"][..],
+        &["--bogus"],
+        &["--co"],
+        &["--sort=bogus"],
+        &["--sort"],
+        &["--time=bogus"],
+        &["--format=bogus"],
+        &["--color=bogus"],
+        &["--indicator-style=x"],
+        &["--quoting-style=x"],
+        &["-w", "x"],
+        &["-w"],
+        &["-T", "x"],
+        &["--block-size=0"],
+        &["--block-size=x"],
+        &["--time-style=bogus", "-l"],
+        &["--all=x"],
+        &["-I"],
+        &["-w", "0x10", "-C"],
+        &["-w", "010", "-C"],
+        &["-w", "+20", "-x"],
+        &["-w", " 20", "-C"],
+        &["-w", "-1"],
+        &["-w", "99999999999999999999", "-C"],
+        &["-w", "9223372036854775808", "-x"],
+        &["-T", "0x2", "-C"],
+        &["-T", "-1"],
+        &["-T", "99999999999999999999"],
+        &["--tabsize=07", "-C"],
+    ] {
+        c.ls(d, args);
+    }
+    for bs in [
+        "K",
+        "KB",
+        "KiB",
+        "k",
+        "kB",
+        "1k",
+        "2K",
+        "M",
+        "MB",
+        "G",
+        "GB",
+        "TiB",
+        "1000",
+        "512",
+        "B",
+        "0x10",
+        "010",
+        "'1",
+        "'K",
+        "1.5K",
+        "0.5K",
+        "Ki",
+        "iB",
+        "human",
+        "s",
+        "9999999999999999999999",
+        "-1",
+        "",
+        "b",
+        "1b",
+        "KD",
+        "1KD",
+        "kiB",
+        "Kib",
+        "K ",
+        " 1K",
+        "+1K",
+        "1e",
+        "1Z",
+        "1R",
+        "0K",
+        "08",
+        "0x",
+        "1T",
+    ] {
+        let arg = format!("--block-size={bs}");
+        c.ls(d, &["-ls", &arg]);
+    }
+    c.ls(d, &["-l"]);
+    c.finish();
+}
+
+#[test]
+fn many_entries() {
+    let mut c = Cases::new("many");
+    let t = TempDir::new("ls-many");
+    for i in 0..5000 {
+        std::fs::write(t.join(format!("f{i:05}-{}", "x".repeat(i % 37))), b"").unwrap();
+    }
+    for args in
+        [&[][..], &["-l"], &["-C"], &["-x", "-w", "120"], &["-m"], &["-lt"], &["-lS"], &["-v"]]
+    {
+        c.ls(t.path(), args);
+    }
+    c.finish();
+}
+
+#[test]
+fn dt_unknown_free_paths_and_deep_trees() {
+    let mut c = Cases::new("deep");
+    let t = TempDir::new("ls-deep");
+    let mut p = t.path().to_path_buf();
+    for i in 0..12 {
+        p = p.join(format!("level{i}"));
+        std::fs::create_dir(&p).unwrap();
+        std::fs::write(p.join("f"), b"x").unwrap();
+    }
+    c.ls(t.path(), &["-R"]);
+    c.ls(t.path(), &["-lR"]);
+    c.finish();
+}
+
+#[test]
+fn unprivileged_permission_errors() {
+    if !have("setpriv") {
+        eprintln!("setpriv missing: skipped");
+        return;
+    }
+    let t = TempDir::new("ls-perm");
+    let r = t.path();
+    build_tree(
+        r,
+        &[
+            "d:open",
+            "f:open/x:",
+            "d:closed",
+            "f:closed/y:",
+            "m:closed:000",
+            "d:noexec",
+            "f:noexec/z:",
+            "f:noexec/w:",
+            "m:noexec:644",
+            "d:deep",
+            "d:deep/locked",
+            "m:deep/locked:000",
+        ],
+    );
+    for args in [
+        &["closed"][..],
+        &["-l", "noexec"],
+        &["noexec"],
+        &["-F", "noexec"],
+        &["-R"],
+        &["-lR"],
+        &["open", "closed", "noexec"],
+        &["-d", "closed"],
+        &["-l", "closed/y"],
+        &["-li", "noexec"],
+        &["-is", "noexec"],
+        &["-l", "--color=always", "noexec"],
+        &["-lR", "--dired", "."],
+    ] {
+        // setpriv runs the binaries by path, so program names in messages
+        // differ; compare stdout, status and whether stderr is empty.
+        compare("lsr", &Run::new(args).cwd(r).unprivileged(), Stderr::Presence);
+    }
+}
+
+/// Every byte in three positions, in every quoting style.
+#[test]
+fn quoting_styles_cover_every_byte() {
+    let mut c = Cases::new("bytes");
+    let t = TempDir::new("ls-bytes");
+    for b in 1u8..=255 {
+        if b == b'/' {
+            continue;
+        }
+        for name in
+            [vec![b], vec![b'a', b, b'b'], vec![b, b'z'], vec![b'x', b'\'', b], vec![b'\'', b]]
+        {
+            if name == b"." || name == b".." {
+                continue;
+            }
+            let _ = std::fs::write(raw_name(t.path(), &name), b"");
+        }
+    }
+    for style in [
+        "literal",
+        "shell",
+        "shell-always",
+        "shell-escape",
+        "shell-escape-always",
+        "c",
+        "c-maybe",
+        "escape",
+        "locale",
+        "clocale",
+    ] {
+        let q = format!("--quoting-style={style}");
+        c.ls(t.path(), &[&q, "-a"]);
+        c.ls(t.path(), &[&q, "-aF"]);
+        c.ls(t.path(), &[&q, "-aC", "-w", "100"]);
+        c.ls(t.path(), &[&q, "-aq", "-x"]);
+    }
+    c.finish();
+}
+
+/// Runs a command line under a pseudo-terminal (util-linux `script`) and
+/// returns what the terminal received.
+fn on_tty(prog: &str, args: &[&[u8]], cwd: &Path, env: &[(&str, &str)]) -> Vec<u8> {
+    let mut cmd = String::from("exec -a ls ");
+    cmd.push_str(prog);
+    for a in args {
+        cmd.push(' ');
+        cmd.push('\'');
+        for &b in *a {
+            if b == b'\'' {
+                cmd.push_str("'\\''");
+            } else {
+                cmd.push(b as char);
+            }
+        }
+        cmd.push('\'');
+    }
+    let mut c = Command::new("script");
+    c.args(["-qec"]).arg(std::ffi::OsStr::from_bytes(&latin1(&cmd))).arg("/dev/null");
+    c.current_dir(cwd).env_clear();
+    c.env("PATH", "/usr/local/bin:/usr/bin:/bin").env("LC_ALL", "C").env("TZ", "UTC");
+    c.env("TERM", "xterm");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let o = c.output().unwrap();
+    o.stdout
+}
+
+/// The command string was built from bytes pushed as chars; turn it back.
+fn latin1(s: &str) -> Vec<u8> {
+    s.chars().map(|c| c as u32 as u8).collect()
+}
+
+#[test]
+fn terminal_behaviour() {
+    if !have("script") {
+        eprintln!("script missing: skipped");
+        return;
+    }
+    let t = fixture();
+    let ours = env!("CARGO_BIN_EXE_lsr");
+    let cases: &[&[&[u8]]] = &[
+        &[],
+        &[b"-l"],
+        &[b"-a"],
+        &[b"-x"],
+        &[b"-m"],
+        &[b"-1"],
+        &[b"-F"],
+        &[b"--color=auto"],
+        &[b"--color=auto", b"-l"],
+        &[b"--hyperlink=auto", b"-1"],
+        &[b"--classify=auto"],
+        &[b"-N"],
+        &[b"-w", b"50"],
+        &[b"new\nline", b"esc\x1b[31mred", b"ctl\x01x", b"it's", b"dir"],
+        &[b"-R", b"dir"],
+    ];
+    for env in [&[("COLUMNS", "80")][..], &[("COLUMNS", "132")], &[]] {
+        for args in cases {
+            let want = on_tty("/usr/bin/ls", args, t.path(), env);
+            for b in crate::util::BACKENDS {
+                let mut e = env.to_vec();
+                e.push(("RINGIO_BACKEND", b));
+                let got = on_tty(ours, args, t.path(), &e);
+                assert!(
+                    got == want,
+                    "tty {args:?} {env:?} [{b}]\n--- gnu ---\n{}\n--- ours ---\n{}",
+                    String::from_utf8_lossy(&want),
+                    String::from_utf8_lossy(&got)
+                );
+            }
+        }
+    }
+    // No raw control character of a name ever reaches the terminal, even
+    // where GNU would print it (--show-control-chars, --zero): a deliberate
+    // difference.
+    let guarded: [&[&[u8]]; 4] = [
+        &[b"-1"],
+        &[b"--show-control-chars"],
+        &[b"--zero"],
+        &[b"-N", b"--show-control-chars", b"-l"],
+    ];
+    for args in guarded {
+        let got = on_tty(ours, args, t.path(), &[]);
+        assert!(!got.windows(2).any(|w| w == b"\x1b["), "escape sequence leaked with {args:?}");
+        assert!(!got.contains(&0x01), "control byte leaked with {args:?}");
+    }
+}
+
+#[test]
+fn head_closes_pipe_quietly() {
+    let t = TempDir::new("ls-pipe");
+    for i in 0..3000 {
+        std::fs::write(t.join(format!("file-with-a-long-name-{i:06}")), b"").unwrap();
+    }
+    let ours = env!("CARGO_BIN_EXE_lsr");
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg(format!("'{ours}' -l | head -1; echo \"status ${{PIPESTATUS:-x}}\""))
+        .current_dir(t.path())
+        .output()
+        .unwrap();
+    assert!(o.stderr.is_empty(), "stderr: {}", String::from_utf8_lossy(&o.stderr));
+    assert!(o.stdout.starts_with(b"total "));
+    // Out of space: an error and status 2, like GNU.
+    if Path::new("/dev/full").exists() {
+        let f = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
+        let o = Command::new(ours).arg("-l").current_dir(t.path()).stdout(f).output().unwrap();
+        assert_eq!(o.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&o.stderr).contains("write error"));
+    }
+}
+
+/// Plain `lsr` to a pipe and `lsr -1` must not stat anything.
+#[test]
+fn no_stat_without_need() {
+    if !have("strace") {
+        eprintln!("strace missing: skipped");
+        return;
+    }
+    let t = TempDir::new("ls-nostat");
+    for i in 0..500 {
+        std::fs::write(t.join(format!("f{i}")), b"").unwrap();
+    }
+    std::fs::create_dir(t.join("d")).unwrap();
+    let ours = env!("CARGO_BIN_EXE_lsr");
+    for args in [&[][..], &["-1"], &["-a"], &["-U"], &["-r"], &["-p"], &["--file-type"], &["-C"]] {
+        for b in ["sync", "threads"] {
+            let o = Command::new("strace")
+                .args([
+                    "-f",
+                    "-qq",
+                    "-e",
+                    "trace=statx,newfstatat,lstat,stat,fstatat64",
+                    "-o",
+                    "/dev/stderr",
+                ])
+                .arg(ours)
+                .args(args)
+                .env("RINGIO_BACKEND", b)
+                .current_dir(t.path())
+                .output()
+                .unwrap();
+            let err = String::from_utf8_lossy(&o.stderr);
+            // The dynamic loader's probes use absolute paths; ours are relative.
+            let stats = err
+                .lines()
+                .filter(|l| {
+                    l.contains("stat") && !l.contains("AT_EMPTY_PATH") && !l.contains(", \"/")
+                })
+                .count();
+            assert!(stats == 0, "{args:?} [{b}] stat'ed {stats} times:\n{err}");
+        }
+    }
+}
+
+/// The io_uring backend keeps `lsr -al` of 10,000 files under 100 syscalls.
+#[test]
+fn uring_syscall_budget() {
+    if !have("strace") || !ringio::uring_available() {
+        eprintln!("strace or io_uring missing: skipped");
+        return;
+    }
+    let t = TempDir::new("ls-budget");
+    for i in 0..10_000 {
+        std::fs::write(t.join(format!("file-{i:07}.txt")), b"").unwrap();
+    }
+    let ours = env!("CARGO_BIN_EXE_lsr");
+    let o = Command::new("strace")
+        .args(["-f", "-c", "-o", "/dev/stderr"])
+        .arg(ours)
+        .arg("-al")
+        .env("RINGIO_BACKEND", "uring")
+        .env_remove("LD_LIBRARY_PATH")
+        .current_dir(t.path())
+        .stdout(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    let total: u64 = err
+        .lines()
+        .find(|l| l.trim_end().ends_with("total"))
+        .and_then(|l| l.split_whitespace().nth(3).and_then(|n| n.parse().ok()))
+        .unwrap_or(u64::MAX);
+    assert!(total <= 100, "lsr -al (uring) made {total} syscalls:\n{err}");
+}
+
+fn ours_out(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_lsr"))
+        .args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("LC_ALL", "C")
+        .env("TZ", "UTC")
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn tree_output() {
+    let t = TempDir::new("ls-tree");
+    build_tree(
+        t.path(),
+        &["d:a", "d:a/b", "f:a/b/deep:", "f:a/x:", "f:top:", "d:c", "l:a/link:../c", "f:.hid:"],
+    );
+    for b in crate::util::BACKENDS {
+        let o = Command::new(env!("CARGO_BIN_EXE_lsr"))
+            .args(["--tree", "-F"])
+            .current_dir(t.path())
+            .env("RINGIO_BACKEND", b)
+            .output()
+            .unwrap();
+        let want =
+            "./\n├── a/\n│   ├── b/\n│   │   └── deep\n│   ├── link@\n│   └── x\n├── c/\n└── top\n";
+        assert_eq!(String::from_utf8_lossy(&o.stdout), want, "[{b}]");
+    }
+    let o = ours_out(t.path(), &["--tree=1", "a"]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "a\n├── b\n├── link\n└── x\n");
+    let o = ours_out(t.path(), &["--tree", "-a", "c"]);
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "c\n");
+}
+
+#[test]
+fn json_output() {
+    let t = TempDir::new("ls-json");
+    build_tree(t.path(), &["d:d", "f:d/f:abc", "l:d/l:f", "l:d/dang:nowhere"]);
+    std::fs::write(raw_name(&t.join("d"), b"q\"\n\xff"), b"").unwrap();
+    let o = ours_out(t.path(), &["--json", "d"]);
+    let s = String::from_utf8(o.stdout).unwrap();
+    let lines: Vec<&str> = s.lines().collect();
+    assert_eq!(lines.len(), 4, "{s}");
+    assert!(lines.iter().all(|l| l.starts_with('{') && l.ends_with('}')));
+    let f = lines.iter().find(|l| l.contains("\"name\":\"f\"")).unwrap();
+    assert!(
+        f.contains("\"type\":\"file\"")
+            && f.contains("\"size\":3")
+            && f.contains("\"path\":\"d/f\"")
+    );
+    let l = lines.iter().find(|l| l.contains("\"name\":\"l\"")).unwrap();
+    assert!(l.contains("\"target\":\"f\"") && l.contains("\"target_ok\":true"), "{l}");
+    let d = lines.iter().find(|l| l.contains("\"name\":\"dang\"")).unwrap();
+    assert!(d.contains("\"target_ok\":false"));
+    let q = lines.iter().find(|l| l.contains("name_bytes")).unwrap();
+    assert!(q.contains("\\\"\\n\u{fffd}") && q.contains("[113,34,10,255]"), "{q}");
+    let o = ours_out(t.path(), &["--json", "-R"]);
+    assert_eq!(String::from_utf8(o.stdout).unwrap().lines().count(), 5);
+}
+
+#[test]
+fn icons_prefix_names() {
+    let t = TempDir::new("ls-icons");
+    build_tree(t.path(), &["d:src", "f:main.rs:", "f:notes.txt:"]);
+    let o = ours_out(t.path(), &["--icons=always", "-1"]);
+    let s = String::from_utf8(o.stdout).unwrap();
+    assert_eq!(s, "\u{e7a8} main.rs\n\u{f15c} notes.txt\n\u{f07b} src\n");
+    let o = ours_out(t.path(), &["--icons=auto", "-1"]);
+    assert_eq!(String::from_utf8(o.stdout).unwrap(), "main.rs\nnotes.txt\nsrc\n");
+}
+
+/// Symlink loops under -RL: only ancestors are refused, as GNU does, and
+/// messages interleave with the listing the same way when both streams go
+/// to one place (GNU flushes stdout before each message).
+#[test]
+fn loops_and_interleaved_errors() {
+    let t = TempDir::new("ls-loops");
+    let r = t.path();
+    build_tree(
+        r,
+        &[
+            "d:x/y",
+            "d:z",
+            "l:z/lx:../x",
+            "l:z/ly:../x/y",
+            "l:x/y/up:..",
+            "l:x/dangle:nope",
+            "f:x/f:",
+        ],
+    );
+    let mut c = Cases::new("loops");
+    for args in
+        [&["-RL", "."][..], &["-RL", "x", "z"], &["-R", "."], &["-lRL", "z"], &["-L", "-l", "x"]]
+    {
+        c.ls(r, args);
+    }
+    c.finish();
+    let merged = |prog: &str, args: &str| {
+        let o = Command::new("sh")
+            .arg("-c")
+            .arg(format!("exec -a ls {prog} {args} 2>&1"))
+            .current_dir(r)
+            .env("LC_ALL", "C")
+            .output()
+            .unwrap();
+        (o.stdout, o.status.code())
+    };
+    for args in ["-RL .", "-lL x", "-R . missing", "missing x/f"] {
+        let want = merged("/usr/bin/ls", args);
+        let got = merged(env!("CARGO_BIN_EXE_lsr"), args);
+        assert!(
+            want == got,
+            "{args}:\n--- gnu ---\n{}\n--- ours ---\n{}",
+            String::from_utf8_lossy(&want.0),
+            String::from_utf8_lossy(&got.0)
+        );
+    }
+}
+
+/// `-v` against GNU's filevercmp on names chosen to hit its corners.
+#[test]
+fn version_sort_corners() {
+    let t = TempDir::new("ls-ver");
+    for n in [
+        "a~",
+        "a",
+        "a1",
+        "a01",
+        "a001",
+        "a1b",
+        "a1.5",
+        "a1.10",
+        "1.0~rc1",
+        "1.0",
+        "1.0.1",
+        "1.0a",
+        ".hidden1",
+        ".hidden10",
+        ".hidden2",
+        "foo-1.2.tar.gz",
+        "foo-1.10.tar.gz",
+        "foo-1.10.tar.bz2",
+        "a.b.c",
+        "00",
+        "0",
+        "~",
+        "-",
+        "x.~1~",
+        "x.~10~",
+        "x.~2~",
+        "abc.txt",
+        "abc.TXT",
+        "abc1.txt",
+        "lib2.so.10",
+        "lib2.so.9",
+        "z9",
+        "z10",
+        "z010",
+        "Z1",
+        "_a",
+        "#1",
+        "%2",
+        "a-b",
+        "a_b",
+        "a.1",
+        "a.1.2",
+        "a..b",
+        "v0.0",
+        "v0.00",
+        "v00",
+    ] {
+        std::fs::write(t.join(n), b"").unwrap();
+    }
+    let mut c = Cases::new("version");
+    for args in [&["-va"][..], &["-vr"], &["-vA", "-1"], &["--sort=version", "-x", "-w", "60"]] {
+        c.ls(t.path(), args);
+    }
+    c.finish();
+}
+
+#[test]
+fn help_and_version() {
+    let t = TempDir::new("ls-help");
+    let o = ours_out(t.path(), &["--help", "-l", "/nonexistent"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("Usage: lsr [OPTION]... [FILE]..."));
+    let o = ours_out(t.path(), &["--version"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&o.stdout).starts_with("lsr (ringutils) "));
+}
+
+/// Random combinations of options (fixed seed), each against GNU.
+#[test]
+fn random_option_combinations() {
+    let t = fixture();
+    const POOL: &[&str] = &[
+        "-a",
+        "-A",
+        "-l",
+        "-1",
+        "-C",
+        "-x",
+        "-m",
+        "-R",
+        "-d",
+        "-r",
+        "-t",
+        "-S",
+        "-X",
+        "-v",
+        "-U",
+        "-c",
+        "-u",
+        "-h",
+        "--si",
+        "-k",
+        "-s",
+        "-i",
+        "-n",
+        "-g",
+        "-o",
+        "-G",
+        "-F",
+        "-p",
+        "-Q",
+        "-b",
+        "-q",
+        "-N",
+        "-L",
+        "-H",
+        "--full-time",
+        "--group-directories-first",
+        "-B",
+        "--color=always",
+        "--file-type",
+        "--quoting-style=shell",
+        "--quoting-style=shell-escape",
+        "--quoting-style=c",
+        "--quoting-style=escape",
+        "-w",
+        "-T",
+        "--time-style=long-iso",
+        "--time-style=iso",
+        "--sort=width",
+        "--hyperlink=always",
+        "--zero",
+        "--author",
+        "-Z",
+        "-I",
+        "--hide",
+        "--indicator-style=slash",
+        "-D",
+    ];
+    let mut seed: u64 = 0x5eed_1234_abcd_0001;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut c = Cases::new("random");
+    for _ in 0..250 {
+        let n = 1 + (next() % 4) as usize;
+        let mut args: Vec<String> = Vec::new();
+        for _ in 0..n {
+            let o = POOL[(next() % POOL.len() as u64) as usize];
+            args.push(o.to_string());
+            match o {
+                "-w" => args.push(["0", "20", "47", "80", "200"][(next() % 5) as usize].into()),
+                "-T" => args.push(["0", "1", "4", "8"][(next() % 4) as usize].into()),
+                "-I" | "--hide" => {
+                    args.push(["*.txt", "s*", "[a-d]*", ".*"][(next() % 4) as usize].into())
+                }
+                _ => {}
+            }
+        }
+        if next() % 3 == 0 {
+            args.push(
+                ["dir", "dirlink", "plain", "link", "dangling", "sticky"][(next() % 6) as usize]
+                    .into(),
+            );
+        }
+        let v: Vec<&str> = args.iter().map(String::as_str).collect();
+        c.ls_env(t.path(), &v, &[("TERM", "xterm")]);
+    }
+    c.finish();
+}
