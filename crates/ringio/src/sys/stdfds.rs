@@ -11,12 +11,18 @@
 
 use std::sync::atomic::{AtomicU8, Ordering};
 
+/// Bit `1 << fd`: fd was closed at start; bit 7: [`guard`] has run.
 static CLOSED: AtomicU8 = AtomicU8::new(0);
+const DONE: u8 = 0x80;
 
 /// Occupies closed descriptors 0, 1 and 2 (see the module docs). Call
-/// first thing, before anything opens a file.
+/// first thing, before anything opens a file (from `.init_array`); later
+/// calls do nothing.
 pub fn guard() {
-    let mut closed = 0u8;
+    if CLOSED.load(Ordering::Relaxed) & DONE != 0 {
+        return;
+    }
+    let mut closed = DONE;
     for fd in 0..3 {
         // SAFETY: F_GETFD only inspects the descriptor table.
         if unsafe { libc::fcntl(fd, libc::F_GETFD) } != -1 {

@@ -6,27 +6,18 @@
 //! `.init_array` (see `cli::stdio_hook!`), before the runtime does that, and
 //! remembers the truth.
 
-use std::sync::atomic::{AtomicU8, Ordering};
-
-/// Bit `1 << fd` set: fd was closed at start. Bit 7: recorded.
-static CLOSED: AtomicU8 = AtomicU8::new(0);
-
 /// Records which of fds 0, 1, 2 are closed; meant to run from `.init_array`.
+/// The work is [`super::stdfds::guard`]'s (idempotent, so it doesn't matter
+/// whether this or `super::at_start` runs first): it also occupies the
+/// closed ones, so nothing the tool opens later lands on them.
 pub extern "C" fn record() {
-    let mut bits = 0x80u8;
-    for fd in 0..3 {
-        // SAFETY: F_GETFD only queries the descriptor's flags.
-        if unsafe { libc::fcntl(fd, libc::F_GETFD) } == -1 {
-            bits |= 1 << fd;
-        }
-    }
-    CLOSED.store(bits, Ordering::Relaxed);
+    super::stdfds::guard();
 }
 
 /// Whether standard descriptor `fd` (0, 1 or 2) was closed when the process
 /// started; false if nothing was recorded.
 pub fn closed_at_start(fd: i32) -> bool {
-    (0..3).contains(&fd) && CLOSED.load(Ordering::Relaxed) & (1 << fd) != 0
+    super::stdfds::was_closed(fd)
 }
 
 #[cfg(test)]
