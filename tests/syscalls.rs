@@ -120,6 +120,8 @@ pub fn count_syscalls(program: &Path, args: &[&OsStr], env: &[(&str, &str)]) -> 
     if !strace_usable() {
         return None;
     }
+    // Not while the fault suite has io_uring disabled machine-wide.
+    let _kernel = util::kernel_state_shared();
     let t = TempDir::new("strace");
     let out = t.join("summary");
     let status = command(
@@ -147,6 +149,7 @@ pub fn trace(
     if !strace_usable() {
         return None;
     }
+    let _kernel = util::kernel_state_shared();
     let t = TempDir::new("strace");
     let out = t.join("trace");
     let expr = format!("trace={filter}");

@@ -561,3 +561,19 @@ pub fn compare_script(
     }
     want
 }
+
+/// Tests that change kernel-wide state other tests could observe (the
+/// fault suite sets `kernel.io_uring_disabled` for a moment) hold this
+/// exclusively; tests that count syscalls, which would take a silent
+/// io_uring fallback for a regression, hold it shared.
+pub static KERNEL_STATE: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+/// Shared hold of [`KERNEL_STATE`] (a poisoned lock still serialises).
+pub fn kernel_state_shared() -> std::sync::RwLockReadGuard<'static, ()> {
+    KERNEL_STATE.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Exclusive hold of [`KERNEL_STATE`].
+pub fn kernel_state_exclusive() -> std::sync::RwLockWriteGuard<'static, ()> {
+    KERNEL_STATE.write().unwrap_or_else(|e| e.into_inner())
+}
