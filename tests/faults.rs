@@ -378,11 +378,7 @@ pub fn check_like(case: &Case, want: &Res, got: &Res, exact_stderr: bool, backen
     assert_eq!(got.signal(), want.signal(), "signal differs: {}", ctx());
     assert!(same_output(case.tool, &got.stdout, &want.stdout), "stdout differs: {}", ctx());
     if exact_stderr {
-        assert!(
-            same_output(case.tool, &got.stderr, &want.stderr),
-            "stderr differs: {}",
-            ctx()
-        );
+        assert!(same_output(case.tool, &got.stderr, &want.stderr), "stderr differs: {}", ctx());
     } else {
         assert_eq!(
             got.stderr.is_empty(),

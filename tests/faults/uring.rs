@@ -43,7 +43,11 @@ fn same_as_normal(what: &str, restrict: &dyn Fn(Case) -> Case) {
 /// io_uring setup it probed, or says it is unavailable.
 fn assert_refused(what: &str, restrict: &dyn Fn(Case) -> Case) {
     let v = restrict(Case::new("lsr", ["--version"])).run(Prog::Ours(None));
-    assert!(v.out().contains("io_uring unavailable"), "{what}: the probe still works:\n{}", v.out());
+    assert!(
+        v.out().contains("io_uring unavailable"),
+        "{what}: the probe still works:\n{}",
+        v.out()
+    );
 }
 
 fn seccomp_usable() -> bool {

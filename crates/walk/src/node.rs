@@ -1,11 +1,12 @@
 //! A directory being walked: its identity, descriptor and progress.
 
 use std::os::fd::RawFd;
-use std::sync::atomic::{AtomicI32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use ringio::{Errno, Statx};
 
+use crate::fds::FdSlot;
 use crate::Entry;
 
 pub(crate) struct DirNode<A> {
@@ -21,8 +22,9 @@ pub(crate) struct DirNode<A> {
     /// Position in the parent's listing (0 for a root).
     pub index: usize,
     pub parent: Option<Arc<DirNode<A>>>,
-    /// The open directory, -1 before it is opened or after it is closed.
-    fd: AtomicI32,
+    /// The open directory, when it is (see `fds`: within the walk's
+    /// descriptor budget it stays open while its subtree is walked).
+    pub slot: Arc<FdSlot>,
     /// 1 for the directory's own listing + 1 per descended child whose
     /// subtree is not finished. At 0 the subtree is done: `leave` runs, the
     /// descriptor closes (children use it as their dirfd until they leave,
@@ -84,7 +86,7 @@ impl<A> DirNode<A> {
             followed,
             index,
             parent,
-            fd: AtomicI32::new(-1),
+            slot: Arc::default(),
             remaining: AtomicUsize::new(1),
             acc,
         })
@@ -94,20 +96,13 @@ impl<A> DirNode<A> {
         &self.path[self.name_start..]
     }
 
-    pub fn fd(&self) -> RawFd {
-        self.fd.load(Ordering::Acquire)
-    }
-
-    pub fn set_fd(&self, fd: RawFd) {
-        self.fd.store(fd, Ordering::Release);
-    }
-
-    /// Where to open this directory from: the parent's descriptor and the
-    /// name, or the full path when there is no open parent (roots).
-    pub fn open_base(&self) -> (RawFd, &[u8]) {
-        match &self.parent {
-            Some(p) if p.fd() >= 0 => (p.fd(), self.name()),
-            _ => (libc::AT_FDCWD, &self.path),
+    /// The path of this directory relative to its ancestor `anc`.
+    pub fn rel_to<'a>(&'a self, anc: &DirNode<A>) -> &'a [u8] {
+        let rest = &self.path[anc.path.len()..];
+        if anc.path.last() == Some(&b'/') {
+            rest
+        } else {
+            &rest[1..]
         }
     }
 
@@ -116,9 +111,10 @@ impl<A> DirNode<A> {
         self.stat.as_ref().map(dev_ino)
     }
 
-    /// The node as an `Entry` for `leave`.
-    pub fn entry(&self) -> Entry<'_> {
-        let (dirfd, rel_name) = self.open_base();
+    /// The node as an `Entry` (for `after_entries` and `leave`), its
+    /// `dirfd` and `rel_name` given by the caller (the parent's pinned
+    /// descriptor and the name, or `AT_FDCWD` and the path).
+    pub fn entry<'a>(&'a self, dirfd: RawFd, rel_name: &'a [u8]) -> Entry<'a> {
         Entry {
             path: &self.path,
             name: self.name(),
@@ -135,17 +131,10 @@ impl<A> DirNode<A> {
     }
 
     /// Marks one unit of this subtree done. Returns true if it was the last,
-    /// in which case the caller runs `leave`, then [`DirNode::close`], then
-    /// finishes the parent.
+    /// in which case the caller runs `leave`, then closes the descriptor
+    /// (`Fds::finish`), then finishes the parent.
     pub fn finish_one(&self) -> bool {
         self.remaining.fetch_sub(1, Ordering::AcqRel) == 1
-    }
-
-    pub fn close(&self) {
-        let fd = self.fd.swap(-1, Ordering::AcqRel);
-        if fd >= 0 {
-            let _ = ringio::sys::close(fd);
-        }
     }
 }
 

@@ -1,8 +1,15 @@
 //! One thread, depth-first, each directory's entries in directory order
 //! (or sorted): the order GNU find and du print in.
+//!
+//! A directory's descriptor is pinned while its own entries are visited
+//! and unpinned while the walk is inside one of its subdirectories, so
+//! that on a tree deeper than the descriptor budget the ancestors' can be
+//! closed, and reopened when the walk comes back (see `fds`).
 
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::dirs::{self, Pinned};
+use crate::fds::Fds;
 use crate::reader::{Listing, Reader};
 use crate::step::{self, Node};
 use crate::{Options, Visitor};
@@ -11,22 +18,27 @@ struct Frame<V: Visitor> {
     node: Node<V>,
     list: Listing,
     next: usize,
+    pin: Option<Pinned>,
+    /// Unpinned while the walk was in a subdirectory: pin again on return.
+    resume: bool,
 }
 
 pub(crate) fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, remote: bool, v: &V) {
     let stop = AtomicBool::new(false);
+    let fds = Fds::new(1);
     let mut rd = Reader::new(opts.thread_engine(remote));
     let mut local = v.local();
     let mut path = Vec::new();
     // Listings are kept per depth and reused, so a deep walk allocates once per level.
     let mut spare: Vec<Listing> = Vec::new();
     let mut stack: Vec<Frame<V>> = Vec::new();
+    let mut w = Walk { rd: &mut rd, fds: &fds, spare: &mut spare, opts, v, stop: &stop };
     for r in roots {
         if stop.load(Ordering::Relaxed) {
             break;
         }
-        let Some(node) = step::root(&mut rd, r, opts, v, &mut local, &stop) else { continue };
-        descend(&mut rd, node, &mut stack, &mut spare, opts, v, &mut local, &stop);
+        let Some(node) = step::root(w.rd, r, opts, v, &mut local, &stop) else { continue };
+        w.descend(node, &mut stack, &mut local);
         while let Some(top) = stack.last_mut() {
             if stop.load(Ordering::Relaxed) {
                 break;
@@ -34,41 +46,56 @@ pub(crate) fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, remote: bool, 
             if top.next < top.list.len() {
                 let i = top.next;
                 top.next += 1;
-                let child = step::entry(&top.node, &top.list, i, &mut path, v, &mut local, &stop);
+                if top.resume {
+                    // Back from a subdirectory: its descriptor may have been
+                    // closed meanwhile; a directory that can't be reopened
+                    // (removed or replaced) has its entries named by path.
+                    top.resume = false;
+                    top.pin = dirs::pin(&fds, None, &top.node).ok();
+                }
+                let dirfd = top.pin.as_ref().map_or(libc::AT_FDCWD, |p| p.fd);
+                let child =
+                    step::entry(&top.node, dirfd, &top.list, i, &mut path, v, &mut local, &stop);
                 if let Some(child) = child {
-                    descend(&mut rd, child, &mut stack, &mut spare, opts, v, &mut local, &stop);
+                    top.pin = None;
+                    top.resume = true;
+                    w.descend(child, &mut stack, &mut local);
                 }
             } else if let Some(f) = stack.pop() {
-                step::after_entries(&f.node, v, &mut local);
-                spare.push(f.list);
-                step::finish(f.node, v, &mut local, &stop);
+                drop(f.pin);
+                step::after_entries(&fds, &f.node, v, &mut local);
+                w.spare.push(f.list);
+                step::finish(&fds, f.node, v, &mut local, &stop);
             }
         }
         // After a quit, release what is still open.
         for f in stack.drain(..).rev() {
-            spare.push(f.list);
-            step::finish(f.node, v, &mut local, &stop);
+            drop(f.pin);
+            w.spare.push(f.list);
+            step::finish(&fds, f.node, v, &mut local, &stop);
         }
     }
     v.finish(local);
 }
 
-#[allow(clippy::too_many_arguments)]
-fn descend<V: Visitor>(
-    rd: &mut Reader,
-    node: Node<V>,
-    stack: &mut Vec<Frame<V>>,
-    spare: &mut Vec<Listing>,
-    opts: &Options,
-    v: &V,
-    local: &mut V::Local,
-    stop: &AtomicBool,
-) {
-    let mut list = spare.pop().unwrap_or_default();
-    if step::open_read(rd, &node, &mut list, opts, v, local) {
-        stack.push(Frame { node, list, next: 0 });
-    } else {
-        spare.push(list);
-        step::finish(node, v, local, stop);
+struct Walk<'a, V: Visitor> {
+    rd: &'a mut Reader,
+    fds: &'a Fds,
+    spare: &'a mut Vec<Listing>,
+    opts: &'a Options,
+    v: &'a V,
+    stop: &'a AtomicBool,
+}
+
+impl<V: Visitor> Walk<'_, V> {
+    fn descend(&mut self, node: Node<V>, stack: &mut Vec<Frame<V>>, local: &mut V::Local) {
+        let mut list = self.spare.pop().unwrap_or_default();
+        match step::open_read(self.rd, self.fds, &node, &mut list, self.opts, self.v, local) {
+            Some(pin) => stack.push(Frame { node, list, next: 0, pin: Some(pin), resume: false }),
+            None => {
+                self.spare.push(list);
+                step::finish(self.fds, node, self.v, local, self.stop);
+            }
+        }
     }
 }

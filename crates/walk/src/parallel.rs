@@ -8,10 +8,17 @@
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
+use crate::fds::Fds;
 use crate::reader::{self, Listing, Reader};
 use crate::split::{self, StatJob};
 use crate::step::{self, Node};
 use crate::{Options, Visitor};
+
+/// A big directory is read, stat'ed and visited this many entries at a
+/// time (plus what the last getdents buffer brought), so its memory is
+/// bounded — GNU's fts reads at most 100,000 entries at a time for the
+/// same reason — and its subdirectories reach the other threads early.
+const BATCH: usize = 4096;
 
 /// What the shared stack holds.
 enum Work<V: Visitor> {
@@ -33,6 +40,7 @@ struct Queue<V: Visitor> {
 
 struct Shared<V: Visitor> {
     q: Mutex<Queue<V>>,
+    fds: Fds,
     /// Signalled when work is pushed, when the stack drains, and on shutdown.
     cv: Condvar,
     stop: AtomicBool,
@@ -65,49 +73,85 @@ impl<V: Visitor> Worker<V> {
         }
     }
 
-    /// Reads one directory, visits its entries, and returns (in `kids`) the
-    /// subdirectories to walk, in reverse so the first pops first.
-    fn process(&mut self, node: Node<V>, sh: &Shared<V>, opts: &Options, v: &V) {
+    /// Reads one directory in batches, visits its entries, and puts the
+    /// subdirectories to walk on the shared stack as each batch is done
+    /// (in reverse, so the first pops first).
+    fn process(&mut self, node: Node<V>, sh: &Shared<V>, v: &V) {
         let stop = &sh.stop;
-        self.kids.clear();
-        if let Some(fd) =
-            step::open_list(&mut self.rd, &node, &mut self.list, opts, v, &mut self.local)
+        if let Some(pin) =
+            step::open(&mut self.rd, &sh.fds, &node, &mut self.list, v, &mut self.local)
         {
+            let fd = pin.fd;
+            let dev_size = step::dev_size(&node);
             let depth = node.depth + 1;
-            let need = |name: &[u8], d_type: u8| v.need_stat(name, d_type, depth);
-            if self.rd.inline() && self.list.len() >= split::SPLIT_AT {
-                reader::needs(&self.list, need, &mut self.needs);
-                let needs = std::mem::take(&mut self.needs);
-                split::stat_shared(fd, &mut self.list, needs, |jobs| {
-                    let mut q = sh.lock();
-                    q.stack.extend(jobs.into_iter().map(Work::Stat));
-                    if q.waiting > 0 {
-                        sh.cv.notify_all();
+            self.list.clear();
+            loop {
+                let base = self.list.base + self.list.len();
+                self.list.clear();
+                self.list.base = base;
+                let eof = match self.rd.read_batch(fd, dev_size, &mut self.list, BATCH) {
+                    Ok(eof) => eof,
+                    Err(e) => {
+                        let err = crate::WalkError::Read { path: node.path.clone(), errno: e };
+                        v.error(&mut self.local, &err, Some(&node.acc));
+                        true
                     }
-                });
-            } else {
-                self.rd.stat(fd, &mut self.list, need);
-            }
-            for i in 0..self.list.len() {
-                if stop.load(Ordering::Relaxed) {
+                };
+                let need = |name: &[u8], d_type: u8| v.need_stat(name, d_type, depth);
+                if self.rd.inline() && self.list.len() >= split::SPLIT_AT {
+                    if reader::needs(&self.list, need, &mut self.needs) {
+                        let needs = std::mem::take(&mut self.needs);
+                        split::stat_shared(fd, &mut self.list, needs, |jobs| {
+                            let mut q = sh.lock();
+                            q.stack.extend(jobs.into_iter().map(Work::Stat));
+                            if q.waiting > 0 {
+                                sh.cv.notify_all();
+                            }
+                        });
+                    } else {
+                        self.list.stats.clear();
+                    }
+                } else {
+                    self.rd.stat(fd, &mut self.list, need);
+                }
+                for i in 0..self.list.len() {
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    let (list, path, local) = (&self.list, &mut self.path, &mut self.local);
+                    if let Some(k) = step::entry(&node, fd, list, i, path, v, local, stop) {
+                        self.kids.push(Work::Dir(k));
+                    }
+                }
+                self.publish_kids(sh);
+                if eof || stop.load(Ordering::Relaxed) {
                     break;
                 }
-                if let Some(k) =
-                    step::entry(&node, &self.list, i, &mut self.path, v, &mut self.local, stop)
-                {
-                    self.kids.push(Work::Dir(k));
-                }
             }
-            step::after_entries(&node, v, &mut self.local);
-            self.kids.reverse();
+            drop(pin);
+            step::after_entries(&sh.fds, &node, v, &mut self.local);
         }
-        step::finish(node, v, &mut self.local, stop);
+        step::finish(&sh.fds, node, v, &mut self.local, stop);
+    }
+
+    /// Puts the subdirectories found so far on the shared stack, waking
+    /// idle threads.
+    fn publish_kids(&mut self, sh: &Shared<V>) {
+        if self.kids.is_empty() {
+            return;
+        }
+        self.kids.reverse();
+        let mut q = sh.lock();
+        q.stack.append(&mut self.kids);
+        if q.waiting > 0 {
+            sh.cv.notify_all();
+        }
     }
 
     /// Takes and processes directories. With `until_idle`, returns once the
     /// stack is empty and nobody is busy (the current root is done);
     /// otherwise runs until shutdown.
-    fn run(&mut self, sh: &Shared<V>, opts: &Options, v: &V, until_idle: bool) {
+    fn run(&mut self, sh: &Shared<V>, v: &V, until_idle: bool) {
         let mut q = sh.lock();
         loop {
             if sh.stop.load(Ordering::Relaxed) {
@@ -117,7 +161,7 @@ impl<V: Visitor> Worker<V> {
                 for w in dropped {
                     // Stat chunks are taken back by their owners.
                     if let Work::Dir(n) = w {
-                        step::finish(n, v, &mut self.local, &sh.stop);
+                        step::finish(&sh.fds, n, v, &mut self.local, &sh.stop);
                     }
                 }
                 q = sh.lock();
@@ -136,16 +180,13 @@ impl<V: Visitor> Worker<V> {
                 };
                 q.busy += 1;
                 drop(q);
-                self.process(node, sh, opts, v);
+                self.process(node, sh, v);
                 q = sh.lock();
                 q.busy -= 1;
-                let n = self.kids.len();
-                q.stack.append(&mut self.kids);
-                // Wake others for new work (this thread takes one kid itself,
-                // still holding the lock, so a single kid wakes nobody), or so
-                // the root's owner sees the walk of this root is over.
+                // Wake the others so the root's owner sees the walk of this
+                // root is over.
                 let done = q.stack.is_empty() && q.busy == 0;
-                if q.waiting > 0 && (n > 1 || done) {
+                if q.waiting > 0 && done {
                     sh.cv.notify_all();
                 }
                 continue;
@@ -172,6 +213,7 @@ pub(crate) fn walk<V: Visitor>(
 ) {
     let sh = Shared::<V> {
         q: Mutex::new(Queue { stack: Vec::new(), busy: 0, waiting: 0, shutdown: false }),
+        fds: Fds::new(threads),
         cv: Condvar::new(),
         stop: AtomicBool::new(false),
     };
@@ -183,7 +225,7 @@ pub(crate) fn walk<V: Visitor>(
             // If a thread can't be created (RLIMIT_NPROC), walk with fewer.
             if let Ok(h) = b.spawn_scoped(s, move || {
                 let mut w = Worker::new(opts, remote, v);
-                w.run(sh, opts, v, false);
+                w.run(sh, v, false);
                 v.finish(w.local);
             }) {
                 handles.push(h);
@@ -199,7 +241,7 @@ pub(crate) fn walk<V: Visitor>(
             };
             sh.lock().stack.push(Work::Dir(node));
             sh.cv.notify_all();
-            me.run(&sh, opts, v, true);
+            me.run(&sh, v, true);
         }
         sh.lock().shutdown = true;
         sh.cv.notify_all();

@@ -27,13 +27,19 @@ pub(crate) enum StatSlot {
     Err(Errno),
 }
 
-/// A directory's entries: names in one arena (each followed by a NUL, so
-/// it can be handed to a syscall as is), no allocation per entry.
+/// A directory's entries (or a batch of them, for a big directory read in
+/// batches): names in one arena (each followed by a NUL, so it can be
+/// handed to a syscall as is), no allocation per entry.
 #[derive(Default)]
 pub(crate) struct Listing {
     pub names: Vec<u8>,
     pub ents: Vec<RawEnt>,
+    /// Empty when no entry was stat'ed (a statx is 256 bytes: find
+    /// without stat tests would otherwise spend most of a huge listing's
+    /// memory on empty slots).
     pub stats: Vec<StatSlot>,
+    /// Position of `ents[0]` in the directory (batches after the first).
+    pub base: usize,
 }
 
 impl Listing {
@@ -41,6 +47,12 @@ impl Listing {
         self.names.clear();
         self.ents.clear();
         self.stats.clear();
+        self.base = 0;
+    }
+
+    /// Entry `i`'s stat outcome.
+    pub fn stat(&self, i: usize) -> &StatSlot {
+        self.stats.get(i).unwrap_or(&StatSlot::None)
     }
 
     pub fn name(&self, i: usize) -> &[u8] {
@@ -131,7 +143,24 @@ impl Reader {
         sort: bool,
     ) -> Result<(), Errno> {
         out.clear();
-        let mut result = Ok(());
+        let r = self.read_batch(fd, dev_size, out, usize::MAX).map(|_| ());
+        if sort {
+            out.sort();
+        }
+        r
+    }
+
+    /// Reads the next entries of the open directory `fd` into `out` (which
+    /// the caller cleared), whole getdents buffers at a time, until it holds
+    /// at least `max` entries or the end is reached. Returns whether the end
+    /// was reached. On a read error, what was read so far stays in `out`.
+    pub fn read_batch(
+        &mut self,
+        fd: RawFd,
+        dev_size: Option<(u64, u64)>,
+        out: &mut Listing,
+        max: usize,
+    ) -> Result<bool, Errno> {
         // Inline engines read here directly, saving the final empty read
         // where the file system marks the end (see ringio::getdents_fill_hinted).
         let inline = self.eng.backend() == Backend::Sync;
@@ -165,18 +194,14 @@ impl Reader {
                     ino: d.ino,
                 });
             }
-            if let Err(e) = r {
-                result = Err(e);
-                break;
-            }
+            r?;
             if eof {
-                break;
+                return Ok(true);
+            }
+            if out.ents.len() >= max {
+                return Ok(false);
             }
         }
-        if sort {
-            out.sort();
-        }
-        result
     }
 
     /// Whether this thread's engine runs syscalls inline (so other walker
@@ -189,7 +214,6 @@ impl Reader {
     /// lstat's those whose type getdents didn't give.
     pub fn stat(&mut self, dirfd: RawFd, list: &mut Listing, need: impl Fn(&[u8], u8) -> StatNeed) {
         list.stats.clear();
-        list.stats.resize(list.ents.len(), StatSlot::None);
         if self.eng.backend() == Backend::Sync {
             return stat_inline(dirfd, list, need);
         }
@@ -199,6 +223,9 @@ impl Reader {
             let mut n = need(list.name(i), d_type);
             if n == StatNeed::None && d_type == dtype::UNKNOWN {
                 n = StatNeed::Lstat;
+            }
+            if n != StatNeed::None && list.stats.is_empty() {
+                list.stats.resize(list.ents.len(), StatSlot::None);
             }
             match n {
                 StatNeed::None => continue,
@@ -263,16 +290,25 @@ impl Reader {
 }
 
 /// What to stat for each entry: `need`, with entries of unknown type
-/// lstat'ed (the walker must know which are directories).
-pub(crate) fn needs(list: &Listing, need: impl Fn(&[u8], u8) -> StatNeed, out: &mut Vec<StatNeed>) {
+/// lstat'ed (the walker must know which are directories). Returns whether
+/// any entry needs a stat.
+pub(crate) fn needs(
+    list: &Listing,
+    need: impl Fn(&[u8], u8) -> StatNeed,
+    out: &mut Vec<StatNeed>,
+) -> bool {
     out.clear();
+    let mut any = false;
     out.extend(list.ents.iter().map(|e| {
         let name = &list.names[e.off as usize..(e.off + e.len) as usize];
-        match need(name, e.d_type) {
+        let n = match need(name, e.d_type) {
             StatNeed::None if e.d_type == dtype::UNKNOWN => StatNeed::Lstat,
             n => n,
-        }
+        };
+        any |= n != StatNeed::None;
+        n
     }));
+    any
 }
 
 /// [`Reader::stat`] when the engine runs syscalls inline anyway (the
@@ -281,8 +317,11 @@ pub(crate) fn needs(list: &Listing, need: impl Fn(&[u8], u8) -> StatNeed, out: &
 /// is 256 bytes, copied several times on the way through the engine).
 fn stat_inline(dirfd: RawFd, list: &mut Listing, need: impl Fn(&[u8], u8) -> StatNeed) {
     let mut n = Vec::new();
-    needs(list, need, &mut n);
-    let Listing { names, ents, stats } = list;
+    if !needs(list, need, &mut n) {
+        return;
+    }
+    let Listing { names, ents, stats, .. } = list;
+    stats.resize(ents.len(), StatSlot::None);
     stat_range(dirfd, names, ents, &n, stats);
 }
 

@@ -7,6 +7,8 @@ use std::sync::Arc;
 
 use ringio::{dtype, Errno};
 
+use crate::dirs::{self, Pinned};
+use crate::fds::Fds;
 use crate::node::{dev_ino, dtype_of, DirNode};
 use crate::reader::{Listing, Reader, StatSlot};
 use crate::{Entry, Options, Visit, Visitor, WalkError};
@@ -58,52 +60,59 @@ pub(crate) fn root<V: Visitor>(
     }
 }
 
-/// Opens, reads and stats `node` into `list`. Returns false (after
-/// reporting) when it could not be opened.
+/// Opens, reads and stats `node` into `list` (the whole listing). Returns
+/// its pinned descriptor, or `None` (after reporting) when it could not be
+/// opened.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn open_read<V: Visitor>(
     rd: &mut Reader,
+    fds: &Fds,
     node: &Node<V>,
     list: &mut Listing,
     opts: &Options,
     v: &V,
     local: &mut V::Local,
-) -> bool {
-    let Some(fd) = open_list(rd, node, list, opts, v, local) else { return false };
+) -> Option<Pinned> {
+    let pin = open(rd, fds, node, list, v, local)?;
+    if let Err(e) = rd.read(pin.fd, dev_size(node), list, opts.sort) {
+        v.error(local, &WalkError::Read { path: node.path.clone(), errno: e }, Some(&node.acc));
+    }
     let depth = node.depth + 1;
-    rd.stat(fd, list, |name, d_type| v.need_stat(name, d_type, depth));
-    true
+    rd.stat(pin.fd, list, |name, d_type| v.need_stat(name, d_type, depth));
+    Some(pin)
 }
 
-/// Opens and reads `node` into `list`, without stats. Returns the open
-/// directory, or `None` (after reporting) when it could not be opened.
-pub(crate) fn open_list<V: Visitor>(
+/// Opens `node` (pinned), or reports why not (clearing `list`).
+pub(crate) fn open<V: Visitor>(
     rd: &mut Reader,
+    fds: &Fds,
     node: &Node<V>,
     list: &mut Listing,
-    opts: &Options,
     v: &V,
     local: &mut V::Local,
-) -> Option<RawFd> {
-    let (base, name) = node.open_base();
-    let fd = match rd.open_dir(base, name, node.followed) {
-        Ok(fd) => fd,
+) -> Option<Pinned> {
+    match dirs::pin(fds, Some(rd), node) {
+        Ok(p) => Some(p),
         Err(e) => {
             list.clear();
             v.error(local, &WalkError::Open { path: node.path.clone(), errno: e }, Some(&node.acc));
-            return None;
+            None
         }
-    };
-    node.set_fd(fd);
-    let dev_size = node.stat.as_ref().map(|st| (dev_ino(st).0, st.stx_size));
-    if let Err(e) = rd.read(fd, dev_size, list, opts.sort) {
-        v.error(local, &WalkError::Read { path: node.path.clone(), errno: e }, Some(&node.acc));
     }
-    Some(fd)
 }
 
-/// Visits entry `i` of `node`'s listing; returns the child to descend into.
+/// The directory's device and size, for the end-of-directory hint.
+pub(crate) fn dev_size<A>(node: &DirNode<A>) -> Option<(u64, u64)> {
+    node.stat.as_ref().map(|st| (dev_ino(st).0, st.stx_size))
+}
+
+/// Visits entry `i` of `node`'s listing, `dirfd` being `node`'s pinned
+/// descriptor (or `AT_FDCWD` when it can't be had: the entry is then named
+/// by its whole path); returns the child to descend into.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn entry<V: Visitor>(
     node: &Node<V>,
+    dirfd: RawFd,
     list: &Listing,
     i: usize,
     path: &mut Vec<u8>,
@@ -121,7 +130,7 @@ pub(crate) fn entry<V: Visitor>(
     path.extend_from_slice(name);
     let raw = list.ents[i];
     // Borrowed: a statx is 256 bytes, and only directories keep a copy.
-    let (st, stat_error, followed) = match &list.stats[i] {
+    let (st, stat_error, followed) = match list.stat(i) {
         StatSlot::None => (None, None, false),
         StatSlot::Ok { st, followed } => (Some(st), None, *followed),
         StatSlot::Err(e) => (None, Some(*e), false),
@@ -136,6 +145,7 @@ pub(crate) fn entry<V: Visitor>(
             return None;
         }
     }
+    let rel_name = if dirfd == libc::AT_FDCWD { &path[..] } else { name };
     let e = Entry {
         path,
         name: &path[name_start..],
@@ -145,9 +155,9 @@ pub(crate) fn entry<V: Visitor>(
         stat: st,
         stat_error,
         followed,
-        dirfd: node.fd(),
-        rel_name: name,
-        index: i,
+        dirfd,
+        rel_name,
+        index: list.base + i,
     };
     match v.visit(local, &e, Some(&node.acc)) {
         Visit::Quit => {
@@ -175,22 +185,33 @@ fn loop_ancestor<A>(node: &Arc<DirNode<A>>, id: (u64, u64)) -> Option<Vec<u8>> {
 }
 
 /// Tells the visitor every entry of `node`'s listing has been visited.
-pub(crate) fn after_entries<V: Visitor>(node: &Node<V>, v: &V, local: &mut V::Local) {
-    v.after_entries(local, &node.entry(), &node.acc);
+pub(crate) fn after_entries<V: Visitor>(fds: &Fds, node: &Node<V>, v: &V, local: &mut V::Local) {
+    dirs::with_parent(fds, node, |dirfd, rel| {
+        v.after_entries(local, &node.entry(dirfd, rel), &node.acc)
+    });
 }
 
 /// One unit of `node`'s subtree is done; runs `leave` for every directory
 /// this completes, innermost first, and closes their descriptors.
-pub(crate) fn finish<V: Visitor>(node: Node<V>, v: &V, local: &mut V::Local, stop: &AtomicBool) {
+pub(crate) fn finish<V: Visitor>(
+    fds: &Fds,
+    node: Node<V>,
+    v: &V,
+    local: &mut V::Local,
+    stop: &AtomicBool,
+) {
     let mut cur = node;
     loop {
         if !cur.finish_one() {
             return;
         }
         if !stop.load(Ordering::Relaxed) {
-            v.leave(local, &cur.entry(), &cur.acc, cur.parent.as_ref().map(|p| &p.acc));
+            let parent_acc = cur.parent.as_ref().map(|p| &p.acc);
+            dirs::with_parent(fds, &cur, |dirfd, rel| {
+                v.leave(local, &cur.entry(dirfd, rel), &cur.acc, parent_acc)
+            });
         }
-        cur.close();
+        fds.finish(&cur.slot);
         match cur.parent.clone() {
             Some(p) => cur = p,
             None => return,

@@ -23,3 +23,14 @@ pub fn raise_nofile() -> u64 {
     }
     rl.rlim_cur as u64
 }
+
+/// The soft limit on open descriptors (`ulimit -Sn`); 1024 if unknown.
+pub fn nofile_soft() -> u64 {
+    // SAFETY: rlimit is a plain C struct of integers; all-zero is valid.
+    let mut rl: libc::rlimit = unsafe { std::mem::zeroed() };
+    // SAFETY: rl is a valid, writable rlimit for getrlimit to fill.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl) } != 0 {
+        return 1024;
+    }
+    rl.rlim_cur as u64
+}

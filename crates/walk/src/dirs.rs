@@ -1,0 +1,171 @@
+//! Opening and reopening directory nodes within the descriptor budget
+//! (see `fds`): a pinned descriptor for a node, from its own slot when it
+//! is open, else opened relative to the nearest open ancestor, in hops
+//! that each stay well inside PATH_MAX.
+
+use std::os::fd::RawFd;
+use std::sync::Arc;
+
+use ringio::Errno;
+
+use crate::fds::{exhausted, FdSlot, Fds};
+use crate::node::{dev_ino, DirNode};
+use crate::reader::Reader;
+
+/// Longest relative path one reopening hop resolves (PATH_MAX is 4096
+/// with the NUL).
+const MAX_HOP: usize = 3072;
+/// How often an open that fails with EMFILE is retried after closing an
+/// idle descriptor (or, with none idle, after a moment for other threads
+/// to finish with theirs).
+const EMFILE_RETRIES: usize = 200;
+
+/// A pinned descriptor: usable for system calls until dropped.
+pub(crate) struct Pinned {
+    slot: Option<Arc<FdSlot>>,
+    pub fd: RawFd,
+}
+
+impl Drop for Pinned {
+    fn drop(&mut self) {
+        if let Some(s) = &self.slot {
+            s.unpin();
+        }
+    }
+}
+
+/// Pins `node`'s descriptor, opening it (first time) or reopening it
+/// (after it was closed for the budget) as needed. `rd` opens through the
+/// thread's engine when given; reopening hops use plain syscalls.
+pub(crate) fn pin<A>(
+    fds: &Fds,
+    mut rd: Option<&mut Reader>,
+    node: &Arc<DirNode<A>>,
+) -> Result<Pinned, Errno> {
+    if let Some(fd) = node.slot.try_pin(fds.tick()) {
+        return Ok(Pinned { slot: Some(Arc::clone(&node.slot)), fd });
+    }
+    // The closed directories from `node` up to the nearest open ancestor
+    // (exclusive), or to the root operand.
+    let mut chain: Vec<&Arc<DirNode<A>>> = vec![node];
+    let mut base: Option<(Pinned, &Arc<DirNode<A>>)> = None;
+    let mut up = node.parent.as_ref();
+    while let Some(p) = up {
+        if let Some(fd) = p.slot.try_pin(fds.tick()) {
+            base = Some((Pinned { slot: Some(Arc::clone(&p.slot)), fd }, p));
+            break;
+        }
+        chain.push(p);
+        up = p.parent.as_ref();
+    }
+    let mut cur = base;
+    let mut idx = chain.len() - 1;
+    loop {
+        // The deepest directory reachable from `cur` in one hop (always at
+        // least the next one).
+        let from = cur.as_ref().map_or(0, |(_, a)| a.path.len());
+        let mut j = idx;
+        while j > 0 && chain[j - 1].path.len() - from <= MAX_HOP {
+            j -= 1;
+        }
+        let target = chain[j];
+        let (dirfd, rel): (RawFd, &[u8]) = match &cur {
+            Some((p, anc)) => (p.fd, target.rel_to(anc)),
+            None => (libc::AT_FDCWD, &target.path),
+        };
+        // Reopened (or reached through several components): make sure it
+        // is still the directory the walk saw.
+        let verify = target.slot.was_opened() || rel.contains(&b'/');
+        let fd = open_dir(fds, rd.as_deref_mut().filter(|_| !verify), dirfd, rel, target.followed)?;
+        if verify {
+            if let Err(e) = same_directory(fd, target) {
+                let _ = ringio::sys::close(fd);
+                return Err(e);
+            }
+        }
+        let pinned =
+            Pinned { fd: fds.adopt(&target.slot, fd), slot: Some(Arc::clone(&target.slot)) };
+        if j == 0 {
+            return Ok(pinned);
+        }
+        cur = Some((pinned, target));
+        idx = j - 1;
+    }
+}
+
+/// Opens a directory, retrying after EMFILE/ENFILE with an idle kept
+/// descriptor closed. O_NOFOLLOW unless `follow`, so a symlink swapped in
+/// for a directory mid-walk is not entered.
+fn open_dir(
+    fds: &Fds,
+    mut rd: Option<&mut Reader>,
+    dirfd: RawFd,
+    rel: &[u8],
+    follow: bool,
+) -> Result<RawFd, Errno> {
+    let mut tries = 0;
+    loop {
+        let r = match rd.as_deref_mut() {
+            Some(rd) => rd.open_dir(dirfd, rel, follow),
+            None => open_plain(dirfd, rel, follow),
+        };
+        match r {
+            Err(e) if exhausted(e) && tries < EMFILE_RETRIES => {
+                tries += 1;
+                if !fds.relieve() {
+                    // Every kept descriptor is in use by another thread
+                    // right now; they are released within moments.
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+            }
+            r => return r,
+        }
+    }
+}
+
+fn open_plain(dirfd: RawFd, rel: &[u8], follow: bool) -> Result<RawFd, Errno> {
+    let c = std::ffi::CString::new(rel).map_err(|_| Errno::EINVAL)?;
+    let mut flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOCTTY | libc::O_NONBLOCK;
+    if !follow {
+        flags |= libc::O_NOFOLLOW;
+    }
+    ringio::sys::openat(dirfd, &c, flags, 0)
+}
+
+/// Whether `fd` is the directory `node` describes: its (dev, ino) when the
+/// walk stat'ed it, else the inode number getdents gave (not comparable on
+/// a mount point, whose entry shows the covered directory's inode).
+fn same_directory<A>(fd: RawFd, node: &DirNode<A>) -> Result<(), Errno> {
+    const STATX_ATTR_MOUNT_ROOT: u64 = 0x2000;
+    let st = ringio::sys::fstatx(fd, libc::STATX_INO | libc::STATX_TYPE)?;
+    let same = match node.dev_ino() {
+        Some(id) => dev_ino(&st) == id,
+        None => {
+            node.ino == 0
+                || st.stx_ino == node.ino
+                || st.stx_attributes & STATX_ATTR_MOUNT_ROOT != 0
+        }
+    };
+    if same {
+        Ok(())
+    } else {
+        Err(Errno::ENOENT)
+    }
+}
+
+/// Runs `f` with the base `node` is named relative to — its parent's
+/// pinned descriptor and its name — for `after_entries` and `leave`. A
+/// root, or a parent that can no longer be opened, gives `AT_FDCWD` and
+/// the whole path.
+pub(crate) fn with_parent<A, R>(
+    fds: &Fds,
+    node: &Arc<DirNode<A>>,
+    f: impl FnOnce(RawFd, &[u8]) -> R,
+) -> R {
+    if let Some(p) = &node.parent {
+        if let Ok(pin) = pin(fds, None, p) {
+            return f(pin.fd, node.name());
+        }
+    }
+    f(libc::AT_FDCWD, &node.path)
+}

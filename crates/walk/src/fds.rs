@@ -1,0 +1,238 @@
+//! The walk's descriptor budget.
+//!
+//! A directory's descriptor is kept open after its listing while its
+//! subtree is walked: children are opened relative to it (a one-component
+//! lookup instead of a whole path), and visitors use it as the `dirfd` of
+//! their entries. Kept naively, that is one descriptor per level of depth
+//! and per walker thread, and a tree deeper than `ulimit -n` fails with
+//! EMFILE where GNU's fts keeps going.
+//!
+//! So, as bfs does, descriptors past the listing are kept only within a
+//! budget taken from the soft limit, and when the budget is reached — or an
+//! open fails with EMFILE/ENFILE anyway — the least recently used kept
+//! descriptor that nobody is using right now is closed. A directory whose
+//! descriptor was closed is reopened when next needed, by its path relative
+//! to the nearest ancestor that is still open (or from the root operand),
+//! in hops short enough for PATH_MAX, so trees deeper than PATH_MAX work
+//! with any budget.
+//!
+//! "Using right now" is a pin count: a thread pins a directory's
+//! descriptor while a system call may use it (opening a child relative to
+//! it, its entries' visits, `leave`), so another thread never closes a
+//! descriptor under a call that uses it (which, with descriptor numbers
+//! reused, could silently redirect that call to another directory).
+
+use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use ringio::Errno;
+
+/// A directory's descriptor slot.
+#[derive(Debug)]
+pub(crate) struct FdSlot {
+    st: Mutex<SlotState>,
+}
+
+#[derive(Debug)]
+struct SlotState {
+    /// -1 when closed (never opened, evicted, or done).
+    fd: RawFd,
+    /// Calls in progress that use `fd`.
+    pins: u32,
+    /// The walk's clock at the last pin: least recently used goes first.
+    used: u64,
+    /// The directory's subtree is done: never reopen.
+    done: bool,
+    /// A descriptor was installed at some point (so opening again is a
+    /// reopen, to be checked against what the walk saw).
+    ever: bool,
+}
+
+impl Default for FdSlot {
+    fn default() -> Self {
+        FdSlot { st: Mutex::new(SlotState { fd: -1, pins: 0, used: 0, done: false, ever: false }) }
+    }
+}
+
+impl FdSlot {
+    fn lock(&self) -> MutexGuard<'_, SlotState> {
+        self.st.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Whether a descriptor was ever installed.
+    pub(crate) fn was_opened(&self) -> bool {
+        self.lock().ever
+    }
+
+    /// Pins the descriptor if it is open.
+    pub(crate) fn try_pin(&self, clock: u64) -> Option<RawFd> {
+        let mut s = self.lock();
+        if s.fd < 0 {
+            return None;
+        }
+        s.pins += 1;
+        s.used = clock;
+        Some(s.fd)
+    }
+
+    pub(crate) fn unpin(&self) {
+        let mut s = self.lock();
+        s.pins = s.pins.saturating_sub(1);
+    }
+
+    /// Installs a freshly opened descriptor, pinned once. If another thread
+    /// reopened it meanwhile, `fd` is closed and theirs pinned instead.
+    /// Returns the descriptor and whether `fd` was installed.
+    fn install(&self, fd: RawFd, clock: u64) -> (RawFd, bool) {
+        let mut s = self.lock();
+        if s.fd >= 0 || s.done {
+            let theirs = s.fd;
+            if theirs >= 0 {
+                s.pins += 1;
+                s.used = clock;
+                drop(s);
+                let _ = ringio::sys::close(fd);
+                return (theirs, false);
+            }
+            // Done meanwhile (cannot happen while a caller holds a pin on a
+            // descendant, but be safe): use it unregistered.
+            return (fd, false);
+        }
+        s.fd = fd;
+        s.pins = 1;
+        s.used = clock;
+        s.ever = true;
+        (fd, true)
+    }
+
+    /// Closes the descriptor if nobody uses it. Returns whether it did.
+    fn try_evict(&self) -> bool {
+        let Ok(mut s) = self.st.try_lock() else { return false };
+        if s.fd < 0 || s.pins > 0 {
+            return false;
+        }
+        let fd = std::mem::replace(&mut s.fd, -1);
+        drop(s);
+        let _ = ringio::sys::close(fd);
+        true
+    }
+
+    /// The subtree is done: closes the descriptor for good.
+    fn finish(&self) -> bool {
+        let mut s = self.lock();
+        s.done = true;
+        let fd = std::mem::replace(&mut s.fd, -1);
+        drop(s);
+        if fd >= 0 {
+            let _ = ringio::sys::close(fd);
+            true
+        } else {
+            false
+        }
+    }
+
+    fn used(&self) -> u64 {
+        self.st.try_lock().map_or(u64::MAX, |s| if s.pins > 0 { u64::MAX } else { s.used })
+    }
+}
+
+/// The budget and the registry of slots holding a descriptor.
+pub(crate) struct Fds {
+    /// Most descriptors kept open (pinned ones included).
+    budget: AtomicUsize,
+    open: Mutex<Vec<Arc<FdSlot>>>,
+    clock: AtomicU64,
+}
+
+/// Descriptors left for everything but kept directories: the standard
+/// ones, the visitor's own (find's -execdir batches, output files), and
+/// per walker thread its engine's ring, a directory being opened and a
+/// reopening hop.
+const RESERVE_FIXED: usize = 8;
+/// Descriptors assumed open when the walk starts (standard ones and a few
+/// more).
+const ASSUMED_OPEN: usize = 8;
+const RESERVE_PER_THREAD: usize = 3;
+
+impl Fds {
+    /// A budget from the soft `RLIMIT_NOFILE`, for `threads` walker
+    /// threads. What else is open is not counted (that would cost a read of
+    /// /proc/self/fd per walk): a few descriptors are assumed, and if more
+    /// are, an EMFILE lowers the budget to what is then kept ([`Fds::relieve`]).
+    /// `WALK_FD_BUDGET` (a number) overrides it, for tests.
+    pub(crate) fn new(threads: usize) -> Fds {
+        let budget = std::env::var("WALK_FD_BUDGET")
+            .ok()
+            .and_then(|v| v.trim().parse().ok())
+            .unwrap_or_else(|| {
+                let limit = ringio::sys::rlimit::nofile_soft() as usize;
+                limit.saturating_sub(ASSUMED_OPEN + RESERVE_FIXED + RESERVE_PER_THREAD * threads)
+            });
+        Fds {
+            budget: AtomicUsize::new(budget),
+            open: Mutex::new(Vec::new()),
+            clock: AtomicU64::new(0),
+        }
+    }
+
+    fn registry(&self) -> MutexGuard<'_, Vec<Arc<FdSlot>>> {
+        self.open.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    pub(crate) fn tick(&self) -> u64 {
+        self.clock.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Installs `fd` (just opened for `slot`), pinned, and keeps within the
+    /// budget by evicting others. Returns the descriptor to use.
+    pub(crate) fn adopt(&self, slot: &Arc<FdSlot>, fd: RawFd) -> RawFd {
+        let (fd, installed) = slot.install(fd, self.tick());
+        if installed {
+            let mut reg = self.registry();
+            reg.push(Arc::clone(slot));
+            let budget = self.budget.load(Ordering::Relaxed);
+            while reg.len() > budget && evict_lru(&mut reg) {}
+        }
+        fd
+    }
+
+    /// After EMFILE/ENFILE: closes the least recently used idle descriptor
+    /// and lowers the budget to what is open now (something else holds the
+    /// rest). Returns false if there was nothing to close.
+    pub(crate) fn relieve(&self) -> bool {
+        let mut reg = self.registry();
+        let n = reg.len();
+        self.budget.fetch_min(n.saturating_sub(1), Ordering::Relaxed);
+        evict_lru(&mut reg)
+    }
+
+    /// The directory's subtree is done: closes and forgets its descriptor.
+    pub(crate) fn finish(&self, slot: &Arc<FdSlot>) {
+        if slot.finish() {
+            let mut reg = self.registry();
+            if let Some(i) = reg.iter().rposition(|s| Arc::ptr_eq(s, slot)) {
+                reg.swap_remove(i);
+            }
+        }
+    }
+}
+
+/// Closes the least recently used unpinned descriptor in `reg`.
+fn evict_lru(reg: &mut Vec<Arc<FdSlot>>) -> bool {
+    let mut order: Vec<(u64, usize)> =
+        reg.iter().enumerate().map(|(i, s)| (s.used(), i)).filter(|p| p.0 != u64::MAX).collect();
+    order.sort_unstable();
+    for (_, i) in order {
+        if reg[i].try_evict() {
+            reg.swap_remove(i);
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether an open failed for lack of descriptors.
+pub(crate) fn exhausted(e: Errno) -> bool {
+    e == Errno::EMFILE || e == Errno(libc::ENFILE)
+}
