@@ -61,11 +61,22 @@ pub fn error(message: &str) {
 /// `prog: <msg>\nTry 'prog --help' for more information.` — GNU's form
 /// for bad usage.
 pub fn usage_error(message: &str) {
-    let mut s = String::new();
-    s.push_str(&styled_progname());
-    s.push_str(": ");
-    s.push_str(message);
-    s.push('\n');
-    s.push_str(&format!("Try '{} --help' for more information.\n", progname()));
-    let _ = std::io::stderr().lock().write_all(s.as_bytes());
+    usage_error_bytes(message.as_bytes());
+}
+
+/// [`usage_error`] for a message that need not be UTF-8 (getopt names
+/// an invalid option byte as it is).
+pub fn usage_error_bytes(message: &[u8]) {
+    let mut s = Vec::new();
+    s.extend_from_slice(styled_progname().as_bytes());
+    s.extend_from_slice(b": ");
+    s.extend_from_slice(message);
+    s.push(b'\n');
+    s.extend_from_slice(try_help().as_bytes());
+    let _ = std::io::stderr().lock().write_all(&s);
+}
+
+/// GNU's `Try 'prog --help' for more information.` line.
+pub fn try_help() -> String {
+    format!("Try '{} --help' for more information.\n", progname())
 }

@@ -47,6 +47,9 @@ pub fn run() -> i32 {
             return arg_error_status(&e);
         }
     };
+    if a.color_given && a.color == args::When::Never {
+        cli::style::disable();
+    }
     if a.help {
         let mut out = Out::stdout();
         out.write(help::text(cli::progname()).as_bytes());
@@ -85,6 +88,7 @@ fn arg_error_status(e: &ArgError) -> i32 {
 fn report_arg_error(e: &ArgError) {
     match e {
         ArgError::Usage(m) => cli::msg::usage_error(m),
+        ArgError::Getopt(e) => cli::msg::usage_error_bytes(&e.message()),
         ArgError::Plain(m) => cli::msg::error(m),
         ArgError::BadChoice { value, option, valid } => {
             let (kind, v) = match value.strip_prefix("ambiguous:") {
