@@ -556,7 +556,9 @@ mod tests {
         assert_eq!(a.width, Some(40));
         assert_eq!(a.files, vec![b"x".to_vec(), b"y".to_vec()]);
         assert!(matches!(p(&["--d"]), Err(ArgError::Getopt(_))));
-        assert!(matches!(p(&["-y"]), Err(ArgError::Getopt(e)) if e.text() == "invalid option -- 'y'"));
+        assert!(
+            matches!(p(&["-y"]), Err(ArgError::Getopt(e)) if e.text() == "invalid option -- 'y'")
+        );
         assert!(matches!(p(&["--sort=bogus"]), Err(ArgError::BadChoice { .. })));
         let a = p(&["--", "-l"]).unwrap();
         assert_eq!(a.files, vec![b"-l".to_vec()]);

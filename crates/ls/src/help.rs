@@ -209,8 +209,8 @@ List the FILEs (the current directory if none is given), as GNU ls does.
 Entries are sorted by name unless one of -cftuvSUX or --sort says otherwise.";
 
 const NOTES: &str = "\
-SIZE is a whole number with an optional unit: K, M, G, T, P, E, Z, Y, R, Q
-are powers of 1024 (10K is 10*1024), KB, MB, ... powers of 1000; KiB, MiB, ...
+SIZE is a whole number with an optional unit: K, M, G, T, P, E, Z, Y are
+powers of 1024 (10K is 10*1024), KB, MB, ... powers of 1000; KiB, MiB, ...
 mean the same as K, M, ...
 
 TIME_STYLE is full-iso, long-iso, iso, locale, or +FORMAT with FORMAT as in
