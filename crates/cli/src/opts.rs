@@ -646,13 +646,14 @@ pub fn check_table<I>(opts: &[Opt<I>], getopt_order: &[&str]) -> Result<(), Stri
     Ok(())
 }
 
-/// `--version`: our name and version, what it replaces, and the engine
-/// this machine runs it on.
-pub fn version(prog: &str, gnu: &str) -> String {
+/// `--version`: the tool's own name (whatever argv[0] says, as GNU's
+/// tools do) and version, what it replaces, and the engine this machine
+/// runs it on.
+pub fn version(name: &str, gnu: &str) -> String {
     let backend = ringio::default_backend();
     let forced = std::env::var_os("RINGIO_BACKEND").is_some_and(|v| !v.is_empty());
     format!(
-        "{prog} (ringutils) {}\nGNU {gnu} compatible.\nengine: {}{} ({})\nLicense MIT OR Apache-2.0.\n",
+        "{name} (ringutils) {}\nGNU {gnu} compatible.\nengine: {}{} ({})\nLicense MIT OR Apache-2.0.\n",
         env!("CARGO_PKG_VERSION"),
         backend.name(),
         if forced { ", from RINGIO_BACKEND" } else { "" },

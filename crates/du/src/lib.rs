@@ -45,7 +45,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
             1
         }
         Ok(Command::Help) => print_and_exit(&usage::help(cli::progname())),
-        Ok(Command::Version) => print_and_exit(&usage::version(cli::progname())),
+        Ok(Command::Version) => print_and_exit(&usage::version()),
         Ok(Command::Run(plan)) => execute(&plan),
     }
 }

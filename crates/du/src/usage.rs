@@ -141,8 +141,9 @@ pub fn help(prog: &str) -> String {
     }
 }
 
-pub fn version(prog: &str) -> String {
-    cli::opts::version(prog, "du")
+/// `--version`: names ldu itself whatever argv[0] is, as GNU's does.
+pub fn version() -> String {
+    cli::opts::version("ldu", "du")
 }
 
 #[cfg(test)]

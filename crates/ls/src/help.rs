@@ -257,8 +257,9 @@ pub fn text(prog: &str) -> String {
     }
 }
 
-pub fn version(prog: &str) -> String {
-    cli::opts::version(prog, "ls")
+/// `--version`: names lsr itself whatever argv[0] is, as GNU's does.
+pub fn version() -> String {
+    cli::opts::version("lsr", "ls")
 }
 
 #[cfg(test)]

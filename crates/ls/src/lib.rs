@@ -57,7 +57,7 @@ pub fn run() -> i32 {
     }
     if a.version {
         let mut out = Out::stdout();
-        out.write(help::version(cli::progname()).as_bytes());
+        out.write(help::version().as_bytes());
         return if out.finish() { 0 } else { EXIT_SERIOUS };
     }
     ringio::sys::mem::tune_for_batch();
