@@ -13,7 +13,7 @@ pub mod entry;
 pub mod error;
 pub mod fnmatch;
 pub mod gather;
-mod help;
+pub mod help;
 pub mod icons;
 pub mod json;
 pub mod long;
