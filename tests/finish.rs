@@ -365,8 +365,8 @@ fn color_auto_follows_term_and_no_color() {
     }
     let plain = on_tty(&format!("{lsr} --color=auto"), t.path(), &[("TERM", "xterm")]);
     assert!(has_escape(&plain));
-    for no_color in [("NO_COLOR", "1")] {
-        let env = [("TERM", "xterm"), no_color];
+    for no_color in ["1", "yes"] {
+        let env = [("TERM", "xterm"), ("NO_COLOR", no_color)];
         assert!(!has_escape(&on_tty(&format!("{lsr} --color=auto"), t.path(), &env)));
         // An explicit request still wins.
         assert!(has_escape(&on_tty(&format!("{lsr} --color=always"), t.path(), &env)));

@@ -313,7 +313,7 @@ fn push_entry(s: &mut String, label: &str, help: &str, st: &dyn Styler) {
     }
     let mut first = true;
     for line in help.split('\n') {
-        let mut words = line.split(' ').filter(|w| !w.is_empty()).peekable();
+        let words = line.split(' ').filter(|w| !w.is_empty());
         // Keep the line's own leading spaces (indented continuation).
         let indent = line.len() - line.trim_start_matches(' ').len();
         if !first {
@@ -321,7 +321,7 @@ fn push_entry(s: &mut String, label: &str, help: &str, st: &dyn Styler) {
             col = 0;
         }
         let mut at_start = true;
-        while let Some(w) = words.next() {
+        for w in words {
             if at_start {
                 s.push_str(&" ".repeat(HELP_COLUMN + indent - col));
                 col = HELP_COLUMN + indent;
