@@ -184,7 +184,10 @@ pub fn help(prog: &str) -> String {
 
 /// `--version`: names lcat itself whatever argv[0] is, as GNU's does.
 pub fn version() -> String {
-    cli::opts::version("lcat", "cat")
+    // lcat's copy loop is one dependent chain: sync unless told otherwise
+    // (see copy::engine).
+    let backend = ringio::Backend::from_env().unwrap_or(ringio::Backend::Sync);
+    cli::opts::version("lcat", "cat", backend)
 }
 
 #[cfg(test)]

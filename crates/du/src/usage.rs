@@ -143,7 +143,7 @@ pub fn help(prog: &str) -> String {
 
 /// `--version`: names ldu itself whatever argv[0] is, as GNU's does.
 pub fn version() -> String {
-    cli::opts::version("ldu", "du")
+    cli::opts::version("ldu", "du", ringio::default_backend())
 }
 
 #[cfg(test)]

@@ -427,7 +427,13 @@ impl P {
                 let styled = cli::style::on(1);
                 return Err(ParseError::Print(primaries::help(cli::progname(), styled)));
             }
-            Id::Version => return Err(ParseError::Print(cli::opts::version("lfind", "find"))),
+            Id::Version => {
+                return Err(ParseError::Print(cli::opts::version(
+                    "lfind",
+                    "find",
+                    ringio::default_backend(),
+                )))
+            }
             Id::Name | Id::Iname => {
                 let v = self.arg(n)?;
                 Prim::Name(Glob::new(&v, n == b"-iname"))
