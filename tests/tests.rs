@@ -4,6 +4,7 @@ mod cat;
 mod du;
 mod faults;
 mod find;
+mod finish;
 mod ls;
 mod syscalls;
 mod util;

@@ -3,9 +3,11 @@
 //! EPIPE/ENOSPC behaviour, and human-readable sizes.
 
 pub mod msg;
+pub mod opts;
 pub mod out;
 pub mod quote;
 pub mod size;
+pub mod style;
 pub mod timefmt;
 pub mod users;
 
