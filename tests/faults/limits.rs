@@ -1,1 +1,169 @@
-//! placeholder
+//! Resource exhaustion: descriptors (`ulimit -n`), processes/threads
+//! (`ulimit -u`), address space (`ulimit -v`).
+
+use std::path::Path;
+
+use super::{compare, deep_chain, many_files, root, skip, Case, Prog, Res, Scratch};
+use crate::util::{self, TempDir};
+
+/// 2,000 directories side by side (each with a file) and a chain 60
+/// levels deep: the walkers must keep going with 16 descriptors.
+fn deep_and_wide(t: &Path) {
+    let wide = t.join("t/wide");
+    std::fs::create_dir_all(&wide).unwrap();
+    for i in 0..2000 {
+        let d = wide.join(format!("w{i:04}"));
+        std::fs::create_dir(&d).unwrap();
+        std::fs::write(d.join("f"), b"x").unwrap();
+    }
+    deep_chain(&t.join("t"), 60);
+}
+
+/// `ulimit -n 16` (soft and hard, so nothing can raise it back): every
+/// tool as GNU, in every walk mode (parallel, ordered by -depth / -L,
+/// -execdir's own descriptors), stderr exactly GNU's.
+#[test]
+fn sixteen_descriptors_deep_and_wide() {
+    let t = TempDir::new("nofile");
+    deep_and_wide(t.path());
+    let cases: &[(&str, &[&str])] = &[
+        ("lfind", &["t"]),
+        ("lfind", &["t", "-depth", "-printf", "%p %d\n"]),
+        ("lfind", &["t", "-name", "f", "-execdir", "true", "{}", "+"]),
+        ("lfind", &["-L", "t", "-type", "d"]),
+        ("ldu", &["t"]),
+        ("ldu", &["-a", "-L", "t"]),
+        ("lsr", &["-R", "t"]),
+        ("lsr", &["-lR", "t/deep"]),
+    ];
+    for (tool, args) in cases {
+        let case = Case::new(tool, *args).cwd(t.path()).pre("ulimit -n 16");
+        compare(&case, true);
+    }
+    // lcat: 2,000 operands, one descriptor at a time.
+    let files: Vec<String> = (0..2000).map(|i| format!("t/wide/w{i:04}/f")).collect();
+    compare(&Case::new("lcat", &files).cwd(t.path()).pre("ulimit -n 16"), true);
+}
+
+/// A chain deeper than any descriptor limit one would set, with paths far
+/// beyond PATH_MAX, under 16 descriptors: the walkers close and reopen.
+#[test]
+fn sixteen_descriptors_three_thousand_levels() {
+    let s = Scratch::new("nofile-deep", "64m");
+    deep_chain(s.path(), 3000);
+    for (tool, args) in [
+        ("lfind", &["deep"][..]),
+        ("lfind", &["deep", "-depth", "-name", "f", "-printf", "%d\n"]),
+        ("ldu", &["deep"]),
+    ] {
+        compare(&Case::new(tool, args).cwd(s.path()).pre("ulimit -n 16"), true);
+    }
+    if !s.is_tmpfs() {
+        super::remove_tree(&s.join("deep"));
+    }
+}
+
+/// Thread creation refused: `ulimit -u 1` as an unprivileged user (root
+/// is exempt from RLIMIT_NPROC). The engine's pool, the walker's threads
+/// and io_uring's kernel workers (io-wq, which then cancels what it was
+/// given) all fail to start; every tool still does the whole job, alone.
+#[test]
+fn no_threads() {
+    if !root() {
+        skip("ulimit -u", "needs root to run the tools as an unprivileged user");
+        return;
+    }
+    let t = TempDir::new("nproc");
+    let root_dir = t.join("t");
+    std::fs::create_dir(&root_dir).unwrap();
+    for d in 0..20 {
+        let dir = root_dir.join(format!("d{d:02}"));
+        std::fs::create_dir(&dir).unwrap();
+        // Big enough for the pool and the walker's stat sharing to want help.
+        many_files(&dir, "f", 1500);
+    }
+    std::fs::write(root_dir.join("data"), vec![b'z'; 300_000]).unwrap();
+    for (tool, args) in [
+        ("lsr", &["-lR", "t"][..]),
+        ("lsr", &["-l", "t/d00"]),
+        ("lfind", &["t", "-size", "-1k"]),
+        ("ldu", &["-a", "t"]),
+        ("lcat", &["t/data", "t/data"]),
+    ] {
+        let case = Case::new(tool, args).cwd(t.path()).unprivileged().pre("ulimit -u 1");
+        compare(&case, true);
+    }
+}
+
+/// The smallest `ulimit -v` (KiB, to within 2%) under which `case` runs
+/// GNU's tool successfully.
+fn gnu_need_kib(case: &Case) -> u64 {
+    let ok =
+        |kib: u64| case.clone().pre(&format!("ulimit -v {kib}")).run(Prog::Gnu).code() == Some(0);
+    let (mut lo, mut hi) = (1024u64, 4 << 20);
+    assert!(ok(hi), "GNU fails even with 4 GiB");
+    while hi - lo > hi / 50 {
+        let mid = (lo + hi) / 2;
+        if ok(mid) {
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    hi
+}
+
+/// Under `ulimit -v` a few times what GNU needs (3×) on a 200,000-entry
+/// directory, every tool succeeds with GNU's output; below that, down to
+/// a quarter of GNU's need, each either succeeds or says "memory exhausted"
+/// and exits with its failure status — never a signal (Rust's allocation
+/// failure would abort).
+#[test]
+fn address_space_limit_200k_entries() {
+    let s = Scratch::new("as-limit", "512m");
+    let d = s.join("d");
+    std::fs::create_dir(&d).unwrap();
+    many_files(&d, "entry-", 200_000);
+    std::fs::write(s.join("data"), vec![b'q'; 1 << 20]).unwrap();
+    for (tool, args) in [
+        ("lsr", &["d"][..]),
+        ("lsr", &["-l", "d"]),
+        ("lfind", &["d"]),
+        ("ldu", &["-a", "d"]),
+        ("lcat", &["data"]),
+    ] {
+        let case = Case::new(tool, args).cwd(s.path());
+        let need = gnu_need_kib(&case);
+        let want = case.run(Prog::Gnu);
+        for (num, den) in [(1, 4), (1, 2), (1, 1), (3, 2), (2, 1), (3, 1)] {
+            let kib = need * num / den;
+            let limited = case.clone().pre(&format!("ulimit -v {kib}"));
+            for b in util::BACKENDS {
+                let got = limited.run(Prog::Ours(Some(b)));
+                let ctx = format!(
+                    "{tool} {args:?} [{b}] ulimit -v {kib} ({num}/{den} of GNU's {need} KiB): {:?}\n{}",
+                    got.status,
+                    got.err()
+                );
+                check_clean_or_exhausted(&got, &want, tool, &ctx);
+                if num >= 3 * den {
+                    assert_eq!(got.code(), Some(0), "fails at 3x GNU's need: {ctx}");
+                }
+            }
+        }
+    }
+}
+
+fn check_clean_or_exhausted(got: &Res, want: &Res, tool: &str, ctx: &str) {
+    if let Err(e) = got.clean() {
+        panic!("{e}: {ctx}");
+    }
+    if got.code() == Some(0) {
+        assert!(got.stderr.is_empty(), "{ctx}");
+        assert!(super::same_output(tool, &got.stdout, &want.stdout), "output differs: {ctx}");
+    } else {
+        let failure = if tool == "lsr" { 2 } else { 1 };
+        assert_eq!(got.code(), Some(failure), "{ctx}");
+        assert!(got.err().ends_with(": memory exhausted\n"), "no clear message: {ctx}");
+    }
+}

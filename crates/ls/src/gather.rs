@@ -29,6 +29,9 @@ const OP_ACL_DEFAULT: u64 = 4;
 const OP_CAP: u64 = 5;
 const OP_BITS: u64 = 3;
 
+/// Most operations a directory listing keeps in flight (see `read_dir_with`).
+const WINDOW: usize = 32 * 1024;
+
 const TOK_OPEN: u64 = u64::MAX;
 const TOK_DENTS: u64 = u64::MAX - 1;
 const TOK_CLOSE: u64 = u64::MAX - 2;
@@ -421,23 +424,35 @@ impl Gather {
         let mut first = first;
         let mut batch = std::mem::take(&mut self.comps);
         let mut listing_done = false;
-        while first.is_some() || self.eng.outstanding() > 0 {
+        // The buffer of the next getdents, held back while more than
+        // WINDOW operations are in flight: completions carry a whole statx
+        // each, so an unbounded pipeline on a huge directory would hold
+        // them all at once.
+        let mut next_dents: Option<Vec<u8>> = None;
+        while first.is_some() || next_dents.is_some() || self.eng.outstanding() > 0 {
+            if next_dents.is_some() && self.eng.outstanding() <= WINDOW {
+                if let Some(b) = next_dents.take() {
+                    self.eng.getdents(TOK_DENTS, fd, b);
+                }
+            }
             batch.clear();
             if let Some(c) = first.take() {
                 batch.push(c);
             } else {
                 // While listing, take whatever is ready (the next getdents
-                // batch first); once listed, wait for everything at once.
-                let want = if listing_done { self.eng.outstanding() } else { 1 };
+                // batch first); once listed, wait for everything at once
+                // (a window's worth at a time).
+                let want = if listing_done { self.eng.outstanding().min(WINDOW) } else { 1 };
                 self.eng.wait(want, &mut batch);
             }
             for c in batch.iter_mut() {
                 match c.token {
                     TOK_DENTS => {
+                        // Entries read before an error are still listed
+                        // (a half-readable directory loses nothing).
                         if let Err(e) = c.result {
                             listing.read_error = Some(e);
                             listing_done = true;
-                            continue;
                         }
                         let start = listing.entries.len();
                         // A record is at least 24 bytes: one reservation per batch.
@@ -466,7 +481,7 @@ impl Gather {
                                 self.push_followups(plan, i, name, fd, p, t);
                             }
                         }
-                        if c.eof {
+                        if c.eof || listing_done {
                             listing_done = true;
                         } else {
                             let mut b = c.take_buf();
@@ -481,7 +496,7 @@ impl Gather {
                             if b.capacity() < size {
                                 b = Vec::with_capacity(size);
                             }
-                            self.eng.getdents(TOK_DENTS, fd, b);
+                            next_dents = Some(b);
                         }
                     }
                     TOK_FSTAT => {

@@ -10,12 +10,16 @@ use std::sync::OnceLock;
 /// Whether the address space or the data segment is limited (`ulimit -v`,
 /// `ulimit -d`): then every reserved-but-unused mapping counts against the
 /// limit, so the allocator must not reserve generously.
+/// Asked once per process.
 pub fn address_space_limited() -> bool {
-    [libc::RLIMIT_AS, libc::RLIMIT_DATA].into_iter().any(|r| {
-        // SAFETY: rlimit is a plain C struct of integers; all-zero is valid.
-        let mut rl: libc::rlimit = unsafe { std::mem::zeroed() };
-        // SAFETY: rl is a valid, writable rlimit for getrlimit to fill.
-        unsafe { libc::getrlimit(r, &mut rl) == 0 && rl.rlim_cur != libc::RLIM_INFINITY }
+    static LIMITED: OnceLock<bool> = OnceLock::new();
+    *LIMITED.get_or_init(|| {
+        [libc::RLIMIT_AS, libc::RLIMIT_DATA].into_iter().any(|r| {
+            // SAFETY: rlimit is a plain C struct of integers; all-zero is valid.
+            let mut rl: libc::rlimit = unsafe { std::mem::zeroed() };
+            // SAFETY: rl is a valid, writable rlimit for getrlimit to fill.
+            unsafe { libc::getrlimit(r, &mut rl) == 0 && rl.rlim_cur != libc::RLIM_INFINITY }
+        })
     })
 }
 

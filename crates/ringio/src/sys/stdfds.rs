@@ -23,11 +23,20 @@ pub fn guard() {
         return;
     }
     let mut closed = DONE;
-    for fd in 0..3 {
-        // SAFETY: F_GETFD only inspects the descriptor table.
-        if unsafe { libc::fcntl(fd, libc::F_GETFD) } != -1 {
+    // One poll tells which are closed (POLLNVAL), as std's own start-up
+    // check does, instead of a fcntl per descriptor.
+    let mut fds = [0, 1, 2].map(|fd| libc::pollfd { fd, events: 0, revents: 0 });
+    // SAFETY: fds is a valid array of 3 pollfd; a zero timeout never blocks.
+    let r = unsafe { libc::poll(fds.as_mut_ptr(), 3, 0) };
+    if r < 0 {
+        CLOSED.store(closed, Ordering::Relaxed);
+        return;
+    }
+    for p in fds {
+        if p.revents & libc::POLLNVAL == 0 {
             continue;
         }
+        let fd = p.fd;
         closed |= 1 << fd;
         // Write-only for stdin (reads fail), read-only for the outputs
         // (writes fail), both with EBADF.
