@@ -14,8 +14,18 @@ pub fn fit(widths: &[usize], line: usize, by_columns: bool) -> Vec<usize> {
     let line = if line == 0 { usize::MAX } else { line };
     let max_idx = (line / MIN_COLUMN_WIDTH).max(1);
     let max_cols = max_idx.min(n);
-    // For each candidate column count c (index c-1): widths and total.
-    let mut cols: Vec<Vec<usize>> = (1..=max_cols).map(|c| vec![MIN_COLUMN_WIDTH; c]).collect();
+    // The widths of every candidate layout (c columns at offset c(c-1)/2),
+    // in one allocation made up front as GNU's init_column_info does: an
+    // absurd COLUMNS with a huge directory then fails at once with "memory
+    // exhausted", instead of growing one small allocation at a time until
+    // the machine runs out of memory.
+    let cells = max_cols.checked_mul(max_cols + 1).map(|x| x / 2);
+    let Some(cells) = cells.filter(|&c| c <= isize::MAX as usize / std::mem::size_of::<usize>())
+    else {
+        ringio::sys::mem::oom_exit()
+    };
+    let mut cols: Vec<usize> = vec![MIN_COLUMN_WIDTH; cells];
+    let base = |i: usize| i * (i + 1) / 2;
     let mut total: Vec<usize> = (1..=max_cols).map(|c| c * MIN_COLUMN_WIDTH).collect();
     let mut valid: Vec<bool> = vec![true; max_cols];
     for (k, &w) in widths.iter().enumerate() {
@@ -31,9 +41,10 @@ pub fn fit(widths: &[usize], line: usize, by_columns: bool) -> Vec<usize> {
                 k % ncols
             };
             let real = w + if idx == i { 0 } else { 2 };
-            if cols[i][idx] < real {
-                total[i] += real - cols[i][idx];
-                cols[i][idx] = real;
+            let cell = &mut cols[base(i) + idx];
+            if *cell < real {
+                total[i] += real - *cell;
+                *cell = real;
                 valid[i] = total[i] < line;
             }
         }
@@ -45,7 +56,7 @@ pub fn fit(widths: &[usize], line: usize, by_columns: bool) -> Vec<usize> {
             break;
         }
     }
-    std::mem::take(&mut cols[best - 1])
+    cols[base(best - 1)..base(best - 1) + best].to_vec()
 }
 
 /// Pads from column `from` to `to` with tabs (every `tabsize`) and spaces.

@@ -20,16 +20,21 @@ pub struct Meta {
     pub ino: u64,
     pub rdev_major: u32,
     pub rdev_minor: u32,
-    pub atime: Time,
-    pub mtime: Time,
-    pub ctime: Time,
-    /// `None` when the file system doesn't record it.
-    pub btime: Option<Time>,
+    /// atime, mtime, ctime, btime: seconds and nanoseconds kept apart,
+    /// since a `(i64, u32)` pair carries 4 bytes of padding and a listing
+    /// holds one Meta per entry (a million-entry `-l` is measured against
+    /// GNU's peak memory). Read through [`Meta::mtime`] and friends.
+    pub(crate) secs: [i64; 4],
+    pub(crate) nsecs: [u32; 4],
+    /// The file system records birth times.
+    pub(crate) has_btime: bool,
 }
 
 impl Meta {
     pub fn from_statx(st: &Statx) -> Meta {
         let t = |ts: &libc::statx_timestamp| (ts.tv_sec, ts.tv_nsec);
+        let btime =
+            if st.stx_mask & libc::STATX_BTIME != 0 { Some(t(&st.stx_btime)) } else { None };
         Meta {
             mode: st.stx_mode as u32,
             nlink: st.stx_nlink as u64,
@@ -40,11 +45,41 @@ impl Meta {
             ino: st.stx_ino,
             rdev_major: st.stx_rdev_major,
             rdev_minor: st.stx_rdev_minor,
-            atime: t(&st.stx_atime),
-            mtime: t(&st.stx_mtime),
-            ctime: t(&st.stx_ctime),
-            btime: if st.stx_mask & libc::STATX_BTIME != 0 { Some(t(&st.stx_btime)) } else { None },
+            ..Meta::default()
         }
+        .with_times(t(&st.stx_atime), t(&st.stx_mtime), t(&st.stx_ctime), btime)
+    }
+
+    /// The same with these timestamps.
+    pub fn with_times(
+        mut self,
+        atime: Time,
+        mtime: Time,
+        ctime: Time,
+        btime: Option<Time>,
+    ) -> Meta {
+        let b = btime.unwrap_or((0, 0));
+        self.secs = [atime.0, mtime.0, ctime.0, b.0];
+        self.nsecs = [atime.1, mtime.1, ctime.1, b.1];
+        self.has_btime = btime.is_some();
+        self
+    }
+
+    pub fn atime(&self) -> Time {
+        (self.secs[0], self.nsecs[0])
+    }
+
+    pub fn mtime(&self) -> Time {
+        (self.secs[1], self.nsecs[1])
+    }
+
+    pub fn ctime(&self) -> Time {
+        (self.secs[2], self.nsecs[2])
+    }
+
+    /// `None` when the file system doesn't record it.
+    pub fn btime(&self) -> Option<Time> {
+        self.has_btime.then_some((self.secs[3], self.nsecs[3]))
     }
 
     pub fn file_type(&self) -> FileType {
@@ -107,11 +142,84 @@ impl FileType {
     }
 }
 
+/// A file name, kept inline when short (most are): a listing of a million
+/// names then costs no allocation per name, and 24 bytes each instead of a
+/// pointer and length plus a 32-byte heap block.
+#[derive(Clone)]
+pub enum Name {
+    Inline(u8, [u8; Name::INLINE]),
+    Heap(Box<[u8]>),
+}
+
+impl Name {
+    const INLINE: usize = 22;
+}
+
+impl Default for Name {
+    fn default() -> Name {
+        Name::Inline(0, [0; Name::INLINE])
+    }
+}
+
+impl std::ops::Deref for Name {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Name::Inline(n, a) => &a[..*n as usize],
+            Name::Heap(b) => b,
+        }
+    }
+}
+
+impl From<&[u8]> for Name {
+    fn from(b: &[u8]) -> Name {
+        if b.len() <= Name::INLINE {
+            let mut a = [0; Name::INLINE];
+            a[..b.len()].copy_from_slice(b);
+            Name::Inline(b.len() as u8, a)
+        } else {
+            Name::Heap(b.into())
+        }
+    }
+}
+
+impl From<Vec<u8>> for Name {
+    fn from(v: Vec<u8>) -> Name {
+        Name::from(&v[..])
+    }
+}
+
+impl PartialEq for Name {
+    fn eq(&self, other: &Name) -> bool {
+        self[..] == other[..]
+    }
+}
+
+impl Eq for Name {}
+
+impl PartialOrd for Name {
+    fn partial_cmp(&self, other: &Name) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Name {
+    fn cmp(&self, other: &Name) -> std::cmp::Ordering {
+        self[..].cmp(&other[..])
+    }
+}
+
+impl std::fmt::Debug for Name {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?}", String::from_utf8_lossy(self))
+    }
+}
+
 /// One file to print.
 #[derive(Clone, Debug, Default)]
 pub struct Entry {
     /// The name as shown: a directory entry's name, or an operand as typed.
-    pub name: Box<[u8]>,
+    pub name: Name,
     /// d_type from getdents (`dtype::UNKNOWN` for operands).
     pub dtype: u8,
     /// d_ino from getdents (0 when unknown).

@@ -108,10 +108,10 @@ pub fn entry(out: &mut Vec<u8>, e: &Entry, path: &[u8], users: &mut Users) {
             out.extend_from_slice(
                 format!(
                     ",\"atime_ns\":{},\"mtime_ns\":{},\"ctime_ns\":{},\"btime_ns\":{}",
-                    time_ns(Some(m.atime)),
-                    time_ns(Some(m.mtime)),
-                    time_ns(Some(m.ctime)),
-                    time_ns(m.btime)
+                    time_ns(Some(m.atime())),
+                    time_ns(Some(m.mtime())),
+                    time_ns(Some(m.ctime())),
+                    time_ns(m.btime())
                 )
                 .as_bytes(),
             );
@@ -148,15 +148,11 @@ mod tests {
     #[test]
     fn one_object_per_line() {
         let mut e = Entry::new(b"a\"b\xff", ringio::dtype::REG, 7);
-        e.meta = Some(Meta {
-            mode: libc::S_IFREG | 0o644,
-            nlink: 1,
-            size: 3,
-            mtime: (1, 5),
-            atime: (2, 0),
-            ctime: (3, 0),
-            ..Meta::default()
-        });
+        e.meta =
+            Some(
+                Meta { mode: libc::S_IFREG | 0o644, nlink: 1, size: 3, ..Meta::default() }
+                    .with_times((2, 0), (1, 5), (3, 0), None),
+            );
         let mut out = Vec::new();
         let mut u = Users::without_nss(b"root:x:0:0::/:/bin/sh\n", b"root:x:0:\n");
         entry(&mut out, &e, b"d/a\"b\xff", &mut u);

@@ -31,7 +31,7 @@ use entry::Entry;
 use error::LsError;
 use gather::Gather;
 use plan::{Env, Plan};
-use print::Printer;
+use print::{Flushing, Printer};
 
 /// Exit statuses: GNU's 0 / 1 (minor problem) / 2 (serious trouble).
 const EXIT_MINOR: i32 = 1;
@@ -199,7 +199,10 @@ impl<'a> Ls<'a> {
             subdired: Vec::new(),
             gather,
             printer,
-            out: Out::stdout(),
+            // Listings are printed as they are formatted (see
+            // print::Flushing): a megabyte per write keeps writes rare (one
+            // for a 10,000-entry -l) without holding a huge listing twice.
+            out: Out::new(1, 1 << 20),
             status: 0,
             pending: Vec::new(),
             first_header: true,
@@ -270,7 +273,12 @@ impl<'a> Ls<'a> {
         }
         if let Some(depth) = plan.tree {
             let links = self.links(None, &files_out);
-            self.printer.entries(self.out.buf(), &files_out, &links, &[]);
+            self.printer.entries(
+                &mut Flushing { out: &mut self.out, flush: !plan.dired },
+                &files_out,
+                &links,
+                &[],
+            );
             for d in &dirs {
                 self.tree_root(d, depth);
             }
@@ -279,7 +287,12 @@ impl<'a> Ls<'a> {
         }
         if !files_out.is_empty() {
             let links = self.links(None, &files_out);
-            self.printer.entries(self.out.buf(), &files_out, &links, &dirs);
+            self.printer.entries(
+                &mut Flushing { out: &mut self.out, flush: !plan.dired },
+                &files_out,
+                &links,
+                &dirs,
+            );
             if !self.pending.is_empty() {
                 self.out.buf().push(b'\n');
             }
@@ -302,7 +315,8 @@ impl<'a> Ls<'a> {
     /// Absolute paths for --hyperlink.
     fn links(&mut self, dir: Option<&[u8]>, entries: &[Entry]) -> Vec<Option<Vec<u8>>> {
         if !self.plan.hyperlink {
-            return vec![None; entries.len()];
+            // No links: the printer takes an empty slice for "none".
+            return Vec::new();
         }
         // The directory is resolved once; only links need their own walk.
         let base = dir.map(canonical);
@@ -411,7 +425,12 @@ impl<'a> Ls<'a> {
             self.printer.total(self.out.buf(), &entries);
         }
         let links = self.links(Some(&p.name), &entries);
-        self.printer.entries(self.out.buf(), &entries, &links, &[]);
+        self.printer.entries(
+            &mut Flushing { out: &mut self.out, flush: !plan.dired },
+            &entries,
+            &links,
+            &[],
+        );
         self.take_marks();
         self.out.maybe_flush();
     }
@@ -420,7 +439,12 @@ impl<'a> Ls<'a> {
     /// descending into subdirectories (not through links) up to `depth`.
     fn tree_root(&mut self, root: &Entry, depth: Option<usize>) {
         let links = self.links(None, std::slice::from_ref(root));
-        self.printer.entries(self.out.buf(), std::slice::from_ref(root), &links, &[]);
+        self.printer.entries(
+            &mut Flushing { out: &mut self.out, flush: !self.plan.dired },
+            std::slice::from_ref(root),
+            &links,
+            &[],
+        );
         let mut prefix = Vec::new();
         self.tree_dir(&root.name, &mut prefix, 1, depth);
     }
@@ -459,7 +483,12 @@ impl<'a> Ls<'a> {
             } else {
                 "├── ".as_bytes()
             });
-            self.printer.entries(self.out.buf(), std::slice::from_ref(e), &links, &[]);
+            self.printer.entries(
+                &mut Flushing { out: &mut self.out, flush: !plan.dired },
+                std::slice::from_ref(e),
+                &links,
+                &[],
+            );
             if e.is_dir() {
                 let len = prefix.len();
                 prefix.extend_from_slice(if last {

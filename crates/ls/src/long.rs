@@ -8,6 +8,7 @@ use crate::args::TimeKind;
 use crate::entry::{Entry, FileType, Time};
 use crate::name::{indicator_for, Painter, Quoted};
 use crate::plan::Plan;
+use crate::print::Sink;
 
 /// `drwxr-xr-x`-style permissions with setuid/setgid/sticky letters.
 pub fn mode_string(out: &mut Vec<u8>, t: FileType, mode: u32) {
@@ -122,10 +123,10 @@ fn id_text(users: &mut Users, id: u32, numeric: bool, group: bool) -> (Text, boo
 pub fn time_of(e: &Entry, kind: TimeKind) -> Option<Time> {
     let m = e.meta.as_ref()?;
     Some(match kind {
-        TimeKind::Mtime => m.mtime,
-        TimeKind::Atime => m.atime,
-        TimeKind::Ctime => m.ctime,
-        TimeKind::Birth => m.btime?,
+        TimeKind::Mtime => m.mtime(),
+        TimeKind::Atime => m.atime(),
+        TimeKind::Ctime => m.ctime(),
+        TimeKind::Birth => m.btime()?,
     })
 }
 
@@ -137,77 +138,76 @@ fn expected_time_width(plan: &Plan) -> usize {
 }
 
 /// Prints `entries` in the long format.
+/// The field texts of one entry's line.
+fn fields_of(plan: &Plan, users: &mut Users, e: &Entry) -> Fields {
+    let m = e.meta.as_ref();
+    let inode = if plan.inode {
+        m.map_or_else(Text::unknown, |m| Text::num(m.ino))
+    } else {
+        Text::default()
+    };
+    let blocks = if plan.size_blocks {
+        m.map_or_else(Text::unknown, |m| size_text(plan.block_size, m.blocks * 512))
+    } else {
+        Text::default()
+    };
+    let nlink = m.map_or_else(Text::unknown, |m| Text::num(m.nlink));
+    let (owner, owner_numeric) = match m {
+        Some(m) if plan.show_owner || plan.author => id_text(users, m.uid, plan.numeric, false),
+        None => (Text::unknown(), false),
+        _ => (Text::default(), false),
+    };
+    let (group, group_numeric) = match m {
+        Some(m) if plan.show_group => id_text(users, m.gid, plan.numeric, true),
+        None => (Text::unknown(), false),
+        _ => (Text::default(), false),
+    };
+    let mut dev = None;
+    let mut size = Text::default();
+    match m {
+        Some(m) if matches!(m.file_type(), FileType::Char | FileType::Block) => {
+            dev = Some((Text::num(m.rdev_major as u64), Text::num(m.rdev_minor as u64)));
+        }
+        Some(m) => size = size_text(plan.file_size, m.size),
+        None => size = Text::unknown(),
+    }
+    Fields { inode, blocks, nlink, owner, owner_numeric, group, group_numeric, size, dev }
+}
+
+/// Prints `entries` in the long format: one pass for the column widths,
+/// one that formats each line again and prints it (GNU's two passes; no
+/// per-entry texts are kept, so a huge listing costs only its entries).
+/// `align`: some name of the listing is quoted, so unquoted ones get a
+/// leading space.
 #[allow(clippy::too_many_arguments)]
-pub fn print(
+pub fn print<S: Sink>(
     plan: &Plan,
-    out: &mut Vec<u8>,
+    sink: &mut S,
     painter: &mut Painter,
     users: &mut Users,
     now: &mut Time,
     entries: &[Entry],
-    names: &[Quoted],
     align: bool,
     links: &[Option<Vec<u8>>],
     extra: &[Entry],
     dired: &mut Vec<(usize, usize)>,
 ) {
     let any_acl = entries.iter().chain(extra).any(|e| e.acl);
-    let mut fields: Vec<Fields> = Vec::with_capacity(entries.len() + extra.len());
     let (mut w_inode, mut w_blocks, mut w_nlink, mut w_owner, mut w_group, mut w_size) =
         (0, 0, 0, 0, 0, 0);
     let (mut w_major, mut w_minor) = (0, 0);
     for e in entries.iter().chain(extra) {
-        let m = e.meta.as_ref();
-        let inode = if plan.inode {
-            m.map_or_else(Text::unknown, |m| Text::num(m.ino))
-        } else {
-            Text::default()
-        };
-        let blocks = if plan.size_blocks {
-            m.map_or_else(Text::unknown, |m| size_text(plan.block_size, m.blocks * 512))
-        } else {
-            Text::default()
-        };
-        let nlink = m.map_or_else(Text::unknown, |m| Text::num(m.nlink));
-        let (owner, owner_numeric) = match m {
-            Some(m) if plan.show_owner || plan.author => id_text(users, m.uid, plan.numeric, false),
-            None => (Text::unknown(), false),
-            _ => (Text::default(), false),
-        };
-        let (group, group_numeric) = match m {
-            Some(m) if plan.show_group => id_text(users, m.gid, plan.numeric, true),
-            None => (Text::unknown(), false),
-            _ => (Text::default(), false),
-        };
-        let mut dev = None;
-        let mut size = Text::default();
-        match m {
-            Some(m) if matches!(m.file_type(), FileType::Char | FileType::Block) => {
-                let (a, b) = (Text::num(m.rdev_major as u64), Text::num(m.rdev_minor as u64));
-                w_major = w_major.max(a.len());
-                w_minor = w_minor.max(b.len());
-                dev = Some((a, b));
-            }
-            Some(m) => size = size_text(plan.file_size, m.size),
-            None => size = Text::unknown(),
+        let f = fields_of(plan, users, e);
+        if let Some((a, b)) = &f.dev {
+            w_major = w_major.max(a.len());
+            w_minor = w_minor.max(b.len());
         }
-        w_inode = w_inode.max(inode.len());
-        w_blocks = w_blocks.max(blocks.len());
-        w_nlink = w_nlink.max(nlink.len());
-        w_owner = w_owner.max(owner.len());
-        w_group = w_group.max(group.len());
-        w_size = w_size.max(size.len());
-        fields.push(Fields {
-            inode,
-            blocks,
-            nlink,
-            owner,
-            owner_numeric,
-            group,
-            group_numeric,
-            size,
-            dev,
-        });
+        w_inode = w_inode.max(f.inode.len());
+        w_blocks = w_blocks.max(f.blocks.len());
+        w_nlink = w_nlink.max(f.nlink.len());
+        w_owner = w_owner.max(f.owner.len());
+        w_group = w_group.max(f.group.len());
+        w_size = w_size.max(f.size.len());
     }
     if w_major > 0 {
         w_size = w_size.max(w_major + 2 + w_minor);
@@ -219,7 +219,11 @@ pub fn print(
         out.resize(out.len() + w.saturating_sub(s.len()), b' ');
         out.extend_from_slice(s);
     };
-    for (k, (e, f)) in entries.iter().zip(fields.iter()).enumerate() {
+    let mut name = Quoted::default();
+    for (k, e) in entries.iter().enumerate() {
+        let f = &fields_of(plan, users, e);
+        let link = links.get(k).and_then(|l| l.as_deref());
+        let out = sink.buf();
         if plan.dired {
             out.extend_from_slice(b"  ");
         }
@@ -306,8 +310,9 @@ pub fn print(
         }
         out.push(b' ');
         let col = out.len() - line_start_vis;
-        let name_start = out.len() + usize::from(align && !names[k].quoted);
-        let w = painter.name(plan, out, e, &names[k], false, align, col, links[k].as_deref());
+        crate::name::quote_into(plan, &e.name, &plan.quoter, &mut name);
+        let name_start = out.len() + usize::from(align && !name.quoted);
+        let w = painter.name(plan, out, e, &name, false, align, col, link);
         if plan.dired {
             dired.push((name_start, out.len()));
         }
@@ -315,7 +320,7 @@ pub fn print(
             if let Some(t) = &e.target {
                 out.extend_from_slice(b" -> ");
                 let tq = crate::name::quote(plan, t, &plan.quoter);
-                painter.name(plan, out, e, &tq, true, false, col + w + 4, links[k].as_deref());
+                painter.name(plan, out, e, &tq, true, false, col + w + 4, link);
                 if let Some(c) = indicator_for(
                     plan.indicator,
                     e.target_mode.map_or(FileType::Unknown, FileType::from_mode),
@@ -329,5 +334,6 @@ pub fn print(
             out.push(c);
         }
         out.push(plan.eol);
+        sink.line_done();
     }
 }

@@ -10,6 +10,7 @@ use crate::entry::{Entry, FileType};
 use crate::plan::Plan;
 
 /// A quoted name and its display width.
+#[derive(Default)]
 pub struct Quoted {
     pub bytes: Vec<u8>,
     pub width: usize,
@@ -19,19 +20,28 @@ pub struct Quoted {
 
 /// Quotes a name per the plan (GNU's quote_name_buf).
 pub fn quote(plan: &Plan, name: &[u8], quoter: &cli::quote::Quoter) -> Quoted {
-    let mut bytes = quoter.quote(name);
-    let quoted = bytes.first() != name.first() || bytes.len() != name.len();
+    let mut q = Quoted { bytes: Vec::new(), width: 0, quoted: false };
+    quote_into(plan, name, quoter, &mut q);
+    q
+}
+
+/// [`quote`] into `q`, reusing its buffer: printing a listing quotes each
+/// name without allocating.
+pub fn quote_into(plan: &Plan, name: &[u8], quoter: &cli::quote::Quoter, q: &mut Quoted) {
+    let bytes = &mut q.bytes;
+    bytes.clear();
+    quoter.quote_into(bytes, name);
+    q.quoted = bytes.first() != name.first() || bytes.len() != name.len();
     let style = quoter.style;
-    let width;
     if plan.qmark && matches!(style, Style::Literal | Style::Shell | Style::ShellAlways) {
         for b in bytes.iter_mut() {
             if !printable(*b) {
                 *b = b'?';
             }
         }
-        width = bytes.len();
+        q.width = bytes.len();
     } else {
-        width = display_width(&bytes);
+        q.width = display_width(bytes);
         if plan.tty_guard {
             // Beyond GNU: even --show-control-chars or --zero never send a
             // name's control bytes (ESC sequences…) to a terminal.
@@ -42,7 +52,6 @@ pub fn quote(plan: &Plan, name: &[u8], quoter: &cli::quote::Quoter) -> Quoted {
             }
         }
     }
-    Quoted { bytes, width, quoted }
 }
 
 /// Columns a byte string takes in the C locale: printable bytes one,

@@ -7,7 +7,7 @@ use cli::users::Users;
 use crate::args::{Format, Indicator};
 use crate::columns::{fit, indent};
 use crate::entry::{Entry, Time};
-use crate::name::{indicator, quote, Painter, Quoted};
+use crate::name::{indicator, quote, quote_into, Painter, Quoted};
 use crate::plan::Plan;
 
 pub struct Printer<'a> {
@@ -72,29 +72,35 @@ impl<'a> Printer<'a> {
     }
 
     /// Prints a sorted listing in the plan's format. `links[i]` is the
-    /// absolute path for --hyperlink.
+    /// absolute path for --hyperlink (`links` is empty without it).
     /// `extra` are entries not printed here that still count for column
     /// widths (GNU sizes the command-line file list with the directory
     /// operands included).
-    pub fn entries(
+    ///
+    /// Nothing per entry is kept beyond the listing itself (a width each
+    /// for the column layouts): names are quoted into one reused buffer as
+    /// they are measured and again as they are printed, and `out` may write
+    /// out complete lines as it fills, so a million-entry listing costs
+    /// about what GNU's does.
+    pub fn entries<S: Sink>(
         &mut self,
-        out: &mut Vec<u8>,
+        out: &mut S,
         entries: &[Entry],
         links: &[Option<Vec<u8>>],
         extra: &[Entry],
     ) {
         let plan = self.plan;
-        let names: Vec<Quoted> =
-            entries.iter().map(|e| quote(plan, &e.name, &plan.quoter)).collect();
+        let mut q = Quoted::default();
         let align = matches!(
             plan.quoter.style,
             cli::quote::Style::Shell | cli::quote::Style::ShellEscape | cli::quote::Style::CMaybe
         ) && (plan.format == Format::Long
             || (matches!(plan.format, Format::Columns | Format::Across) && plan.width > 0));
         let some_quoted = align
-            && (names.iter().any(|q| q.quoted)
-                || extra.iter().any(|e| quote(plan, &e.name, &plan.quoter).quoted));
-        let pads: Vec<bool> = names.iter().map(|q| some_quoted && !q.quoted).collect();
+            && entries.iter().chain(extra).any(|e| {
+                quote_into(plan, &e.name, &plan.quoter, &mut q);
+                q.quoted
+            });
         if plan.format == Format::Long {
             crate::long::print(
                 plan,
@@ -103,7 +109,6 @@ impl<'a> Printer<'a> {
                 &mut self.users,
                 &mut self.now,
                 entries,
-                &names,
                 some_quoted,
                 links,
                 extra,
@@ -112,54 +117,69 @@ impl<'a> Printer<'a> {
             return;
         }
         // Frills: inode and block columns, widths over the listing.
-        let inodes: Vec<Vec<u8>> = if plan.inode {
-            entries
-                .iter()
-                .map(|e| match e.meta {
-                    Some(m) => m.ino.to_string().into_bytes(),
-                    None => b"?".to_vec(),
-                })
-                .collect()
-        } else {
-            Vec::new()
+        let mut num = Vec::new();
+        let inode_text = |e: &Entry, v: &mut Vec<u8>| {
+            v.clear();
+            match e.meta {
+                Some(m) => v.extend_from_slice(m.ino.to_string().as_bytes()),
+                None => v.push(b'?'),
+            }
         };
-        let blocks: Vec<Vec<u8>> = if plan.size_blocks {
-            entries
-                .iter()
-                .map(|e| match e.meta {
-                    Some(m) => plan.block_size.format(m.blocks * 512).into_bytes(),
-                    None => b"?".to_vec(),
-                })
-                .collect()
-        } else {
-            Vec::new()
+        let blocks_text = |e: &Entry, v: &mut Vec<u8>| {
+            v.clear();
+            match e.meta {
+                Some(m) => v.extend_from_slice(plan.block_size.format(m.blocks * 512).as_bytes()),
+                None => v.push(b'?'),
+            }
         };
         let commas = plan.format == Format::Commas;
-        let w_inode = if commas { 0 } else { inodes.iter().map(Vec::len).max().unwrap_or(0) };
-        let w_blocks = if commas { 0 } else { blocks.iter().map(Vec::len).max().unwrap_or(0) };
-        let inds: Vec<Option<u8>> = entries.iter().map(|e| indicator(plan, e)).collect();
-        let widths: Vec<usize> = (0..entries.len())
-            .map(|i| {
-                let mut w = names[i].width + usize::from(pads[i]);
-                if plan.icons {
-                    w += 2;
-                }
+        let mut w_inode = 0;
+        let mut w_blocks = 0;
+        if !commas && (plan.inode || plan.size_blocks) {
+            for e in entries {
                 if plan.inode {
-                    w += 1 + if commas { inodes[i].len() } else { w_inode };
+                    inode_text(e, &mut num);
+                    w_inode = w_inode.max(num.len());
                 }
                 if plan.size_blocks {
-                    w += 1 + if commas { blocks[i].len() } else { w_blocks };
+                    blocks_text(e, &mut num);
+                    w_blocks = w_blocks.max(num.len());
                 }
-                if plan.context {
-                    w += 2;
-                }
-                if plan.indicator != Indicator::None && inds[i].is_some() {
-                    w += 1;
-                }
-                w
-            })
-            .collect();
-        let frills = |this: &mut Self, out: &mut Vec<u8>, i: usize, pos: usize| -> usize {
+            }
+        }
+        // The display width of entry `e` (its name quoted into `q`).
+        let measure = |e: &Entry, q: &mut Quoted, num: &mut Vec<u8>| -> usize {
+            quote_into(plan, &e.name, &plan.quoter, q);
+            let mut w = q.width + usize::from(some_quoted && !q.quoted);
+            if plan.icons {
+                w += 2;
+            }
+            if plan.inode {
+                inode_text(e, num);
+                w += 1 + if commas { num.len() } else { w_inode };
+            }
+            if plan.size_blocks {
+                blocks_text(e, num);
+                w += 1 + if commas { num.len() } else { w_blocks };
+            }
+            if plan.context {
+                w += 2;
+            }
+            if plan.indicator != Indicator::None && indicator(plan, e).is_some() {
+                w += 1;
+            }
+            w
+        };
+        // Prints entry `i` at column `pos`; returns its width.
+        let draw = |this: &mut Self,
+                    out: &mut Vec<u8>,
+                    i: usize,
+                    pos: usize,
+                    q: &mut Quoted,
+                    num: &mut Vec<u8>|
+         -> usize {
+            let e = &entries[i];
+            let w = measure(e, q, num);
             this.painter.normal(plan, out);
             let pad_left = |out: &mut Vec<u8>, s: &[u8], w: usize| {
                 out.resize(out.len() + w.saturating_sub(s.len()), b' ');
@@ -168,38 +188,33 @@ impl<'a> Printer<'a> {
             };
             let mut col = pos;
             if plan.inode {
-                pad_left(out, &inodes[i], w_inode);
-                col += 1 + w_inode.max(inodes[i].len());
+                inode_text(e, num);
+                pad_left(out, num, w_inode);
+                col += 1 + w_inode.max(num.len());
             }
             if plan.size_blocks {
-                pad_left(out, &blocks[i], w_blocks);
-                col += 1 + w_blocks.max(blocks[i].len());
+                blocks_text(e, num);
+                pad_left(out, num, w_blocks);
+                col += 1 + w_blocks.max(num.len());
             }
             if plan.context {
                 out.extend_from_slice(b"? ");
                 col += 2;
             }
-            this.painter.name(
-                plan,
-                out,
-                &entries[i],
-                &names[i],
-                false,
-                some_quoted,
-                col,
-                links[i].as_deref(),
-            );
-            if let Some(c) = inds[i] {
+            let link = links.get(i).and_then(|l| l.as_deref());
+            this.painter.name(plan, out, e, q, false, some_quoted, col, link);
+            if let Some(c) = indicator(plan, e) {
                 out.push(c);
             }
-            widths[i]
+            w
         };
         let n = entries.len();
         match plan.format {
             Format::OnePerLine => {
                 for i in 0..n {
-                    frills(self, out, i, 0);
-                    out.push(plan.eol);
+                    draw(self, out.buf(), i, 0, &mut q, &mut num);
+                    out.buf().push(plan.eol);
+                    out.line_done();
                 }
             }
             Format::Commas | Format::Columns | Format::Across
@@ -209,9 +224,9 @@ impl<'a> Printer<'a> {
                 let sep_byte = if plan.format == Format::Commas { b',' } else { b' ' };
                 let line = plan.width;
                 let mut pos = 0usize;
-                for (i, &w) in widths.iter().enumerate() {
-                    let len = if line > 0 { w } else { 0 };
+                for (i, e) in entries.iter().enumerate() {
                     if i != 0 {
+                        let len = if line > 0 { measure(e, &mut q, &mut num) } else { 0 };
                         let sep;
                         if line == 0 || pos + 2 + len < line {
                             pos += 2;
@@ -220,20 +235,27 @@ impl<'a> Printer<'a> {
                             pos = 0;
                             sep = plan.eol;
                         }
-                        out.push(sep_byte);
-                        out.push(sep);
+                        out.buf().push(sep_byte);
+                        out.buf().push(sep);
+                        if sep == plan.eol {
+                            out.line_done();
+                        }
                     }
-                    pos += frills(self, out, i, pos);
+                    pos += draw(self, out.buf(), i, pos, &mut q, &mut num);
                 }
                 if n > 0 {
-                    out.push(plan.eol);
+                    out.buf().push(plan.eol);
+                    out.line_done();
                 }
             }
             Format::Columns => {
                 if n == 0 {
                     return;
                 }
+                let widths: Vec<usize> =
+                    entries.iter().map(|e| measure(e, &mut q, &mut num)).collect();
                 let cols = fit(&widths, plan.width, true);
+                drop(widths);
                 let ncols = cols.len();
                 let rows = n.div_ceil(ncols);
                 for row in 0..rows {
@@ -241,43 +263,82 @@ impl<'a> Printer<'a> {
                     let mut k = row;
                     let mut pos = 0;
                     loop {
-                        let w = frills(self, out, k, pos);
+                        let w = draw(self, out.buf(), k, pos, &mut q, &mut num);
                         let max = cols[col];
                         col += 1;
                         k += rows;
                         if k >= n {
                             break;
                         }
-                        indent(out, pos + w, pos + max, plan.tabsize);
+                        indent(out.buf(), pos + w, pos + max, plan.tabsize);
                         pos += max;
                     }
-                    out.push(plan.eol);
+                    out.buf().push(plan.eol);
+                    out.line_done();
                 }
             }
             Format::Across => {
                 if n == 0 {
                     return;
                 }
+                let widths: Vec<usize> =
+                    entries.iter().map(|e| measure(e, &mut q, &mut num)).collect();
                 let cols = fit(&widths, plan.width, false);
+                drop(widths);
                 let ncols = cols.len();
                 let mut pos = 0;
-                let mut w = frills(self, out, 0, 0);
+                let mut w = draw(self, out.buf(), 0, 0, &mut q, &mut num);
                 let mut max = cols[0];
                 for k in 1..n {
                     let col = k % ncols;
                     if col == 0 {
-                        out.push(plan.eol);
+                        out.buf().push(plan.eol);
+                        out.line_done();
                         pos = 0;
                     } else {
-                        indent(out, pos + w, pos + max, plan.tabsize);
+                        indent(out.buf(), pos + w, pos + max, plan.tabsize);
                         pos += max;
                     }
-                    w = frills(self, out, k, pos);
+                    w = draw(self, out.buf(), k, pos, &mut q, &mut num);
                     max = cols[col];
                 }
-                out.push(plan.eol);
+                out.buf().push(plan.eol);
+                out.line_done();
             }
             Format::Long | Format::Commas => unreachable!("handled above"),
+        }
+    }
+}
+
+/// Where a listing is printed: a plain buffer (tests), or the tool's
+/// output ([`Flushing`]), which writes out whole lines as its buffer fills.
+pub trait Sink {
+    fn buf(&mut self) -> &mut Vec<u8>;
+    /// A line is complete: what is buffered may be written out.
+    fn line_done(&mut self) {}
+}
+
+impl Sink for Vec<u8> {
+    fn buf(&mut self) -> &mut Vec<u8> {
+        self
+    }
+}
+
+/// The tool's output, flushed between lines — except with `--dired`,
+/// whose marks are offsets into the buffer until the caller converts them.
+pub struct Flushing<'o> {
+    pub out: &'o mut cli::Out,
+    pub flush: bool,
+}
+
+impl Sink for Flushing<'_> {
+    fn buf(&mut self) -> &mut Vec<u8> {
+        self.out.buf()
+    }
+
+    fn line_done(&mut self) {
+        if self.flush {
+            self.out.maybe_flush();
         }
     }
 }
@@ -296,16 +357,18 @@ mod tests {
 
     fn file(name: &str, mode: u32, size: u64, mtime: i64) -> Entry {
         let mut e = Entry::new(name.as_bytes(), 0, 0);
-        e.meta = Some(Meta {
-            mode,
-            nlink: 1,
-            uid: 0,
-            gid: 0,
-            size,
-            blocks: size.div_ceil(4096) * 8,
-            mtime: (mtime, 0),
-            ..Meta::default()
-        });
+        e.meta = Some(
+            Meta {
+                mode,
+                nlink: 1,
+                uid: 0,
+                gid: 0,
+                size,
+                blocks: size.div_ceil(4096) * 8,
+                ..Meta::default()
+            }
+            .with_times((0, 0), (mtime, 0), (0, 0), None),
+        );
         e
     }
 

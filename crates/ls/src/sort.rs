@@ -11,10 +11,10 @@ use crate::entry::{Entry, FileType, Time};
 pub fn time_of(e: &Entry, kind: TimeKind) -> Time {
     let Some(m) = &e.meta else { return (0, 0) };
     match kind {
-        TimeKind::Mtime => m.mtime,
-        TimeKind::Atime => m.atime,
-        TimeKind::Ctime => m.ctime,
-        TimeKind::Birth => m.btime.unwrap_or((0, 0)),
+        TimeKind::Mtime => m.mtime(),
+        TimeKind::Atime => m.atime(),
+        TimeKind::Ctime => m.ctime(),
+        TimeKind::Birth => m.btime().unwrap_or((0, 0)),
     }
 }
 

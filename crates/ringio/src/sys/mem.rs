@@ -7,28 +7,30 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::OnceLock;
 
-/// Whether the address space or the data segment is limited (`ulimit -v`,
-/// `ulimit -d`): then every reserved-but-unused mapping counts against the
-/// limit, so the allocator must not reserve generously.
-/// Asked once per process.
+/// Whether the address space is limited (`ulimit -v`): then every
+/// reserved-but-unused mapping counts against the limit, so the allocator
+/// must not reserve generously. Asked once per process.
 pub fn address_space_limited() -> bool {
     static LIMITED: OnceLock<bool> = OnceLock::new();
     *LIMITED.get_or_init(|| {
-        [libc::RLIMIT_AS, libc::RLIMIT_DATA].into_iter().any(|r| {
-            // SAFETY: rlimit is a plain C struct of integers; all-zero is valid.
-            let mut rl: libc::rlimit = unsafe { std::mem::zeroed() };
-            // SAFETY: rl is a valid, writable rlimit for getrlimit to fill.
-            unsafe { libc::getrlimit(r, &mut rl) == 0 && rl.rlim_cur != libc::RLIM_INFINITY }
-        })
+        // SAFETY: rlimit is a plain C struct of integers; all-zero is valid.
+        let mut rl: libc::rlimit = unsafe { std::mem::zeroed() };
+        // SAFETY: rl is a valid, writable rlimit for getrlimit to fill.
+        unsafe {
+            libc::getrlimit(libc::RLIMIT_AS, &mut rl) == 0 && rl.rlim_cur != libc::RLIM_INFINITY
+        }
     })
 }
 
-/// Asks malloc to grow the heap in large steps and to keep big blocks on
-/// the heap (where realloc can grow them in place) instead of in separate
-/// mappings. Untouched heap pages cost nothing, so a generous pad is cheap —
-/// except under an address-space limit, where the pad alone could exceed
-/// it (glibc asks for the pad again when it falls back from brk to mmap),
-/// so then the defaults stay.
+/// Asks malloc to grow the heap in large steps (untouched heap pages cost
+/// nothing, so a generous pad is cheap), and to put blocks over 4 MiB in
+/// their own mappings: a listing's entry array then grows by mremap, which
+/// moves no bytes and never holds the old and the new array at once (on
+/// the heap, each doubling copied, and the peak was 1.5x the array: lsr -1
+/// of a million entries 371 -> 251 MB, the CPU time unchanged). Under an
+/// address-space limit the defaults stay, since glibc asks for the pad
+/// again when it falls back from brk to mmap, and the pad alone could
+/// exceed the limit.
 pub fn tune_for_batch() {
     if address_space_limited() {
         return;
@@ -37,7 +39,7 @@ pub fn tune_for_batch() {
     // program's threads exist.
     unsafe {
         libc::mallopt(libc::M_TOP_PAD, 64 << 20);
-        libc::mallopt(libc::M_MMAP_THRESHOLD, 256 << 20);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 4 << 20);
         libc::mallopt(libc::M_TRIM_THRESHOLD, 512 << 20);
     }
 }
