@@ -120,6 +120,12 @@ pub struct Case {
     pub redirect: String,
     /// stdout to this file instead of a pipe (after `redirect`, if any).
     pub stdout_file: Option<PathBuf>,
+    /// stdout is a pipe whose reading end is already closed: every write
+    /// fails with EPIPE (or raises SIGPIPE), with no race.
+    pub stdout_broken_pipe: bool,
+    /// A whole bash script instead of `PRE; exec TOOL REDIRECT`: `TOOL`
+    /// in it stands for `exec -a NAME "$@"` (in a subshell in pipelines).
+    pub script: Option<String>,
     pub unprivileged: bool,
     pub deadline: Duration,
     /// A seccomp filter for the tool: (syscalls, errno).
@@ -140,6 +146,8 @@ impl Case {
             pre: String::new(),
             redirect: String::new(),
             stdout_file: None,
+            stdout_broken_pipe: false,
+            script: None,
             unprivileged: false,
             deadline: DEADLINE,
             seccomp: None,
@@ -174,6 +182,16 @@ impl Case {
         self
     }
 
+    pub fn script(mut self, s: &str) -> Case {
+        self.script = Some(s.into());
+        self
+    }
+
+    pub fn broken_pipe(mut self) -> Case {
+        self.stdout_broken_pipe = true;
+        self
+    }
+
     pub fn deadline(mut self, d: Duration) -> Case {
         self.deadline = d;
         self
@@ -195,12 +213,15 @@ impl Case {
             Prog::Gnu => (PathBuf::from(util::gnu(self.tool)), self.gnu_name()),
             Prog::Ours(_) => (util::ours(self.tool), self.gnu_name()),
         };
-        let script = format!(
-            "{}{}exec -a {name} \"$@\" {}",
-            self.pre,
-            if self.pre.is_empty() { "" } else { "; " },
-            self.redirect
-        );
+        let script = match &self.script {
+            Some(s) => s.replace("TOOL", &format!("exec -a {name} \"$@\"")),
+            None => format!(
+                "{}{}exec -a {name} \"$@\" {}",
+                self.pre,
+                if self.pre.is_empty() { "" } else { "; " },
+                self.redirect
+            ),
+        };
         let mut cmd = if self.unprivileged {
             let mut c = Command::new("setpriv");
             let id = NOBODY.to_string();
@@ -233,6 +254,11 @@ impl Case {
         match &self.stdout_file {
             Some(f) => {
                 cmd.stdout(std::fs::File::create(f).expect("create stdout file"));
+            }
+            None if self.stdout_broken_pipe => {
+                let (reader, writer) = std::io::pipe().expect("pipe");
+                drop(reader);
+                cmd.stdout(writer);
             }
             None => {
                 cmd.stdout(Stdio::piped());

@@ -74,9 +74,26 @@ impl Sink {
     }
 
     /// Flushes stdout; false (after reporting) if output was lost.
+    /// Flushes; reports a write failure as GNU du does. Returns false if
+    /// output was lost.
     pub fn finish(&self) -> bool {
         let mut g = self.lock();
         g.clear_progress();
-        g.out.finish()
+        g.out.flush();
+        match g.out.error() {
+            None => true,
+            Some(e) => {
+                // GNU du flushes after every line, so the failure is already
+                // recorded when close_stdout runs, which then prints no errno
+                // (it has none) — unless closing failed as well, which only a
+                // descriptor closed from the start (`>&-`) does.
+                if ringio::sys::stdfds::was_closed(1) {
+                    cli::msg::error(&format!("write error: {}", e.message()));
+                } else {
+                    cli::msg::error("write error");
+                }
+                false
+            }
+        }
     }
 }

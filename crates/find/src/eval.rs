@@ -121,8 +121,14 @@ impl<'p> Finder<'p> {
                 };
                 cli::msg::error(&format!("{}: {}", q(&name), e.message()));
                 if i == 0 {
-                    // GNU's close_stdout adds this line.
-                    cli::msg::error("write error");
+                    // GNU's close_stdout adds this line, with the errno only
+                    // when closing failed too: stdout was closed from the
+                    // start (`>&-`).
+                    if ringio::sys::stdfds::was_closed(1) {
+                        cli::msg::error(&format!("write error: {}", e.message()));
+                    } else {
+                        cli::msg::error("write error");
+                    }
                 }
                 ok = false;
             }
