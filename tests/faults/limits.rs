@@ -147,8 +147,11 @@ fn address_space_limit_200k_entries() {
             }
             // Every backend at 3x; the default choice below it (each run
             // lists 200,000 entries).
-            let backends: &[Option<&str>] =
-                if num >= 3 * den { &[Some("uring"), Some("threads"), Some("sync")] } else { &[None] };
+            let backends: &[Option<&str>] = if num >= 3 * den {
+                &[Some("uring"), Some("threads"), Some("sync")]
+            } else {
+                &[None]
+            };
             for &b in backends {
                 let b = b.unwrap_or("default");
                 let prog = if b == "default" { Prog::Ours(None) } else { Prog::Ours(Some(b)) };

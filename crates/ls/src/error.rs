@@ -11,6 +11,8 @@ pub enum LsError {
     OpenDir { path: Vec<u8>, errno: Errno, operand: bool },
     /// getdents failed part-way: `reading directory 'x': …`
     ReadDir { path: Vec<u8>, errno: Errno, operand: bool },
+    /// readlink failed (`-l`): `cannot read symbolic link 'x': …`
+    ReadLink { path: Vec<u8>, errno: Errno, operand: bool },
     /// `-R -L` met an ancestor again: `x: not listing already-listed directory`
     Loop { path: Vec<u8> },
 }
@@ -22,7 +24,8 @@ impl LsError {
         match self {
             LsError::Access { operand, .. }
             | LsError::OpenDir { operand, .. }
-            | LsError::ReadDir { operand, .. } => *operand,
+            | LsError::ReadDir { operand, .. }
+            | LsError::ReadLink { operand, .. } => *operand,
             LsError::Loop { .. } => true,
         }
     }
@@ -41,6 +44,7 @@ impl LsError {
             LsError::Access { path, errno, .. } => with("cannot access", path, errno),
             LsError::OpenDir { path, errno, .. } => with("cannot open directory", path, errno),
             LsError::ReadDir { path, errno, .. } => with("reading directory", path, errno),
+            LsError::ReadLink { path, errno, .. } => with("cannot read symbolic link", path, errno),
             LsError::Loop { path } => {
                 let mut v = cli::quote::file(path);
                 v.extend_from_slice(b": not listing already-listed directory");

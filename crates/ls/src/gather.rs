@@ -57,6 +57,8 @@ pub struct Listing {
     /// Entries whose stat failed: (index into entries, errno), in
     /// directory order, for GNU's "cannot access" messages.
     pub errors: Vec<(usize, Errno)>,
+    /// Symbolic links whose target could not be read (`-l`): (index, errno).
+    pub link_errors: Vec<(usize, Errno)>,
     /// getdents failed part-way ("reading directory").
     pub read_error: Option<Errno>,
     /// (dev, ino) of the directory itself, when asked for (loop detection).
@@ -81,6 +83,9 @@ pub struct Gather {
     comps: Vec<Completion>,
     cwd: Option<Vec<u8>>,
     mask: u32,
+    /// After [`Gather::operands`]: operands that are symbolic links whose
+    /// target could not be read, (index, errno).
+    pub operand_link_errors: Vec<(usize, Errno)>,
 }
 
 impl Default for Gather {
@@ -117,6 +122,7 @@ impl Gather {
             comps: Vec::new(),
             cwd: None,
             mask,
+            operand_link_errors: Vec::new(),
         }
     }
 
@@ -256,9 +262,12 @@ impl Gather {
             self.push_followups(plan, i, &entries[i].name, libc::AT_FDCWD, abs.as_deref(), t);
         }
         let eng_comps = self.collect();
+        let mut link_errors = Vec::new();
         for mut c in eng_comps {
-            store(&mut entries, &mut Vec::new(), &mut c);
+            store(&mut entries, &mut Vec::new(), &mut link_errors, &mut c);
         }
+        link_errors.sort_unstable_by_key(|(i, _)| *i);
+        self.operand_link_errors = link_errors;
         for e in entries {
             match e.stat_err {
                 Some(err) if e.meta.is_none() => out.push(Err(err)),
@@ -522,7 +531,9 @@ impl Gather {
                         let op = c.token & ((1 << OP_BITS) - 1);
                         let was_unknown =
                             op == OP_STAT && listing.entries[i].dtype == ringio::dtype::UNKNOWN;
-                        if store(&mut listing.entries, &mut listing.errors, c) {
+                        let (ents, errs, links) =
+                            (&mut listing.entries, &mut listing.errors, &mut listing.link_errors);
+                        if store(ents, errs, links, c) {
                             self.no_acl = true;
                         }
                         if was_unknown && listing.entries[i].meta.is_some() {
@@ -543,6 +554,7 @@ impl Gather {
         self.eng.close(TOK_CLOSE, fd);
         self.wait_one(TOK_CLOSE);
         listing.errors.sort_unstable_by_key(|(i, _)| *i);
+        listing.link_errors.sort_unstable_by_key(|(i, _)| *i);
         Ok(listing)
     }
 }
@@ -550,7 +562,12 @@ impl Gather {
 /// Records one entry-level completion.
 /// Records one entry-level completion; returns true when an ACL query
 /// showed the file system has no ACLs at all.
-fn store(entries: &mut [Entry], errors: &mut Vec<(usize, Errno)>, c: &mut Completion) -> bool {
+fn store(
+    entries: &mut [Entry],
+    errors: &mut Vec<(usize, Errno)>,
+    link_errors: &mut Vec<(usize, Errno)>,
+    c: &mut Completion,
+) -> bool {
     let i = (c.token >> OP_BITS) as usize;
     let op = c.token & ((1 << OP_BITS) - 1);
     let Some(e) = entries.get_mut(i) else { return false };
@@ -570,9 +587,10 @@ fn store(entries: &mut [Entry], errors: &mut Vec<(usize, Errno)>, c: &mut Comple
             Ok(st) => e.target_mode = Some(st.stx_mode as u32),
             Err(_) => e.target_broken = true,
         },
-        OP_READLINK if c.result.is_ok() => {
-            e.target = Some(c.take_buf().into_boxed_slice());
-        }
+        OP_READLINK => match c.result {
+            Ok(_) => e.target = Some(c.take_buf().into_boxed_slice()),
+            Err(err) => link_errors.push((i, err)),
+        },
         OP_ACL | OP_ACL_DEFAULT => {
             if matches!(c.result, Ok(n) if n > 0) {
                 e.acl = true;

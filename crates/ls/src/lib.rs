@@ -25,6 +25,7 @@ pub mod sort;
 use cli::quote;
 use cli::users::Users;
 use cli::Out;
+use ringio::Errno;
 
 use args::{ArgError, Deref, TimeKind};
 use entry::Entry;
@@ -229,6 +230,34 @@ impl<'a> Ls<'a> {
         self.fail(e.serious());
     }
 
+    /// Reports a directory's failed stats and readlinks, in directory order
+    /// as GNU meets them.
+    fn report_entry_errors(&mut self, dir: &[u8], listing: &gather::Listing) {
+        let (mut a, mut b) =
+            (listing.errors.iter().peekable(), listing.link_errors.iter().peekable());
+        loop {
+            let stat_first = match (a.peek(), b.peek()) {
+                (Some(x), Some(y)) => x.0 <= y.0,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => return,
+            };
+            let (i, errno, link) = if stat_first {
+                let &(i, e) = a.next().unwrap_or(&(0, Errno::EINVAL));
+                (i, e, false)
+            } else {
+                let &(i, e) = b.next().unwrap_or(&(0, Errno::EINVAL));
+                (i, e, true)
+            };
+            let path = attach(dir, &listing.entries[i].name);
+            self.report(if link {
+                LsError::ReadLink { path, errno, operand: false }
+            } else {
+                LsError::Access { path, errno, operand: false }
+            });
+        }
+    }
+
     /// Lists the operands (or `.`).
     pub fn main(&mut self, files: &[Vec<u8>]) {
         let plan = self.plan;
@@ -239,12 +268,16 @@ impl<'a> Ls<'a> {
             self.pending.push(Pending { name: b".".to_vec(), cmdline: true, done: None });
         } else {
             let results = self.gather.operands(plan, &operands);
-            for (name, r) in operands.iter().zip(results) {
+            let link_errors = std::mem::take(&mut self.gather.operand_link_errors);
+            for (i, (name, r)) in operands.iter().zip(results).enumerate() {
                 match r {
                     Ok(e) => listed.push(e),
                     Err(errno) => {
                         self.report(LsError::Access { path: name.clone(), errno, operand: true })
                     }
+                }
+                if let Some(&(_, errno)) = link_errors.iter().find(|(k, _)| *k == i) {
+                    self.report(LsError::ReadLink { path: name.clone(), errno, operand: true });
                 }
             }
         }
@@ -365,10 +398,7 @@ impl<'a> Ls<'a> {
             }
         }
         if plan.json {
-            for &(i, e) in &listing.errors {
-                let path = attach(&p.name, &listing.entries[i].name);
-                self.report(LsError::Access { path, errno: e, operand: false });
-            }
+            self.report_entry_errors(&p.name, &listing);
             let mut entries = listing.entries;
             self.sort(&mut entries);
             for e in &entries {
@@ -395,10 +425,7 @@ impl<'a> Ls<'a> {
             self.printer.header(self.out.buf(), &p.name, first, link.as_deref());
             self.first_header = false;
         }
-        for &(i, e) in &listing.errors {
-            let path = attach(&p.name, &listing.entries[i].name);
-            self.report(LsError::Access { path, errno: e, operand: false });
-        }
+        self.report_entry_errors(&p.name, &listing);
         if let Some(e) = listing.read_error {
             self.report(LsError::ReadDir { path: p.name.clone(), errno: e, operand: p.cmdline });
         }
@@ -465,10 +492,7 @@ impl<'a> Ls<'a> {
                 return;
             }
         };
-        for &(i, e) in &listing.errors {
-            let p = attach(path, &listing.entries[i].name);
-            self.report(LsError::Access { path: p, errno: e, operand: false });
-        }
+        self.report_entry_errors(path, &listing);
         let mut entries = listing.entries;
         entries.retain(|e| e.name[..] != *b"." && e.name[..] != *b"..");
         self.sort(&mut entries);

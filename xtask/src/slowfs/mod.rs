@@ -52,6 +52,14 @@ options:
                        mount is live (after printing \"ready\")
   --log FILE           with --daemon, where the server's stderr goes
                        (default /dev/null)
+  --inject-eio OP:NAME[@N]
+                       answer OP on every node named NAME with EIO (repeatable):
+                       stat (LOOKUP and GETATTR), opendir, open, readlink,
+                       readdir (from entry N on; . and .. are entries 0 and 1),
+                       read (from byte N on; such files are opened with direct
+                       I/O, so every byte before N reaches the reader)
+  --vanish NAME        LOOKUP and GETATTR of NAME answer ENOENT while READDIR
+                       still lists it: a file deleted between getdents and stat
   --umount             unmount a slowfs mount (lazily if it is busy)";
 
 struct Options {
@@ -66,6 +74,7 @@ struct Options {
     daemon: bool,
     log: Option<PathBuf>,
     umount: bool,
+    faults: Vec<server::Fault>,
 }
 
 pub fn main(args: &[String]) -> Result<(), String> {
@@ -101,6 +110,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
         read_latency: opts.read_latency,
         cache: opts.cache,
         threads: opts.threads,
+        faults: opts.faults.clone(),
     };
     if !opts.daemon {
         return serve(cfg, &mountpoint, opts.stats.as_deref(), None);
@@ -176,6 +186,7 @@ fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
         daemon: false,
         log: None,
         umount: false,
+        faults: Vec::new(),
     };
     let mut mountpoint = None;
     let mut it = args.iter();
@@ -208,6 +219,8 @@ fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
             "--stats" => o.stats = Some(PathBuf::from(value()?)),
             "--log" => o.log = Some(PathBuf::from(value()?)),
             "--daemon" => o.daemon = true,
+            "--inject-eio" => o.faults.push(server::Fault::parse(&value()?).map_err(bad)?),
+            "--vanish" => o.faults.push(server::Fault::vanish(&value()?).map_err(bad)?),
             "--umount" | "-u" => o.umount = true,
             f if f.starts_with('-') && f.len() > 1 => {
                 return Err(format!("slowfs: unknown option '{f}' (see --help)"))

@@ -227,6 +227,10 @@ pub struct OpenIn {
     pub open_flags: u32,
 }
 
+/// OpenOut.open_flags: bypass the page cache, so reads reach the server
+/// as the reader issues them.
+pub const FOPEN_DIRECT_IO: u32 = 1;
+
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct OpenOut {

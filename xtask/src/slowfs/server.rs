@@ -42,6 +42,75 @@ pub struct Config {
     pub cache: Duration,
     /// Threads reading requests (the timer thread comes on top).
     pub threads: usize,
+    /// Requests answered with EIO (`--inject-eio`).
+    pub faults: Vec<Fault>,
+}
+
+/// Which request an injected EIO hits (see `--inject-eio` in mod.rs).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultOp {
+    /// LOOKUP and GETATTR of the name: every stat of it fails.
+    Stat,
+    /// OPENDIR of the directory.
+    Opendir,
+    /// READDIR of the directory from entry `at` on (`.` and `..` are
+    /// entries 0 and 1); the entries before it are served.
+    Readdir,
+    /// READ of the file from byte `at` on (the file is opened with direct
+    /// I/O, so the bytes before it reach the reader whatever its read sizes).
+    Read,
+    /// OPEN of the file.
+    Open,
+    /// READLINK of the symlink.
+    Readlink,
+}
+
+/// One injected failure: `op` on every node whose last path component is
+/// `name`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    pub op: FaultOp,
+    pub name: Vec<u8>,
+    pub at: u64,
+    /// EIO, or ENOENT for a name that vanishes between READDIR and its
+    /// LOOKUP (`--vanish`).
+    pub errno: i32,
+}
+
+impl Fault {
+    /// Parses `OP:NAME[@N]`.
+    pub fn parse(s: &str) -> Result<Fault, String> {
+        let (op, rest) = s.split_once(':').ok_or("expected OP:NAME[@N]")?;
+        let op = match op {
+            "stat" => FaultOp::Stat,
+            "opendir" => FaultOp::Opendir,
+            "readdir" => FaultOp::Readdir,
+            "read" => FaultOp::Read,
+            "open" => FaultOp::Open,
+            "readlink" => FaultOp::Readlink,
+            _ => {
+                return Err(format!(
+                    "unknown operation '{op}' (stat, opendir, readdir, read, open, readlink)"
+                ))
+            }
+        };
+        let (name, at) = match rest.rsplit_once('@') {
+            Some((n, a)) => (n, a.parse().map_err(|_| format!("bad offset '{a}'"))?),
+            None => (rest, 0),
+        };
+        if name.is_empty() || name.contains('/') {
+            return Err("NAME is one path component".into());
+        }
+        Ok(Fault { op, name: name.as_bytes().to_vec(), at, errno: libc::EIO })
+    }
+
+    /// A name still listed by READDIR whose LOOKUP and GETATTR say ENOENT:
+    /// a file deleted between a reader's getdents and its stat.
+    pub fn vanish(name: &str) -> Result<Fault, String> {
+        let mut f = Fault::parse(&format!("stat:{name}"))?;
+        f.errno = libc::ENOENT;
+        Ok(f)
+    }
 }
 
 /// The requests delayed by `latency`: what an NFS client sends a server a
@@ -263,6 +332,9 @@ pub struct Server {
     nodes: Mutex<Nodes>,
     files: Mutex<Handles<Arc<File>>>,
     dirs: Mutex<Handles<Arc<Vec<DirEntry>>>>,
+    /// Open files and directories with an injected failure from an offset
+    /// (bytes, entries) on.
+    faulty: Mutex<HashMap<(bool, u64), u64>>,
     pub stats: Stats,
     queue: DelayQueue,
     initialized: Mutex<bool>,
@@ -365,6 +437,7 @@ impl Server {
             cfg,
             files: Mutex::new(Handles::new()),
             dirs: Mutex::new(Handles::new()),
+            faulty: Mutex::new(HashMap::new()),
             stats: Stats::new(),
             queue: DelayQueue { state: Mutex::new(QueueState::default()), due: Condvar::new() },
             initialized: Mutex::new(false),
@@ -581,7 +654,50 @@ impl Server {
         (self.cfg.cache.as_secs(), self.cfg.cache.subsec_nanos())
     }
 
+    /// The injected fault of kind `op` for a node named `name`, if any.
+    fn fault(&self, op: FaultOp, name: &[u8]) -> Option<&Fault> {
+        self.cfg.faults.iter().find(|f| f.op == op && f.name == name)
+    }
+
+    /// The errno request `h` (on a node, or LOOKUP of a name) is to fail
+    /// with outright, if any.
+    fn injected(&self, h: &InHeader, body: &[u8]) -> Option<i32> {
+        if self.cfg.faults.is_empty() {
+            return None;
+        }
+        let (op, name) = match h.opcode {
+            LOOKUP => match name_arg(body) {
+                Ok(n) => (FaultOp::Stat, n.to_vec()),
+                Err(_) => return None,
+            },
+            GETATTR | OPENDIR | OPEN | READLINK => {
+                let op = match h.opcode {
+                    GETATTR => FaultOp::Stat,
+                    OPENDIR => FaultOp::Opendir,
+                    OPEN => FaultOp::Open,
+                    _ => FaultOp::Readlink,
+                };
+                let Ok(p) = self.node_path(h.nodeid) else { return None };
+                (op, p.file_name().map_or(Vec::new(), |n| n.as_bytes().to_vec()))
+            }
+            _ => return None,
+        };
+        self.fault(op, &name).map(|f| f.errno)
+    }
+
+    /// The offset from which reads (`dir` false) or READDIRs of the node
+    /// being opened fail, when it has such a fault.
+    fn fault_from(&self, dir: bool, id: u64) -> Option<u64> {
+        let p = self.node_path(id).ok()?;
+        let name = p.file_name()?.as_bytes();
+        let op = if dir { FaultOp::Readdir } else { FaultOp::Read };
+        self.fault(op, name).map(|f| f.at)
+    }
+
     fn dispatch(&self, h: &InHeader, body: &[u8], out: &mut Vec<u8>) -> Reply {
+        if let Some(e) = self.injected(h, body) {
+            return Err(e);
+        }
         match h.opcode {
             INIT => self.init(body, out),
             DESTROY | FLUSH => Ok(()),
@@ -614,13 +730,24 @@ impl Server {
                     .open(self.node_path(h.nodeid)?)
                     .map_err(errno)?;
                 let fh = self.files.lock().unwrap().insert(Arc::new(f));
-                push(out, &OpenOut { fh, open_flags: 0, padding: 0 });
+                let mut open_flags = 0;
+                if let Some(at) = self.fault_from(false, h.nodeid) {
+                    self.faulty.lock().unwrap().insert((false, fh), at);
+                    open_flags |= FOPEN_DIRECT_IO;
+                }
+                push(out, &OpenOut { fh, open_flags, padding: 0 });
                 Ok(())
             }
             READ => {
                 let r: ReadIn = arg(body)?;
                 let f = self.files.lock().unwrap().get(r.fh).ok_or(libc::EBADF)?;
-                let want = r.size.min(MAX_READ) as usize;
+                let mut want = r.size.min(MAX_READ) as usize;
+                if let Some(&at) = self.faulty.lock().unwrap().get(&(false, r.fh)) {
+                    if r.offset >= at {
+                        return Err(libc::EIO);
+                    }
+                    want = want.min((at - r.offset) as usize);
+                }
                 out.resize(HEADER + want, 0);
                 let mut got = 0;
                 while got < want {
@@ -637,6 +764,7 @@ impl Server {
             RELEASE => {
                 let r: ReleaseIn = arg(body)?;
                 self.files.lock().unwrap().remove(r.fh);
+                self.faulty.lock().unwrap().remove(&(false, r.fh));
                 Ok(())
             }
             OPENDIR => self.opendir(h.nodeid, out),
@@ -645,7 +773,12 @@ impl Server {
                 let entries = self.dirs.lock().unwrap().get(r.fh).ok_or(libc::EBADF)?;
                 let limit = r.size as usize;
                 let mut used = 0;
-                for (i, e) in entries.iter().enumerate().skip(r.offset as usize) {
+                let fail_at = self.faulty.lock().unwrap().get(&(true, r.fh)).copied();
+                if fail_at.is_some_and(|at| r.offset >= at) {
+                    return Err(libc::EIO);
+                }
+                let end = fail_at.map_or(entries.len(), |at| (at as usize).min(entries.len()));
+                for (i, e) in entries[..end].iter().enumerate().skip(r.offset as usize) {
                     let size = dirent_size(e.name.len());
                     if used + size > limit {
                         break;
@@ -666,6 +799,7 @@ impl Server {
             RELEASEDIR => {
                 let r: ReleaseIn = arg(body)?;
                 self.dirs.lock().unwrap().remove(r.fh);
+                self.faulty.lock().unwrap().remove(&(true, r.fh));
                 Ok(())
             }
             GETXATTR => {
@@ -813,6 +947,9 @@ impl Server {
             entries.push(DirEntry::new(e.ino(), typ, e.file_name()));
         }
         let fh = self.dirs.lock().unwrap().insert(Arc::new(entries));
+        if let Some(at) = self.fault_from(true, id) {
+            self.faulty.lock().unwrap().insert((true, fh), at);
+        }
         push(out, &OpenOut { fh, open_flags: 0, padding: 0 });
         Ok(())
     }
@@ -821,6 +958,18 @@ impl Server {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fault_specs_parse() {
+        let f = Fault::parse("readdir:big@10").unwrap();
+        assert_eq!((f.op, f.name.as_slice(), f.at), (FaultOp::Readdir, &b"big"[..], 10));
+        let f = Fault::parse("stat:a@b").unwrap_err();
+        assert!(f.contains("offset"), "{f}");
+        assert_eq!(Fault::parse("stat:x").unwrap().at, 0);
+        assert!(Fault::parse("write:x").is_err());
+        assert!(Fault::parse("stat:a/b").is_err());
+        assert!(Fault::parse("stat").is_err());
+    }
 
     #[test]
     fn metadata_requests_are_delayed_and_data_ones_are_not() {
@@ -873,6 +1022,7 @@ mod tests {
             read_latency: Duration::ZERO,
             cache: Duration::ZERO,
             threads: 1,
+            faults: Vec::new(),
         };
         let text = s.render(&cfg, true);
         assert!(text.contains("requests 4\n"), "{text}");
