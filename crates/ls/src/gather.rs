@@ -144,7 +144,10 @@ impl Gather {
                     if buf.capacity() - buf.len() < 4096 {
                         buf.reserve(buf.capacity().max(32 * 1024));
                     }
-                    self.eng.read(i as u64, fd, buf, None);
+                    // Positioned reads: the ring runs them (reads at the file
+                    // position run as plain syscalls, see ringio's uring.rs).
+                    let at = buf.len() as u64;
+                    self.eng.read(i as u64, fd, buf, Some(at));
                 }
             }
             self.drain(|mut c| {

@@ -216,6 +216,13 @@ impl UringExec {
             }
             Op::Close { .. } => opcode::Close::CODE,
             Op::Statx { .. } => opcode::Statx::CODE,
+            // At the file position (offset -1), the ring can't be trusted to
+            // move the position: a read that completes asynchronously (FUSE
+            // with direct I/O, O_DIRECT) leaves it where it was (measured on
+            // 6.18: every READ of a slowfs direct-I/O file returned its first
+            // 128 KiB again, and lcat looped forever). Such reads and writes
+            // run as plain syscalls; positioned ones use the ring.
+            Op::Read { offset: None, .. } | Op::Write { offset: None, .. } => return false,
             Op::Read { .. } => opcode::Read::CODE,
             Op::Write { .. } => opcode::Write::CODE,
             Op::Splice { .. } => opcode::Splice::CODE,
