@@ -32,14 +32,16 @@ fn xtask() -> Option<PathBuf> {
 }
 
 /// A slowfs mount, unmounted on drop.
-struct Mount {
+pub struct Mount {
     xtask: PathBuf,
     child: Child,
     mp: PathBuf,
 }
 
 impl Mount {
-    fn start(src: &Path, mp: &Path, faults: &[&str]) -> Option<Mount> {
+    /// Mounts `src` on `mp` with these faults and this latency per metadata
+    /// request (`0`, `5ms`…); None (after saying why) where FUSE can't be.
+    pub fn start(src: &Path, mp: &Path, faults: &[&str], latency: &str) -> Option<Mount> {
         if !root() {
             skip("misbehaving file systems", "mounting FUSE needs root");
             return None;
@@ -54,7 +56,7 @@ impl Mount {
         };
         std::fs::create_dir_all(mp).unwrap();
         let mut cmd = Command::new(&xtask);
-        cmd.arg("slowfs").arg(mp).arg("--source").arg(src).args(["--latency", "0"]);
+        cmd.arg("slowfs").arg(mp).arg("--source").arg(src).args(["--latency", latency]);
         for f in faults {
             match f.strip_prefix("vanish:") {
                 Some(name) => cmd.args(["--vanish", name]),
@@ -137,7 +139,7 @@ fn eio_and_vanishing_names() {
     let t = TempDir::new("misfs");
     let src = source(&t);
     let mp = t.join("mnt");
-    let Some(_m) = Mount::start(&src, &mp, FAULTS) else { return };
+    let Some(_m) = Mount::start(&src, &mp, FAULTS, "0") else { return };
     let cases: &[(&str, &[&str])] = &[
         ("lsr", &["-l", "d"]),
         ("lsr", &["d", "big"]),

@@ -179,7 +179,11 @@ pub fn run(argv: &[Vec<u8>], cwd: Cwd, null_stdin: bool) -> Outcome {
     if null_stdin {
         cmd.stdin(Stdio::null());
     }
-    match cmd.status() {
+    // Spawned and waited for through ringio so that SIGINT/SIGTERM/SIGHUP
+    // reach the command too and lfind ends only after it (no orphans).
+    let status = ringio::sys::find::spawn_child(&mut cmd)
+        .and_then(|mut child| ringio::sys::find::wait_child(&mut child));
+    match status {
         Ok(st) => {
             use std::os::unix::process::ExitStatusExt;
             if st.success() {

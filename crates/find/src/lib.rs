@@ -83,7 +83,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         cli::msg::error(w);
     }
     ringio::sys::find::tzset();
-    ringio::sys::find::catch_sigint();
+    ringio::sys::find::catch_signals();
     let finder = eval::Finder::new(&plan);
     let opts = walk::Options {
         threads: plan.threads,
@@ -103,7 +103,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     }
     ok &= finder.finish_outputs();
     if ringio::sys::find::interrupted() {
-        ringio::sys::find::die_of_sigint();
+        ringio::sys::find::die_of_signal();
     }
     if ok {
         0
