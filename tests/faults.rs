@@ -356,11 +356,13 @@ pub fn lines_sorted(b: &[u8]) -> Vec<Vec<u8>> {
     util::sorted_records_by(b, b'\n')
 }
 
-/// Our stderr with our program name replaced by GNU's (they are run under
-/// GNU's name already, so this only matters for setpriv'd full paths).
+/// Whether two outputs are the same: byte for byte for lsr and lcat, as
+/// multisets of records (NUL- or newline-ended) for the parallel walkers.
 pub fn same_output(tool: &str, a: &[u8], b: &[u8]) -> bool {
     if tool == "lsr" || tool == "lcat" {
         a == b
+    } else if a.contains(&0) || b.contains(&0) {
+        util::sorted_records_by(a, 0) == util::sorted_records_by(b, 0)
     } else {
         lines_sorted(a) == lines_sorted(b)
     }

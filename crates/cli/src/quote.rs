@@ -145,6 +145,14 @@ pub fn printable(b: u8) -> bool {
     (0x20..0x7f).contains(&b)
 }
 
+/// Appends `name` with every byte that is not printable in the C locale
+/// replaced by `?`: what GNU find's -print does when its output is a
+/// terminal, so that no file name can send escape sequences (or a fake
+/// newline) to it.
+pub fn qmark_into(out: &mut Vec<u8>, name: &[u8]) {
+    out.extend(name.iter().map(|&b| if printable(b) { b } else { b'?' }));
+}
+
 /// Bytes that the shell styles quote wherever they appear.
 fn shell_special(b: u8) -> bool {
     matches!(

@@ -181,7 +181,9 @@ fn execute(plan: &Plan) -> i32 {
         // Once, before threads format times.
         ringio::sys::time::tzset();
     }
-    let sink = Sink::new(cli::Out::stdout(), ringio::sys::isatty(1));
+    let tty = ringio::sys::isatty(1);
+    line::set_qmark(tty);
+    let sink = Sink::new(cli::Out::stdout(), tty);
     let progress = ringio::sys::isatty(2).then(Progress::default);
     let opts = walk::Options {
         ordered: sequential,

@@ -1,8 +1,20 @@
 //! One output line: size (or inode count), optional time, name — the
 //! print phase, free of I/O so it can be tested alone.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crate::plan::Plan;
 use crate::tally::Dui;
+
+/// Names are shown with non-printable bytes as `?` (stdout is a terminal,
+/// and lines end in newlines). Beyond GNU du, which writes names raw even
+/// to a terminal, where a name can carry escape sequences.
+static QMARK: AtomicBool = AtomicBool::new(false);
+
+/// Sets whether names are '?'-masked (see [`QMARK`]).
+pub fn set_qmark(on: bool) {
+    QMARK.store(on, Ordering::Relaxed);
+}
 
 /// Whether `dui` passes `--threshold`.
 pub fn shown(plan: &Plan, dui: &Dui) -> bool {
@@ -21,6 +33,10 @@ pub fn push(out: &mut Vec<u8>, plan: &Plan, dui: &Dui, name: &[u8]) {
         fmt.format(out, dui.time.0, dui.time.1);
         out.push(b'\t');
     }
-    out.extend_from_slice(name);
+    if QMARK.load(Ordering::Relaxed) && !plan.null {
+        cli::quote::qmark_into(out, name);
+    } else {
+        out.extend_from_slice(name);
+    }
     out.push(if plan.null { 0 } else { b'\n' });
 }

@@ -25,6 +25,9 @@ const FLUSH_AT: usize = 32 * 1024;
 pub struct Finder<'p> {
     pub plan: &'p Plan,
     outs: Vec<Mutex<Out>>,
+    /// Each output is a terminal: names printed there have their
+    /// non-printable bytes shown as `?`, as GNU find does.
+    ttys: Vec<bool>,
     failed: AtomicBool,
     quit: AtomicBool,
     cur_root: AtomicUsize,
@@ -52,6 +55,21 @@ enum Tri {
 
 impl<'p> Finder<'p> {
     pub fn new(plan: &'p Plan) -> Finder<'p> {
+        let ttys = plan
+            .outs
+            .iter()
+            .map(|o| {
+                let fd = match o {
+                    OutTarget::Stdout => 1,
+                    OutTarget::Stderr => 2,
+                    OutTarget::File { file, .. } => {
+                        use std::os::fd::AsRawFd;
+                        file.as_raw_fd()
+                    }
+                };
+                ringio::sys::isatty(fd)
+            })
+            .collect();
         let outs = plan
             .outs
             .iter()
@@ -90,6 +108,7 @@ impl<'p> Finder<'p> {
         Finder {
             plan,
             outs,
+            ttys,
             failed: AtomicBool::new(false),
             quit: AtomicBool::new(false),
             cur_root: AtomicUsize::new(usize::MAX),
@@ -558,7 +577,12 @@ impl Cx<'_, '_> {
             Prim::Print { out, term } => {
                 let path = self.e.path;
                 let b = &mut self.local.bufs[*out];
-                b.extend_from_slice(path);
+                // -print0 is for programs: raw even to a terminal (as GNU's).
+                if *term == b'\n' && self.f.ttys[*out] {
+                    cli::quote::qmark_into(b, path);
+                } else {
+                    b.extend_from_slice(path);
+                }
                 b.push(*term);
                 if b.len() >= FLUSH_AT {
                     self.flush_one(*out);
@@ -567,7 +591,8 @@ impl Cx<'_, '_> {
             }
             Prim::Printf { out, fmt } => {
                 let mut buf = Vec::new();
-                let go_on = fmt.render(&mut buf, self);
+                let tty = self.f.ttys[*out];
+                let go_on = fmt.render(&mut buf, self, tty);
                 self.emit(*out, &buf);
                 // \c (go_on false) drops the rest of this format only;
                 // evaluation goes on, as GNU's does. GNU also flushes there;
@@ -729,11 +754,11 @@ impl Cx<'_, '_> {
             self.f.plan.now,
         );
         out.push(b' ');
-        cli::quote::quote_into(out, self.e.path, cli::quote::Style::Escape);
+        ls_name(out, self.e.path);
         if ft == libc::S_IFLNK {
             if let Some(t) = self.link_target() {
                 out.extend_from_slice(b" -> ");
-                cli::quote::quote_into(out, &t, cli::quote::Style::Escape);
+                ls_name(out, &t);
             }
         }
         out.push(b'\n');
@@ -1039,6 +1064,27 @@ impl Visitor for Finder<'_> {
                 ));
                 self.fail();
             }
+        }
+    }
+}
+
+/// A name as GNU find's -ls writes it (findutils' own escaping, not
+/// quotearg's): backslash, double quote, space, \b \f \n \r \t with a
+/// backslash, every other non-printable byte in octal (`\007`, not `\a`),
+/// so nothing reaches a terminal raw.
+fn ls_name(out: &mut Vec<u8>, name: &[u8]) {
+    for &b in name {
+        match b {
+            b'\\' => out.extend_from_slice(b"\\\\"),
+            b'"' => out.extend_from_slice(b"\\\""),
+            b' ' => out.extend_from_slice(b"\\ "),
+            0x08 => out.extend_from_slice(b"\\b"),
+            0x0c => out.extend_from_slice(b"\\f"),
+            b'\n' => out.extend_from_slice(b"\\n"),
+            b'\r' => out.extend_from_slice(b"\\r"),
+            b'\t' => out.extend_from_slice(b"\\t"),
+            b if cli::quote::printable(b) => out.push(b),
+            b => out.extend_from_slice(format!("\\{b:03o}").as_bytes()),
         }
     }
 }

@@ -243,9 +243,13 @@ impl Format {
         })
     }
 
-    /// Renders into `out`. Returns false after `\c` (stop, flush).
-    pub fn render(&self, out: &mut Vec<u8>, info: &mut dyn Info) -> bool {
+    /// Renders into `out`. Returns false after `\c` (stop, flush). For a
+    /// terminal (`tty`), the text of every directive (names above all) has
+    /// its non-printable bytes shown as `?`, as GNU find's print_quoted
+    /// does; the format's own text is left alone.
+    pub fn render(&self, out: &mut Vec<u8>, info: &mut dyn Info, tty: bool) -> bool {
         let mut tmp = Vec::new();
+        let mut masked = Vec::new();
         for it in &self.items {
             match it {
                 Item::Lit(l) => out.extend_from_slice(l),
@@ -253,6 +257,11 @@ impl Format {
                 Item::D(sp, d) => {
                     tmp.clear();
                     match directive(&mut tmp, *d, info) {
+                        Value::Str if tty => {
+                            masked.clear();
+                            cli::quote::qmark_into(&mut masked, &tmp);
+                            pad_str(out, &masked, sp)
+                        }
                         Value::Str => pad_str(out, &tmp, sp),
                         Value::Int(n) => pad_int(out, n, sp, 10),
                         Value::Oct(n) => pad_int(out, n, sp, 8),
