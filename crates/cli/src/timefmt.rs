@@ -13,6 +13,24 @@ pub struct TimeStyle {
     pub recent: String,
 }
 
+/// Why a time style was refused (GNU's argmatch wording).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StyleError {
+    Invalid,
+    Ambiguous,
+}
+
+/// The longest timestamp text GNU ls prints (its strftime buffer): longer
+/// ones are printed as seconds.
+pub const TIME_STAMP_LEN_MAXIMUM: usize = 1000;
+
+/// The widest field a conversion is padded to. GNU's strftime would pad
+/// to any width (du streams gigabytes of padding for `+%99999999999Y`);
+/// here a larger width is clamped, so an absurd format can't exhaust
+/// memory. ls falls back to seconds long before (see
+/// [`TIME_STAMP_LEN_MAXIMUM`]).
+pub const MAX_FIELD_WIDTH: usize = 4096;
+
 /// Half a Gregorian year, GNU's "six months".
 pub const SIX_MONTHS: i64 = 31_556_952 / 2;
 
@@ -26,33 +44,62 @@ impl TimeStyle {
     /// mean the locale style in the C locale. Errors carry nothing: the
     /// caller prints GNU's "invalid argument" message.
     pub fn parse(s: &str) -> Option<TimeStyle> {
+        TimeStyle::parse_checked(s).ok()
+    }
+
+    /// [`TimeStyle::parse`], telling an ambiguous abbreviation (`l`, or the
+    /// empty string) from an invalid value, as GNU's argmatch does. Styles
+    /// are matched by unique prefix (`f` is full-iso). In the C locale GNU
+    /// ls ignores any `posix-` style without looking at the rest.
+    pub fn parse_checked(s: &str) -> Result<TimeStyle, StyleError> {
         if let Some(f) = s.strip_prefix('+') {
-            return Some(match f.split_once('\n') {
+            return Ok(match f.split_once('\n') {
                 Some((old, recent)) => TimeStyle { old: old.into(), recent: recent.into() },
                 None => TimeStyle { old: f.into(), recent: f.into() },
             });
         }
-        if let Some(rest) = s.strip_prefix("posix-") {
-            // In the C/POSIX locale every posix-STYLE is the locale style.
-            return TimeStyle::parse(rest).map(|_| TimeStyle::locale());
+        if s.starts_with("posix-") {
+            return Ok(TimeStyle::locale());
         }
         let same = |f: &str| TimeStyle { old: f.into(), recent: f.into() };
-        Some(match s {
+        const NAMES: [&str; 4] = ["full-iso", "long-iso", "iso", "locale"];
+        let name = match NAMES.iter().find(|n| **n == s) {
+            Some(n) => *n,
+            None => {
+                let mut hits = NAMES.iter().filter(|n| n.starts_with(s));
+                match (hits.next(), hits.next()) {
+                    (Some(n), None) => *n,
+                    (Some(_), Some(_)) => return Err(StyleError::Ambiguous),
+                    _ => return Err(StyleError::Invalid),
+                }
+            }
+        };
+        Ok(match name {
             "full-iso" => same("%Y-%m-%d %H:%M:%S.%N %z"),
             "long-iso" => same("%Y-%m-%d %H:%M"),
             "iso" => TimeStyle { old: "%Y-%m-%d ".into(), recent: "%m-%d %H:%M".into() },
-            "locale" => TimeStyle::locale(),
-            _ => return None,
+            _ => TimeStyle::locale(),
         })
     }
 
     /// Formats `(secs, nsec)` given the current time; a timestamp in the
     /// last six months (and not in the future) uses the recent format.
+    ///
+    /// As in GNU ls, a time whose formatted text would exceed
+    /// [`TIME_STAMP_LEN_MAXIMUM`] bytes (an absurd field width in a
+    /// `+FORMAT`) is printed as seconds since the epoch instead.
     pub fn format(&self, out: &mut Vec<u8>, secs: i64, nsec: u32, now: (i64, u32)) {
         let recent = is_recent((secs, nsec), now);
         let f = if recent { &self.recent } else { &self.old };
         match localtime(secs) {
-            Some(tm) => strftime(out, f.as_bytes(), &tm, nsec),
+            Some(tm) => {
+                let start = out.len();
+                strftime(out, f.as_bytes(), &tm, nsec);
+                if out.len() - start > TIME_STAMP_LEN_MAXIMUM {
+                    out.truncate(start);
+                    out.extend_from_slice(secs.to_string().as_bytes());
+                }
+            }
             None => out.extend_from_slice(secs.to_string().as_bytes()),
         }
     }
@@ -124,6 +171,7 @@ pub fn strftime(out: &mut Vec<u8>, fmt: &[u8], tm: &Tm, nsec: u32) {
             );
             i += 1;
         }
+        let width = width.map(|w| w.min(MAX_FIELD_WIDTH));
         let mut colons = 0;
         while i < fmt.len() && fmt[i] == b':' {
             colons += 1;

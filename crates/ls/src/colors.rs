@@ -187,7 +187,11 @@ impl Colors {
                     if v.get(i + 2) != Some(&b'=') {
                         return Err(None);
                     }
-                    let (val, next) = unescape(v, i + 3, false).ok_or(None)?;
+                    // A value that doesn't parse is reported as GNU 9.1 does:
+                    // as an unrecognized prefix (its check after the key
+                    // lookup sees the failed state), then unparsable.
+                    let (val, next) =
+                        unescape(v, i + 3, false).ok_or_else(|| Some(key.to_vec()))?;
                     match KEYS.iter().position(|k| k.as_bytes() == key) {
                         Some(idx) => {
                             if ALL_KEYS[idx] == Key::Link && val == b"target" {
@@ -339,25 +343,26 @@ fn unescape(v: &[u8], mut i: usize, stop_at_eq: bool) -> Option<(Vec<u8>, usize)
                 i += 1;
                 let c = *v.get(i)?;
                 match c {
+                    // Every digit counts, in a byte that wraps, as GNU's
+                    // get_funky_string does (`\1234` is one byte, 0234).
                     b'0'..=b'7' => {
-                        let mut n: u32 = 0;
-                        let mut k = 0;
-                        while k < 3 && i < v.len() && (b'0'..=b'7').contains(&v[i]) {
-                            n = n * 8 + (v[i] - b'0') as u32;
+                        let mut n: u8 = 0;
+                        while i < v.len() && (b'0'..=b'7').contains(&v[i]) {
+                            n = n.wrapping_shl(3).wrapping_add(v[i] - b'0');
                             i += 1;
-                            k += 1;
                         }
-                        out.push(n as u8);
+                        out.push(n);
                         continue;
                     }
                     b'x' | b'X' => {
                         i += 1;
-                        let mut n: u32 = 0;
+                        let mut n: u8 = 0;
                         while i < v.len() && v[i].is_ascii_hexdigit() {
-                            n = n * 16 + (v[i] as char).to_digit(16)?;
+                            let d = (v[i] as char).to_digit(16).unwrap_or(0) as u8;
+                            n = n.wrapping_shl(4).wrapping_add(d);
                             i += 1;
                         }
-                        out.push(n as u8);
+                        out.push(n);
                         continue;
                     }
                     b'a' => out.push(7),
@@ -412,5 +417,10 @@ mod tests {
         assert_eq!(c.for_entry(&e, false), Some(&b"33"[..]));
         assert!(Colors::parse(b"di").is_err());
         assert_eq!(Colors::parse(b"zz=1").err(), Some(Some(b"zz".to_vec())));
+        assert_eq!(Colors::parse(b"no=\\").err(), Some(Some(b"no".to_vec())));
+        assert_eq!(Colors::parse(b"*.x=\\").err(), Some(None));
+        let c = Colors::parse(b"fi=\\1234:di=\\x123456789abcdef0123").unwrap();
+        assert_eq!(c.get(Key::File), Some(&[0o234u8][..]));
+        assert_eq!(c.get(Key::Dir), Some(&[0x23u8][..]));
     }
 }

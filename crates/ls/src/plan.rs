@@ -25,7 +25,11 @@ pub struct Env {
     /// NO_COLOR set to a non-empty value: `--color=auto` means never
     /// (beyond GNU; <https://no-color.org>).
     pub no_color: bool,
+    /// LS_BLOCK_SIZE, else BLOCK_SIZE, else BLOCKSIZE (GNU's humblock).
     pub block_size: Option<String>,
+    /// LS_BLOCK_SIZE or BLOCK_SIZE is set, even to something invalid: then
+    /// `-l` shows file sizes in that block size too (GNU ls).
+    pub block_size_for_files: bool,
     pub posixly_correct: bool,
 }
 
@@ -46,7 +50,11 @@ impl Env {
             colorterm: raw("COLORTERM"),
             term: raw("TERM"),
             no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
-            block_size: var("LS_BLOCK_SIZE").or_else(|| var("BLOCK_SIZE")),
+            block_size: var("LS_BLOCK_SIZE")
+                .or_else(|| var("BLOCK_SIZE"))
+                .or_else(|| var("BLOCKSIZE")),
+            block_size_for_files: std::env::var_os("LS_BLOCK_SIZE").is_some()
+                || std::env::var_os("BLOCK_SIZE").is_some(),
             posixly_correct: std::env::var_os("POSIXLY_CORRECT").is_some(),
         }
     }
@@ -127,8 +135,11 @@ impl Plan {
             let spec = a.time_style.clone().or_else(|| env.time_style.clone());
             match spec {
                 None => TimeStyle::locale(),
-                Some(s) => TimeStyle::parse(&s).ok_or_else(|| ArgError::BadChoice {
-                    value: s.clone(),
+                Some(s) => TimeStyle::parse_checked(&s).map_err(|e| ArgError::BadChoice {
+                    value: match e {
+                        cli::timefmt::StyleError::Ambiguous => format!("ambiguous:{s}"),
+                        cli::timefmt::StyleError::Invalid => s.clone(),
+                    },
                     option: "time style".into(),
                     valid: vec!["full-iso", "long-iso", "iso", "locale", "+FORMAT"],
                 })?,
@@ -137,13 +148,24 @@ impl Plan {
             TimeStyle::locale()
         };
 
-        let env_size = env.block_size.as_deref().and_then(cli::size::parse_block_size);
         let default_block = if env.posixly_correct {
             SizeFormat::Blocks { block: 512, suffix: None }
         } else {
             SizeFormat::Blocks { block: 1024, suffix: None }
         };
-        let file_size = a.file_size.or(env_size).unwrap_or(SizeFormat::BYTES);
+        // An invalid value in the environment means the default block size
+        // (GNU's human_options), not "unset".
+        // Too large saturates, as strtoumax does (sizes round up to 1).
+        let env_size =
+            env.block_size.as_deref().map(|s| match cli::size::parse_block_size_checked(s) {
+                Ok(f) => f,
+                Err(cli::size::BlockSizeError::TooLarge) => {
+                    SizeFormat::Blocks { block: u64::MAX, suffix: None }
+                }
+                Err(_) => default_block,
+            });
+        let file_env = if env.block_size_for_files { env_size } else { None };
+        let file_size = a.file_size.or(file_env).unwrap_or(SizeFormat::BYTES);
         let block_size = a.block_size.or(env_size).unwrap_or(default_block);
 
         let quoting = match a.quoting {
