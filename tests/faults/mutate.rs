@@ -133,7 +133,8 @@ fn tree_changing_during_the_walk() {
         ("ldu", &["-aL", "t"]),
         ("lsr", &["-lR", "t"]),
     ];
-    let expected_errors = ["No such file or directory", "Not a directory", "Too many levels of symbolic links"];
+    let expected_errors =
+        ["No such file or directory", "Not a directory", "Too many levels of symbolic links"];
     let result = std::panic::catch_unwind(|| {
         for round in 0..6 {
             for (tool, args) in runs {
@@ -147,10 +148,12 @@ fn tree_changing_during_the_walk() {
                     assert!(matches!(got.code(), Some(0 | 1 | 2)), "{what}: {:?}", got.status);
                     for line in got.err().lines() {
                         // GNU du -L words a dangling link without an errno.
-                        let dangling = line.starts_with("du: cannot access '") && line.ends_with('\'');
+                        let dangling =
+                            line.starts_with("du: cannot access '") && line.ends_with('\'');
                         assert!(
                             dangling || expected_errors.iter().any(|e| line.ends_with(e)),
-                            "{what}: unexpected message: {line}\n{}", got.err()
+                            "{what}: unexpected message: {line}\n{}",
+                            got.err()
                         );
                         if let Some(p) = message_path(line) {
                             assert!(
@@ -170,7 +173,13 @@ fn tree_changing_during_the_walk() {
                     }
                     let printed: HashSet<String> = out
                         .lines()
-                        .map(|l| if *tool == "ldu" { l.split('\t').nth(1).unwrap_or("").to_string() } else { l.to_string() })
+                        .map(|l| {
+                            if *tool == "ldu" {
+                                l.split('\t').nth(1).unwrap_or("").to_string()
+                            } else {
+                                l.to_string()
+                            }
+                        })
                         .collect();
                     for p in &stable {
                         assert!(printed.contains(p), "{what}: {p} not reported");
