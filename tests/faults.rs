@@ -192,11 +192,6 @@ impl Case {
         self
     }
 
-    pub fn deadline(mut self, d: Duration) -> Case {
-        self.deadline = d;
-        self
-    }
-
     pub fn seccomp(mut self, nrs: &[u32], errno: i32) -> Case {
         self.seccomp = Some((nrs.to_vec(), errno));
         self
@@ -256,8 +251,15 @@ impl Case {
                 cmd.stdout(std::fs::File::create(f).expect("create stdout file"));
             }
             None if self.stdout_broken_pipe => {
-                let (reader, writer) = std::io::pipe().expect("pipe");
-                drop(reader);
+                // A pipe whose only reader, `true`, has exited: its write
+                // end (our handle on true's stdin) now meets EPIPE.
+                let mut reader = Command::new("true")
+                    .stdin(Stdio::piped())
+                    .stdout(Stdio::null())
+                    .spawn()
+                    .expect("spawn true");
+                let writer = reader.stdin.take().expect("pipe to true");
+                reader.wait().expect("wait for true");
                 cmd.stdout(writer);
             }
             None => {

@@ -134,7 +134,7 @@ fn nothing_raw_on_a_terminal() {
         ("lfind", "n -printf '%p %f %h %l\\n'".to_string()),
         ("lfind", format!("{missing} n -maxdepth 0")),
         ("ldu", "-a n".to_string()),
-        ("ldu", format!("{missing}")),
+        ("ldu", missing.clone()),
         ("lcat", format!("n/dir* {missing}")),
         ("lcat", "-v n/red*".to_string()),
     ];
