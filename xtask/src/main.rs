@@ -25,7 +25,7 @@ tasks:
   slowfs …            a FUSE mirror that delays metadata requests (cargo xtask slowfs --help)
   fixtures [--dir D] [SET…]
                       build the benchmark fixtures (default: all sets, in target/fixtures);
-                      SET: flat, flat-10 … flat-100000, tree, big, text
+                      SET: flat, flat-10 … flat-100000, tree, tree-20k, big, text
   bench [GROUP…] [--quick] [--runs N] [--dir D] [--only TEXT] [--no-strace]
                       GROUP: ls, find, du, cat or all (default); builds release binaries,
                       times ours against GNU and installed peers (benches/workloads.txt);
