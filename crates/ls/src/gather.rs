@@ -67,7 +67,6 @@ pub struct Gather {
     /// (some network and FUSE file systems) take.
     ignore_dtype: bool,
     comps: Vec<Completion>,
-    cwd: Option<Vec<u8>>,
     mask: u32,
 }
 
@@ -96,16 +95,7 @@ impl Gather {
             }))
         };
         let ignore_dtype = std::env::var_os("LSR_IGNORE_DTYPE").is_some_and(|v| v == "1");
-        Gather {
-            eng,
-            inline,
-            swapped: false,
-            no_acl: false,
-            ignore_dtype,
-            comps: Vec::new(),
-            cwd: None,
-            mask,
-        }
+        Gather { eng, inline, swapped: false, no_acl: false, ignore_dtype, comps: Vec::new(), mask }
     }
 
     /// Reads whole small files (/etc/passwd, /etc/group) through the
@@ -153,24 +143,6 @@ impl Gather {
         others.clear();
         self.comps = others;
         c
-    }
-
-    fn abs_dir(&mut self, path: &[u8]) -> Option<Vec<u8>> {
-        if path.first() == Some(&b'/') {
-            return Some(path.to_vec());
-        }
-        if self.cwd.is_none() {
-            use std::os::unix::ffi::OsStrExt;
-            self.cwd = std::env::current_dir().ok().map(|p| p.as_os_str().as_bytes().to_vec());
-        }
-        let mut v = self.cwd.clone()?;
-        if path != b"." {
-            if v.last() != Some(&b'/') {
-                v.push(b'/');
-            }
-            v.extend_from_slice(path);
-        }
-        Some(v)
     }
 
     /// Stats the command-line operands. Returns per operand the entry or
@@ -240,8 +212,7 @@ impl Gather {
         // Follow-ups (links, ACLs) for those that exist.
         for &i in &ok {
             let t = entries[i].file_type();
-            let abs = self.abs_dir(&entries[i].name);
-            self.push_followups(plan, i, &entries[i].name, libc::AT_FDCWD, abs.as_deref(), t);
+            self.push_followups(plan, i, &entries[i].name, libc::AT_FDCWD, t);
         }
         let eng_comps = self.collect();
         for mut c in eng_comps {
@@ -281,15 +252,7 @@ impl Gather {
     }
 
     /// Pushes what an entry of known type needs besides its stat.
-    fn push_followups(
-        &mut self,
-        plan: &Plan,
-        i: usize,
-        name: &[u8],
-        dirfd: i32,
-        abs: Option<&[u8]>,
-        t: FileType,
-    ) {
+    fn push_followups(&mut self, plan: &Plan, i: usize, name: &[u8], dirfd: i32, t: FileType) {
         let long = plan.long() || plan.json;
         let deref_all = plan.deref == Deref::Always;
         if t == FileType::Link && !deref_all {
@@ -301,48 +264,25 @@ impl Gather {
                     tok(i, OP_TARGET),
                     dirfd,
                     name,
-                    libc::AT_NO_AUTOMOUNT,
+                    libc::AT_NO_AUTOMOUNT | libc::AT_STATX_DONT_SYNC,
                     libc::STATX_TYPE | libc::STATX_MODE,
                 );
             }
         }
         if long && (t != FileType::Link || deref_all) && !self.no_acl {
-            // GNU asks getxattr (following links) of the file's path; an
-            // absolute path lets the io_uring executor take it.
-            match abs {
-                Some(p) if p.len() < 4000 => {
-                    self.eng.getxattr(
-                        tok(i, OP_ACL),
-                        libc::AT_FDCWD,
-                        p,
-                        ACL_ACCESS,
-                        true,
-                        Vec::new(),
-                    );
-                    if t == FileType::Dir {
-                        self.eng.getxattr(
-                            tok(i, OP_ACL_DEFAULT),
-                            libc::AT_FDCWD,
-                            p,
-                            ACL_DEFAULT,
-                            true,
-                            Vec::new(),
-                        );
-                    }
-                }
-                _ => {
-                    self.eng.getxattr(tok(i, OP_ACL), dirfd, name, ACL_ACCESS, true, Vec::new());
-                    if t == FileType::Dir {
-                        self.eng.getxattr(
-                            tok(i, OP_ACL_DEFAULT),
-                            dirfd,
-                            name,
-                            ACL_DEFAULT,
-                            true,
-                            Vec::new(),
-                        );
-                    }
-                }
+            // GNU asks getxattr (following links) of the file's path; relative
+            // to the directory's descriptor it is a one-component lookup (the
+            // io_uring executor reaches it through /proc/self/fd).
+            self.eng.getxattr(tok(i, OP_ACL), dirfd, name, ACL_ACCESS, true, Vec::new());
+            if t == FileType::Dir {
+                self.eng.getxattr(
+                    tok(i, OP_ACL_DEFAULT),
+                    dirfd,
+                    name,
+                    ACL_DEFAULT,
+                    true,
+                    Vec::new(),
+                );
             }
         }
         if t == FileType::Regular
@@ -395,29 +335,34 @@ impl Gather {
         };
         let mut listing = Listing::default();
         self.no_acl = false;
+        // On a high-latency file system (the engine checked the directory
+        // as it opened it) every request is a round trip: even a small
+        // directory's stats must be in flight together, so the main engine
+        // takes it from the start, with a full-size first batch (each
+        // getdents64 is one READDIR request there).
+        let remote = self.eng.high_latency().is_some();
+        if inline_first && remote {
+            self.swap_inline(true);
+        }
         // Small first batch: a worker starts on the stats sooner.
-        self.eng.getdents(TOK_DENTS, fd, Vec::with_capacity(16 * 1024));
+        let first_size = if remote { ringio::DEFAULT_DENTS_BUF } else { 16 * 1024 };
+        self.eng.getdents(TOK_DENTS, fd, Vec::with_capacity(first_size));
         let first = self.wait_one(TOK_DENTS);
         let small = first.as_ref().is_some_and(|c| c.eof);
-        if inline_first && !small {
+        if inline_first && !small && !remote {
             // A big directory: the rest goes to the main engine.
             self.swap_inline(true);
         }
         if want_id {
             self.eng.statx(TOK_FSTAT, fd, b"", libc::AT_EMPTY_PATH, libc::STATX_INO);
         }
-        // io_uring only takes getxattr of absolute paths; the other
-        // executors use getxattrat on the dirfd, a one-component lookup.
-        let need_abs = (plan.long() || plan.json) && self.eng.backend() == ringio::Backend::Uring;
-        let mut abs = if need_abs { self.abs_dir(path) } else { None };
-        if let Some(a) = abs.as_mut() {
-            if a.last() != Some(&b'/') {
-                a.push(b'/');
-            }
-        }
-        let abs_len = abs.as_ref().map_or(0, |a| a.len());
+        // AT_STATX_DONT_SYNC: the attributes the name's lookup just brought
+        // back are used as they are. Local file systems ignore the flag; on
+        // FUSE it saves a GETATTR round trip per entry after the LOOKUP that
+        // fetched the same attributes (issue 8: GNU's 6 requests per file).
         let stat_flags = if plan.deref == Deref::Always { 0 } else { libc::AT_SYMLINK_NOFOLLOW }
-            | libc::AT_NO_AUTOMOUNT;
+            | libc::AT_NO_AUTOMOUNT
+            | libc::AT_STATX_DONT_SYNC;
         let mut first = first;
         let mut batch = std::mem::take(&mut self.comps);
         let mut listing_done = false;
@@ -458,12 +403,7 @@ impl Gather {
                                 self.eng.statx(tok(i, OP_STAT), fd, name, stat_flags, self.mask);
                             }
                             if t != FileType::Unknown {
-                                let p = abs.as_mut().map(|a| {
-                                    a.truncate(abs_len);
-                                    a.extend_from_slice(name);
-                                    &a[..]
-                                });
-                                self.push_followups(plan, i, name, fd, p, t);
+                                self.push_followups(plan, i, name, fd, t);
                             }
                         }
                         if c.eof {
@@ -503,12 +443,7 @@ impl Gather {
                         if was_unknown && listing.entries[i].meta.is_some() {
                             let t = listing.entries[i].file_type();
                             let name: &[u8] = &listing.entries[i].name;
-                            let p = abs.as_mut().map(|a| {
-                                a.truncate(abs_len);
-                                a.extend_from_slice(name);
-                                &a[..]
-                            });
-                            self.push_followups(plan, i, name, fd, p, t);
+                            self.push_followups(plan, i, name, fd, t);
                         }
                     }
                 }

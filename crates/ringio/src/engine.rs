@@ -113,6 +113,12 @@ pub struct Engine {
     pending: Vec<Job>,
     ready: Vec<Completion>,
     scratch: Vec<Completion>,
+    /// The depth was raised for a high-latency file system (or the executor
+    /// has none to raise): no more checks.
+    adapted: bool,
+    /// Tokens of directory opens whose descriptor is checked on completion
+    /// (see [`Engine::openat`]).
+    dir_opens: Vec<Token>,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -153,6 +159,8 @@ impl Engine {
             pending: Vec::new(),
             ready: Vec::new(),
             scratch: Vec::new(),
+            adapted: false,
+            dir_opens: Vec::new(),
             _not_send: PhantomData,
         }
     }
@@ -174,10 +182,44 @@ impl Engine {
     /// (FUSE, NFS, SMB, 9p, Ceph, Lustre, …): more pool workers, or more io-wq
     /// workers for the ring, up to `RINGIO_DEPTH` (default 64). Returns the
     /// file system's name when it did. An explicit `RINGIO_THREADS` wins.
+    ///
+    /// Engines do this by themselves for the directories they open from the
+    /// current directory or an absolute path (see [`Engine::openat`]); this
+    /// is for descriptors that come from elsewhere.
     pub fn adapt_to(&mut self, fd: RawFd) -> Option<&'static str> {
         let fs = crate::sys::fs::high_latency_fd(fd)?;
         self.raise_depth(crate::sys::fs::remote_depth());
+        self.adapted = true;
         Some(fs)
+    }
+
+    /// The high-latency file system this engine adapted to, if it did
+    /// (by itself, through [`Engine::adapt_to`], or because another engine
+    /// of the process found one: see [`crate::sys::fs::seen`]).
+    pub fn high_latency(&mut self) -> Option<&'static str> {
+        self.follow_process();
+        if self.adapted {
+            crate::sys::fs::seen()
+        } else {
+            None
+        }
+    }
+
+    /// Raises the depth once some engine of the process found a
+    /// high-latency file system (one relaxed atomic load per call).
+    fn follow_process(&mut self) {
+        if !self.adapted && crate::sys::fs::seen().is_some() {
+            self.raise_depth(crate::sys::fs::remote_depth());
+            self.adapted = true;
+        }
+    }
+
+    /// A directory opened from the cwd or an absolute path completed: on a
+    /// high-latency file system, raise the depth (process-wide).
+    fn check_dir(&mut self, fd: RawFd) {
+        if crate::sys::fs::note_dir(fd).is_some() {
+            self.follow_process();
+        }
     }
 
     /// Allows `depth` operations to be worked on at once: pool workers for
@@ -196,7 +238,22 @@ impl Engine {
     }
 
     /// `openat(dirfd, path, flags | O_CLOEXEC, mode)`; completes with the fd.
+    ///
+    /// A directory (`O_DIRECTORY`) opened from the current directory or by
+    /// an absolute path — where a tool starts its work — is checked on
+    /// completion with one `fstatfs`: on a high-latency file system (FUSE,
+    /// NFS, …) this and every other engine of the process raise their
+    /// in-flight depth, as [`Engine::adapt_to`] does. Once one was found
+    /// nothing is checked any more. Directories opened relative to another
+    /// directory's descriptor are not checked (they are on its file system
+    /// but across mount points).
     pub fn openat(&mut self, token: Token, dirfd: RawFd, path: &[u8], flags: i32, mode: u32) {
+        if flags & libc::O_DIRECTORY != 0
+            && !self.adapted
+            && (dirfd == libc::AT_FDCWD || path.first() == Some(&b'/'))
+        {
+            self.dir_opens.push(token);
+        }
         let path = self.arena.push(path);
         self.push(token, Op::OpenAt { dirfd, path, flags, mode });
     }
@@ -240,6 +297,27 @@ impl Engine {
         follow: bool,
         buf: Vec<u8>,
     ) {
+        // The ring's GETXATTR resolves its path from the cwd; a name relative
+        // to a directory descriptor goes through that descriptor's /proc
+        // link instead, so it still costs one lookup of the name (an absolute
+        // path re-resolves every component: a round trip each on FUSE/NFS).
+        if self.backend == Backend::Uring
+            && follow
+            && dirfd != libc::AT_FDCWD
+            && path.first() != Some(&b'/')
+            && path.len() < 3800
+            && crate::sys::fs::proc_fd_usable()
+        {
+            let mut p = [0u8; 3840];
+            let mut w = &mut p[..];
+            use std::io::Write;
+            let _ = write!(w, "/proc/self/fd/{dirfd}/");
+            let head = 3840 - w.len();
+            p[head..head + path.len()].copy_from_slice(path);
+            let path = self.arena.push(&p[..head + path.len()]);
+            self.push(token, Op::GetXattr { dirfd: libc::AT_FDCWD, path, name, follow, buf });
+            return;
+        }
         let path = self.arena.push(path);
         self.push(token, Op::GetXattr { dirfd, path, name, follow, buf });
     }
@@ -284,6 +362,7 @@ impl Engine {
     /// Hands pushed operations to the executor without waiting.
     pub fn submit(&mut self) {
         if !self.pending.is_empty() {
+            self.follow_process();
             self.exec.submit(&mut self.pending, &mut self.ready);
         }
     }
@@ -300,8 +379,25 @@ impl Engine {
         } else {
             self.exec.poll(out);
         }
+        if !self.dir_opens.is_empty() {
+            self.check_dir_opens(&out[before..]);
+        }
         self.maybe_reset_arena();
         out.len() - before
+    }
+
+    fn check_dir_opens(&mut self, done: &[Completion]) {
+        for c in done {
+            if let Some(i) = self.dir_opens.iter().position(|&t| t == c.token) {
+                self.dir_opens.swap_remove(i);
+                if let (Ok(fd), false) = (c.fd(), self.adapted) {
+                    self.check_dir(fd);
+                }
+            }
+        }
+        if self.adapted {
+            self.dir_opens.clear();
+        }
     }
 
     /// Runs until nothing is outstanding, calling `handler` for every

@@ -8,6 +8,7 @@
 
 use std::ffi::CStr;
 use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::errno::Errno;
 
@@ -60,9 +61,70 @@ pub fn high_latency_path(path: &CStr) -> Result<Option<&'static str>, Errno> {
 }
 
 fn classify(magic: i64) -> Option<&'static str> {
+    classify_index(magic).map(|i| REMOTE[i].1)
+}
+
+fn classify_index(magic: i64) -> Option<usize> {
     // f_type is a signed long; some magics have the high bit set in 32 bits.
     let m = magic & 0xffff_ffff;
-    REMOTE.iter().find(|(k, _)| *k == m).map(|(_, n)| *n)
+    REMOTE.iter().position(|(k, _)| *k == m)
+}
+
+/// 1 + the index in REMOTE of the first high-latency file system this
+/// process has worked on, 0 while none has been seen.
+static SEEN: AtomicUsize = AtomicUsize::new(0);
+
+/// The high-latency file system this process has seen a directory of (see
+/// [`note_dir`]), if any. Engines raise their depth once this is set: the
+/// decision is process-wide, since every engine of a tool works on the same
+/// operands (lsr's inline and pooled engines, a walker's per-thread ones).
+pub fn seen() -> Option<&'static str> {
+    match SEEN.load(Ordering::Relaxed) {
+        0 => None,
+        i => REMOTE.get(i - 1).map(|(_, n)| *n),
+    }
+}
+
+/// Checks whether directory `fd` is on a high-latency file system and
+/// records it process-wide if so. Returns the name of what [`seen`] now
+/// holds. Once something was seen nothing is asked any more: on such a
+/// file system `fstatfs` is itself a round trip (a FUSE STATFS request).
+pub fn note_dir(fd: RawFd) -> Option<&'static str> {
+    if let Some(n) = seen() {
+        return Some(n);
+    }
+    // SAFETY: fstatfs writes one statfs struct into `st`.
+    let magic = unsafe {
+        let mut st: libc::statfs = std::mem::zeroed();
+        if libc::fstatfs(fd, &mut st) != 0 {
+            return None;
+        }
+        st.f_type as i64
+    };
+    let i = classify_index(magic)?;
+    let _ = SEEN.compare_exchange(0, i + 1, Ordering::Relaxed, Ordering::Relaxed);
+    seen()
+}
+
+/// Whether `/proc/self/fd/N/name` reaches `name` in directory `N` (procfs
+/// mounted on /proc), checked once.
+pub fn proc_fd_usable() -> bool {
+    static USABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *USABLE.get_or_init(|| {
+        const PROC_SUPER_MAGIC: i64 = 0x9fa0;
+        matches!(fs_magic_path(c"/proc/self/fd"), Some(PROC_SUPER_MAGIC))
+    })
+}
+
+fn fs_magic_path(path: &CStr) -> Option<i64> {
+    // SAFETY: path is NUL-terminated; statfs writes one struct into `st`.
+    unsafe {
+        let mut st: libc::statfs = std::mem::zeroed();
+        if libc::statfs(path.as_ptr(), &mut st) != 0 {
+            return None;
+        }
+        Some(st.f_type as i64)
+    }
 }
 
 /// In-flight depth to use on a high-latency file system: `RINGIO_DEPTH`,
