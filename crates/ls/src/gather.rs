@@ -27,6 +27,9 @@ const OP_READLINK: u64 = 2;
 const OP_ACL: u64 = 3;
 const OP_ACL_DEFAULT: u64 = 4;
 const OP_CAP: u64 = 5;
+/// The O_PATH open of an entry handled through a descriptor (see [`ByFd`]).
+const OP_OPATH: u64 = 6;
+const OP_PCLOSE: u64 = 7;
 const OP_BITS: u64 = 3;
 
 const TOK_OPEN: u64 = u64::MAX;
@@ -51,6 +54,51 @@ pub struct Listing {
     pub id: Option<(u64, u64)>,
 }
 
+/// Entries of a directory on a high-latency file system that `-l` needs
+/// both stat'ed and ACL-checked: each is opened once with
+/// `O_PATH|O_NOFOLLOW` (one LOOKUP round trip), then stat'ed through the
+/// descriptor with AT_STATX_DONT_SYNC (the LOOKUP's attributes, no request)
+/// and asked for its ACL through `/proc/self/fd/N` (a jump straight to the
+/// file: one GETXATTR, no second LOOKUP). Two requests per file where the
+/// name-based way costs three (stat's LOOKUP, getxattr's LOOKUP, GETXATTR)
+/// and GNU ls six or more. At most [`BYFD_WINDOW`] descriptors are open at
+/// once, well below the usual 1024-descriptor limit.
+#[derive(Default)]
+struct ByFd {
+    /// Per entry: its O_PATH descriptor while open, else -1.
+    fds: Vec<i32>,
+    /// Per entry: operations on the descriptor still in flight.
+    left: Vec<u8>,
+    /// Entries waiting for a window slot.
+    queue: std::collections::VecDeque<usize>,
+    /// Entries being opened or with an open descriptor.
+    live: usize,
+}
+
+const BYFD_WINDOW: usize = 256;
+
+impl ByFd {
+    fn reset(&mut self) {
+        self.fds.clear();
+        self.left.clear();
+        self.queue.clear();
+        self.live = 0;
+    }
+
+    fn add(&mut self, i: usize) {
+        if self.fds.len() <= i {
+            self.fds.resize(i + 1, -1);
+            self.left.resize(i + 1, 0);
+        }
+        self.queue.push_back(i);
+    }
+
+    /// The entry's descriptor, when it is handled this way and open.
+    fn fd(&self, i: usize) -> Option<i32> {
+        self.fds.get(i).copied().filter(|&fd| fd >= 0)
+    }
+}
+
 /// The gatherer: one engine, reused for every directory.
 pub struct Gather {
     eng: Engine,
@@ -68,6 +116,7 @@ pub struct Gather {
     ignore_dtype: bool,
     comps: Vec<Completion>,
     mask: u32,
+    by_fd: ByFd,
 }
 
 impl Default for Gather {
@@ -95,7 +144,16 @@ impl Gather {
             }))
         };
         let ignore_dtype = std::env::var_os("LSR_IGNORE_DTYPE").is_some_and(|v| v == "1");
-        Gather { eng, inline, swapped: false, no_acl: false, ignore_dtype, comps: Vec::new(), mask }
+        Gather {
+            eng,
+            inline,
+            swapped: false,
+            no_acl: false,
+            ignore_dtype,
+            comps: Vec::new(),
+            mask,
+            by_fd: ByFd::default(),
+        }
     }
 
     /// Reads whole small files (/etc/passwd, /etc/group) through the
@@ -253,6 +311,20 @@ impl Gather {
 
     /// Pushes what an entry of known type needs besides its stat.
     fn push_followups(&mut self, plan: &Plan, i: usize, name: &[u8], dirfd: i32, t: FileType) {
+        self.push_followups_but(plan, i, name, dirfd, t, false);
+    }
+
+    /// [`Gather::push_followups`], without the ACL queries when `skip_acl`
+    /// (an entry handled through a descriptor asks them there).
+    fn push_followups_but(
+        &mut self,
+        plan: &Plan,
+        i: usize,
+        name: &[u8],
+        dirfd: i32,
+        t: FileType,
+        skip_acl: bool,
+    ) {
         let long = plan.long() || plan.json;
         let deref_all = plan.deref == Deref::Always;
         if t == FileType::Link && !deref_all {
@@ -269,7 +341,7 @@ impl Gather {
                 );
             }
         }
-        if long && (t != FileType::Link || deref_all) && !self.no_acl {
+        if long && (t != FileType::Link || deref_all) && !self.no_acl && !skip_acl {
             // GNU asks getxattr (following links) of the file's path; relative
             // to the directory's descriptor it is a one-component lookup (the
             // io_uring executor reaches it through /proc/self/fd).
@@ -289,6 +361,99 @@ impl Gather {
             && plan.colors.as_ref().is_some_and(|c| c.is_colored(crate::colors::Key::Cap))
         {
             self.eng.getxattr(tok(i, OP_CAP), dirfd, name, CAPABILITY, false, Vec::new());
+        }
+    }
+
+    /// Whether entry `i` (of known type `t`) is stat'ed and ACL-checked
+    /// through an O_PATH descriptor (see [`ByFd`]).
+    fn use_by_fd(&self, plan: &Plan, remote: bool, t: FileType) -> bool {
+        remote
+            && (plan.long() || plan.json)
+            && plan.deref != Deref::Always
+            && !self.no_acl
+            && !matches!(t, FileType::Unknown | FileType::Link)
+            && plan.stat_entry(t)
+            && ringio::sys::fs::proc_fd_usable()
+    }
+
+    /// Opens queued by-descriptor entries while the window has room.
+    fn by_fd_pump(&mut self, entries: &[Entry], dirfd: i32) {
+        while self.by_fd.live < BYFD_WINDOW {
+            let Some(i) = self.by_fd.queue.pop_front() else { break };
+            self.by_fd.live += 1;
+            let flags = libc::O_PATH | libc::O_NOFOLLOW;
+            self.eng.openat(tok(i, OP_OPATH), dirfd, &entries[i].name, flags, 0);
+        }
+    }
+
+    /// Entry `i`'s O_PATH open completed: stat and ACL-check through it, or
+    /// record the error its stat would have had.
+    #[allow(clippy::too_many_arguments)]
+    fn by_fd_opened(
+        &mut self,
+        plan: &Plan,
+        listing: &mut Listing,
+        i: usize,
+        r: Result<u64, Errno>,
+        dirfd: i32,
+        stat_flags: i32,
+    ) {
+        let t = FileType::from_dtype(listing.entries[i].dtype);
+        let fd = match r {
+            Ok(fd) => fd as i32,
+            Err(e) => {
+                self.by_fd.live -= 1;
+                if e == Errno(libc::EMFILE) || e == Errno(libc::ENFILE) {
+                    // Out of descriptors after all: the name-based way.
+                    let name: &[u8] = &listing.entries[i].name;
+                    self.eng.statx(tok(i, OP_STAT), dirfd, name, stat_flags, self.mask);
+                    self.push_followups(plan, i, name, dirfd, t);
+                } else {
+                    listing.entries[i].stat_err = Some(e);
+                    listing.errors.push((i, e));
+                }
+                return;
+            }
+        };
+        self.by_fd.fds[i] = fd;
+        let flags = libc::AT_EMPTY_PATH | libc::AT_STATX_DONT_SYNC | libc::AT_NO_AUTOMOUNT;
+        self.eng.statx(tok(i, OP_STAT), fd, b"", flags, self.mask);
+        let mut left = 1;
+        if !self.no_acl {
+            let mut p = [0u8; 32];
+            let n = {
+                use std::io::Write;
+                let mut w = &mut p[..];
+                let _ = write!(w, "/proc/self/fd/{fd}");
+                32 - w.len()
+            };
+            let p = &p[..n];
+            self.eng.getxattr(tok(i, OP_ACL), libc::AT_FDCWD, p, ACL_ACCESS, true, Vec::new());
+            left += 1;
+            if t == FileType::Dir {
+                let tk = tok(i, OP_ACL_DEFAULT);
+                self.eng.getxattr(tk, libc::AT_FDCWD, p, ACL_DEFAULT, true, Vec::new());
+                left += 1;
+            }
+        }
+        self.by_fd.left[i] = left;
+        // The other follow-ups (the capability, with colours) by name.
+        let name: &[u8] = &listing.entries[i].name;
+        self.push_followups_but(plan, i, name, dirfd, t, true);
+    }
+
+    /// One operation on entry `i`'s descriptor completed; the last closes it.
+    fn by_fd_done(&mut self, i: usize, op: u64, entries: &[Entry], dirfd: i32) {
+        if !matches!(op, OP_STAT | OP_ACL | OP_ACL_DEFAULT) {
+            return;
+        }
+        let Some(fd) = self.by_fd.fd(i) else { return };
+        self.by_fd.left[i] -= 1;
+        if self.by_fd.left[i] == 0 {
+            self.by_fd.fds[i] = -1;
+            self.by_fd.live -= 1;
+            self.eng.close(tok(i, OP_PCLOSE), fd);
+            self.by_fd_pump(entries, dirfd);
         }
     }
 
@@ -363,6 +528,7 @@ impl Gather {
         let stat_flags = if plan.deref == Deref::Always { 0 } else { libc::AT_SYMLINK_NOFOLLOW }
             | libc::AT_NO_AUTOMOUNT
             | libc::AT_STATX_DONT_SYNC;
+        self.by_fd.reset();
         let mut first = first;
         let mut batch = std::mem::take(&mut self.comps);
         let mut listing_done = false;
@@ -372,8 +538,10 @@ impl Gather {
                 batch.push(c);
             } else {
                 // While listing, take whatever is ready (the next getdents
-                // batch first); once listed, wait for everything at once.
-                let want = if listing_done { self.eng.outstanding() } else { 1 };
+                // batch first); once listed, wait for everything at once,
+                // unless completions lead to more operations (descriptors).
+                let chained = !self.by_fd.fds.is_empty();
+                let want = if listing_done && !chained { self.eng.outstanding() } else { 1 };
                 self.eng.wait(want, &mut batch);
             }
             for c in batch.iter_mut() {
@@ -399,6 +567,10 @@ impl Gather {
                             let e = &listing.entries[i];
                             let t = FileType::from_dtype(e.dtype);
                             let name: &[u8] = &e.name;
+                            if self.use_by_fd(plan, remote, t) {
+                                self.by_fd.add(i);
+                                continue;
+                            }
                             if plan.stat_entry(t) {
                                 self.eng.statx(tok(i, OP_STAT), fd, name, stat_flags, self.mask);
                             }
@@ -406,6 +578,7 @@ impl Gather {
                                 self.push_followups(plan, i, name, fd, t);
                             }
                         }
+                        self.by_fd_pump(&listing.entries, fd);
                         if c.eof {
                             listing_done = true;
                         } else {
@@ -435,11 +608,16 @@ impl Gather {
                     _ => {
                         let i = (c.token >> OP_BITS) as usize;
                         let op = c.token & ((1 << OP_BITS) - 1);
+                        if op == OP_OPATH {
+                            self.by_fd_opened(plan, &mut listing, i, c.result, fd, stat_flags);
+                            continue;
+                        }
                         let was_unknown =
                             op == OP_STAT && listing.entries[i].dtype == ringio::dtype::UNKNOWN;
                         if store(&mut listing.entries, &mut listing.errors, c) {
                             self.no_acl = true;
                         }
+                        self.by_fd_done(i, op, &listing.entries, fd);
                         if was_unknown && listing.entries[i].meta.is_some() {
                             let t = listing.entries[i].file_type();
                             let name: &[u8] = &listing.entries[i].name;
