@@ -113,6 +113,8 @@ pub struct Engine {
     pending: Vec<Job>,
     ready: Vec<Completion>,
     scratch: Vec<Completion>,
+    /// The executor was asked for (config or `RINGIO_BACKEND`), not chosen.
+    forced: bool,
     /// The depth was raised for a high-latency file system (or the executor
     /// has none to raise): no more checks.
     adapted: bool,
@@ -137,6 +139,7 @@ impl Engine {
     /// An engine with the given settings. Never fails: when io_uring is
     /// requested but unusable, the thread pool takes its place silently.
     pub fn with_config(cfg: Config) -> Engine {
+        let forced = cfg.backend.is_some() || Backend::from_env().is_some();
         let backend = cfg.backend.unwrap_or_else(default_backend);
         let cpus = crate::sys::available_cpus();
         let threads = cfg
@@ -159,6 +162,7 @@ impl Engine {
             pending: Vec::new(),
             ready: Vec::new(),
             scratch: Vec::new(),
+            forced,
             adapted: false,
             dir_opens: Vec::new(),
             _not_send: PhantomData,
@@ -225,10 +229,18 @@ impl Engine {
     /// Allows `depth` operations to be worked on at once: pool workers for
     /// the thread pool (unless `RINGIO_THREADS` fixed them), io-wq workers
     /// for the ring. Inline execution has no depth to raise.
+    /// An engine whose inline executor was only the default (one CPU) gets a
+    /// thread pool: blocking syscalls that wait on a server want company
+    /// even on one CPU.
     pub fn raise_depth(&mut self, depth: usize) {
         match &mut self.exec {
             Exec::Threads(t) if env_usize("RINGIO_THREADS").is_none() => t.raise_workers(depth),
             Exec::Uring(u) => u.raise_iowq_workers(depth as u32),
+            Exec::Sync(_) if !self.forced => {
+                let n = env_usize("RINGIO_THREADS").unwrap_or(depth);
+                self.exec = Exec::Threads(ThreadExec::new(n));
+                self.backend = Backend::Threads;
+            }
             _ => {}
         }
     }

@@ -43,7 +43,7 @@ struct Worker<V: Visitor> {
 impl<V: Visitor> Worker<V> {
     fn new(opts: &Options, remote: bool, v: &V) -> Self {
         Worker {
-            rd: Reader::new(opts.thread_engine(remote)),
+            rd: Reader::new(opts.thread_engine(remote, false)),
             list: Listing::default(),
             path: Vec::new(),
             kids: Vec::new(),

@@ -202,10 +202,14 @@ impl Reader {
     }
 }
 
+/// AT_STATX_DONT_SYNC: take the attributes the name's lookup just brought
+/// back. Local file systems ignore the flag; on FUSE (and NFS) it saves a
+/// GETATTR round trip per entry after the LOOKUP that fetched the same
+/// attributes (issue 8).
 fn lstat_flags() -> i32 {
-    libc::AT_SYMLINK_NOFOLLOW | libc::AT_NO_AUTOMOUNT
+    libc::AT_SYMLINK_NOFOLLOW | libc::AT_NO_AUTOMOUNT | libc::AT_STATX_DONT_SYNC
 }
 
 fn stat_flags() -> i32 {
-    libc::AT_NO_AUTOMOUNT
+    libc::AT_NO_AUTOMOUNT | libc::AT_STATX_DONT_SYNC
 }

@@ -47,7 +47,8 @@ pub fn high_latency_fd(fd: RawFd) -> Option<&'static str> {
 }
 
 /// Like [`high_latency_fd`] for a path (not following a final symlink is
-/// not possible with statfs; the caller passes directories).
+/// not possible with statfs; the caller passes directories). A high-latency
+/// file system found here is recorded as [`note_dir`] does.
 pub fn high_latency_path(path: &CStr) -> Result<Option<&'static str>, Errno> {
     // SAFETY: path is NUL-terminated; statfs writes one struct into `st`.
     let magic = unsafe {
@@ -57,7 +58,10 @@ pub fn high_latency_path(path: &CStr) -> Result<Option<&'static str>, Errno> {
         }
         st.f_type as i64
     };
-    Ok(classify(magic))
+    Ok(classify_index(magic).map(|i| {
+        let _ = SEEN.compare_exchange(0, i + 1, Ordering::Relaxed, Ordering::Relaxed);
+        REMOTE[i].1
+    }))
 }
 
 fn classify(magic: i64) -> Option<&'static str> {
