@@ -86,7 +86,7 @@ pub fn parse(text: &str) -> Result<Vec<Workload>, String> {
 }
 
 /// Splits a command on whitespace, honouring single quotes (no escapes).
-fn words(s: &str) -> Vec<String> {
+pub(crate) fn words(s: &str) -> Vec<String> {
     let mut v = Vec::new();
     let mut cur: Option<String> = None;
     let mut quoted = false;
@@ -104,11 +104,11 @@ fn words(s: &str) -> Vec<String> {
     v
 }
 
-fn needs_shell(cmd: &str) -> bool {
+pub(crate) fn needs_shell(cmd: &str) -> bool {
     cmd.contains(['|', '>', '<', ';', '&'])
 }
 
-fn shell_quote(s: &str) -> String {
+pub(crate) fn shell_quote(s: &str) -> String {
     if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"/._-+,=:".contains(&b)) {
         s.into()
     } else {
@@ -134,7 +134,7 @@ fn placeholders(s: &str) -> Vec<&str> {
 
 /// Replaces the placeholders in `s`: fixture sets by their names (commands
 /// run in the fixtures directory), `{OURS:bin}` by our release binary.
-fn expand(s: &str, ours_dir: &Path, quote: bool) -> Result<String, String> {
+pub(crate) fn expand(s: &str, ours_dir: &Path, quote: bool) -> Result<String, String> {
     let mut out = s.to_string();
     for p in placeholders(s) {
         let val = if let Some(bin) = p.strip_prefix("OURS:") {
@@ -154,7 +154,7 @@ fn expand(s: &str, ours_dir: &Path, quote: bool) -> Result<String, String> {
 }
 
 /// The fixture sets a command template needs.
-fn sets_needed(template: &str) -> Vec<Set> {
+pub(crate) fn sets_needed(template: &str) -> Vec<Set> {
     placeholders(template).into_iter().filter_map(Set::from_placeholder).collect()
 }
 
@@ -170,13 +170,13 @@ fn which_all(prog: &str) -> Vec<PathBuf> {
     std::env::split_paths(&path).map(|d| d.join(prog)).filter(exe).collect()
 }
 
-fn which(prog: &str) -> Option<PathBuf> {
+pub(crate) fn which(prog: &str) -> Option<PathBuf> {
     which_all(prog).into_iter().next()
 }
 
 /// The program a command names: the first on PATH, except that a copy of
 /// one of our binaries is passed over (the Zig lsr is also called `lsr`).
-fn which_peer(prog: &str) -> Option<PathBuf> {
+pub(crate) fn which_peer(prog: &str) -> Option<PathBuf> {
     let candidates = which_all(prog);
     if prog.contains('/') || !OUR_BINS.contains(&prog) {
         return candidates.into_iter().next();
@@ -297,7 +297,7 @@ struct Sample {
     out: (u64, u64),
 }
 
-fn tv(t: libc::timeval) -> Duration {
+pub(crate) fn tv(t: libc::timeval) -> Duration {
     Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
 }
 
@@ -410,7 +410,7 @@ struct Result_ {
     out: (u64, u64),
 }
 
-fn median(v: &[Duration]) -> Duration {
+pub(crate) fn median(v: &[Duration]) -> Duration {
     let mut s = v.to_vec();
     s.sort();
     let n = s.len();
@@ -460,11 +460,6 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             "--dir" => o.dir = PathBuf::from(it.next().ok_or("--dir needs a value")?),
             "--only" => o.only = Some(it.next().ok_or("--only needs a value")?.clone()),
             "--no-strace" => o.strace = false,
-            "--slowfs" => return Err(
-                "--slowfs is reserved (not implemented yet); meanwhile mount the fixtures with \
-                 `cargo xtask slowfs MOUNT --source target/fixtures` and pass `--dir MOUNT`"
-                    .into(),
-            ),
             "all" => o.groups.extend(GROUPS.map(String::from)),
             g if GROUPS.contains(&g) => o.groups.push(g.into()),
             other => {
@@ -483,6 +478,9 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
 }
 
 pub fn main(args: &[String]) -> Result<(), String> {
+    if args.iter().any(|a| a == "--slowfs" || a.starts_with("--slowfs=")) {
+        return crate::bench_slowfs::main(args);
+    }
     let o = parse_args(args)?;
     let file = crate::workspace_root().join("benches").join("workloads.txt");
     let text = fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
@@ -589,7 +587,7 @@ fn measure(
 }
 
 /// `prog --version`'s first line that has a digit, e.g. `ls (GNU coreutils) 9.1`.
-fn version(prog: &OsString) -> Option<String> {
+pub(crate) fn version(prog: &OsString) -> Option<String> {
     let out = Command::new(prog)
         .arg("--version")
         .stdin(Stdio::null())

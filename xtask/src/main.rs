@@ -4,7 +4,9 @@
 //!   whole test suite; this is the command README.md and `.ci/run` give.
 //! - `fixtures`: builds the deterministic benchmark file sets (fixtures.rs).
 //! - `bench`: times our tools against GNU and the peers found on the machine,
-//!   on the workloads listed in `benches/workloads.txt` (bench.rs).
+//!   on the workloads listed in `benches/workloads.txt` (bench.rs); with
+//!   `--slowfs LATENCY`, through a slowfs mount (benches/slowfs.txt,
+//!   bench_slowfs.rs).
 //! - `bench-engine`: times ringio's executors directly, in an optimized
 //!   build of this crate (engine_bench.rs).
 
@@ -12,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 mod bench;
+mod bench_slowfs;
 mod engine_bench;
 mod fixtures;
 mod machine;
@@ -30,6 +33,10 @@ tasks:
                       GROUP: ls, find, du, cat or all (default); builds release binaries,
                       times ours against GNU and installed peers (benches/workloads.txt);
                       tables go to stdout and target/bench/GROUP.md
+  bench --slowfs LATENCY [GROUP…] [--runs N] [--cap SECS] [--depths 16,256] [--only TEXT]
+                      GROUP: ls, find, du or all: the same through a slowfs mount of the
+                      fixtures (benches/slowfs.txt): time, FUSE requests by type and the
+                      concurrency achieved; table to stdout and target/bench/slowfs.md
   bench-engine [--quick] [--runs N] [--dir D]
                       times ringio's executors on flat dirs (open+getdents, +statx,
                       openat+close); table to stdout and target/bench/engine.md";
