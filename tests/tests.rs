@@ -2,5 +2,6 @@
 
 mod find;
 mod ls;
+mod slowfs;
 mod syscalls;
 mod util;

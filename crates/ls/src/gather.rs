@@ -336,7 +336,7 @@ impl Gather {
                     tok(i, OP_TARGET),
                     dirfd,
                     name,
-                    libc::AT_NO_AUTOMOUNT | libc::AT_STATX_DONT_SYNC,
+                    libc::AT_NO_AUTOMOUNT,
                     libc::STATX_TYPE | libc::STATX_MODE,
                 );
             }
@@ -525,9 +525,19 @@ impl Gather {
         // back are used as they are. Local file systems ignore the flag; on
         // FUSE it saves a GETATTR round trip per entry after the LOOKUP that
         // fetched the same attributes (issue 8: GNU's 6 requests per file).
+        // Only where that lookup happens: a plain name not followed (a
+        // symlink's target may end in `..` or a mount root, which nothing
+        // looks up), not `.` or `..` (never looked up either: a FUSE mount
+        // root's attributes are then all zero).
         let stat_flags = if plan.deref == Deref::Always { 0 } else { libc::AT_SYMLINK_NOFOLLOW }
-            | libc::AT_NO_AUTOMOUNT
-            | libc::AT_STATX_DONT_SYNC;
+            | libc::AT_NO_AUTOMOUNT;
+        let entry_flags = |name: &[u8]| {
+            if plan.deref == Deref::Always || name == b"." || name == b".." {
+                stat_flags
+            } else {
+                stat_flags | libc::AT_STATX_DONT_SYNC
+            }
+        };
         self.by_fd.reset();
         let mut first = first;
         let mut batch = std::mem::take(&mut self.comps);
@@ -567,12 +577,13 @@ impl Gather {
                             let e = &listing.entries[i];
                             let t = FileType::from_dtype(e.dtype);
                             let name: &[u8] = &e.name;
-                            if self.use_by_fd(plan, remote, t) {
+                            if self.use_by_fd(plan, remote, t) && name != b"." && name != b".." {
                                 self.by_fd.add(i);
                                 continue;
                             }
                             if plan.stat_entry(t) {
-                                self.eng.statx(tok(i, OP_STAT), fd, name, stat_flags, self.mask);
+                                let flags = entry_flags(name);
+                                self.eng.statx(tok(i, OP_STAT), fd, name, flags, self.mask);
                             }
                             if t != FileType::Unknown {
                                 self.push_followups(plan, i, name, fd, t);

@@ -184,12 +184,12 @@ impl Reader {
     /// Stats one path (a root operand). A dangling symlink under `follow`
     /// falls back to the link itself, as find -H/-L do.
     pub fn stat_path(&mut self, path: &[u8], follow: bool) -> StatSlot {
-        let flags = if follow { stat_flags() } else { lstat_flags() };
+        let flags = if follow { stat_flags() } else { ROOT_LSTAT };
         self.eng.statx(0, libc::AT_FDCWD, path, flags, STAT_MASK);
         match self.one().stat() {
             Ok(st) => StatSlot::Ok { st: *st, followed: follow },
             Err(e) if follow && e == Errno::ENOENT => {
-                self.eng.statx(0, libc::AT_FDCWD, path, lstat_flags(), STAT_MASK);
+                self.eng.statx(0, libc::AT_FDCWD, path, ROOT_LSTAT, STAT_MASK);
                 match self.one().stat() {
                     Ok(st) if crate::node::dtype_of(st) == dtype::LNK => {
                         StatSlot::Ok { st: *st, followed: false }
@@ -202,14 +202,20 @@ impl Reader {
     }
 }
 
-/// AT_STATX_DONT_SYNC: take the attributes the name's lookup just brought
-/// back. Local file systems ignore the flag; on FUSE (and NFS) it saves a
-/// GETATTR round trip per entry after the LOOKUP that fetched the same
-/// attributes (issue 8).
+/// lstat of a directory entry by name. AT_STATX_DONT_SYNC: take the
+/// attributes the name's lookup just brought back. Local file systems
+/// ignore the flag; on FUSE (and NFS) it saves a GETATTR round trip per
+/// entry after the LOOKUP that fetched the same attributes (issue 8).
 fn lstat_flags() -> i32 {
-    libc::AT_SYMLINK_NOFOLLOW | libc::AT_NO_AUTOMOUNT | libc::AT_STATX_DONT_SYNC
+    ROOT_LSTAT | libc::AT_STATX_DONT_SYNC
 }
 
+/// stat following a symlink: its target may end in `..` or a mount root,
+/// which no lookup refreshes (a FUSE root's attributes are all zero until
+/// asked for), so no DONT_SYNC.
 fn stat_flags() -> i32 {
-    libc::AT_NO_AUTOMOUNT | libc::AT_STATX_DONT_SYNC
+    libc::AT_NO_AUTOMOUNT
 }
+
+/// lstat of a root operand, which may be `.` or a mount point: no DONT_SYNC.
+const ROOT_LSTAT: i32 = libc::AT_SYMLINK_NOFOLLOW | libc::AT_NO_AUTOMOUNT;
