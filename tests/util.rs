@@ -357,3 +357,110 @@ pub fn compare_sorted(tool: &str, run: &Run, stderr: Stderr) -> Output {
     }
     want
 }
+
+/// Splits output into records ended by `sep` (a last unterminated record
+/// counts too) and sorts them, for order-insensitive comparison.
+pub fn sorted_records_by(b: &[u8], sep: u8) -> Vec<Vec<u8>> {
+    let mut v: Vec<Vec<u8>> = b.split_inclusive(|&c| c == sep).map(|r| r.to_vec()).collect();
+    v.sort();
+    v
+}
+
+/// Like [`compare`], for tools whose parallel output may come in another
+/// order (du's sibling subtrees, messages from several threads): stdout
+/// records (ended by `sep`) and stderr lines are compared as multisets,
+/// the exit status exactly. `check` runs on each of our stdouts (e.g.
+/// [`post_order`]) and returns what is wrong with it. Returns GNU's output.
+pub fn compare_unordered(
+    tool: &str,
+    run: &Run,
+    stderr: Stderr,
+    sep: u8,
+    check: &dyn Fn(&[u8]) -> Result<(), String>,
+) -> Output {
+    let gnu_path = Path::new(gnu(tool));
+    let gnu_name = gnu_path.file_name().unwrap().to_str().unwrap();
+    let want = run.exec(gnu_path, gnu_name, None);
+    for b in BACKENDS {
+        let got = run.exec(&ours(tool), gnu_name, Some(b));
+        let ctx = || {
+            format!(
+                "{tool} [{b}] args {:?} cwd {:?}\n--- gnu stdout ---\n{}\n--- ours ---\n{}\n--- gnu stderr ---\n{}\n--- ours ---\n{}",
+                run.args.iter().map(|a| String::from_utf8_lossy(a)).collect::<Vec<_>>(),
+                run.cwd,
+                String::from_utf8_lossy(&want.stdout),
+                String::from_utf8_lossy(&got.stdout),
+                String::from_utf8_lossy(&want.stderr),
+                String::from_utf8_lossy(&got.stderr)
+            )
+        };
+        assert!(
+            sorted_records_by(&got.stdout, sep) == sorted_records_by(&want.stdout, sep),
+            "stdout differs (ignoring order): {}",
+            ctx()
+        );
+        assert_eq!(got.status.code(), want.status.code(), "exit status differs: {}", ctx());
+        assert_eq!(
+            got.status.signal_code(),
+            want.status.signal_code(),
+            "signal differs: {}",
+            ctx()
+        );
+        match stderr {
+            Stderr::Presence => assert_eq!(
+                got.stderr.is_empty(),
+                want.stderr.is_empty(),
+                "stderr presence differs: {}",
+                ctx()
+            ),
+            // Under setpriv, GNU's argv[0] (and so its message prefix) is
+            // the full path.
+            Stderr::Exact => assert!(
+                sorted_records_by(&normalize_stderr(&got.stderr, tool, gnu_name), b'\n')
+                    == sorted_records_by(
+                        &normalize_stderr(&want.stderr, &gnu_path.to_string_lossy(), gnu_name),
+                        b'\n'
+                    ),
+                "stderr differs (ignoring line order): {}",
+                ctx()
+            ),
+        }
+        if let Err(e) = check(&got.stdout) {
+            panic!("{e}: {}", ctx());
+        }
+    }
+    want
+}
+
+/// For du-style output of ONE operand (records ended by `sep`, the name
+/// after `fields` tab-separated fields): checks that no directory's record
+/// comes before the record of anything inside it.
+pub fn post_order(out: &[u8], sep: u8, fields: usize) -> Result<(), String> {
+    let mut printed: std::collections::HashSet<Vec<u8>> = std::collections::HashSet::new();
+    for rec in out.split(|&c| c == sep).filter(|r| !r.is_empty()) {
+        let mut name = rec;
+        for _ in 0..fields {
+            let Some(t) = name.iter().position(|&c| c == b'\t') else { break };
+            name = &name[t + 1..];
+        }
+        if name == b"total" {
+            continue;
+        }
+        // Every ancestor: each prefix ending before (or at) a '/'.
+        for (i, &c) in name.iter().enumerate() {
+            if c == b'/' && i > 0 {
+                for anc in [&name[..i], &name[..=i]] {
+                    if printed.contains(anc) {
+                        return Err(format!(
+                            "{:?} printed before its descendant {:?}",
+                            String::from_utf8_lossy(anc),
+                            String::from_utf8_lossy(name)
+                        ));
+                    }
+                }
+            }
+        }
+        printed.insert(name.to_vec());
+    }
+    Ok(())
+}

@@ -138,14 +138,33 @@ impl Op {
 /// costs one operation (two getdents64 calls, the second returning 0), which
 /// halves the round trips of a walk.
 pub(crate) fn getdents_fill(fd: RawFd, buf: &mut Vec<u8>) -> Result<bool, Errno> {
+    getdents_fill_hinted(fd, buf, &[])
+}
+
+/// [`getdents_fill`] for callers that know how the file system marks the
+/// end of the directory ([`crate::sys::statfs::dir_end_offsets`]): a read
+/// whose last record's `d_off` is one of `end_offsets` reached the end, and
+/// the getdents64 call that would return 0 is saved (one syscall per
+/// directory of a walk).
+pub fn getdents_fill_hinted(
+    fd: RawFd,
+    buf: &mut Vec<u8>,
+    end_offsets: &[i64],
+) -> Result<bool, Errno> {
     buf.clear();
     if buf.capacity() < MIN_DENTS_BUF {
         buf.reserve(DEFAULT_DENTS_BUF);
     }
     loop {
+        let start = buf.len();
         match sys::getdents64(fd, buf) {
             Ok(0) => return Ok(true),
             Ok(_) => {
+                if !end_offsets.is_empty()
+                    && last_d_off(&buf[start..]).is_some_and(|o| end_offsets.contains(&o))
+                {
+                    return Ok(true);
+                }
                 if buf.capacity() - buf.len() < buf.capacity() / 2 {
                     return Ok(false);
                 }
@@ -155,6 +174,22 @@ pub(crate) fn getdents_fill(fd: RawFd, buf: &mut Vec<u8>) -> Result<bool, Errno>
             Err(e) => return Err(e),
         }
     }
+}
+
+/// The `d_off` of the last linux_dirent64 record in `recs`.
+fn last_d_off(recs: &[u8]) -> Option<i64> {
+    let mut pos = 0;
+    let mut last = None;
+    while pos + 19 <= recs.len() {
+        let off = i64::from_ne_bytes(recs[pos + 8..pos + 16].try_into().ok()?);
+        let reclen = u16::from_ne_bytes([recs[pos + 16], recs[pos + 17]]) as usize;
+        if reclen == 0 {
+            break;
+        }
+        last = Some(off);
+        pos += reclen;
+    }
+    last
 }
 
 /// Measured: 64 KiB is enough; bigger buffers buy nothing on ext4

@@ -5,7 +5,9 @@
 //!   directories, as ripgrep's ignore walker and bfs do; measured on the
 //!   project machine, 2 threads walk a 171k-entry tree in 44 ms against
 //!   82 ms for one (research/io-uring-limits.md §4). Output order between
-//!   sibling subtrees is then unspecified.
+//!   sibling subtrees is then unspecified. A directory of 1024+ entries
+//!   has its stats shared among the threads too (`split`), so one huge
+//!   directory doesn't run on one core.
 //! - **ordered**: one thread, depth-first in directory order (or sorted), the
 //!   order GNU find and du produce; used for `-quit`-like semantics and
 //!   when the caller asks for determinism.
@@ -14,7 +16,10 @@
 //! re-resolving a full path, which costs a lookup per component — ruinous
 //! on network file systems), and a parent's descriptor is closed as soon as
 //! every child directory has been opened. Entries are only stat'ed when the
-//! visitor asks (d_type from getdents suffices for most of find).
+//! visitor asks (d_type from getdents suffices for most of find). With
+//! inline engines (the default) stats go straight into the listing, and a
+//! stat'ed directory on ext4 is read with one getdents64 call when the last
+//! record carries the end-of-directory mark (`ringio::getdents_fill_hinted`).
 //!
 //! Post-order callbacks (`leave`) run once a directory's whole subtree is
 //! done, in whichever thread finished it last, so du can print a directory
@@ -24,6 +29,7 @@ mod node;
 mod ordered;
 mod parallel;
 mod reader;
+mod split;
 mod step;
 
 use std::os::fd::RawFd;
@@ -75,6 +81,11 @@ pub struct Entry<'a> {
     /// that can't be fooled by a symlink swapped into the path.
     pub dirfd: RawFd,
     pub rel_name: &'a [u8],
+    /// The entry's position in its directory's listing as read (0 for a
+    /// root): with the parent's own index chain this gives the entry's place
+    /// in a sequential depth-first walk, which du needs to decide, as GNU
+    /// does, which of several hard links to a file counts.
+    pub index: usize,
 }
 
 impl Entry<'_> {
@@ -128,6 +139,21 @@ pub trait Visitor: Sync {
     /// Sees an entry (pre-order). `parent` is the containing directory's
     /// accumulator (`None` for roots).
     fn visit(&self, local: &mut Self::Local, entry: &Entry, parent: Option<&Self::Acc>) -> Visit;
+
+    /// Creates the accumulator of a directory `visit` chose to descend into.
+    /// The default is `Acc::default()`; du overrides it to record where the
+    /// directory sits in the tree.
+    fn make_acc(&self, _dir: &Entry, _parent: Option<&Self::Acc>) -> Self::Acc {
+        Self::Acc::default()
+    }
+
+    /// Every entry of `dir`'s listing has been visited (its subdirectories
+    /// may still be in progress), on the thread that visited them and
+    /// before this thread's share of `dir` is marked done; so anything
+    /// `visit` buffered in `local` can be published here and is then
+    /// guaranteed to be out before `leave(dir)` runs on any thread. Not
+    /// called for a directory that could not be opened.
+    fn after_entries(&self, _local: &mut Self::Local, _dir: &Entry, _acc: &Self::Acc) {}
 
     /// A directory's subtree is done (post-order): called for every
     /// directory `visit` returned `Descend` for, even when opening it failed.

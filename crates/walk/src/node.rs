@@ -18,6 +18,8 @@ pub(crate) struct DirNode<A> {
     pub stat: Option<Statx>,
     pub stat_error: Option<Errno>,
     pub followed: bool,
+    /// Position in the parent's listing (0 for a root).
+    pub index: usize,
     pub parent: Option<Arc<DirNode<A>>>,
     /// The open directory, -1 before it is opened or after it is closed.
     fd: AtomicI32,
@@ -30,7 +32,30 @@ pub(crate) struct DirNode<A> {
     pub acc: A,
 }
 
-impl<A: Default> DirNode<A> {
+impl<A> DirNode<A> {
+    /// A node for the directory `e` (as visited), with its accumulator.
+    pub fn from_entry(
+        e: &Entry,
+        stat: Option<Statx>,
+        parent: Option<Arc<DirNode<A>>>,
+        acc: A,
+    ) -> Arc<DirNode<A>> {
+        let name_start = e.path.len() - e.name.len();
+        Self::new(
+            e.path.to_vec(),
+            name_start,
+            e.depth,
+            e.d_type,
+            e.ino,
+            stat,
+            e.stat_error,
+            e.followed,
+            e.index,
+            parent,
+            acc,
+        )
+    }
+
     #[allow(clippy::too_many_arguments)]
     pub fn new(
         path: Vec<u8>,
@@ -41,7 +66,9 @@ impl<A: Default> DirNode<A> {
         stat: Option<Statx>,
         stat_error: Option<Errno>,
         followed: bool,
+        index: usize,
         parent: Option<Arc<DirNode<A>>>,
+        acc: A,
     ) -> Arc<DirNode<A>> {
         if let Some(p) = &parent {
             p.remaining.fetch_add(1, Ordering::AcqRel);
@@ -55,15 +82,14 @@ impl<A: Default> DirNode<A> {
             stat,
             stat_error,
             followed,
+            index,
             parent,
             fd: AtomicI32::new(-1),
             remaining: AtomicUsize::new(1),
-            acc: A::default(),
+            acc,
         })
     }
-}
 
-impl<A> DirNode<A> {
     pub fn name(&self) -> &[u8] {
         &self.path[self.name_start..]
     }
@@ -104,6 +130,7 @@ impl<A> DirNode<A> {
             followed: self.followed,
             dirfd,
             rel_name,
+            index: self.index,
         }
     }
 

@@ -39,6 +39,7 @@ pub(crate) fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, remote: bool, 
                     descend(&mut rd, child, &mut stack, &mut spare, opts, v, &mut local, &stop);
                 }
             } else if let Some(f) = stack.pop() {
+                step::after_entries(&f.node, v, &mut local);
                 spare.push(f.list);
                 step::finish(f.node, v, &mut local, &stop);
             }

@@ -6,16 +6,28 @@
 //! as GNU does, each by all threads; the calling thread is one of them.
 
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
-use crate::reader::{Listing, Reader};
+use crate::reader::{self, Listing, Reader};
+use crate::split::{self, StatJob};
 use crate::step::{self, Node};
 use crate::{Options, Visitor};
 
+/// What the shared stack holds.
+enum Work<V: Visitor> {
+    /// A directory to read.
+    Dir(Node<V>),
+    /// A chunk of a big directory's stats (see `split`).
+    Stat(Arc<StatJob>),
+}
+
 struct Queue<V: Visitor> {
-    stack: Vec<Node<V>>,
+    stack: Vec<Work<V>>,
     /// Threads processing a directory right now.
     busy: usize,
+    /// Threads waiting on the condition variable: a notify costs a futex
+    /// syscall even with nobody to wake, so it is skipped when this is 0.
+    waiting: usize,
     shutdown: bool,
 }
 
@@ -36,7 +48,8 @@ struct Worker<V: Visitor> {
     rd: Reader,
     list: Listing,
     path: Vec<u8>,
-    kids: Vec<Node<V>>,
+    kids: Vec<Work<V>>,
+    needs: Vec<crate::StatNeed>,
     local: V::Local,
 }
 
@@ -47,15 +60,34 @@ impl<V: Visitor> Worker<V> {
             list: Listing::default(),
             path: Vec::new(),
             kids: Vec::new(),
+            needs: Vec::new(),
             local: v.local(),
         }
     }
 
     /// Reads one directory, visits its entries, and returns (in `kids`) the
     /// subdirectories to walk, in reverse so the first pops first.
-    fn process(&mut self, node: Node<V>, opts: &Options, v: &V, stop: &AtomicBool) {
+    fn process(&mut self, node: Node<V>, sh: &Shared<V>, opts: &Options, v: &V) {
+        let stop = &sh.stop;
         self.kids.clear();
-        if step::open_read(&mut self.rd, &node, &mut self.list, opts, v, &mut self.local) {
+        if let Some(fd) =
+            step::open_list(&mut self.rd, &node, &mut self.list, opts, v, &mut self.local)
+        {
+            let depth = node.depth + 1;
+            let need = |name: &[u8], d_type: u8| v.need_stat(name, d_type, depth);
+            if self.rd.inline() && self.list.len() >= split::SPLIT_AT {
+                reader::needs(&self.list, need, &mut self.needs);
+                let needs = std::mem::take(&mut self.needs);
+                split::stat_shared(fd, &mut self.list, needs, |jobs| {
+                    let mut q = sh.lock();
+                    q.stack.extend(jobs.into_iter().map(Work::Stat));
+                    if q.waiting > 0 {
+                        sh.cv.notify_all();
+                    }
+                });
+            } else {
+                self.rd.stat(fd, &mut self.list, need);
+            }
             for i in 0..self.list.len() {
                 if stop.load(Ordering::Relaxed) {
                     break;
@@ -63,9 +95,10 @@ impl<V: Visitor> Worker<V> {
                 if let Some(k) =
                     step::entry(&node, &self.list, i, &mut self.path, v, &mut self.local, stop)
                 {
-                    self.kids.push(k);
+                    self.kids.push(Work::Dir(k));
                 }
             }
+            step::after_entries(&node, v, &mut self.local);
             self.kids.reverse();
         }
         step::finish(node, v, &mut self.local, stop);
@@ -81,23 +114,38 @@ impl<V: Visitor> Worker<V> {
                 // A quit: drop queued work; finishing nodes only closes fds.
                 let dropped: Vec<_> = q.stack.drain(..).collect();
                 drop(q);
-                for n in dropped {
-                    step::finish(n, v, &mut self.local, &sh.stop);
+                for w in dropped {
+                    // Stat chunks are taken back by their owners.
+                    if let Work::Dir(n) = w {
+                        step::finish(n, v, &mut self.local, &sh.stop);
+                    }
                 }
                 q = sh.lock();
                 sh.cv.notify_all();
             }
-            if let Some(node) = q.stack.pop() {
+            if let Some(work) = q.stack.pop() {
+                let node = match work {
+                    Work::Dir(node) => node,
+                    Work::Stat(job) => {
+                        drop(q);
+                        job.try_run();
+                        drop(job);
+                        q = sh.lock();
+                        continue;
+                    }
+                };
                 q.busy += 1;
                 drop(q);
-                self.process(node, opts, v, &sh.stop);
+                self.process(node, sh, opts, v);
                 q = sh.lock();
                 q.busy -= 1;
                 let n = self.kids.len();
                 q.stack.append(&mut self.kids);
-                // Wake others for new work, or so the root's owner sees the
-                // walk of this root is over.
-                if n > 0 || (q.stack.is_empty() && q.busy == 0) {
+                // Wake others for new work (this thread takes one kid itself,
+                // still holding the lock, so a single kid wakes nobody), or so
+                // the root's owner sees the walk of this root is over.
+                let done = q.stack.is_empty() && q.busy == 0;
+                if q.waiting > 0 && (n > 1 || done) {
                     sh.cv.notify_all();
                 }
                 continue;
@@ -108,7 +156,9 @@ impl<V: Visitor> Worker<V> {
             if q.shutdown {
                 return;
             }
+            q.waiting += 1;
             q = sh.cv.wait(q).unwrap_or_else(|e| e.into_inner());
+            q.waiting -= 1;
         }
     }
 }
@@ -121,7 +171,7 @@ pub(crate) fn walk<V: Visitor>(
     v: &V,
 ) {
     let sh = Shared::<V> {
-        q: Mutex::new(Queue { stack: Vec::new(), busy: 0, shutdown: false }),
+        q: Mutex::new(Queue { stack: Vec::new(), busy: 0, waiting: 0, shutdown: false }),
         cv: Condvar::new(),
         stop: AtomicBool::new(false),
     };
@@ -147,7 +197,7 @@ pub(crate) fn walk<V: Visitor>(
             let Some(node) = step::root(&mut me.rd, r, opts, v, &mut me.local, &sh.stop) else {
                 continue;
             };
-            sh.lock().stack.push(node);
+            sh.lock().stack.push(Work::Dir(node));
             sh.cv.notify_all();
             me.run(&sh, opts, v, true);
         }

@@ -2,7 +2,9 @@
 
 use std::os::fd::RawFd;
 
-use ringio::{dtype, Completion, DirentIter, Engine, Errno, Statx};
+use std::ffi::CStr;
+
+use ringio::{dtype, Backend, Completion, DirentIter, Engine, Errno, Statx};
 
 use crate::StatNeed;
 
@@ -25,10 +27,11 @@ pub(crate) enum StatSlot {
     Err(Errno),
 }
 
-/// A directory's entries: names in one arena, no allocation per entry.
+/// A directory's entries: names in one arena (each followed by a NUL, so
+/// it can be handed to a syscall as is), no allocation per entry.
 #[derive(Default)]
 pub(crate) struct Listing {
-    names: Vec<u8>,
+    pub names: Vec<u8>,
     pub ents: Vec<RawEnt>,
     pub stats: Vec<StatSlot>,
 }
@@ -43,6 +46,11 @@ impl Listing {
     pub fn name(&self, i: usize) -> &[u8] {
         let e = &self.ents[i];
         &self.names[e.off as usize..(e.off + e.len) as usize]
+    }
+
+    /// The name as a C string (names from getdents hold no NUL).
+    fn cname<'a>(names: &'a [u8], e: &RawEnt) -> Option<&'a CStr> {
+        CStr::from_bytes_with_nul(&names[e.off as usize..=(e.off + e.len) as usize]).ok()
     }
 
     pub fn len(&self) -> usize {
@@ -65,11 +73,18 @@ pub(crate) struct Reader {
     pub eng: Engine,
     buf: Vec<u8>,
     done: Vec<Completion>,
+    /// Devices seen, and their file system types.
+    fs_types: Vec<(u64, i64)>,
 }
 
 impl Reader {
     pub fn new(eng: Engine) -> Reader {
-        Reader { eng, buf: Vec::with_capacity(ringio::DEFAULT_DENTS_BUF), done: Vec::new() }
+        Reader {
+            eng,
+            buf: Vec::with_capacity(ringio::DEFAULT_DENTS_BUF),
+            done: Vec::new(),
+            fs_types: Vec::new(),
+        }
     }
 
     fn one(&mut self) -> Completion {
@@ -89,23 +104,60 @@ impl Reader {
         self.one().fd()
     }
 
-    /// Reads every entry of the open directory `fd` (skipping `.` and `..`).
-    /// On a read error, what was read so far stays in `out`.
-    pub fn read(&mut self, fd: RawFd, out: &mut Listing, sort: bool) -> Result<(), Errno> {
+    /// The `d_off` values marking the end of directory `fd` (on device
+    /// `dev`, `size` bytes), when its file system is one whose marks are
+    /// known; the file system is asked once per device.
+    fn end_offsets(&mut self, dev_size: Option<(u64, u64)>, fd: RawFd) -> Option<[i64; 2]> {
+        let (dev, size) = dev_size?;
+        let fs = match self.fs_types.iter().find(|(d, _)| *d == dev) {
+            Some(&(_, t)) => t,
+            None => {
+                let t = ringio::sys::statfs::fs_type(fd).unwrap_or(0);
+                self.fs_types.push((dev, t));
+                t
+            }
+        };
+        ringio::sys::statfs::dir_end_offsets(fs, size)
+    }
+
+    /// Reads every entry of the open directory `fd` (skipping `.` and `..`),
+    /// whose device and size are `dev_size` when known. On a read error,
+    /// what was read so far stays in `out`.
+    pub fn read(
+        &mut self,
+        fd: RawFd,
+        dev_size: Option<(u64, u64)>,
+        out: &mut Listing,
+        sort: bool,
+    ) -> Result<(), Errno> {
         out.clear();
         let mut result = Ok(());
+        // Inline engines read here directly, saving the final empty read
+        // where the file system marks the end (see ringio::getdents_fill_hinted).
+        let inline = self.eng.backend() == Backend::Sync;
+        let ends = if inline { self.end_offsets(dev_size, fd) } else { None };
+        let ends: &[i64] = match &ends {
+            Some(e) => e,
+            None => &[],
+        };
         loop {
-            let buf = std::mem::take(&mut self.buf);
-            self.eng.getdents(0, fd, buf);
-            let mut c = self.one();
-            let eof = c.eof;
-            let r = c.result;
-            for d in DirentIter::new(c.buf()) {
+            let (eof, r) = if inline {
+                let r = ringio::getdents_fill_hinted(fd, &mut self.buf, ends);
+                (r == Ok(true), r.map(|_| 0))
+            } else {
+                let buf = std::mem::take(&mut self.buf);
+                self.eng.getdents(0, fd, buf);
+                let mut c = self.one();
+                self.buf = c.take_buf();
+                (c.eof, c.result)
+            };
+            for d in DirentIter::new(&self.buf) {
                 if d.is_dot_or_dotdot() {
                     continue;
                 }
                 let off = out.names.len() as u32;
                 out.names.extend_from_slice(d.name);
+                out.names.push(0);
                 out.ents.push(RawEnt {
                     off,
                     len: d.name.len() as u32,
@@ -113,7 +165,6 @@ impl Reader {
                     ino: d.ino,
                 });
             }
-            self.buf = c.take_buf();
             if let Err(e) = r {
                 result = Err(e);
                 break;
@@ -128,11 +179,20 @@ impl Reader {
         result
     }
 
+    /// Whether this thread's engine runs syscalls inline (so other walker
+    /// threads may share its stat work).
+    pub fn inline(&self) -> bool {
+        self.eng.backend() == Backend::Sync
+    }
+
     /// Stats the entries `need` asks for (all in one engine batch), and
     /// lstat's those whose type getdents didn't give.
     pub fn stat(&mut self, dirfd: RawFd, list: &mut Listing, need: impl Fn(&[u8], u8) -> StatNeed) {
         list.stats.clear();
         list.stats.resize(list.ents.len(), StatSlot::None);
+        if self.eng.backend() == Backend::Sync {
+            return stat_inline(dirfd, list, need);
+        }
         let mut follows = Vec::new();
         for i in 0..list.ents.len() {
             let d_type = list.ents[i].d_type;
@@ -198,6 +258,65 @@ impl Reader {
                 }
             }
             Err(e) => StatSlot::Err(e),
+        }
+    }
+}
+
+/// What to stat for each entry: `need`, with entries of unknown type
+/// lstat'ed (the walker must know which are directories).
+pub(crate) fn needs(list: &Listing, need: impl Fn(&[u8], u8) -> StatNeed, out: &mut Vec<StatNeed>) {
+    out.clear();
+    out.extend(list.ents.iter().map(|e| {
+        let name = &list.names[e.off as usize..(e.off + e.len) as usize];
+        match need(name, e.d_type) {
+            StatNeed::None if e.d_type == dtype::UNKNOWN => StatNeed::Lstat,
+            n => n,
+        }
+    }));
+}
+
+/// [`Reader::stat`] when the engine runs syscalls inline anyway (the
+/// walker's threads are the parallelism): each statx writes straight into
+/// its slot of the listing, with no completion to build and copy (a statx
+/// is 256 bytes, copied several times on the way through the engine).
+fn stat_inline(dirfd: RawFd, list: &mut Listing, need: impl Fn(&[u8], u8) -> StatNeed) {
+    let mut n = Vec::new();
+    needs(list, need, &mut n);
+    let Listing { names, ents, stats } = list;
+    stat_range(dirfd, names, ents, &n, stats);
+}
+
+/// Stats `ents` (names in `names`) as `needs` says into `out`, inline.
+pub(crate) fn stat_range(
+    dirfd: RawFd,
+    names: &[u8],
+    ents: &[RawEnt],
+    needs: &[StatNeed],
+    out: &mut [StatSlot],
+) {
+    for ((e, &n), slot) in ents.iter().zip(needs).zip(out.iter_mut()) {
+        let follow = match n {
+            StatNeed::None => continue,
+            StatNeed::Lstat => false,
+            StatNeed::Follow => true,
+        };
+        let Some(cname) = Listing::cname(names, e) else {
+            *slot = StatSlot::Err(Errno(libc::EINVAL));
+            continue;
+        };
+        let flags = if follow { stat_flags() } else { lstat_flags() };
+        *slot = StatSlot::Ok { st: ringio::sys::statx_zeroed(), followed: follow };
+        let StatSlot::Ok { st, followed } = slot else { continue };
+        match ringio::sys::statx(dirfd, cname, flags, STAT_MASK, st) {
+            Ok(()) => {}
+            // A dangling symlink under Follow is reported as itself.
+            Err(err) if follow && err == Errno::ENOENT => {
+                *followed = false;
+                if let Err(err) = ringio::sys::statx(dirfd, cname, lstat_flags(), STAT_MASK, st) {
+                    *slot = StatSlot::Err(err);
+                }
+            }
+            Err(err) => *slot = StatSlot::Err(err),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The steps both walk modes share: a root, a directory's listing, one
 //! entry, and finishing a subtree.
 
+use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
@@ -42,6 +43,7 @@ pub(crate) fn root<V: Visitor>(
         followed,
         dirfd: libc::AT_FDCWD,
         rel_name: path,
+        index: 0,
     };
     match v.visit(local, &entry, None) {
         Visit::Quit => {
@@ -49,7 +51,8 @@ pub(crate) fn root<V: Visitor>(
             None
         }
         Visit::Descend if d_type == dtype::DIR => {
-            Some(DirNode::new(path.to_vec(), 0, 0, d_type, ino, st, err, followed, None))
+            let acc = v.make_acc(&entry, None);
+            Some(DirNode::from_entry(&entry, st, None, acc))
         }
         _ => None,
     }
@@ -65,22 +68,37 @@ pub(crate) fn open_read<V: Visitor>(
     v: &V,
     local: &mut V::Local,
 ) -> bool {
+    let Some(fd) = open_list(rd, node, list, opts, v, local) else { return false };
+    let depth = node.depth + 1;
+    rd.stat(fd, list, |name, d_type| v.need_stat(name, d_type, depth));
+    true
+}
+
+/// Opens and reads `node` into `list`, without stats. Returns the open
+/// directory, or `None` (after reporting) when it could not be opened.
+pub(crate) fn open_list<V: Visitor>(
+    rd: &mut Reader,
+    node: &Node<V>,
+    list: &mut Listing,
+    opts: &Options,
+    v: &V,
+    local: &mut V::Local,
+) -> Option<RawFd> {
     let (base, name) = node.open_base();
     let fd = match rd.open_dir(base, name, node.followed) {
         Ok(fd) => fd,
         Err(e) => {
             list.clear();
             v.error(local, &WalkError::Open { path: node.path.clone(), errno: e }, Some(&node.acc));
-            return false;
+            return None;
         }
     };
     node.set_fd(fd);
-    if let Err(e) = rd.read(fd, list, opts.sort) {
+    let dev_size = node.stat.as_ref().map(|st| (dev_ino(st).0, st.stx_size));
+    if let Err(e) = rd.read(fd, dev_size, list, opts.sort) {
         v.error(local, &WalkError::Read { path: node.path.clone(), errno: e }, Some(&node.acc));
     }
-    let depth = node.depth + 1;
-    rd.stat(fd, list, |name, d_type| v.need_stat(name, d_type, depth));
-    true
+    Some(fd)
 }
 
 /// Visits entry `i` of `node`'s listing; returns the child to descend into.
@@ -102,16 +120,17 @@ pub(crate) fn entry<V: Visitor>(
     let name_start = path.len();
     path.extend_from_slice(name);
     let raw = list.ents[i];
-    let (st, stat_error, followed) = match list.stats[i] {
+    // Borrowed: a statx is 256 bytes, and only directories keep a copy.
+    let (st, stat_error, followed) = match &list.stats[i] {
         StatSlot::None => (None, None, false),
-        StatSlot::Ok { st, followed } => (Some(st), None, followed),
-        StatSlot::Err(e) => (None, Some(e), false),
+        StatSlot::Ok { st, followed } => (Some(st), None, *followed),
+        StatSlot::Err(e) => (None, Some(*e), false),
     };
-    let d_type = st.as_ref().map_or(raw.d_type, dtype_of);
+    let d_type = st.map_or(raw.d_type, dtype_of);
     // A followed link back to an ancestor is reported instead of visited,
     // as find -L and du -L do.
     if followed && d_type == dtype::DIR {
-        if let Some(anc) = st.as_ref().and_then(|s| loop_ancestor(node, dev_ino(s))) {
+        if let Some(anc) = st.and_then(|s| loop_ancestor(node, dev_ino(s))) {
             let err = WalkError::Loop { path: path.clone(), ancestor: anc };
             v.error(local, &err, Some(&node.acc));
             return None;
@@ -123,28 +142,22 @@ pub(crate) fn entry<V: Visitor>(
         depth: node.depth + 1,
         d_type,
         ino: raw.ino,
-        stat: st.as_ref(),
+        stat: st,
         stat_error,
         followed,
         dirfd: node.fd(),
         rel_name: name,
+        index: i,
     };
     match v.visit(local, &e, Some(&node.acc)) {
         Visit::Quit => {
             stop.store(true, Ordering::Relaxed);
             None
         }
-        Visit::Descend if d_type == dtype::DIR => Some(DirNode::new(
-            path.clone(),
-            name_start,
-            node.depth + 1,
-            d_type,
-            raw.ino,
-            st,
-            stat_error,
-            followed,
-            Some(Arc::clone(node)),
-        )),
+        Visit::Descend if d_type == dtype::DIR => {
+            let acc = v.make_acc(&e, Some(&node.acc));
+            Some(DirNode::from_entry(&e, st.copied(), Some(Arc::clone(node)), acc))
+        }
         _ => None,
     }
 }
@@ -159,6 +172,11 @@ fn loop_ancestor<A>(node: &Arc<DirNode<A>>, id: (u64, u64)) -> Option<Vec<u8>> {
         cur = n.parent.as_ref();
     }
     None
+}
+
+/// Tells the visitor every entry of `node`'s listing has been visited.
+pub(crate) fn after_entries<V: Visitor>(node: &Node<V>, v: &V, local: &mut V::Local) {
+    v.after_entries(local, &node.entry(), &node.acc);
 }
 
 /// One unit of `node`'s subtree is done; runs `leave` for every directory

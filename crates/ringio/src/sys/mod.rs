@@ -356,3 +356,6 @@ pub fn fstatx(fd: RawFd, mask: u32) -> Result<Statx, Errno> {
     statx(fd, c"", libc::AT_EMPTY_PATH, mask, &mut st)?;
     Ok(st)
 }
+
+pub mod rlimit;
+pub mod statfs;

@@ -1,0 +1,546 @@
+//! The command line, parsed as GNU du's getopt_long does: long options may
+//! be abbreviated to any unambiguous prefix, short options cluster,
+//! options and operands mix (unless POSIXLY_CORRECT). Most mistakes are
+//! collected and reported together before GNU's "Try --help" line; a few
+//! (bad sizes) end the run at once, as in GNU.
+
+use std::ffi::OsString;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
+
+use cli::quote;
+
+use crate::exclude::Exclude;
+use crate::num::{self, NumError};
+use crate::plan::{Deref, Operands, Plan, TimeKind};
+use crate::timestyle::TimeFormat;
+use crate::units::{self, Units};
+
+/// What the command line asks for.
+#[derive(Debug)]
+pub enum Command {
+    Run(Box<Plan>),
+    Help,
+    Version,
+}
+
+/// A command-line error: messages for stderr (without the program name),
+/// and whether GNU's "Try 'du --help'" line follows. Exit status 1.
+#[derive(Debug, PartialEq, Eq)]
+pub struct ArgError {
+    pub lines: Vec<Vec<u8>>,
+    pub try_help: bool,
+}
+
+impl ArgError {
+    fn fatal(msg: impl Into<Vec<u8>>) -> ArgError {
+        ArgError { lines: vec![msg.into()], try_help: false }
+    }
+
+    fn usage(lines: Vec<Vec<u8>>) -> ArgError {
+        ArgError { lines, try_help: true }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum HasArg {
+    No,
+    Required,
+    Optional,
+}
+
+/// GNU du's long options, in its table order (which ambiguity messages show).
+const LONG: &[LongEntry] = &[
+    ("all", HasArg::No, Opt::All),
+    ("apparent-size", HasArg::No, Opt::Apparent),
+    ("block-size", HasArg::Required, Opt::BlockSize),
+    ("bytes", HasArg::No, Opt::Bytes),
+    ("count-links", HasArg::No, Opt::CountLinks),
+    ("dereference", HasArg::No, Opt::DerefAll),
+    ("dereference-args", HasArg::No, Opt::DerefArgs),
+    ("exclude", HasArg::Required, Opt::Exclude),
+    ("exclude-from", HasArg::Required, Opt::ExcludeFrom),
+    ("files0-from", HasArg::Required, Opt::Files0From),
+    ("human-readable", HasArg::No, Opt::Human),
+    ("inodes", HasArg::No, Opt::Inodes),
+    ("si", HasArg::No, Opt::Si),
+    ("max-depth", HasArg::Required, Opt::MaxDepth),
+    ("null", HasArg::No, Opt::Null),
+    ("no-dereference", HasArg::No, Opt::NoDeref),
+    ("one-file-system", HasArg::No, Opt::OneFs),
+    ("separate-dirs", HasArg::No, Opt::Separate),
+    ("summarize", HasArg::No, Opt::Summarize),
+    ("total", HasArg::No, Opt::Total),
+    ("threshold", HasArg::Required, Opt::Threshold),
+    ("time", HasArg::Optional, Opt::Time),
+    ("time-style", HasArg::Required, Opt::TimeStyle),
+    ("help", HasArg::No, Opt::Help),
+    ("version", HasArg::No, Opt::Version),
+];
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Opt {
+    All,
+    Apparent,
+    BlockSize,
+    Bytes,
+    CountLinks,
+    DerefAll,
+    DerefArgs,
+    Exclude,
+    ExcludeFrom,
+    Files0From,
+    Human,
+    Inodes,
+    Si,
+    MaxDepth,
+    Null,
+    NoDeref,
+    OneFs,
+    Separate,
+    Summarize,
+    Total,
+    Threshold,
+    Time,
+    TimeStyle,
+    Help,
+    Version,
+    Kilo,
+    Mega,
+}
+
+fn short(c: char) -> Option<(Opt, bool)> {
+    Some(match c {
+        '0' => (Opt::Null, false),
+        'a' => (Opt::All, false),
+        'b' => (Opt::Bytes, false),
+        'B' => (Opt::BlockSize, true),
+        'c' => (Opt::Total, false),
+        'd' => (Opt::MaxDepth, true),
+        'D' | 'H' => (Opt::DerefArgs, false),
+        'h' => (Opt::Human, false),
+        'k' => (Opt::Kilo, false),
+        'l' => (Opt::CountLinks, false),
+        'L' => (Opt::DerefAll, false),
+        'm' => (Opt::Mega, false),
+        'P' => (Opt::NoDeref, false),
+        's' => (Opt::Summarize, false),
+        'S' => (Opt::Separate, false),
+        't' => (Opt::Threshold, true),
+        'x' => (Opt::OneFs, false),
+        'X' => (Opt::ExcludeFrom, true),
+        _ => return None,
+    })
+}
+
+type LongEntry = (&'static str, HasArg, Opt);
+
+/// Why a long option name did not resolve.
+enum LongError {
+    Unknown,
+    Ambiguous(Vec<&'static str>),
+}
+
+impl LongError {
+    fn message(&self, shown: &str) -> Vec<u8> {
+        match self {
+            LongError::Unknown => format!("unrecognized option '{shown}'").into_bytes(),
+            LongError::Ambiguous(names) => {
+                let mut m = format!("option '{shown}' is ambiguous; possibilities:");
+                for n in names {
+                    m.push_str(&format!(" '--{n}'"));
+                }
+                m.into_bytes()
+            }
+        }
+    }
+}
+
+/// Resolves a long option name (without `--`) to its table entry: an exact
+/// name or an unambiguous prefix.
+fn long(name: &str) -> Result<&'static LongEntry, LongError> {
+    if let Some(e) = LONG.iter().find(|e| e.0 == name) {
+        return Ok(e);
+    }
+    let cands: Vec<&'static LongEntry> = LONG.iter().filter(|e| e.0.starts_with(name)).collect();
+    match cands.len() {
+        0 => Err(LongError::Unknown),
+        1 => Ok(cands[0]),
+        _ => Err(LongError::Ambiguous(cands.iter().map(|e| e.0).collect())),
+    }
+}
+
+/// How the option was written, for xstrtol-style messages: `-B` or `--block-size`.
+fn spelled(short: Option<char>, name: &str) -> String {
+    match short {
+        Some(c) => format!("-{c}"),
+        None => format!("--{name}"),
+    }
+}
+
+fn num_error(e: NumError, opt: &str, arg: &[u8]) -> ArgError {
+    let q = String::from_utf8_lossy(&quote::quote(arg, quote::Style::Locale)).into_owned();
+    ArgError::fatal(match e {
+        NumError::Invalid => format!("invalid {opt} argument {q}"),
+        NumError::InvalidSuffix(_) => format!("invalid suffix in {opt} argument {q}"),
+        NumError::TooLarge => format!("{opt} argument {q} too large"),
+    })
+}
+
+/// GNU's argmatch: an exact match or an unambiguous prefix (prefixes
+/// matching several spellings of the same value are not ambiguous).
+fn argmatch<T: Copy + PartialEq>(
+    arg: &[u8],
+    table: &[(&str, T)],
+    context: &str,
+    valid: &str,
+) -> Result<T, ArgError> {
+    if let Some(e) = table.iter().find(|e| e.0.as_bytes() == arg) {
+        return Ok(e.1);
+    }
+    let hits: Vec<T> =
+        table.iter().filter(|e| e.0.as_bytes().starts_with(arg)).map(|e| e.1).collect();
+    let q = |b: &[u8]| String::from_utf8_lossy(&quote::quote(b, quote::Style::Locale)).into_owned();
+    let first = match hits.first() {
+        Some(&h) if hits.iter().all(|&x| x == h) => return Ok(h),
+        Some(_) => format!("ambiguous argument {} for {}", q(arg), q(context.as_bytes())),
+        None => format!("invalid argument {} for {}", q(arg), q(context.as_bytes())),
+    };
+    let mut lines = vec![first.into_bytes(), b"Valid arguments are:".to_vec()];
+    lines.extend(valid.lines().map(|l| l.as_bytes().to_vec()));
+    // These go out as they are, without the program name.
+    Err(ArgError { lines: tag_raw(lines), try_help: true })
+}
+
+/// Marks every line after the first as printed without the `du: ` prefix.
+fn tag_raw(mut lines: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
+    for l in lines.iter_mut().skip(1) {
+        l.insert(0, RAW);
+    }
+    lines
+}
+
+/// A leading byte marking a message line that is printed without the
+/// program name (argmatch's list of valid arguments).
+pub const RAW: u8 = 0;
+
+const TIME_ARGS: &[(&str, TimeKind)] = &[
+    ("atime", TimeKind::Atime),
+    ("access", TimeKind::Atime),
+    ("use", TimeKind::Atime),
+    ("ctime", TimeKind::Ctime),
+    ("status", TimeKind::Ctime),
+];
+const TIME_VALID: &str = "  - 'atime', 'access', 'use'\n  - 'ctime', 'status'";
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Style {
+    Full,
+    Long,
+    Iso,
+}
+const STYLE_ARGS: &[(&str, Style)] =
+    &[("full-iso", Style::Full), ("long-iso", Style::Long), ("iso", Style::Iso)];
+const STYLE_VALID: &str = "  - 'full-iso'\n  - 'long-iso'\n  - 'iso'";
+
+/// Reads a file named on the command line (`-X FILE`).
+pub type FileReader = dyn Fn(&[u8]) -> Result<Vec<u8>, ReadError>;
+
+/// Parses `args` (without the program name); `env` reads the environment,
+/// `read_file` the files options name.
+pub fn parse(
+    args: Vec<OsString>,
+    env: &dyn Fn(&str) -> Option<String>,
+    read_file: &FileReader,
+) -> Result<Command, ArgError> {
+    let mut p = lexopt::Parser::from_args(args);
+    p.set_short_equals(false);
+    let posix = env("POSIXLY_CORRECT").is_some();
+
+    let mut soft: Vec<Vec<u8>> = Vec::new();
+    let mut operands: Vec<Vec<u8>> = Vec::new();
+    let mut all = false;
+    let mut apparent = false;
+    let mut units: Option<Units> = None;
+    let mut total = false;
+    let mut max_depth: Option<usize> = None;
+    let mut deref = Deref::Never;
+    let mut count_links = false;
+    let mut inodes = false;
+    let mut null = false;
+    let mut separate = false;
+    let mut summarize = false;
+    let mut threshold: i64 = 0;
+    let mut time: Option<TimeKind> = None;
+    let mut time_style: Option<Vec<u8>> = None;
+    let mut one_fs = false;
+    let mut exclude = Exclude::default();
+    let mut files0: Option<Vec<u8>> = None;
+
+    loop {
+        let arg = match p.next() {
+            Ok(Some(a)) => a,
+            Ok(None) => break,
+            Err(lexopt::Error::UnexpectedValue { option, .. }) => {
+                soft.push(format!("option '{option}' doesn't allow an argument").into_bytes());
+                continue;
+            }
+            Err(e) => {
+                soft.push(e.to_string().into_bytes());
+                continue;
+            }
+        };
+        // (option, how it was written for messages, short letter).
+        let (opt, name, letter, has_arg): (Opt, String, Option<char>, HasArg) = match arg {
+            lexopt::Arg::Value(v) => {
+                operands.push(v.into_vec());
+                if posix {
+                    if let Ok(rest) = p.raw_args() {
+                        operands.extend(rest.map(|a| a.into_vec()));
+                    }
+                }
+                continue;
+            }
+            lexopt::Arg::Short(c) => match short(c) {
+                Some((o, needs)) => {
+                    let long_name =
+                        LONG.iter().find(|e| e.2 == o).map_or(String::new(), |e| e.0.to_string());
+                    (o, long_name, Some(c), if needs { HasArg::Required } else { HasArg::No })
+                }
+                None => {
+                    let shown = if c == '\u{fffd}' { "?".to_string() } else { c.to_string() };
+                    soft.push(format!("invalid option -- '{shown}'").into_bytes());
+                    continue;
+                }
+            },
+            lexopt::Arg::Long(l) => {
+                let l = l.to_string();
+                match long(&l) {
+                    Ok(e) => (e.2, e.0.to_string(), None, e.1),
+                    Err(kind) => {
+                        // GNU shows the argument whole, `=value` included.
+                        let shown = match p.optional_value() {
+                            Some(v) => format!("--{l}={}", v.to_string_lossy()),
+                            None => format!("--{l}"),
+                        };
+                        soft.push(kind.message(&shown));
+                        continue;
+                    }
+                }
+            }
+        };
+        let value: Option<Vec<u8>> = match has_arg {
+            HasArg::No => {
+                if letter.is_none() && p.optional_value().is_some() {
+                    soft.push(format!("option '--{name}' doesn't allow an argument").into_bytes());
+                    continue;
+                }
+                None
+            }
+            HasArg::Optional => p.optional_value().map(|v| v.into_vec()),
+            HasArg::Required => match p.value() {
+                Ok(v) => Some(v.into_vec()),
+                Err(_) => {
+                    soft.push(match letter {
+                        Some(c) => format!("option requires an argument -- '{c}'").into_bytes(),
+                        None => format!("option '--{name}' requires an argument").into_bytes(),
+                    });
+                    continue;
+                }
+            },
+        };
+        let val = value.clone().unwrap_or_default();
+        let text = String::from_utf8_lossy(&val).into_owned();
+        match opt {
+            Opt::Help => return Ok(Command::Help),
+            Opt::Version => return Ok(Command::Version),
+            Opt::All => all = true,
+            Opt::Apparent => apparent = true,
+            Opt::Bytes => {
+                apparent = true;
+                units = Some(Units::BYTES);
+            }
+            Opt::BlockSize => match units::parse_spec(&text) {
+                Ok(u) => units = Some(u),
+                Err(e) => return Err(num_error(e, &spelled(letter, &name), &val)),
+            },
+            Opt::Human => units = Some(Units::Human { si: false }),
+            Opt::Si => units = Some(Units::Human { si: true }),
+            Opt::Kilo => units = Some(Units::KIB),
+            Opt::Mega => units = Some(Units::MIB),
+            Opt::Total => total = true,
+            Opt::MaxDepth => match num::parse_unsigned(&text, "", false) {
+                Ok(n) if n.value <= i64::MAX as u64 && !n.no_digits => {
+                    max_depth = Some(n.value as usize)
+                }
+                _ => soft.push(
+                    [
+                        b"invalid maximum depth ".as_slice(),
+                        &quote::quote(&val, quote::Style::Locale),
+                    ]
+                    .concat(),
+                ),
+            },
+            Opt::DerefArgs => deref = Deref::Args,
+            Opt::DerefAll => deref = Deref::Always,
+            Opt::NoDeref => deref = Deref::Never,
+            Opt::CountLinks => count_links = true,
+            Opt::Inodes => inodes = true,
+            Opt::Null => null = true,
+            Opt::Separate => separate = true,
+            Opt::Summarize => summarize = true,
+            Opt::Threshold => match num::parse_signed(&text, "kKmMGTPEZY0", true) {
+                Ok(0) if val.first() == Some(&b'-') => {
+                    return Err(ArgError::fatal("invalid --threshold argument '-0'"))
+                }
+                Ok(n) => threshold = n,
+                Err(e) => return Err(num_error(e, &spelled(letter, &name), &val)),
+            },
+            Opt::Time => {
+                time = Some(match &value {
+                    None => TimeKind::Mtime,
+                    Some(v) => argmatch(v, TIME_ARGS, "--time", TIME_VALID)?,
+                })
+            }
+            Opt::TimeStyle => time_style = Some(val),
+            Opt::OneFs => one_fs = true,
+            Opt::Exclude => exclude.add(&val),
+            Opt::ExcludeFrom => match read_file(&val) {
+                Ok(data) => exclude.add_lines(&data),
+                Err(e) => soft.push(
+                    [quote::file(&val).as_slice(), b": ", e.errno().message().as_bytes()].concat(),
+                ),
+            },
+            Opt::Files0From => files0 = Some(val),
+        }
+    }
+    if !soft.is_empty() {
+        return Err(ArgError::usage(soft));
+    }
+    if all && summarize {
+        return Err(ArgError::usage(vec![b"cannot both summarize and show all entries".to_vec()]));
+    }
+    let mut warnings = Vec::new();
+    if summarize {
+        match max_depth {
+            Some(0) => {
+                warnings.push(b"warning: summarizing is the same as using --max-depth=0".to_vec())
+            }
+            Some(d) => {
+                return Err(ArgError::usage(vec![format!(
+                    "warning: summarizing conflicts with --max-depth={d}"
+                )
+                .into_bytes()]))
+            }
+            None => {}
+        }
+        max_depth = Some(0);
+    }
+    if inodes && apparent {
+        warnings.push(
+            b"warning: options --apparent-size and -b are ineffective with --inodes".to_vec(),
+        );
+    }
+    let time = match time {
+        None => None,
+        Some(kind) => Some((kind, time_format(time_style, env)?)),
+    };
+    let operands = match files0 {
+        Some(f) => {
+            if let Some(first) = operands.first() {
+                return Err(ArgError::usage(vec![
+                    [b"extra operand ".as_slice(), &quote::quote(first, quote::Style::Locale)]
+                        .concat(),
+                    [&[RAW][..], b"file operands cannot be combined with --files0-from"].concat(),
+                ]));
+            }
+            Operands::Files0(f)
+        }
+        None => Operands::Args(operands),
+    };
+    let units = units.unwrap_or_else(|| units::from_env(env));
+    Ok(Command::Run(Box::new(Plan {
+        operands,
+        all,
+        apparent,
+        units,
+        total,
+        max_depth: max_depth.unwrap_or(usize::MAX),
+        deref,
+        count_links,
+        inodes,
+        null,
+        separate_dirs: separate,
+        threshold,
+        time,
+        one_file_system: one_fs,
+        exclude,
+        warnings,
+    })))
+}
+
+/// The `--time-style` (or `TIME_STYLE`) format. From the environment,
+/// `locale` means the default, `posix-` prefixes are dropped and a
+/// `+FORMAT` stops at a newline, as GNU du does for ls compatibility.
+fn time_format(
+    opt: Option<Vec<u8>>,
+    env: &dyn Fn(&str) -> Option<String>,
+) -> Result<TimeFormat, ArgError> {
+    let style = match opt {
+        Some(s) => s,
+        None => match env("TIME_STYLE") {
+            None => return Ok(TimeFormat::long_iso()),
+            Some(s) if s == "locale" => return Ok(TimeFormat::long_iso()),
+            Some(s) => {
+                let mut s = s.as_str();
+                while let Some(r) = s.strip_prefix("posix-") {
+                    s = r;
+                }
+                let mut v = s.as_bytes().to_vec();
+                if v.first() == Some(&b'+') {
+                    if let Some(nl) = v.iter().position(|&b| b == b'\n') {
+                        v.truncate(nl);
+                    }
+                }
+                v
+            }
+        },
+    };
+    if let Some(f) = style.strip_prefix(b"+") {
+        return Ok(TimeFormat(f.to_vec()));
+    }
+    Ok(match argmatch(&style, STYLE_ARGS, "time style", STYLE_VALID)? {
+        Style::Full => TimeFormat::full_iso(),
+        Style::Long => TimeFormat::long_iso(),
+        Style::Iso => TimeFormat::iso(),
+    })
+}
+
+/// Why a file named on the command line could not be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadError {
+    Open(ringio::Errno),
+    Read(ringio::Errno),
+}
+
+impl ReadError {
+    pub fn errno(self) -> ringio::Errno {
+        match self {
+            ReadError::Open(e) | ReadError::Read(e) => e,
+        }
+    }
+}
+
+/// Reads a file named on the command line (`-` = standard input).
+pub fn read_named_file(name: &[u8]) -> Result<Vec<u8>, ReadError> {
+    use std::io::Read;
+    let errno = |e: std::io::Error| ringio::Errno(e.raw_os_error().unwrap_or(libc::EIO));
+    let mut data = Vec::new();
+    if name == b"-" {
+        std::io::stdin().lock().read_to_end(&mut data).map_err(|e| ReadError::Read(errno(e)))?;
+    } else {
+        let mut f = std::fs::File::open(std::ffi::OsStr::from_bytes(name))
+            .map_err(|e| ReadError::Open(errno(e)))?;
+        f.read_to_end(&mut data).map_err(|e| ReadError::Read(errno(e)))?;
+    }
+    Ok(data)
+}

@@ -1,0 +1,213 @@
+//! ldu: GNU du on a parallel directory walk.
+//!
+//! Three phases, as every ringutils tool: [`args`] turns the command line
+//! into a [`plan::Plan`]; the walk ([`visitor`] over the `walk` crate)
+//! gathers and sums sizes, printing each directory once its subtree is
+//! done; [`line`] formats. Hard links are counted once per run, as GNU
+//! does, even though the walk is parallel ([`links`]).
+
+pub mod args;
+pub mod exclude;
+pub mod files0;
+pub mod glob;
+pub mod line;
+pub mod links;
+pub mod num;
+pub mod plan;
+pub mod progress;
+pub mod report;
+pub mod sink;
+pub mod tally;
+pub mod timestyle;
+pub mod units;
+pub mod usage;
+pub mod visitor;
+
+use std::ffi::OsString;
+use std::io::Write;
+
+use hashbrown::HashSet;
+
+use crate::args::{ArgError, Command};
+use crate::links::Id;
+use crate::plan::{Deref, Operands, Plan};
+use crate::progress::Progress;
+use crate::report::DuError;
+use crate::sink::Sink;
+use crate::visitor::{Du, LinkMode};
+
+/// Runs ldu with `args` (without the program name); returns the exit status.
+pub fn run(args: Vec<OsString>) -> i32 {
+    let env = |k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned());
+    match args::parse(args, &env, &args::read_named_file) {
+        Err(e) => {
+            usage_error(&e);
+            1
+        }
+        Ok(Command::Help) => print_and_exit(&usage::help(cli::progname())),
+        Ok(Command::Version) => print_and_exit(&usage::version(cli::progname())),
+        Ok(Command::Run(plan)) => execute(&plan),
+    }
+}
+
+fn print_and_exit(text: &str) -> i32 {
+    let mut out = cli::Out::stdout();
+    out.write(text.as_bytes());
+    if out.finish() {
+        0
+    } else {
+        1
+    }
+}
+
+fn usage_error(e: &ArgError) {
+    let prog = cli::progname();
+    let mut s = Vec::new();
+    for l in &e.lines {
+        match l.strip_prefix(&[args::RAW]) {
+            Some(raw) => s.extend_from_slice(raw),
+            None => {
+                s.extend_from_slice(prog.as_bytes());
+                s.extend_from_slice(b": ");
+                s.extend_from_slice(l);
+            }
+        }
+        s.push(b'\n');
+    }
+    if e.try_help {
+        s.extend_from_slice(format!("Try '{prog} --help' for more information.\n").as_bytes());
+    }
+    let _ = std::io::stderr().lock().write_all(&s);
+}
+
+/// GNU (fts) trims a run of trailing slashes on an operand to one.
+fn trim_slashes(mut p: Vec<u8>) -> Vec<u8> {
+    if p.len() > 2 && p.ends_with(b"/") {
+        while p.len() > 1 && p[p.len() - 2] == b'/' {
+            p.pop();
+        }
+    }
+    p
+}
+
+type NameErrors = Vec<(usize, DuError)>;
+
+/// The operands, and the errors for unusable names (empty ones, `-` in a
+/// list read from stdin), each with the number of good names before it so
+/// it is reported in its place.
+fn operands(plan: &Plan) -> Result<(Vec<Vec<u8>>, NameErrors), DuError> {
+    let mut names = Vec::new();
+    let mut errors = Vec::new();
+    match &plan.operands {
+        Operands::Args(v) if v.is_empty() => names.push(b".".to_vec()),
+        Operands::Args(v) => {
+            for a in v {
+                if a.is_empty() {
+                    errors.push((names.len(), DuError::EmptyOperand));
+                } else {
+                    names.push(trim_slashes(a.clone()));
+                }
+            }
+        }
+        Operands::Files0(list) => {
+            let data = args::read_named_file(list).map_err(|e| match e {
+                args::ReadError::Open(errno) => DuError::Files0Open { list: list.clone(), errno },
+                args::ReadError::Read(errno) => DuError::Files0Read { list: list.clone(), errno },
+            })?;
+            let stdin = list == b"-";
+            for n in files0::split(&data, stdin) {
+                match n {
+                    files0::Name::Ok(p) => names.push(trim_slashes(p)),
+                    files0::Name::Empty(i) => {
+                        errors.push((names.len(), DuError::EmptyName { list: list.clone(), n: i }))
+                    }
+                    files0::Name::StdinDash => errors.push((names.len(), DuError::StdinDash)),
+                }
+            }
+        }
+    }
+    Ok((names, errors))
+}
+
+/// The (dev, ino) of non-directory operands, which another operand's walk
+/// may meet: with several operands GNU counts such a file once.
+fn root_ids(roots: &[Vec<u8>], follow: bool) -> HashSet<Id> {
+    let mut ids = HashSet::new();
+    for r in roots {
+        let Ok(c) = std::ffi::CString::new(r.as_slice()) else { continue };
+        let mut st = ringio::sys::statx_zeroed();
+        let flags = if follow { 0 } else { libc::AT_SYMLINK_NOFOLLOW };
+        let mask = libc::STATX_TYPE | libc::STATX_INO;
+        if ringio::sys::statx(libc::AT_FDCWD, &c, flags, mask, &mut st).is_ok()
+            && st.stx_mode as u32 & libc::S_IFMT != libc::S_IFDIR
+        {
+            ids.insert((libc::makedev(st.stx_dev_major, st.stx_dev_minor), st.stx_ino));
+        }
+    }
+    ids
+}
+
+fn execute(plan: &Plan) -> i32 {
+    for w in &plan.warnings {
+        cli::msg::error_bytes(&[w]);
+    }
+    let (roots, name_errors) = match operands(plan) {
+        Ok(x) => x,
+        Err(e) => {
+            cli::msg::error_bytes(&[&e.message()]);
+            return 1;
+        }
+    };
+    // One descriptor per directory level is held open while walking: let
+    // deep trees use the hard limit, not a 1024 soft limit.
+    ringio::sys::rlimit::raise_nofile();
+    let sequential = plan.deref == Deref::Always && !plan.count_links;
+    let mode = if plan.count_links {
+        LinkMode::CountAll
+    } else if sequential {
+        LinkMode::Sequential
+    } else {
+        LinkMode::Parallel
+    };
+    let several = roots.len() > 1 || matches!(plan.operands, Operands::Files0(_));
+    let hash_all = several || plan.deref == Deref::Always;
+    let ids = if several && mode != LinkMode::CountAll {
+        root_ids(&roots, plan.deref != Deref::Never)
+    } else {
+        HashSet::new()
+    };
+    if plan.time.is_some() {
+        // Once, before threads format times.
+        ringio::sys::time::tzset();
+    }
+    let sink = Sink::new(cli::Out::stdout(), ringio::sys::isatty(1));
+    let progress = ringio::sys::isatty(2).then(Progress::default);
+    let opts = walk::Options {
+        ordered: sequential,
+        follow_roots: plan.deref != Deref::Never,
+        ..walk::Options::default()
+    };
+    let du = Du::new(plan, &sink, progress.as_ref(), mode, hash_all, ids, name_errors, roots.len());
+    std::thread::scope(|s| {
+        if let Some(p) = &progress {
+            let sink = &sink;
+            s.spawn(move || p.run(sink));
+        }
+        walk::walk(&roots, &opts, &du);
+        if let Some(p) = &progress {
+            p.stop();
+        }
+    });
+    du.flush_name_errors(usize::MAX);
+    if plan.total {
+        let mut lines = Vec::new();
+        line::push(&mut lines, plan, &du.grand_total(), b"total");
+        sink.write(&mut lines);
+    }
+    let ok = sink.finish();
+    if du.failed() || !ok {
+        1
+    } else {
+        0
+    }
+}

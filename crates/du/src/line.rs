@@ -1,0 +1,26 @@
+//! One output line: size (or inode count), optional time, name — the
+//! print phase, free of I/O so it can be tested alone.
+
+use crate::plan::Plan;
+use crate::tally::Dui;
+
+/// Whether `dui` passes `--threshold`.
+pub fn shown(plan: &Plan, dui: &Dui) -> bool {
+    plan.shown(if plan.inodes { dui.inodes } else { dui.bytes })
+}
+
+/// Appends `SIZE\t[TIME\t]NAME\n` (or `\0` with `-0`).
+pub fn push(out: &mut Vec<u8>, plan: &Plan, dui: &Dui, name: &[u8]) {
+    if plan.inodes {
+        plan.units.format_count(out, dui.inodes);
+    } else {
+        plan.units.format(out, dui.bytes);
+    }
+    out.push(b'\t');
+    if let Some((_, fmt)) = &plan.time {
+        fmt.format(out, dui.time.0, dui.time.1);
+        out.push(b'\t');
+    }
+    out.extend_from_slice(name);
+    out.push(if plan.null { 0 } else { b'\n' });
+}

@@ -1,0 +1,77 @@
+//! What a run of ldu will do, as decided from the command line and the
+//! environment.
+
+use crate::exclude::Exclude;
+use crate::timestyle::TimeFormat;
+use crate::units::Units;
+
+/// Which symbolic links are followed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Deref {
+    /// `-P` (default): none.
+    Never,
+    /// `-H`/`-D`: those named as operands.
+    Args,
+    /// `-L`: all.
+    Always,
+}
+
+/// Which time `--time` shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TimeKind {
+    Mtime,
+    Atime,
+    Ctime,
+}
+
+/// Where the operands come from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Operands {
+    /// The command line (`.` when empty).
+    Args(Vec<Vec<u8>>),
+    /// `--files0-from=F` (`-` is standard input).
+    Files0(Vec<u8>),
+}
+
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub operands: Operands,
+    /// `-a`: files too, not only directories.
+    pub all: bool,
+    /// `--apparent-size`/`-b`: st_size instead of allocated blocks.
+    pub apparent: bool,
+    pub units: Units,
+    /// `-c`
+    pub total: bool,
+    /// Deepest level printed (`-d`; 0 for `-s`); `usize::MAX` = all.
+    pub max_depth: usize,
+    pub deref: Deref,
+    /// `-l`: hard links counted every time.
+    pub count_links: bool,
+    /// `--inodes`: counts instead of sizes.
+    pub inodes: bool,
+    /// `-0`: lines end with NUL.
+    pub null: bool,
+    /// `-S`: a directory's size excludes its subdirectories.
+    pub separate_dirs: bool,
+    /// `-t`: print sizes ≥ n, or ≤ −n when negative.
+    pub threshold: i64,
+    /// `--time`: with this time format.
+    pub time: Option<(TimeKind, TimeFormat)>,
+    /// `-x`
+    pub one_file_system: bool,
+    pub exclude: Exclude,
+    /// Warnings GNU prints before starting (e.g. `-s -d 0`).
+    pub warnings: Vec<Vec<u8>>,
+}
+
+impl Plan {
+    /// Whether a size passes `--threshold`.
+    pub fn shown(&self, value: u64) -> bool {
+        if self.threshold < 0 {
+            value <= self.threshold.unsigned_abs()
+        } else {
+            value >= self.threshold as u64
+        }
+    }
+}

@@ -1,0 +1,82 @@
+//! Where lines and messages go: one locked standard output shared by the
+//! walker threads, stderr messages, and the progress line, kept from
+//! mixing (the progress line is cleared before anything else is written).
+
+use std::io::Write;
+use std::sync::Mutex;
+
+use cli::Out;
+
+pub struct Sink {
+    inner: Mutex<Inner>,
+    /// Flush after every batch (stdout is a terminal).
+    eager: bool,
+}
+
+struct Inner {
+    out: Out,
+    progress_shown: bool,
+}
+
+impl Inner {
+    fn clear_progress(&mut self) {
+        if self.progress_shown {
+            self.progress_shown = false;
+            let _ = std::io::stderr().lock().write_all(b"\r\x1b[K");
+        }
+    }
+}
+
+impl Sink {
+    pub fn new(out: Out, eager: bool) -> Sink {
+        Sink { inner: Mutex::new(Inner { out, progress_shown: false }), eager }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Appends output lines from `buf`, leaving it empty.
+    pub fn write(&self, buf: &mut Vec<u8>) {
+        if buf.is_empty() {
+            return;
+        }
+        let mut g = self.lock();
+        if self.eager {
+            g.clear_progress();
+        }
+        g.out.write(buf);
+        if self.eager {
+            g.out.flush();
+        }
+        buf.clear();
+    }
+
+    /// Writes `prog: message` to stderr, after the lines produced before it
+    /// (so `2>&1` keeps them in order, as GNU's line-buffered output does).
+    pub fn error(&self, message: &[u8]) {
+        let mut g = self.lock();
+        g.clear_progress();
+        g.out.flush();
+        cli::msg::error_bytes(&[message]);
+    }
+
+    /// Shows (or replaces) the progress line on stderr.
+    pub fn progress(&self, text: &str) {
+        let mut g = self.lock();
+        let line = format!("\r{text}\x1b[K");
+        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+        g.progress_shown = true;
+    }
+
+    pub fn clear_progress(&self) {
+        self.lock().clear_progress();
+    }
+
+    /// Flushes stdout; false (after reporting) if output was lost.
+    pub fn finish(&self) -> bool {
+        let mut g = self.lock();
+        g.clear_progress();
+        g.out.finish()
+    }
+}

@@ -1,0 +1,77 @@
+//! What du adds up per entry and per directory: bytes (allocated or
+//! apparent), inodes, and the latest time.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+
+/// A (seconds, nanoseconds) timestamp.
+pub type Time = (i64, u32);
+
+/// The time of nothing: less than every real time.
+pub const NO_TIME: Time = (i64::MIN, 0);
+
+/// du's "disk usage info": one entry's, or a sum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dui {
+    pub bytes: u64,
+    pub inodes: u64,
+    pub time: Time,
+}
+
+impl Default for Dui {
+    fn default() -> Self {
+        Dui { bytes: 0, inodes: 0, time: NO_TIME }
+    }
+}
+
+impl Dui {
+    pub fn add(&mut self, o: &Dui) {
+        self.bytes = self.bytes.saturating_add(o.bytes);
+        self.inodes += o.inodes;
+        if o.time > self.time {
+            self.time = o.time;
+        }
+    }
+
+    pub fn plus(mut self, o: &Dui) -> Dui {
+        self.add(o);
+        self
+    }
+}
+
+/// A sum that several threads add into (a directory's children).
+pub struct Tally {
+    bytes: AtomicU64,
+    inodes: AtomicU64,
+    /// Only touched with `--time`; a lock because a timestamp doesn't fit
+    /// one atomic word.
+    time: Mutex<Time>,
+}
+
+impl Default for Tally {
+    fn default() -> Self {
+        Tally { bytes: AtomicU64::new(0), inodes: AtomicU64::new(0), time: Mutex::new(NO_TIME) }
+    }
+}
+
+impl Tally {
+    pub fn add(&self, d: &Dui, with_time: bool) {
+        // Saturation is not needed: 2^64 bytes is more than any tree holds.
+        self.bytes.fetch_add(d.bytes, Ordering::Relaxed);
+        self.inodes.fetch_add(d.inodes, Ordering::Relaxed);
+        if with_time {
+            let mut t = self.time.lock().unwrap_or_else(|e| e.into_inner());
+            if d.time > *t {
+                *t = d.time;
+            }
+        }
+    }
+
+    pub fn get(&self) -> Dui {
+        Dui {
+            bytes: self.bytes.load(Ordering::Relaxed),
+            inodes: self.inodes.load(Ordering::Relaxed),
+            time: *self.time.lock().unwrap_or_else(|e| e.into_inner()),
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! Sharing one big directory's stats among the walker threads.
+//!
+//! Directories are the walker's unit of work, so a single huge directory
+//! (a mail spool, a cache) would be stat'ed by one thread while the others
+//! idle. When a listing is big and the engines run syscalls inline, its
+//! stats are cut into chunks: the owner stats from the front, the chunks
+//! go on the shared stack for idle threads (LIFO, so they start from the
+//! back), and the owner takes back whatever nobody has started.
+
+use std::ops::Range;
+use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+
+use crate::reader::{stat_range, Listing, RawEnt, StatSlot};
+use crate::StatNeed;
+
+/// Listings at least this long are shared.
+pub(crate) const SPLIT_AT: usize = 1024;
+/// Entries per chunk: big enough that the hand-off is noise next to the
+/// ~1 µs statx of each entry.
+const CHUNK: usize = 256;
+
+const PENDING: u8 = 0;
+const TAKEN: u8 = 1;
+
+/// The listing while its stats are shared.
+struct Names {
+    names: Vec<u8>,
+    ents: Vec<RawEnt>,
+    needs: Vec<StatNeed>,
+}
+
+/// One chunk of a shared listing's stats.
+pub(crate) struct StatJob {
+    dirfd: RawFd,
+    names: Arc<Names>,
+    range: Range<usize>,
+    state: AtomicU8,
+    result: Mutex<Option<Vec<StatSlot>>>,
+    done: Condvar,
+}
+
+impl StatJob {
+    /// Runs the chunk unless another thread already took it; returns
+    /// whether this call ran it.
+    pub(crate) fn try_run(&self) -> bool {
+        if self.state.compare_exchange(PENDING, TAKEN, Ordering::AcqRel, Ordering::Acquire).is_err()
+        {
+            return false;
+        }
+        let r = self.range.clone();
+        let mut out = vec![StatSlot::None; r.len()];
+        let n = &self.names;
+        stat_range(self.dirfd, &n.names, &n.ents[r.clone()], &n.needs[r], &mut out);
+        *self.result.lock().unwrap_or_else(|e| e.into_inner()) = Some(out);
+        self.done.notify_all();
+        true
+    }
+
+    fn wait(&self) -> Vec<StatSlot> {
+        let mut g = self.result.lock().unwrap_or_else(|e| e.into_inner());
+        loop {
+            if let Some(v) = g.take() {
+                return v;
+            }
+            g = self.done.wait(g).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+}
+
+/// Stats `list` (whose entries need `needs`) with the help of other
+/// threads: `publish` puts the chunks where they can find them. Returns
+/// once every stat is in `list.stats`.
+pub(crate) fn stat_shared(
+    dirfd: RawFd,
+    list: &mut Listing,
+    needs: Vec<StatNeed>,
+    publish: impl FnOnce(Vec<Arc<StatJob>>),
+) {
+    let n = list.len();
+    list.stats.clear();
+    list.stats.resize(n, StatSlot::None);
+    let names = Arc::new(Names {
+        names: std::mem::take(&mut list.names),
+        ents: std::mem::take(&mut list.ents),
+        needs,
+    });
+    let first = CHUNK.min(n);
+    let jobs: Vec<Arc<StatJob>> = (first..n)
+        .step_by(CHUNK)
+        .map(|s| {
+            Arc::new(StatJob {
+                dirfd,
+                names: Arc::clone(&names),
+                range: s..(s + CHUNK).min(n),
+                state: AtomicU8::new(PENDING),
+                result: Mutex::new(None),
+                done: Condvar::new(),
+            })
+        })
+        .collect();
+    publish(jobs.clone());
+    stat_range(
+        dirfd,
+        &names.names,
+        &names.ents[..first],
+        &names.needs[..first],
+        &mut list.stats[..first],
+    );
+    for j in &jobs {
+        j.try_run();
+        for (slot, st) in list.stats[j.range.clone()].iter_mut().zip(j.wait()) {
+            *slot = st;
+        }
+    }
+    drop(jobs);
+    // The chunks left on the stack still hold the names; copy them back then.
+    match Arc::try_unwrap(names) {
+        Ok(nm) => {
+            list.names = nm.names;
+            list.ents = nm.ents;
+        }
+        Err(shared) => {
+            list.names = shared.names.clone();
+            list.ents = shared.ents.clone();
+        }
+    }
+}
