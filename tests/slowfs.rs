@@ -411,6 +411,17 @@ fn request_budgets_through_a_slow_mount() {
         assert!(out.status.success(), "lfind [{name}]: {out:?}");
         assert!(c.get("requests") <= n + 20, "lfind -size [{name}]: {c:?} for {n} files");
         assert!(c.get("getattr") <= 10, "lfind -size [{name}]: {c:?}");
+        // ldu -s: the same, when ldu is there.
+        if implemented("ldu", &src) {
+            srv.reset();
+            let out = run("ldu", &["-s", "many"], &mp, b);
+            let c = srv.counters();
+            assert!(out.status.success(), "ldu [{name}]: {out:?}");
+            assert!(c.get("requests") <= n + 20, "ldu -s [{name}]: {c:?} for {n} files");
+            if b != Some("sync") {
+                assert!(c.get("max_in_flight") >= 8, "ldu -s [{name}] concurrency: {c:?}");
+            }
+        }
     }
     // The same listing on GNU ls, for the record (not asserted: GNU's
     // count depends on its version and libselinux).

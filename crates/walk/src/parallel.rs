@@ -51,6 +51,8 @@ struct Worker<V: Visitor> {
     kids: Vec<Work<V>>,
     needs: Vec<crate::StatNeed>,
     local: V::Local,
+    /// (listing length from which stats are shared, chunk size).
+    split: (usize, usize),
 }
 
 impl<V: Visitor> Worker<V> {
@@ -62,6 +64,7 @@ impl<V: Visitor> Worker<V> {
             kids: Vec::new(),
             needs: Vec::new(),
             local: v.local(),
+            split: split::sizes(remote),
         }
     }
 
@@ -75,10 +78,11 @@ impl<V: Visitor> Worker<V> {
         {
             let depth = node.depth + 1;
             let need = |name: &[u8], d_type: u8| v.need_stat(name, d_type, depth);
-            if self.rd.inline() && self.list.len() >= split::SPLIT_AT {
+            let (split_at, chunk) = self.split;
+            if self.rd.inline() && self.list.len() >= split_at {
                 reader::needs(&self.list, need, &mut self.needs);
                 let needs = std::mem::take(&mut self.needs);
-                split::stat_shared(fd, &mut self.list, needs, |jobs| {
+                split::stat_shared(fd, &mut self.list, needs, chunk, |jobs| {
                     let mut q = sh.lock();
                     q.stack.extend(jobs.into_iter().map(Work::Stat));
                     if q.waiting > 0 {

@@ -109,6 +109,11 @@ impl Reader {
     /// known; the file system is asked once per device.
     fn end_offsets(&mut self, dev_size: Option<(u64, u64)>, fd: RawFd) -> Option<[i64; 2]> {
         let (dev, size) = dev_size?;
+        // Known only for local file systems; on a high-latency one the
+        // question (fstatfs) is itself a round trip, asked once per thread.
+        if self.eng.high_latency().is_some() {
+            return None;
+        }
         let fs = match self.fs_types.iter().find(|(d, _)| *d == dev) {
             Some(&(_, t)) => t,
             None => {
