@@ -254,6 +254,33 @@ pub fn fadvise(fd: RawFd, offset: i64, len: i64, advice: i32) -> Result<(), Errn
     }
 }
 
+/// A non-blocking, close-on-exec eventfd with counter 0.
+pub fn eventfd() -> Result<std::os::fd::OwnedFd, Errno> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: eventfd takes no pointers.
+    let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+    if fd < 0 {
+        return Err(Errno::last());
+    }
+    // SAFETY: fd is a fresh descriptor nothing else owns.
+    Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
+}
+
+/// Adds `n` to eventfd `fd`'s counter (a full counter, EAGAIN, is fine:
+/// the reader has a wake-up pending anyway).
+pub fn eventfd_add(fd: RawFd, n: u64) {
+    let b = n.to_ne_bytes();
+    // SAFETY: writes 8 bytes from a live local array.
+    unsafe { libc::write(fd, b.as_ptr().cast(), 8) };
+}
+
+/// Resets eventfd `fd`'s counter to 0 (non-blocking).
+pub fn eventfd_clear(fd: RawFd) {
+    let mut b = [0u8; 8];
+    // SAFETY: reads at most 8 bytes into a live local array.
+    unsafe { libc::read(fd, b.as_mut_ptr().cast(), 8) };
+}
+
 /// Number of CPUs this process may run on (affinity-aware), at least 1.
 ///
 /// One `sched_getaffinity` call, cached: std's `available_parallelism`
