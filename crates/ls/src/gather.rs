@@ -132,7 +132,23 @@ impl Default for Gather {
 }
 
 impl Gather {
+    /// A gatherer whose pool (or the ring's io-wq, on a high-latency file
+    /// system) is fixed at `threads` workers: `-R`'s read-ahead runs several.
+    pub fn with_threads(birth: bool, threads: usize) -> Gather {
+        Gather::build(birth, Some(threads))
+    }
+
+    /// Whether the directories listed so far are on a high-latency file
+    /// system (the engine found one as it opened them).
+    pub fn high_latency(&mut self) -> bool {
+        self.eng.high_latency().is_some()
+    }
+
     pub fn new(birth: bool) -> Gather {
+        Gather::build(birth, None)
+    }
+
+    fn build(birth: bool, threads: Option<usize>) -> Gather {
         let mut mask = libc::STATX_BASIC_STATS;
         if birth {
             mask |= libc::STATX_BTIME;
@@ -140,7 +156,8 @@ impl Gather {
         // A deep ring when io_uring runs: 10,000 stats + ACL checks then
         // take a handful of enters (the thread pool ignores the depth).
         let depth = if std::env::var_os("RINGIO_DEPTH").is_some() { None } else { Some(4096) };
-        let eng = Engine::with_config(ringio::Config { depth, ..ringio::Config::default() });
+        let eng =
+            Engine::with_config(ringio::Config { depth, threads, ..ringio::Config::default() });
         let inline = if ringio::Backend::from_env().is_some() {
             None
         } else {

@@ -19,6 +19,7 @@ pub mod json;
 pub mod long;
 pub mod name;
 pub mod plan;
+mod prefetch;
 pub mod print;
 pub mod sort;
 
@@ -144,6 +145,8 @@ fn group_synonyms<'a>(option: &str, valid: &[&'a str]) -> Vec<Vec<&'a str>> {
 struct Pending {
     name: Vec<u8>,
     cmdline: bool,
+    /// Handed to the read-ahead (see [`prefetch`]).
+    requested: bool,
     /// A marker, not a directory: the subtree of this (dev, ino) is done
     /// (-R -L loop detection only refuses ancestors, as GNU does).
     done: Option<(u64, u64)>,
@@ -164,6 +167,9 @@ pub struct Ls<'a> {
     print_dir_name: bool,
     /// (dev, ino) of directories being listed, for -L -R loop detection.
     active: Vec<(u64, u64)>,
+    /// `-R` read-ahead on a high-latency file system.
+    prefetch: Option<prefetch::Prefetch>,
+    prefetch_tried: bool,
 }
 
 impl<'a> Ls<'a> {
@@ -199,6 +205,8 @@ impl<'a> Ls<'a> {
             first_header: true,
             print_dir_name: true,
             active: Vec::new(),
+            prefetch: None,
+            prefetch_tried: false,
         }
     }
 
@@ -227,7 +235,12 @@ impl<'a> Ls<'a> {
             if files.is_empty() { vec![b".".to_vec()] } else { files.to_vec() };
         let mut listed: Vec<Entry> = Vec::new();
         if files.is_empty() && !plan.directory && plan.tree.is_none() {
-            self.pending.push(Pending { name: b".".to_vec(), cmdline: true, done: None });
+            self.pending.push(Pending {
+                name: b".".to_vec(),
+                cmdline: true,
+                requested: false,
+                done: None,
+            });
         } else {
             let results = self.gather.operands(plan, &operands);
             for (name, r) in operands.iter().zip(results) {
@@ -250,7 +263,12 @@ impl<'a> Ls<'a> {
             }
         }
         for d in dirs.iter().rev() {
-            self.pending.push(Pending { name: d.name.to_vec(), cmdline: true, done: None });
+            self.pending.push(Pending {
+                name: d.name.to_vec(),
+                cmdline: true,
+                requested: false,
+                done: None,
+            });
         }
         if plan.json {
             for e in &files_out {
@@ -327,7 +345,8 @@ impl<'a> Ls<'a> {
             return;
         }
         let want_id = plan.recursive && plan.deref == Deref::Always;
-        let listing = match self.gather.read_dir(plan, &p.name, want_id) {
+        let ahead = self.prefetch.as_mut().and_then(|pf| pf.take(&p.name));
+        let listing = match ahead.unwrap_or_else(|| self.gather.read_dir(plan, &p.name, want_id)) {
             Ok(l) => l,
             Err(e) => {
                 self.report(LsError::OpenDir {
@@ -361,11 +380,13 @@ impl<'a> Ls<'a> {
                         self.pending.push(Pending {
                             name: join(&p.name, &e.name),
                             cmdline: false,
+                            requested: false,
                             done: None,
                         });
                     }
                 }
             }
+            self.read_ahead(want_id);
             self.out.maybe_flush();
             return;
         }
@@ -394,12 +415,23 @@ impl<'a> Ls<'a> {
             if want_id {
                 if let Some(id) = listing.id {
                     self.active.push(id);
-                    self.pending.push(Pending { name: Vec::new(), cmdline: false, done: Some(id) });
+                    self.pending.push(Pending {
+                        name: Vec::new(),
+                        cmdline: false,
+                        requested: false,
+                        done: Some(id),
+                    });
                 }
             }
             for d in subdirs.into_iter().rev() {
-                self.pending.push(Pending { name: d, cmdline: false, done: None });
+                self.pending.push(Pending {
+                    name: d,
+                    cmdline: false,
+                    requested: false,
+                    done: None,
+                });
             }
+            self.read_ahead(want_id);
         }
         if plan.long() || plan.size_blocks {
             self.printer.total(self.out.buf(), &entries);
@@ -408,6 +440,30 @@ impl<'a> Ls<'a> {
         self.printer.entries(self.out.buf(), &entries, &links, &[]);
         self.take_marks();
         self.out.maybe_flush();
+    }
+
+    /// With `-R` on a high-latency file system: hands the directories that
+    /// come next (the top of the pending stack) to the read-ahead threads,
+    /// starting them the first time.
+    fn read_ahead(&mut self, want_id: bool) {
+        let plan = self.plan;
+        if self.prefetch.is_none() {
+            if self.prefetch_tried || !self.gather.high_latency() {
+                return;
+            }
+            self.prefetch_tried = true;
+            let birth = plan.time == TimeKind::Birth || plan.json;
+            self.prefetch = prefetch::Prefetch::start(plan, birth, want_id);
+        }
+        let Some(pf) = self.prefetch.as_mut() else { return };
+        let mut next: Vec<&[u8]> = Vec::new();
+        for p in self.pending.iter_mut().rev().take(prefetch::AHEAD) {
+            if p.done.is_none() && !p.requested {
+                p.requested = true;
+                next.push(&p.name);
+            }
+        }
+        pf.request(&next);
     }
 
     /// `--tree`: the directory, then its entries with branch lines,
@@ -509,6 +565,9 @@ impl<'a> Ls<'a> {
         let ok = self.out.finish();
         // The process ends now: skip freeing the listing and the engine.
         let status = self.status;
+        if let Some(pf) = self.prefetch.take() {
+            pf.abandon();
+        }
         self.gather.leak();
         std::mem::forget(self.printer);
         if !ok {

@@ -52,7 +52,9 @@ pub struct Config {
     /// Force an executor; `None` takes `RINGIO_BACKEND`, else the measured default.
     pub backend: Option<Backend>,
     /// Worker threads for the thread pool besides the caller;
-    /// `None` = CPUs − 1 (at least 1).
+    /// `None` = `RINGIO_THREADS` or CPUs − 1 (at least 1). When set (either
+    /// way), raising the depth for a high-latency file system leaves them
+    /// (and caps the ring's io-wq workers there).
     pub threads: Option<usize>,
     /// Operations in flight in the ring; `None` = `RINGIO_DEPTH` or 1024.
     pub depth: Option<usize>,
@@ -115,6 +117,8 @@ pub struct Engine {
     scratch: Vec<Completion>,
     /// The executor was asked for (config or `RINGIO_BACKEND`), not chosen.
     forced: bool,
+    /// Worker threads fixed by the config or `RINGIO_THREADS`.
+    fixed_workers: Option<usize>,
     /// The depth was raised for a high-latency file system (or the executor
     /// has none to raise): no more checks.
     adapted: bool,
@@ -163,6 +167,7 @@ impl Engine {
             ready: Vec::new(),
             scratch: Vec::new(),
             forced,
+            fixed_workers: cfg.threads.or_else(|| env_usize("RINGIO_THREADS")),
             adapted: false,
             dir_opens: Vec::new(),
             _not_send: PhantomData,
@@ -232,16 +237,19 @@ impl Engine {
     /// An engine whose inline executor was only the default (one CPU) gets a
     /// thread pool: blocking syscalls that wait on a server want company
     /// even on one CPU.
+    ///
+    /// Workers fixed by [`Config::threads`] or `RINGIO_THREADS` stay as they
+    /// are (and cap the ring's io-wq workers too).
     pub fn raise_depth(&mut self, depth: usize) {
+        let n = self.fixed_workers.unwrap_or(depth);
         match &mut self.exec {
-            Exec::Threads(t) if env_usize("RINGIO_THREADS").is_none() => t.raise_workers(depth),
-            Exec::Uring(u) => u.raise_iowq_workers(depth as u32),
+            Exec::Threads(t) => t.raise_workers(n),
+            Exec::Uring(u) => u.raise_iowq_workers(n as u32),
             Exec::Sync(_) if !self.forced => {
-                let n = env_usize("RINGIO_THREADS").unwrap_or(depth);
                 self.exec = Exec::Threads(ThreadExec::new(n));
                 self.backend = Backend::Threads;
             }
-            _ => {}
+            Exec::Sync(_) => {}
         }
     }
 
