@@ -53,6 +53,7 @@ struct Worker<V: Visitor> {
     local: V::Local,
     /// (listing length from which stats are shared, chunk size).
     split: (usize, usize),
+    remote: bool,
 }
 
 impl<V: Visitor> Worker<V> {
@@ -65,6 +66,7 @@ impl<V: Visitor> Worker<V> {
             needs: Vec::new(),
             local: v.local(),
             split: split::sizes(remote),
+            remote,
         }
     }
 
@@ -79,7 +81,9 @@ impl<V: Visitor> Worker<V> {
             let depth = node.depth + 1;
             let need = |name: &[u8], d_type: u8| v.need_stat(name, d_type, depth);
             let (split_at, chunk) = self.split;
-            if self.rd.inline() && self.list.len() >= split_at {
+            // On a high-latency fs a ring's share of io-wq workers is small:
+            // big listings are shared among the walker threads there too.
+            if (self.rd.inline() || self.remote) && self.list.len() >= split_at {
                 reader::needs(&self.list, need, &mut self.needs);
                 let needs = std::mem::take(&mut self.needs);
                 split::stat_shared(fd, &mut self.list, needs, chunk, |jobs| {
