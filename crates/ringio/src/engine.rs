@@ -68,6 +68,13 @@ pub struct Config {
 /// ~840 ns/file vs ≥ 1236 for the best ring), and open/close/getdents gain
 /// nothing from the ring. With a single CPU there is nothing to share, so
 /// inline syscalls avoid the hand-off cost.
+///
+/// On high-latency file systems (see [`Engine::adapt_to`]) the pool stays
+/// the choice: through a FUSE mount delaying each request 1 ms (`cargo xtask
+/// bench --slowfs 1ms`, 2 CPUs) it matched or beat the ring with raised io-wq
+/// workers in wall time (lsr -l 10k files 0.42 vs 0.44 s, lfind on a 20k tree
+/// 0.15 vs 0.17 s, ldu -s 0.74 vs 0.83 s) at half its CPU; and an engine whose
+/// inline executor was only this default becomes a pool there.
 pub fn default_backend() -> Backend {
     if let Some(b) = Backend::from_env() {
         return b;
