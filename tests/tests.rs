@@ -1,7 +1,9 @@
 //! End-to-end tests of the binaries, compared against GNU's tools.
 
+mod cat;
 mod du;
 mod find;
+mod finish;
 mod ls;
 mod slowfs;
 mod syscalls;

@@ -464,3 +464,100 @@ pub fn post_order(out: &[u8], sep: u8, fields: usize) -> Result<(), String> {
     }
     Ok(())
 }
+
+/// Where [`run_script`] runs: `bin/` holds the shim, `work/` is the cwd.
+pub struct ScriptDir {
+    pub dir: TempDir,
+}
+
+impl ScriptDir {
+    pub fn work(&self) -> PathBuf {
+        self.dir.join("work")
+    }
+}
+
+/// Runs `sh -c script` in a fresh directory, with the GNU name of `tool`
+/// (e.g. `cat`) first on PATH as a symlink to ours (`ours = true`) or to
+/// GNU's, so both are invoked identically and name themselves alike in
+/// messages. `setup` fills `work/` (the cwd) first, so scripts that modify
+/// files start from the same state every run. Runs as `nobody` when
+/// `unprivileged`. Tests that need redirections (`>> f`, `> /dev/full`,
+/// `| head`, closed descriptors) use this instead of [`Run`].
+pub fn run_script(
+    tool: &str,
+    script: &str,
+    setup: &dyn Fn(&Path),
+    ours_: bool,
+    backend: Option<&str>,
+    unprivileged: bool,
+) -> (Output, ScriptDir) {
+    let sd = ScriptDir { dir: TempDir::new("script") };
+    let bin = sd.dir.join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::fs::create_dir(sd.work()).unwrap();
+    chmod(&sd.work(), 0o755);
+    let gnu_path = Path::new(gnu(tool));
+    let name = gnu_path.file_name().unwrap();
+    let target = if ours_ { ours(tool) } else { gnu_path.to_path_buf() };
+    std::os::unix::fs::symlink(target, bin.join(name)).unwrap();
+    setup(&sd.work());
+    let mut cmd = if unprivileged {
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid", &NOBODY.to_string(), "--regid", &NOBODY.to_string(), "--clear-groups"]);
+        c.args(["--", "sh", "-c", script]);
+        c
+    } else {
+        let mut c = Command::new("sh");
+        c.args(["-c", script]);
+        c
+    };
+    cmd.env_clear();
+    cmd.env("PATH", format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display()));
+    cmd.env("LC_ALL", "C");
+    cmd.env("TZ", "UTC");
+    cmd.env("HOME", "/tmp");
+    if let Some(b) = backend {
+        cmd.env("RINGIO_BACKEND", b);
+    }
+    cmd.current_dir(sd.work());
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    let out = cmd.output().unwrap_or_else(|e| panic!("spawn sh: {e}"));
+    (out, sd)
+}
+
+/// [`run_script`] with GNU's tool, then ours under every backend: equal
+/// stdout, exit status, and stderr (exactly, or just present/absent).
+/// Returns GNU's output.
+pub fn compare_script(
+    tool: &str,
+    script: &str,
+    setup: &dyn Fn(&Path),
+    stderr: Stderr,
+    unprivileged: bool,
+) -> Output {
+    let (want, _d) = run_script(tool, script, setup, false, None, unprivileged);
+    for b in BACKENDS {
+        let (got, _d) = run_script(tool, script, setup, true, Some(b), unprivileged);
+        let ctx = || {
+            format!(
+                "{tool} [{b}] script {script:?}\n--- gnu stdout ---\n{}\n--- ours ---\n{}\n--- gnu stderr ---\n{}\n--- ours ---\n{}",
+                String::from_utf8_lossy(&want.stdout),
+                String::from_utf8_lossy(&got.stdout),
+                String::from_utf8_lossy(&want.stderr),
+                String::from_utf8_lossy(&got.stderr)
+            )
+        };
+        assert!(got.stdout == want.stdout, "stdout differs: {}", ctx());
+        assert_eq!(got.status.code(), want.status.code(), "exit status differs: {}", ctx());
+        match stderr {
+            Stderr::Presence => assert_eq!(
+                got.stderr.is_empty(),
+                want.stderr.is_empty(),
+                "stderr presence differs: {}",
+                ctx()
+            ),
+            Stderr::Exact => assert!(got.stderr == want.stderr, "stderr differs: {}", ctx()),
+        }
+    }
+    want
+}

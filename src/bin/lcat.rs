@@ -1,1 +1,7 @@
-fn main() {}
+cli::sigpipe_hook!();
+cli::stdio_hook!();
+
+fn main() {
+    cli::init("lcat");
+    std::process::exit(cat::run(std::env::args_os().skip(1).collect()));
+}

@@ -7,6 +7,8 @@
 //!   on the workloads listed in `benches/workloads.txt` (bench.rs); with
 //!   `--slowfs LATENCY`, through a slowfs mount (benches/slowfs.txt,
 //!   bench_slowfs.rs).
+//! - `dist`: man pages and shell completions from the tools' option
+//!   tables, into `target/dist/` (dist.rs).
 //! - `bench-engine`: times ringio's executors directly, in an optimized
 //!   build of this crate (engine_bench.rs).
 
@@ -15,6 +17,7 @@ use std::process::{Command, ExitCode};
 
 mod bench;
 mod bench_slowfs;
+mod dist;
 mod engine_bench;
 mod fixtures;
 mod machine;
@@ -37,6 +40,8 @@ tasks:
                       GROUP: ls, find, du or all: the same through a slowfs mount of the
                       fixtures (benches/slowfs.txt): time, FUSE requests by type and the
                       concurrency achieved; table to stdout and target/bench/slowfs.md
+  dist [--dir D]       man pages and bash/zsh/fish completions for the four tools,
+                      from their option tables (default: target/dist)
   bench-engine [--quick] [--runs N] [--dir D]
                       times ringio's executors on flat dirs (open+getdents, +statx,
                       openat+close); table to stdout and target/bench/engine.md";
@@ -50,6 +55,7 @@ fn main() -> ExitCode {
         "slowfs" => slowfs::main(&rest),
         "fixtures" => fixtures::main(&rest),
         "bench" => bench::main(&rest),
+        "dist" => dist::main(&rest),
         "bench-engine" => engine_bench::main(&rest),
         engine_bench::INNER => engine_bench::inner(&rest),
         "" | "help" | "--help" | "-h" => {

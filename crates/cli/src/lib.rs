@@ -3,9 +3,11 @@
 //! EPIPE/ENOSPC behaviour, and human-readable sizes.
 
 pub mod msg;
+pub mod opts;
 pub mod out;
 pub mod quote;
 pub mod size;
+pub mod style;
 pub mod timefmt;
 pub mod users;
 
@@ -47,4 +49,16 @@ macro_rules! c_main {
 pub fn init(default_name: &str) {
     msg::init_progname(default_name);
     ringio::sys::sigpipe::restore();
+}
+
+/// Records which of stdin/stdout/stderr were closed at start, before Rust's
+/// runtime reopens them on /dev/null (see `ringio::sys::stdio`). Invoke once
+/// at the top level of a binary that reports closed descriptors as GNU does.
+#[macro_export]
+macro_rules! stdio_hook {
+    () => {
+        #[used]
+        #[link_section = ".init_array"]
+        static RECORD_STDIO: extern "C" fn() = ::ringio::sys::stdio::record;
+    };
 }

@@ -152,18 +152,21 @@ impl Engine {
     pub fn with_config(cfg: Config) -> Engine {
         let forced = cfg.backend.is_some() || Backend::from_env().is_some();
         let backend = cfg.backend.unwrap_or_else(default_backend);
-        let cpus = crate::sys::available_cpus();
-        let threads = cfg
-            .threads
-            .or_else(|| env_usize("RINGIO_THREADS"))
-            .unwrap_or(cpus.saturating_sub(1).max(1));
+        // Counting CPUs reads cgroup files (~10 syscalls): only when needed,
+        // so a sync engine (lcat's) costs nothing at start.
+        let cpus = || crate::sys::available_cpus();
+        let threads = || {
+            cfg.threads
+                .or_else(|| env_usize("RINGIO_THREADS"))
+                .unwrap_or_else(|| cpus().saturating_sub(1).max(1))
+        };
         let depth = cfg.depth.or_else(|| env_usize("RINGIO_DEPTH")).unwrap_or(1024);
         let (exec, backend) = match backend {
             Backend::Sync => (Exec::Sync(SyncExec), Backend::Sync),
-            Backend::Threads => (Exec::Threads(ThreadExec::new(threads)), Backend::Threads),
-            Backend::Uring => match UringExec::new(depth, cpus.max(depth / 64) as u32) {
+            Backend::Threads => (Exec::Threads(ThreadExec::new(threads())), Backend::Threads),
+            Backend::Uring => match UringExec::new(depth, cpus().max(depth / 64) as u32) {
                 Ok(u) => (Exec::Uring(Box::new(u)), Backend::Uring),
-                Err(_) => (Exec::Threads(ThreadExec::new(threads)), Backend::Threads),
+                Err(_) => (Exec::Threads(ThreadExec::new(threads())), Backend::Threads),
             },
         };
         Engine {

@@ -611,3 +611,48 @@ fn raised_depth_mixes_ring_and_pool_operations() {
         let _ = ringio::sys::close(fd);
     }
 }
+
+/// Opening a FIFO for reading waits for a writer on every backend, as
+/// open(2) does (io_uring's inline OPENAT attempt would force O_NONBLOCK,
+/// return at once and read end-of-file: the executor keeps such opens out
+/// of the ring). Not timed: the writer comes late on purpose, and if it
+/// came early the check would still hold.
+#[test]
+fn fifo_open_waits_for_its_writer_every_backend() {
+    let t = TempDir::new("fifo");
+    let fifo = t.path().join("fifo");
+    let c = CString::new(bytes(&fifo)).unwrap();
+    // SAFETY: c is a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    for b in Backend::ALL {
+        let writer_path = fifo.clone();
+        let writing = Arc::new(AtomicBool::new(false));
+        let flag = Arc::clone(&writing);
+        let writer = std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            flag.store(true, Ordering::SeqCst);
+            std::fs::write(&writer_path, b"through the fifo").unwrap();
+        });
+        let mut eng = engine(b);
+        eng.openat(1, libc::AT_FDCWD, bytes(&fifo), libc::O_RDONLY, 0);
+        let fd = one(&mut eng).fd().expect("open fifo");
+        // A reader's open returns only once a writer opens: the flag is set
+        // by then.
+        assert!(writing.load(Ordering::SeqCst), "backend {b:?}: open returned before any writer");
+        let mut got = Vec::new();
+        loop {
+            eng.read(2, fd, Vec::with_capacity(4096), None);
+            let c = one(&mut eng);
+            if c.result.expect("read fifo") == 0 {
+                break;
+            }
+            got.extend_from_slice(c.buf());
+        }
+        writer.join().unwrap();
+        assert_eq!(got, b"through the fifo", "backend {b:?}");
+        eng.close(3, fd);
+        one(&mut eng);
+    }
+}

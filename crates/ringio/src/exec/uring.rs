@@ -260,7 +260,21 @@ impl UringExec {
 
     fn goes_to_ring(&self, op: &Op) -> bool {
         let code = match op {
-            Op::OpenAt { .. } => opcode::OpenAt::CODE,
+            // The ring's first, inline attempt at OPENAT opens with
+            // O_NONBLOCK forced (and clears it afterwards). For a FIFO that
+            // changes what open means: a reader no longer waits for a writer
+            // and then reads end-of-file at once (measured: `lcat fifo`
+            // printed nothing while `cat fifo` waited). Some devices (ttys,
+            // serial lines) differ likewise. Directory opens, the walkers'
+            // case, can't meet a FIFO, and an explicit O_NONBLOCK asks for
+            // that meaning anyway; every other open runs inline, as a plain
+            // syscall, like on the other executors.
+            Op::OpenAt { flags, .. } => {
+                if flags & (libc::O_DIRECTORY | libc::O_PATH | libc::O_NONBLOCK) == 0 {
+                    return false;
+                }
+                opcode::OpenAt::CODE
+            }
             Op::Close { .. } => opcode::Close::CODE,
             Op::Statx { .. } => opcode::Statx::CODE,
             Op::Read { .. } => opcode::Read::CODE,

@@ -14,6 +14,9 @@ use std::os::fd::RawFd;
 
 use crate::errno::{check, Errno};
 
+pub mod copy;
+pub mod stdio;
+
 /// The kernel's `struct statx`, as libc defines it.
 pub type Statx = libc::statx;
 

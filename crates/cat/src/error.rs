@@ -1,0 +1,100 @@
+//! What can go wrong, as data: each error carries the errno (and the
+//! operand's name where there is one) and renders GNU cat's message.
+
+use ringio::Errno;
+
+/// Why one operand could not be copied (whole or in part). cat reports it
+/// and goes on with the next operand.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FileErrorKind {
+    Open(Errno),
+    Stat(Errno),
+    Read(Errno),
+    Close(Errno),
+    /// A non-empty regular file that is also standard output, not yet read
+    /// to its end: copying it would never finish.
+    InputIsOutput,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FileError {
+    /// The operand as given (`-` for standard input).
+    pub name: Vec<u8>,
+    pub kind: FileErrorKind,
+}
+
+impl FileError {
+    /// `name: reason`, the name quoted as GNU's quotef does.
+    pub fn message(&self) -> Vec<u8> {
+        let mut m = cli::quote::file(&self.name);
+        if self.name.contains(&b':') && m == self.name {
+            // quotef also quotes names holding ':' (they would read as a
+            // message separator).
+            m = cli::quote::quote(&self.name, cli::quote::Style::ShellEscapeAlways);
+        }
+        m.extend_from_slice(b": ");
+        match &self.kind {
+            FileErrorKind::Open(e)
+            | FileErrorKind::Stat(e)
+            | FileErrorKind::Read(e)
+            | FileErrorKind::Close(e) => m.extend_from_slice(e.message().as_bytes()),
+            FileErrorKind::InputIsOutput => m.extend_from_slice(b"input file is output file"),
+        }
+        m
+    }
+}
+
+/// Errors that end the run at once.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Fatal {
+    /// Standard output could not be examined (closed, …).
+    StdoutStat(Errno),
+    /// Writing standard output failed: nothing more can be delivered.
+    Write(Errno),
+}
+
+impl Fatal {
+    pub fn message(&self) -> Vec<u8> {
+        match self {
+            Fatal::StdoutStat(e) => format!("standard output: {}", e.message()).into_bytes(),
+            Fatal::Write(e) => format!("write error: {}", e.message()).into_bytes(),
+        }
+    }
+}
+
+/// Either kind, as the copy loop returns them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Error {
+    File(FileError),
+    Fatal(Fatal),
+}
+
+impl From<Fatal> for Error {
+    fn from(f: Fatal) -> Error {
+        Error::Fatal(f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages() {
+        let e = |name: &[u8], kind| FileError { name: name.to_vec(), kind }.message();
+        assert_eq!(e(b"d", FileErrorKind::Read(Errno(libc::EISDIR))), b"d: Is a directory");
+        assert_eq!(
+            e(b"a b", FileErrorKind::Open(Errno::ENOENT)),
+            b"'a b': No such file or directory"
+        );
+        assert_eq!(
+            e(b"a:b", FileErrorKind::Open(Errno::ENOENT)),
+            b"'a:b': No such file or directory"
+        );
+        assert_eq!(e(b"-", FileErrorKind::InputIsOutput), b"-: input file is output file");
+        assert_eq!(
+            Fatal::Write(Errno(libc::ENOSPC)).message(),
+            b"write error: No space left on device"
+        );
+    }
+}

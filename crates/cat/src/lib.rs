@@ -1,0 +1,90 @@
+//! lcat: GNU cat 9.1's behaviour on the ringio engine.
+//!
+//! Three phases as in every ringutils tool: [`args`] turns the command line
+//! into a plan; [`copy`] moves the bytes (zero-copy where the kernel allows,
+//! see its module docs); [`format`] is the pure state machine for -b -E -n
+//! -s -T -v, unit-tested without any file system.
+
+#![forbid(unsafe_code)]
+
+pub mod args;
+pub mod copy;
+pub mod error;
+pub mod format;
+
+use std::ffi::OsString;
+
+use args::{Command, Plan};
+use copy::{Cat, FinishError};
+use error::{Error, Fatal};
+use ringio::sys::sigpipe;
+use ringio::Errno;
+
+/// Runs lcat with these arguments (after the program name); returns the
+/// exit status.
+pub fn run(args: Vec<OsString>) -> i32 {
+    match args::parse(args) {
+        Ok(Command::Cat(plan)) => concatenate(&plan),
+        Ok(Command::Help) => print(&args::help(cli::progname())),
+        Ok(Command::Version) => print(&args::version()),
+        Err(e) => {
+            cli::msg::usage_error_bytes(&e.message());
+            1
+        }
+    }
+}
+
+fn print(text: &str) -> i32 {
+    let mut out = cli::Out::stdout();
+    out.write(text.as_bytes());
+    if out.finish() {
+        0
+    } else {
+        1
+    }
+}
+
+/// Copies every operand in order; a failing operand is reported and the
+/// rest still copied; a write error ends the run.
+fn concatenate(plan: &Plan) -> i32 {
+    let mut cat = match Cat::new(plan.format, copy::engine()) {
+        Ok(c) => c,
+        Err(f) => return fatal(&f),
+    };
+    let mut status = 0;
+    for name in &plan.operands {
+        match cat.operand(name) {
+            Ok(()) => {}
+            Err(Error::File(e)) => {
+                // Formatted output still pending goes first, so the message
+                // lands after the data it follows (and a write error is met
+                // before it, as GNU meets it).
+                if let Err(w) = cat.flush() {
+                    return fatal(&Fatal::Write(w));
+                }
+                cli::msg::error_bytes(&[&e.message()]);
+                status = 1;
+            }
+            Err(Error::Fatal(f)) => return fatal(&f),
+        }
+    }
+    match cat.finish() {
+        Ok(()) => status,
+        Err(FinishError::Fatal(f)) => fatal(&f),
+        Err(FinishError::CloseStdin(e)) => {
+            cli::msg::error_bytes(&[b"closing standard input: ", e.message().as_bytes()]);
+            1
+        }
+    }
+}
+
+/// Reports a fatal error. A write into a closed pipe ends the process by
+/// SIGPIPE, silently, as GNU cat does — unless the parent ignored SIGPIPE,
+/// in which case it is an ordinary write error.
+fn fatal(f: &Fatal) -> i32 {
+    if *f == Fatal::Write(Errno::EPIPE) && !sigpipe::ignored_at_start() {
+        sigpipe::die();
+    }
+    cli::msg::error_bytes(&[&f.message()]);
+    1
+}
