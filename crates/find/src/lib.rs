@@ -77,7 +77,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     for w in &warnings {
         cli::msg::error(w);
     }
-    ringio::sys::find::tzset();
+    ringio::sys::time::tzset();
     ringio::sys::find::catch_sigint();
     let finder = eval::Finder::new(&plan);
     let opts = walk::Options {

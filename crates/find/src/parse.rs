@@ -82,7 +82,7 @@ const USAGE: &str = "Usage: find [-H] [-L] [-P] [-Olevel] [-D debugopts] [path..
 /// Parses `args` (without `argv[0]`). Warnings are returned to be printed.
 pub fn parse(args: Vec<OsString>) -> Result<(Plan, Vec<String>), ParseError> {
     let args: Vec<Vec<u8>> = args.into_iter().map(|a| a.into_vec()).collect();
-    let now = ringio::sys::find::now();
+    let now = ringio::sys::time::now();
     let mut p = P {
         args,
         i: 0,
@@ -681,7 +681,7 @@ impl P {
 
     /// -daystart's origin: the coming midnight, so that "today" is 0 days ago.
     fn day_start(&self) -> (i64, i64) {
-        use ringio::sys::find::{localtime, mktime};
+        use ringio::sys::time::{localtime, mktime};
         let now = self.plan.now.0;
         match localtime(now).and_then(|tm| mktime(tm.year, tm.mon, tm.mday, 0, 0, 0)) {
             Some(mid) => (mid + 86400, 0),
@@ -812,7 +812,7 @@ fn parse_types(n: &[u8], v: &[u8]) -> Result<u16, ParseError> {
 /// Dates for -newerXt: `@SECONDS[.frac]`, `YYYY-MM-DD`, optionally followed
 /// by ` HH:MM[:SS[.frac]]` or `THH:MM…` (local time), `now`, `today`.
 fn parse_date(v: &[u8], now: (i64, i64)) -> Option<(i64, i64)> {
-    use ringio::sys::find::{localtime, mktime};
+    use ringio::sys::time::{localtime, mktime};
     let s = std::str::from_utf8(v).ok()?.trim();
     if let Some(rest) = s.strip_prefix('@') {
         let (i, f) = rest.split_once('.').unwrap_or((rest, ""));

@@ -5,7 +5,7 @@
 //! A minimal stand-in for `cli::timefmt` (being written for lsr); once that
 //! lands on main this should use it and shrink to find's specialities.
 
-use ringio::sys::find::{localtime, Tm};
+use ringio::sys::time::{localtime, Tm};
 
 const DAYS: [&str; 7] =
     ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"];

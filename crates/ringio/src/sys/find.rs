@@ -1,6 +1,5 @@
 //! Wrappers `lfind` needs beyond the engine's operations: deleting relative
-//! to a directory descriptor, access checks, local time, user and group
-//! lookups through the name service, a Ctrl-C flag, and running a child
+//! to a directory descriptor, access checks, user and group lookups through the name service, a Ctrl-C flag, and running a child
 //! process inside a directory given by descriptor (-execdir).
 
 use std::ffi::CStr;
@@ -23,96 +22,6 @@ pub fn unlinkat(dirfd: RawFd, name: &CStr, dir: bool) -> Result<(), Errno> {
 pub fn access(dirfd: RawFd, name: &CStr, mode: i32) -> Result<(), Errno> {
     // SAFETY: name is NUL-terminated for the duration of the call.
     retry(|| unsafe { libc::faccessat(dirfd, name.as_ptr(), mode, 0) as _ }).map(|_| ())
-}
-
-/// Broken-down local time: the fields find's `-printf` and `-ls` print.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Tm {
-    pub year: i64,
-    /// 0..=11
-    pub mon: u32,
-    /// 1..=31
-    pub mday: u32,
-    pub hour: u32,
-    pub min: u32,
-    pub sec: u32,
-    /// 0 = Sunday
-    pub wday: u32,
-    /// 0..=365
-    pub yday: u32,
-    pub isdst: i32,
-    /// Seconds east of UTC.
-    pub gmtoff: i64,
-    /// Zone abbreviation ("UTC").
-    pub zone: Vec<u8>,
-}
-
-/// Reads `TZ` / `/etc/localtime` once; call before threads use [`localtime`].
-pub fn tzset() {
-    extern "C" {
-        fn tzset();
-    }
-    // SAFETY: tzset takes no arguments and initialises libc's zone state.
-    unsafe { tzset() }
-}
-
-/// `localtime_r(secs)`, or `None` outside the C library's range.
-pub fn localtime(secs: i64) -> Option<Tm> {
-    let t: libc::time_t = secs;
-    // SAFETY: tm is a plain C struct for which all-zero bytes are valid.
-    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-    // SAFETY: both pointers are valid for the call; the reentrant variant
-    // writes only into tm.
-    let r = unsafe { libc::localtime_r(&t, &mut tm) };
-    if r.is_null() {
-        return None;
-    }
-    let zone = if tm.tm_zone.is_null() {
-        Vec::new()
-    } else {
-        // SAFETY: tm_zone points at a NUL-terminated string in libc's zone
-        // tables, which stay alive (tzset is not called again).
-        unsafe { CStr::from_ptr(tm.tm_zone) }.to_bytes().to_vec()
-    };
-    Some(Tm {
-        year: tm.tm_year as i64 + 1900,
-        mon: tm.tm_mon as u32,
-        mday: tm.tm_mday as u32,
-        hour: tm.tm_hour as u32,
-        min: tm.tm_min as u32,
-        sec: tm.tm_sec as u32,
-        wday: tm.tm_wday as u32,
-        yday: tm.tm_yday as u32,
-        isdst: tm.tm_isdst,
-        gmtoff: tm.tm_gmtoff,
-        zone,
-    })
-}
-
-/// `mktime`: seconds since the epoch of a local date and time (for
-/// -daystart and -newermt dates).
-pub fn mktime(year: i64, mon: u32, mday: u32, hour: u32, min: u32, sec: u32) -> Option<i64> {
-    // SAFETY: tm is a plain C struct for which all-zero bytes are valid.
-    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-    tm.tm_year = (year - 1900) as i32;
-    tm.tm_mon = mon as i32;
-    tm.tm_mday = mday as i32;
-    tm.tm_hour = hour as i32;
-    tm.tm_min = min as i32;
-    tm.tm_sec = sec as i32;
-    tm.tm_isdst = -1;
-    // SAFETY: tm is a valid, exclusive struct tm.
-    let t = unsafe { libc::mktime(&mut tm) };
-    (t != -1).then_some(t)
-}
-
-/// The current time as (seconds, nanoseconds) since the epoch.
-pub fn now() -> (i64, u32) {
-    // SAFETY: ts is a plain C struct for which all-zero bytes are valid.
-    let mut ts: libc::timespec = unsafe { std::mem::zeroed() };
-    // SAFETY: clock_gettime fills the valid timespec.
-    unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
-    (ts.tv_sec, ts.tv_nsec as u32)
 }
 
 /// The name service's answer for one user or group.
