@@ -16,10 +16,14 @@ pub struct TimeStyle {
 /// Half a Gregorian year, GNU's "six months".
 pub const SIX_MONTHS: i64 = 31_556_952 / 2;
 
+/// The C locale's `ls -l` date formats for old and recent timestamps.
+pub const LOCALE_OLD: &str = "%b %e  %Y";
+pub const LOCALE_RECENT: &str = "%b %e %H:%M";
+
 impl TimeStyle {
     /// The C locale's default (`ls -l`).
     pub fn locale() -> TimeStyle {
-        TimeStyle { old: "%b %e  %Y".into(), recent: "%b %e %H:%M".into() }
+        TimeStyle { old: LOCALE_OLD.into(), recent: LOCALE_RECENT.into() }
     }
 
     /// Parses a `--time-style`/`TIME_STYLE` value. `posix-` prefixed styles
