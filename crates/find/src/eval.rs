@@ -16,7 +16,7 @@ use crate::exec::{self, Cwd, Outcome};
 use crate::expr::{tmask, Cmp, Expr, Prim, TimeKind};
 use crate::parse::{q, Follow, OutTarget, Plan};
 use crate::printf::{self, Info};
-use crate::users::Names;
+use cli::users::Users;
 
 /// Flush a thread's buffer to its output at this size: whole records, few
 /// writes, and `| head` still stops the walk early.
@@ -36,7 +36,7 @@ pub struct Finder<'p> {
 
 pub struct Local {
     bufs: Vec<Vec<u8>>,
-    names: Names,
+    names: Users,
     ls_widths: [usize; 6],
 }
 
@@ -907,7 +907,7 @@ impl Visitor for Finder<'_> {
     fn local(&self) -> Local {
         Local {
             bufs: vec![Vec::new(); self.outs.len()],
-            names: Names::default(),
+            names: Users::name_service(),
             ls_widths: [9, 6, 3, 8, 8, 8],
         }
     }

@@ -32,8 +32,8 @@
 //! `@secs`, `YYYY-MM-DD[ HH:MM[:SS[.frac]]]`, `now`, `today`, `yesterday`,
 //! `tomorrow` only; `-files0-from` is not supported.
 //!
-//! `users` and `timefmt` are minimal stand-ins for `cli::users` and
-//! `cli::timefmt` (being written for lsr); switch when they land on main.
+//! User and group names come from `cli::users` (name service only, cached
+//! per walker thread); `timefmt` is find's layer over `cli::timefmt`.
 
 pub mod eval;
 pub mod exec;
@@ -44,7 +44,6 @@ pub mod perm;
 pub mod printf;
 pub mod regex;
 pub mod timefmt;
-pub mod users;
 
 use std::ffi::OsString;
 

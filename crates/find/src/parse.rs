@@ -535,7 +535,7 @@ impl P {
             }
             b"-user" => {
                 let v = self.arg(n)?;
-                match crate::users::uid_of(&v) {
+                match cli::users::uid_of(&v) {
                     Some(u) => Prim::Uid(Cmp::Eq, u as u64),
                     None => match parse_u64(&v) {
                         Some(u) if !v.is_empty() => Prim::Uid(Cmp::Eq, u),
@@ -545,7 +545,7 @@ impl P {
             }
             b"-group" => {
                 let v = self.arg(n)?;
-                match crate::users::gid_of(&v) {
+                match cli::users::gid_of(&v) {
                     Some(g) => Prim::Gid(Cmp::Eq, g as u64),
                     None => match parse_u64(&v) {
                         Some(g) if !v.is_empty() => Prim::Gid(Cmp::Eq, g),
