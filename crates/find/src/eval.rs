@@ -543,7 +543,7 @@ impl Cx<'_, '_> {
             }
             Prim::Access(mode) => {
                 let name = cstr(self.e.rel_name);
-                ringio::sys::find::access(self.e.dirfd, &name, *mode).is_ok()
+                ringio::sys::access::access(self.e.dirfd, &name, *mode).is_ok()
             }
             Prim::FsType(t) => {
                 let Some(s) = self.stat() else { return false };
@@ -741,7 +741,7 @@ impl Cx<'_, '_> {
         }
         let is_dir = self.d_type() == dtype::DIR;
         let name = cstr(self.e.rel_name);
-        match ringio::sys::find::unlinkat(self.e.dirfd, &name, is_dir) {
+        match ringio::sys::unlinkat(self.e.dirfd, &name, is_dir) {
             Ok(()) => true,
             Err(e) => {
                 if e == Errno::ENOENT && self.f.plan.ignore_race {
@@ -942,7 +942,7 @@ impl Visitor for Finder<'_> {
     }
 
     fn visit(&self, local: &mut Local, e: &Entry, _parent: Option<&()>) -> Visit {
-        if self.quit.load(Ordering::Relaxed) || ringio::sys::find::interrupted() {
+        if self.quit.load(Ordering::Relaxed) || ringio::sys::signal::interrupted() {
             return Visit::Quit;
         }
         let plan = self.plan;
@@ -1005,7 +1005,7 @@ impl Visitor for Finder<'_> {
         if !self.plan.depth_first || self.quit.load(Ordering::Relaxed) {
             return;
         }
-        if ringio::sys::find::interrupted() {
+        if ringio::sys::signal::interrupted() {
             return;
         }
         if dir.depth >= self.plan.mindepth {

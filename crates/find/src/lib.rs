@@ -77,7 +77,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         cli::msg::error(w);
     }
     ringio::sys::time::tzset();
-    ringio::sys::find::catch_sigint();
+    ringio::sys::signal::catch_sigint();
     let finder = eval::Finder::new(&plan);
     let opts = walk::Options {
         threads: plan.threads,
@@ -88,7 +88,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     };
     walk::walk(&plan.roots, &opts, &finder);
     let mut ok = !finder.failed();
-    if !ringio::sys::find::interrupted() {
+    if !ringio::sys::signal::interrupted() {
         for x in &plan.execs {
             if x.plus && !x.flush() {
                 ok = false;
@@ -96,8 +96,8 @@ pub fn run(args: Vec<OsString>) -> i32 {
         }
     }
     ok &= finder.finish_outputs();
-    if ringio::sys::find::interrupted() {
-        ringio::sys::find::die_of_sigint();
+    if ringio::sys::signal::interrupted() {
+        ringio::sys::signal::die_of(libc::SIGINT);
     }
     if ok {
         0
