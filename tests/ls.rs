@@ -431,6 +431,19 @@ fn listings_match_gnu() {
     c.finish();
 }
 
+/// -I and --hide (FNM_PERIOD) at the corners of fnmatch.
+#[test]
+fn ignore_patterns_match_gnu() {
+    let t = TempDir::new("ls-glob");
+    build_tree(t.path(), crate::util::GLOB_NAMES);
+    let mut c = Cases::new("ignore patterns");
+    for p in crate::util::GLOB_PATTERNS {
+        c.ls(t.path(), &["-A", "-I", p]);
+        c.ls(t.path(), &["--hide", p]);
+    }
+    c.finish();
+}
+
 /// File systems without d_type: every entry's type comes from a stat.
 #[test]
 fn listings_without_d_type() {

@@ -561,3 +561,14 @@ pub fn compare_script(
     }
     want
 }
+
+/// Names and shell patterns at the corners of fnmatch (malformed brackets,
+/// unknown classes, `[=c=]`, a trailing backslash, leading dots, case), for
+/// the -I/--hide, -name/-path and --exclude cases of each tool.
+pub const GLOB_NAMES: &[&str] =
+    &["f:a\\:", "f:x:", "f:X:", "f:[x:", "f:[[:", "f:.h:", "f:=:", "f:b]:", "f:-:"];
+pub const GLOB_PATTERNS: &[&str] = &[
+    "a\\", "[[:foo:]x]", "[x[:foo:]]", "[![:foo:]]", "[[=x=]]", "[[.x.]]", "[[:foo:]", "[!x]*",
+    "[^x]*", "?", "*", "[.]h", "\\.h", ".*", "[", "[[", "[x", "[]]", "b]", "[a-]", "[[:upper:]]",
+    "[a-Z]", "[Z-a]", "[X-x]", "\\[*", "*\\", "[\\]]", "[!]]*",
+];

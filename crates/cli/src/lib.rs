@@ -1,7 +1,9 @@
 //! What the ringutils tools share: the program name and message format,
 //! GNU-style quoting of names, the buffered stdout writer with GNU's
-//! EPIPE/ENOSPC behaviour, and human-readable sizes.
+//! EPIPE/ENOSPC behaviour, human-readable sizes, times, user names and
+//! shell patterns.
 
+pub mod glob;
 pub mod msg;
 pub mod out;
 pub mod quote;

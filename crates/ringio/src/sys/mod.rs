@@ -4,6 +4,7 @@
 //! arriving mid-walk must not turn into a spurious "Interrupted system call".
 
 pub mod access;
+pub mod fnmatch;
 pub mod fs;
 pub mod mem;
 pub mod proc;
