@@ -434,6 +434,21 @@ fn excludes() {
     report("excludes");
 }
 
+/// --exclude at the corners of fnmatch. Left out: a pattern without
+/// wildcards ending in a backslash, which GNU du compares as a literal
+/// string (gnulib's exclude hash) where fnmatch says a trailing backslash
+/// matches nothing; ldu matches every pattern with fnmatch.
+#[test]
+fn exclude_patterns_at_fnmatch_corners() {
+    let t = TempDir::new("du-glob");
+    build_tree(t.path(), &["d:g"]);
+    build_tree(&t.join("g"), util::GLOB_NAMES);
+    for p in util::GLOB_PATTERNS.iter().filter(|p| **p != "a\\") {
+        one(t.path(), &["-a", "--exclude", p, "g"]);
+    }
+    report("exclude_patterns_at_fnmatch_corners");
+}
+
 #[test]
 fn files0_from() {
     let t = fixture();

@@ -9,7 +9,7 @@
 pub mod args;
 pub mod exclude;
 pub mod files0;
-pub mod glob;
+
 pub mod line;
 pub mod links;
 pub mod num;
