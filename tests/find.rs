@@ -153,6 +153,22 @@ fn check_all(
     n
 }
 
+/// -name, -iname and -path at the corners of fnmatch.
+#[test]
+fn name_patterns_at_fnmatch_corners() {
+    let t = TempDir::new("find-glob");
+    build_tree(t.path(), crate::util::GLOB_NAMES);
+    let runs = crate::util::GLOB_PATTERNS.iter().flat_map(|p| {
+        let path = format!("./{p}");
+        [
+            run_in(t.path(), &[".", "-name", p]),
+            run_in(t.path(), &[".", "-iname", p]),
+            run_in(t.path(), &[".", "-path", &path]),
+        ]
+    });
+    check_all(runs, compare_sorted);
+}
+
 #[test]
 fn names_types_operators() {
     let t = nasty();

@@ -5,7 +5,8 @@
 //! tree, options, opened output files); [`eval`] is the walk visitor, which
 //! decides per entry whether a stat is needed (partial evaluation on the
 //! name and d_type), evaluates, and buffers output per thread; [`printf`],
-//! [`exec`], [`perm`], [`glob`], [`regex`] hold the pieces.
+//! [`exec`], [`perm`], [`regex`] (with [`bracket`]) hold the pieces; shell
+//! patterns are `cli::glob`'s.
 //!
 //! Ordering: the walk is parallel by default, so records from different
 //! subtrees may interleave differently from GNU's (each record stays whole).
@@ -35,10 +36,10 @@
 //! User and group names come from `cli::users` (name service only, cached
 //! per walker thread); `timefmt` is find's layer over `cli::timefmt`.
 
+pub mod bracket;
 pub mod eval;
 pub mod exec;
 pub mod expr;
-pub mod glob;
 pub mod parse;
 pub mod perm;
 pub mod printf;

@@ -7,9 +7,9 @@ use std::os::unix::ffi::OsStringExt;
 
 use crate::exec::ExecSpec;
 use crate::expr::{tmask, Cmp, Expr, Prim, TimeKind};
-use crate::glob::Glob;
 use crate::printf::Format;
 use crate::regex::{Regex, Syntax};
+use cli::glob::Glob;
 
 /// How symlinks are treated (-P, -H, -L).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -418,15 +418,15 @@ impl P {
             }
             b"-name" | b"-iname" => {
                 let v = self.arg(n)?;
-                Prim::Name(Glob::new(&v, n == b"-iname"))
+                Prim::Name(Glob::new(&v, folding(n == b"-iname")))
             }
             b"-path" | b"-wholename" | b"-ipath" | b"-iwholename" => {
                 let v = self.arg(n)?;
-                Prim::Path(Glob::new(&v, n.starts_with(b"-i")))
+                Prim::Path(Glob::new(&v, folding(n.starts_with(b"-i"))))
             }
             b"-lname" | b"-ilname" => {
                 let v = self.arg(n)?;
-                Prim::Lname(Glob::new(&v, n == b"-ilname"))
+                Prim::Lname(Glob::new(&v, folding(n == b"-ilname")))
             }
             b"-regex" | b"-iregex" => {
                 let v = self.arg(n)?;
@@ -688,6 +688,12 @@ impl P {
             None => self.plan.now,
         }
     }
+}
+
+/// fnmatch flags of -name, -path and -lname: none, so `*` matches `/` and
+/// a leading '.'; their -i forms fold case.
+fn folding(casefold: bool) -> cli::glob::Flags {
+    cli::glob::Flags { period: false, casefold }
 }
 
 /// A binary operator with nothing after it: GNU says so, except after an
