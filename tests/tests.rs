@@ -3,6 +3,7 @@
 mod cat;
 mod du;
 mod find;
+mod finish;
 mod ls;
 mod syscalls;
 mod util;

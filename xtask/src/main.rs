@@ -5,6 +5,8 @@
 //! - `fixtures`: builds the deterministic benchmark file sets (fixtures.rs).
 //! - `bench`: times our tools against GNU and the peers found on the machine,
 //!   on the workloads listed in `benches/workloads.txt` (bench.rs).
+//! - `dist`: man pages and shell completions from the tools' option
+//!   tables, into `target/dist/` (dist.rs).
 //! - `bench-engine`: times ringio's executors directly, in an optimized
 //!   build of this crate (engine_bench.rs).
 
@@ -12,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 mod bench;
+mod dist;
 mod engine_bench;
 mod fixtures;
 mod machine;
@@ -30,6 +33,8 @@ tasks:
                       GROUP: ls, find, du, cat or all (default); builds release binaries,
                       times ours against GNU and installed peers (benches/workloads.txt);
                       tables go to stdout and target/bench/GROUP.md
+  dist [--dir D]       man pages and bash/zsh/fish completions for the four tools,
+                      from their option tables (default: target/dist)
   bench-engine [--quick] [--runs N] [--dir D]
                       times ringio's executors on flat dirs (open+getdents, +statx,
                       openat+close); table to stdout and target/bench/engine.md";
@@ -43,6 +48,7 @@ fn main() -> ExitCode {
         "slowfs" => slowfs::main(&rest),
         "fixtures" => fixtures::main(&rest),
         "bench" => bench::main(&rest),
+        "dist" => dist::main(&rest),
         "bench-engine" => engine_bench::main(&rest),
         engine_bench::INNER => engine_bench::inner(&rest),
         "" | "help" | "--help" | "-h" => {

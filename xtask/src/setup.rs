@@ -4,7 +4,8 @@ use std::process::Command;
 
 /// Debian packages the test suite uses, with a command that proves each is
 /// present. strace: syscall-budget tests; acl: `setfacl` for ls's `+` marker;
-/// attr: `setfattr`; coreutils/findutils: the GNU tools compared against.
+/// attr: `setfattr`; coreutils/findutils: the GNU tools compared against;
+/// man-db: `man -l` renders the generated man pages (xtask dist's test).
 const TEST_PACKAGES: &[(&str, &str)] = &[
     ("strace", "strace"),
     ("acl", "setfacl"),
@@ -12,6 +13,7 @@ const TEST_PACKAGES: &[(&str, &str)] = &[
     ("coreutils", "ls"),
     ("findutils", "find"),
     ("util-linux", "setpriv"),
+    ("man-db", "man"),
 ];
 
 fn have(cmd: &str) -> bool {

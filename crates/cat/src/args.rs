@@ -4,7 +4,6 @@
 //! be abbreviated to any unambiguous prefix.
 
 use std::ffi::OsString;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
 
 use crate::format::FormatOpts;
 
@@ -23,54 +22,67 @@ pub struct Plan {
     pub operands: Vec<Vec<u8>>,
 }
 
-/// A command-line error, rendered exactly as glibc's getopt_long does.
-#[derive(Debug, PartialEq, Eq)]
-pub enum UsageError {
-    /// `invalid option -- 'x'` (one byte, as getopt reports it).
-    InvalidShort(u8),
-    /// `unrecognized option '--foo=bar'` (the whole argument).
-    Unrecognized(Vec<u8>),
-    /// `option '--s' is ambiguous; possibilities: '--squeeze-blank' ...`
-    Ambiguous(Vec<u8>, Vec<&'static str>),
-    /// `option '--help' doesn't allow an argument`
-    NoArgument(&'static str),
+pub use cli::opts::UsageError;
+use cli::opts::{Arg, Doc, Item, Opt, Parser};
+
+/// What each option does; [`parse`] dispatches on these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Id {
+    ShowAll,
+    NumberNonblank,
+    ShowNonprintingEnds,
+    ShowEnds,
+    Number,
+    SqueezeBlank,
+    ShowNonprintingTabs,
+    ShowTabs,
+    Unbuffered,
+    ShowNonprinting,
+    Help,
+    Version,
 }
 
-impl UsageError {
-    pub fn message(&self) -> Vec<u8> {
-        let mut m = Vec::new();
-        match self {
-            UsageError::InvalidShort(b) => {
-                m.extend_from_slice(b"invalid option -- '");
-                m.push(*b);
-                m.push(b'\'');
-            }
-            UsageError::Unrecognized(arg) => {
-                m.extend_from_slice(b"unrecognized option '");
-                m.extend_from_slice(arg);
-                m.push(b'\'');
-            }
-            UsageError::Ambiguous(arg, names) => {
-                m.extend_from_slice(b"option '");
-                m.extend_from_slice(arg);
-                m.extend_from_slice(b"' is ambiguous; possibilities:");
-                for n in names {
-                    m.extend_from_slice(format!(" '--{n}'").as_bytes());
-                }
-            }
-            UsageError::NoArgument(name) => {
-                m.extend_from_slice(
-                    format!("option '--{name}' doesn't allow an argument").as_bytes(),
-                );
-            }
-        }
-        m
-    }
-}
+/// Every option lcat accepts, in `--help` order: the one source of the
+/// parser, `--help`, completions and the man page.
+pub const OPTIONS: &[Opt<Id>] = &[
+    Opt::flag(b'A', "show-all", Id::ShowAll, "the same as -vET"),
+    Opt::flag(
+        b'b',
+        "number-nonblank",
+        Id::NumberNonblank,
+        "number the lines that are not empty (wins over -n)",
+    ),
+    Opt::short(b'e', Id::ShowNonprintingEnds, "the same as -vE"),
+    Opt::flag(b'E', "show-ends", Id::ShowEnds, "mark the end of each line with $"),
+    Opt::flag(b'n', "number", Id::Number, "number every output line"),
+    Opt::flag(
+        b's',
+        "squeeze-blank",
+        Id::SqueezeBlank,
+        "print one empty line for a run of empty lines",
+    ),
+    Opt::short(b't', Id::ShowNonprintingTabs, "the same as -vT"),
+    Opt::flag(b'T', "show-tabs", Id::ShowTabs, "show tab characters as ^I"),
+    Opt::short(b'u', Id::Unbuffered, "accepted and ignored (output is never held back)"),
+    Opt::flag(
+        b'v',
+        "show-nonprinting",
+        Id::ShowNonprinting,
+        "show control bytes as ^X and bytes above 127 as M-X, except newline and tab",
+    ),
+    Opt::new(None, Some("help"), Arg::None, Id::Help, "print this help and exit"),
+    Opt::new(
+        None,
+        Some("version"),
+        Arg::None,
+        Id::Version,
+        "print the version and the I/O engine, and exit",
+    ),
+];
 
-/// The long options, in GNU cat's table order (which is the order
-/// getopt_long lists them in when an abbreviation is ambiguous).
-const LONG: [&str; 9] = [
+/// GNU cat's long-option table order: ambiguity messages list the
+/// candidates in this order.
+pub const GETOPT_ORDER: &[&str] = &[
     "number-nonblank",
     "number",
     "squeeze-blank",
@@ -82,107 +94,49 @@ const LONG: [&str; 9] = [
     "version",
 ];
 
-const SHORT: &[u8] = b"AbeEnstTuv";
-
 /// Parses the arguments after the program name.
 pub fn parse(args: Vec<OsString>) -> Result<Command, UsageError> {
     parse_with(args, std::env::var_os("POSIXLY_CORRECT").is_some())
 }
 
+/// [`parse`] with POSIXLY_CORRECT given: the first operand ends options.
+/// The first mistake ends parsing, as in GNU cat; so do --help and
+/// --version.
 pub fn parse_with(args: Vec<OsString>, posixly_correct: bool) -> Result<Command, UsageError> {
-    use lexopt::Arg;
-    let raw: Vec<Vec<u8>> = args.iter().map(|a| a.as_bytes().to_vec()).collect();
-    let mut p = lexopt::Parser::from_args(args);
-    // getopt reads `-n=x` as -n, then an invalid option `=`.
-    p.set_short_equals(false);
     let mut plan = Plan::default();
     let f = &mut plan.format;
-    loop {
-        let arg = match p.next() {
-            Ok(Some(a)) => a,
-            Ok(None) => break,
-            // Only reachable if an attached value were left unread; every
-            // long option below reads it.
-            Err(_) => return Err(UsageError::Unrecognized(Vec::new())),
+    for item in Parser::from_os(OPTIONS, GETOPT_ORDER, args, posixly_correct) {
+        let id = match item {
+            Item::Operand(v) => {
+                plan.operands.push(v);
+                continue;
+            }
+            Item::Error(e) => return Err(e),
+            Item::Opt { id, .. } => id,
         };
-        match arg {
-            Arg::Short(c) => match c {
-                'A' => {
-                    f.show_nonprinting = true;
-                    f.show_ends = true;
-                    f.show_tabs = true;
-                }
-                'b' => f.number_nonblank = true,
-                'e' => {
-                    f.show_nonprinting = true;
-                    f.show_ends = true;
-                }
-                'E' => f.show_ends = true,
-                'n' => f.number = true,
-                's' => f.squeeze_blank = true,
-                't' => {
-                    f.show_nonprinting = true;
-                    f.show_tabs = true;
-                }
-                'T' => f.show_tabs = true,
-                'u' => {}
-                'v' => f.show_nonprinting = true,
-                other => return Err(UsageError::InvalidShort(invalid_short_byte(other, &raw))),
-            },
-            Arg::Long(name) => {
-                let name = name.to_string();
-                let value = p.optional_value();
-                let whole = || {
-                    let mut v = b"--".to_vec();
-                    v.extend_from_slice(&raw_long_name(&name, &raw));
-                    if let Some(val) = &value {
-                        v.push(b'=');
-                        v.extend_from_slice(val.as_bytes());
-                    }
-                    v
-                };
-                let opt = match LONG.iter().find(|l| **l == name) {
-                    Some(exact) => *exact,
-                    None => {
-                        let matches: Vec<&'static str> =
-                            LONG.iter().copied().filter(|l| l.starts_with(name.as_str())).collect();
-                        match matches.len() {
-                            0 => return Err(UsageError::Unrecognized(whole())),
-                            1 => matches[0],
-                            _ => return Err(UsageError::Ambiguous(whole(), matches)),
-                        }
-                    }
-                };
-                if value.is_some() {
-                    return Err(UsageError::NoArgument(opt));
-                }
-                match opt {
-                    "number-nonblank" => f.number_nonblank = true,
-                    "number" => f.number = true,
-                    "squeeze-blank" => f.squeeze_blank = true,
-                    "show-nonprinting" => f.show_nonprinting = true,
-                    "show-ends" => f.show_ends = true,
-                    "show-tabs" => f.show_tabs = true,
-                    "show-all" => {
-                        f.show_nonprinting = true;
-                        f.show_ends = true;
-                        f.show_tabs = true;
-                    }
-                    "help" => return Ok(Command::Help),
-                    _ => return Ok(Command::Version),
-                }
+        match id {
+            Id::ShowAll => {
+                f.show_nonprinting = true;
+                f.show_ends = true;
+                f.show_tabs = true;
             }
-            Arg::Value(v) => {
-                plan.operands.push(v.into_vec());
-                if posixly_correct {
-                    // getopt stops at the first operand: the rest, `--`
-                    // included, are operands.
-                    if let Ok(rest) = p.raw_args() {
-                        plan.operands.extend(rest.map(|a| a.into_vec()));
-                    }
-                    break;
-                }
+            Id::NumberNonblank => f.number_nonblank = true,
+            Id::ShowNonprintingEnds => {
+                f.show_nonprinting = true;
+                f.show_ends = true;
             }
+            Id::ShowEnds => f.show_ends = true,
+            Id::Number => f.number = true,
+            Id::SqueezeBlank => f.squeeze_blank = true,
+            Id::ShowNonprintingTabs => {
+                f.show_nonprinting = true;
+                f.show_tabs = true;
+            }
+            Id::ShowTabs => f.show_tabs = true,
+            Id::Unbuffered => {}
+            Id::ShowNonprinting => f.show_nonprinting = true,
+            Id::Help => return Ok(Command::Help),
+            Id::Version => return Ok(Command::Version),
         }
     }
     if plan.operands.is_empty() {
@@ -191,103 +145,59 @@ pub fn parse_with(args: Vec<OsString>, posixly_correct: bool) -> Result<Command,
     Ok(Command::Cat(plan))
 }
 
-/// The byte getopt would report for an invalid short option. lexopt hands
-/// back chars; getopt works on bytes and stops at the first byte of a
-/// multi-byte character, and an invalid UTF-8 byte comes back from lexopt
-/// as U+FFFD, so for those the byte is taken from the raw arguments: the
-/// first option cluster holding a byte that is not an option letter
-/// (arguments before it were accepted, or lexopt would have failed there).
-fn invalid_short_byte(c: char, raw: &[Vec<u8>]) -> u8 {
-    if c.is_ascii() {
-        return c as u8;
-    }
-    if c != char::REPLACEMENT_CHARACTER {
-        let mut b = [0u8; 4];
-        return c.encode_utf8(&mut b).as_bytes()[0];
-    }
-    for a in raw {
-        if a == b"--" {
-            break;
-        }
-        if a.len() < 2 || a[0] != b'-' || a[1] == b'-' {
-            continue;
-        }
-        if let Some(&b) = a[1..].iter().find(|b| !SHORT.contains(b)) {
-            return b;
-        }
-    }
-    0xef // the first byte of U+FFFD itself
-}
+const ABOUT: &str = "\
+Write the FILEs, one after the other, to standard output (GNU cat
+compatible). With no FILE, or where FILE is -, read standard input.";
 
-/// The raw bytes of a long option name that lexopt decoded lossily.
-fn raw_long_name(name: &str, raw: &[Vec<u8>]) -> Vec<u8> {
-    if !name.contains(char::REPLACEMENT_CHARACTER) {
-        return name.as_bytes().to_vec();
-    }
-    for a in raw {
-        if let Some(rest) = a.strip_prefix(b"--") {
-            let n = rest.split(|&b| b == b'=').next().unwrap_or(rest);
-            if String::from_utf8_lossy(n) == name {
-                return n.to_vec();
-            }
-        }
-    }
-    name.as_bytes().to_vec()
-}
-
-/// `--help` text: GNU cat 9.1's, byte for byte, with the program name
-/// substituted as GNU does; the closing lines name this project rather
-/// than GNU's.
-pub fn help(prog: &str) -> String {
-    format!(
-        "\
-Usage: {prog} [OPTION]... [FILE]...
-Concatenate FILE(s) to standard output.
-
-With no FILE, or when FILE is -, read standard input.
-
-  -A, --show-all           equivalent to -vET
-  -b, --number-nonblank    number nonempty output lines, overrides -n
-  -e                       equivalent to -vE
-  -E, --show-ends          display $ at end of each line
-  -n, --number             number all output lines
-  -s, --squeeze-blank      suppress repeated empty output lines
-  -t                       equivalent to -vT
-  -T, --show-tabs          display TAB characters as ^I
-  -u                       (ignored)
-  -v, --show-nonprinting   use ^ and M- notation, except for LFD and TAB
-      --help        display this help and exit
-      --version     output version information and exit
-
+const NOTES: &str = "\
 Examples:
-  {prog} f - g  Output f's contents, then standard input, then g's contents.
-  {prog}        Copy standard input to standard output.
+  {prog} f - g  f's contents, then standard input, then g's.
+  {prog}        standard input to standard output.
 
-{HELP_FOOTER}"
+RINGIO_BACKEND=uring|threads|sync picks the I/O engine's executor (see
+--version for the one chosen here).
+
+Exit status: 0 on success, 1 if any FILE could not be read or the output
+could not be written.";
+
+/// lcat's documentation, for `--help`, the man page and completions.
+pub fn doc() -> Doc {
+    Doc::from_opts(
+        "lcat",
+        "cat",
+        "concatenate files to standard output (GNU cat compatible)",
+        &["[OPTION]... [FILE]..."],
+        ABOUT,
+        OPTIONS,
+        NOTES,
     )
 }
 
-/// Where `--help` output stops matching GNU's (GNU names its own project
-/// and manual there).
-pub const HELP_FOOTER: &str = "\
-lcat is part of ringutils; it behaves as GNU cat 9.1 does, whose manual is at
-<https://www.gnu.org/software/coreutils/cat>.
-";
+/// `--help` text, generated from [`OPTIONS`].
+pub fn help(prog: &str) -> String {
+    if cli::style::on(1) {
+        doc().help_styled(prog, &cli::style::Help)
+    } else {
+        doc().help(prog)
+    }
+}
 
-/// `--version` text.
+/// `--version`: names lcat itself whatever argv[0] is, as GNU's does.
 pub fn version() -> String {
-    format!(
-        "lcat (ringutils) {}\n\
-         A GNU cat 9.1-compatible cat on the ringio engine.\n\
-         License MIT OR Apache-2.0: free to change and redistribute.\n\
-         There is NO WARRANTY, to the extent permitted by law.\n",
-        env!("CARGO_PKG_VERSION")
-    )
+    // lcat's copy loop is one dependent chain: sync unless told otherwise
+    // (see copy::engine).
+    let backend = ringio::Backend::from_env().unwrap_or(ringio::Backend::Sync);
+    cli::opts::version("lcat", "cat", backend)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn table_is_consistent() {
+        cli::opts::check_table(OPTIONS, GETOPT_ORDER).unwrap();
+    }
 
     fn p(args: &[&[u8]]) -> Result<Command, UsageError> {
         use std::os::unix::ffi::OsStringExt;
@@ -343,6 +253,7 @@ mod tests {
 
     #[test]
     fn posixly_correct_stops_at_first_operand() {
+        use std::os::unix::ffi::OsStringExt;
         let args = [b"-n".as_slice(), b"f", b"-E", b"--"]
             .iter()
             .map(|a| OsString::from_vec(a.to_vec()))

@@ -13,7 +13,6 @@ pub mod error;
 pub mod format;
 
 use std::ffi::OsString;
-use std::io::Write;
 
 use args::{Command, Plan};
 use copy::{Cat, FinishError};
@@ -29,12 +28,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         Ok(Command::Help) => print(&args::help(cli::progname())),
         Ok(Command::Version) => print(&args::version()),
         Err(e) => {
-            cli::msg::error_bytes(&[&e.message()]);
-            let _ = writeln!(
-                std::io::stderr(),
-                "Try '{} --help' for more information.",
-                cli::progname()
-            );
+            cli::msg::usage_error_bytes(&e.message());
             1
         }
     }

@@ -5,9 +5,11 @@
 
 pub mod glob;
 pub mod msg;
+pub mod opts;
 pub mod out;
 pub mod quote;
 pub mod size;
+pub mod style;
 pub mod timefmt;
 pub mod users;
 

@@ -27,12 +27,24 @@ pub fn progname() -> &'static str {
     NAME.get().map_or("ringutils", String::as_str)
 }
 
+/// Whether stderr gets the tools' own colours (decided once: a terminal,
+/// NO_COLOR and TERM allowing; see [`crate::style`]).
+fn stderr_styled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| crate::style::on(2)) && !crate::style::disabled()
+}
+
+/// The program name as error messages start: bold red on a terminal.
+pub fn styled_progname() -> String {
+    crate::style::error_prefix(progname(), stderr_styled())
+}
+
 /// Writes `prog: <parts…>\n` to stderr in one write, so parallel walkers'
 /// messages never interleave mid-line. Parts are raw bytes because names
 /// in messages need not be UTF-8 (they are quoted by the caller).
 pub fn error_bytes(parts: &[&[u8]]) {
     let mut line = Vec::with_capacity(128);
-    line.extend_from_slice(progname().as_bytes());
+    line.extend_from_slice(styled_progname().as_bytes());
     line.extend_from_slice(b": ");
     for p in parts {
         line.extend_from_slice(p);
@@ -49,11 +61,22 @@ pub fn error(message: &str) {
 /// `prog: <msg>\nTry 'prog --help' for more information.` — GNU's form
 /// for bad usage.
 pub fn usage_error(message: &str) {
-    let mut s = String::new();
-    s.push_str(progname());
-    s.push_str(": ");
-    s.push_str(message);
-    s.push('\n');
-    s.push_str(&format!("Try '{} --help' for more information.\n", progname()));
-    let _ = std::io::stderr().lock().write_all(s.as_bytes());
+    usage_error_bytes(message.as_bytes());
+}
+
+/// [`usage_error`] for a message that need not be UTF-8 (getopt names
+/// an invalid option byte as it is).
+pub fn usage_error_bytes(message: &[u8]) {
+    let mut s = Vec::new();
+    s.extend_from_slice(styled_progname().as_bytes());
+    s.extend_from_slice(b": ");
+    s.extend_from_slice(message);
+    s.push(b'\n');
+    s.extend_from_slice(try_help().as_bytes());
+    let _ = std::io::stderr().lock().write_all(&s);
+}
+
+/// GNU's `Try 'prog --help' for more information.` line.
+pub fn try_help() -> String {
+    format!("Try '{} --help' for more information.\n", progname())
 }

@@ -5,8 +5,9 @@
 //! (bad sizes) end the run at once, as in GNU.
 
 use std::ffi::OsString;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::ffi::OsStrExt;
 
+use cli::opts::{Item, Parser};
 use cli::quote;
 
 use crate::exclude::Exclude;
@@ -14,6 +15,7 @@ use crate::num::{self, NumError};
 use crate::plan::{Deref, Operands, Plan, TimeKind};
 use crate::timestyle::TimeFormat;
 use crate::units::{self, Units};
+use crate::usage::{Id, GETOPT_ORDER, OPTIONS};
 
 /// What the command line asks for.
 #[derive(Debug)]
@@ -38,142 +40,6 @@ impl ArgError {
 
     fn usage(lines: Vec<Vec<u8>>) -> ArgError {
         ArgError { lines, try_help: true }
-    }
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum HasArg {
-    No,
-    Required,
-    Optional,
-}
-
-/// GNU du's long options, in its table order (which ambiguity messages show).
-const LONG: &[LongEntry] = &[
-    ("all", HasArg::No, Opt::All),
-    ("apparent-size", HasArg::No, Opt::Apparent),
-    ("block-size", HasArg::Required, Opt::BlockSize),
-    ("bytes", HasArg::No, Opt::Bytes),
-    ("count-links", HasArg::No, Opt::CountLinks),
-    ("dereference", HasArg::No, Opt::DerefAll),
-    ("dereference-args", HasArg::No, Opt::DerefArgs),
-    ("exclude", HasArg::Required, Opt::Exclude),
-    ("exclude-from", HasArg::Required, Opt::ExcludeFrom),
-    ("files0-from", HasArg::Required, Opt::Files0From),
-    ("human-readable", HasArg::No, Opt::Human),
-    ("inodes", HasArg::No, Opt::Inodes),
-    ("si", HasArg::No, Opt::Si),
-    ("max-depth", HasArg::Required, Opt::MaxDepth),
-    ("null", HasArg::No, Opt::Null),
-    ("no-dereference", HasArg::No, Opt::NoDeref),
-    ("one-file-system", HasArg::No, Opt::OneFs),
-    ("separate-dirs", HasArg::No, Opt::Separate),
-    ("summarize", HasArg::No, Opt::Summarize),
-    ("total", HasArg::No, Opt::Total),
-    ("threshold", HasArg::Required, Opt::Threshold),
-    ("time", HasArg::Optional, Opt::Time),
-    ("time-style", HasArg::Required, Opt::TimeStyle),
-    ("help", HasArg::No, Opt::Help),
-    ("version", HasArg::No, Opt::Version),
-];
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Opt {
-    All,
-    Apparent,
-    BlockSize,
-    Bytes,
-    CountLinks,
-    DerefAll,
-    DerefArgs,
-    Exclude,
-    ExcludeFrom,
-    Files0From,
-    Human,
-    Inodes,
-    Si,
-    MaxDepth,
-    Null,
-    NoDeref,
-    OneFs,
-    Separate,
-    Summarize,
-    Total,
-    Threshold,
-    Time,
-    TimeStyle,
-    Help,
-    Version,
-    Kilo,
-    Mega,
-}
-
-fn short(c: char) -> Option<(Opt, bool)> {
-    Some(match c {
-        '0' => (Opt::Null, false),
-        'a' => (Opt::All, false),
-        'b' => (Opt::Bytes, false),
-        'B' => (Opt::BlockSize, true),
-        'c' => (Opt::Total, false),
-        'd' => (Opt::MaxDepth, true),
-        'D' | 'H' => (Opt::DerefArgs, false),
-        'h' => (Opt::Human, false),
-        'k' => (Opt::Kilo, false),
-        'l' => (Opt::CountLinks, false),
-        'L' => (Opt::DerefAll, false),
-        'm' => (Opt::Mega, false),
-        'P' => (Opt::NoDeref, false),
-        's' => (Opt::Summarize, false),
-        'S' => (Opt::Separate, false),
-        't' => (Opt::Threshold, true),
-        'x' => (Opt::OneFs, false),
-        'X' => (Opt::ExcludeFrom, true),
-        _ => return None,
-    })
-}
-
-type LongEntry = (&'static str, HasArg, Opt);
-
-/// Why a long option name did not resolve.
-enum LongError {
-    Unknown,
-    Ambiguous(Vec<&'static str>),
-}
-
-impl LongError {
-    fn message(&self, shown: &str) -> Vec<u8> {
-        match self {
-            LongError::Unknown => format!("unrecognized option '{shown}'").into_bytes(),
-            LongError::Ambiguous(names) => {
-                let mut m = format!("option '{shown}' is ambiguous; possibilities:");
-                for n in names {
-                    m.push_str(&format!(" '--{n}'"));
-                }
-                m.into_bytes()
-            }
-        }
-    }
-}
-
-/// Resolves a long option name (without `--`) to its table entry: an exact
-/// name or an unambiguous prefix.
-fn long(name: &str) -> Result<&'static LongEntry, LongError> {
-    if let Some(e) = LONG.iter().find(|e| e.0 == name) {
-        return Ok(e);
-    }
-    let cands: Vec<&'static LongEntry> = LONG.iter().filter(|e| e.0.starts_with(name)).collect();
-    match cands.len() {
-        0 => Err(LongError::Unknown),
-        1 => Ok(cands[0]),
-        _ => Err(LongError::Ambiguous(cands.iter().map(|e| e.0).collect())),
-    }
-}
-
-/// How the option was written, for xstrtol-style messages: `-B` or `--block-size`.
-fn spelled(short: Option<char>, name: &str) -> String {
-    match short {
-        Some(c) => format!("-{c}"),
-        None => format!("--{name}"),
     }
 }
 
@@ -252,9 +118,8 @@ pub fn parse(
     env: &dyn Fn(&str) -> Option<String>,
     read_file: &FileReader,
 ) -> Result<Command, ArgError> {
-    let mut p = lexopt::Parser::from_args(args);
-    p.set_short_equals(false);
     let posix = env("POSIXLY_CORRECT").is_some();
+    let p = Parser::from_os(OPTIONS, GETOPT_ORDER, args, posix);
 
     let mut soft: Vec<Vec<u8>> = Vec::new();
     let mut operands: Vec<Vec<u8>> = Vec::new();
@@ -276,99 +141,41 @@ pub fn parse(
     let mut exclude = Exclude::default();
     let mut files0: Option<Vec<u8>> = None;
 
-    loop {
-        let arg = match p.next() {
-            Ok(Some(a)) => a,
-            Ok(None) => break,
-            Err(lexopt::Error::UnexpectedValue { option, .. }) => {
-                soft.push(format!("option '{option}' doesn't allow an argument").into_bytes());
+    for item in p {
+        // getopt complains about each bad option and goes on; GNU du then
+        // stops with usage after the loop.
+        let (opt, value, spelled) = match item {
+            Item::Operand(v) => {
+                operands.push(v);
                 continue;
             }
-            Err(e) => {
-                soft.push(e.to_string().into_bytes());
+            Item::Error(e) => {
+                soft.push(e.message());
                 continue;
             }
-        };
-        // (option, how it was written for messages, short letter).
-        let (opt, name, letter, has_arg): (Opt, String, Option<char>, HasArg) = match arg {
-            lexopt::Arg::Value(v) => {
-                operands.push(v.into_vec());
-                if posix {
-                    if let Ok(rest) = p.raw_args() {
-                        operands.extend(rest.map(|a| a.into_vec()));
-                    }
-                }
-                continue;
-            }
-            lexopt::Arg::Short(c) => match short(c) {
-                Some((o, needs)) => {
-                    let long_name =
-                        LONG.iter().find(|e| e.2 == o).map_or(String::new(), |e| e.0.to_string());
-                    (o, long_name, Some(c), if needs { HasArg::Required } else { HasArg::No })
-                }
-                None => {
-                    let shown = if c == '\u{fffd}' { "?".to_string() } else { c.to_string() };
-                    soft.push(format!("invalid option -- '{shown}'").into_bytes());
-                    continue;
-                }
-            },
-            lexopt::Arg::Long(l) => {
-                let l = l.to_string();
-                match long(&l) {
-                    Ok(e) => (e.2, e.0.to_string(), None, e.1),
-                    Err(kind) => {
-                        // GNU shows the argument whole, `=value` included.
-                        let shown = match p.optional_value() {
-                            Some(v) => format!("--{l}={}", v.to_string_lossy()),
-                            None => format!("--{l}"),
-                        };
-                        soft.push(kind.message(&shown));
-                        continue;
-                    }
-                }
-            }
-        };
-        let value: Option<Vec<u8>> = match has_arg {
-            HasArg::No => {
-                if letter.is_none() && p.optional_value().is_some() {
-                    soft.push(format!("option '--{name}' doesn't allow an argument").into_bytes());
-                    continue;
-                }
-                None
-            }
-            HasArg::Optional => p.optional_value().map(|v| v.into_vec()),
-            HasArg::Required => match p.value() {
-                Ok(v) => Some(v.into_vec()),
-                Err(_) => {
-                    soft.push(match letter {
-                        Some(c) => format!("option requires an argument -- '{c}'").into_bytes(),
-                        None => format!("option '--{name}' requires an argument").into_bytes(),
-                    });
-                    continue;
-                }
-            },
+            Item::Opt { id, value, spelled } => (id, value, spelled),
         };
         let val = value.clone().unwrap_or_default();
         let text = String::from_utf8_lossy(&val).into_owned();
         match opt {
-            Opt::Help => return Ok(Command::Help),
-            Opt::Version => return Ok(Command::Version),
-            Opt::All => all = true,
-            Opt::Apparent => apparent = true,
-            Opt::Bytes => {
+            Id::Help => return Ok(Command::Help),
+            Id::Version => return Ok(Command::Version),
+            Id::All => all = true,
+            Id::Apparent => apparent = true,
+            Id::Bytes => {
                 apparent = true;
                 units = Some(Units::BYTES);
             }
-            Opt::BlockSize => match units::parse_spec(&text) {
+            Id::BlockSize => match units::parse_spec(&text) {
                 Ok(u) => units = Some(u),
-                Err(e) => return Err(num_error(e, &spelled(letter, &name), &val)),
+                Err(e) => return Err(num_error(e, &spelled.shown(), &val)),
             },
-            Opt::Human => units = Some(Units::Human { si: false }),
-            Opt::Si => units = Some(Units::Human { si: true }),
-            Opt::Kilo => units = Some(Units::KIB),
-            Opt::Mega => units = Some(Units::MIB),
-            Opt::Total => total = true,
-            Opt::MaxDepth => match num::parse_unsigned(&text, "", false) {
+            Id::Human => units = Some(Units::Human { si: false }),
+            Id::Si => units = Some(Units::Human { si: true }),
+            Id::Kilo => units = Some(Units::KIB),
+            Id::Mega => units = Some(Units::MIB),
+            Id::Total => total = true,
+            Id::MaxDepth => match num::parse_unsigned(&text, "", false) {
                 Ok(n) if n.value <= i64::MAX as u64 && !n.no_digits => {
                     max_depth = Some(n.value as usize)
                 }
@@ -380,37 +187,37 @@ pub fn parse(
                     .concat(),
                 ),
             },
-            Opt::DerefArgs => deref = Deref::Args,
-            Opt::DerefAll => deref = Deref::Always,
-            Opt::NoDeref => deref = Deref::Never,
-            Opt::CountLinks => count_links = true,
-            Opt::Inodes => inodes = true,
-            Opt::Null => null = true,
-            Opt::Separate => separate = true,
-            Opt::Summarize => summarize = true,
-            Opt::Threshold => match num::parse_signed(&text, "kKmMGTPEZY0", true) {
+            Id::DerefArgs => deref = Deref::Args,
+            Id::DerefAll => deref = Deref::Always,
+            Id::NoDeref => deref = Deref::Never,
+            Id::CountLinks => count_links = true,
+            Id::Inodes => inodes = true,
+            Id::Null => null = true,
+            Id::Separate => separate = true,
+            Id::Summarize => summarize = true,
+            Id::Threshold => match num::parse_signed(&text, "kKmMGTPEZY0", true) {
                 Ok(0) if val.first() == Some(&b'-') => {
                     return Err(ArgError::fatal("invalid --threshold argument '-0'"))
                 }
                 Ok(n) => threshold = n,
-                Err(e) => return Err(num_error(e, &spelled(letter, &name), &val)),
+                Err(e) => return Err(num_error(e, &spelled.shown(), &val)),
             },
-            Opt::Time => {
+            Id::Time => {
                 time = Some(match &value {
                     None => TimeKind::Mtime,
                     Some(v) => argmatch(v, TIME_ARGS, "--time", TIME_VALID)?,
                 })
             }
-            Opt::TimeStyle => time_style = Some(val),
-            Opt::OneFs => one_fs = true,
-            Opt::Exclude => exclude.add(&val),
-            Opt::ExcludeFrom => match read_file(&val) {
+            Id::TimeStyle => time_style = Some(val),
+            Id::OneFs => one_fs = true,
+            Id::Exclude => exclude.add(&val),
+            Id::ExcludeFrom => match read_file(&val) {
                 Ok(data) => exclude.add_lines(&data),
                 Err(e) => soft.push(
                     [quote::file(&val).as_slice(), b": ", e.errno().message().as_bytes()].concat(),
                 ),
             },
-            Opt::Files0From => files0 = Some(val),
+            Id::Files0From => files0 = Some(val),
         }
     }
     if !soft.is_empty() {

@@ -45,7 +45,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
             1
         }
         Ok(Command::Help) => print_and_exit(&usage::help(cli::progname())),
-        Ok(Command::Version) => print_and_exit(&usage::version(cli::progname())),
+        Ok(Command::Version) => print_and_exit(&usage::version()),
         Ok(Command::Run(plan)) => execute(&plan),
     }
 }
@@ -62,12 +62,13 @@ fn print_and_exit(text: &str) -> i32 {
 
 fn usage_error(e: &ArgError) {
     let prog = cli::progname();
+    let styled = cli::msg::styled_progname();
     let mut s = Vec::new();
     for l in &e.lines {
         match l.strip_prefix(&[args::RAW]) {
             Some(raw) => s.extend_from_slice(raw),
             None => {
-                s.extend_from_slice(prog.as_bytes());
+                s.extend_from_slice(styled.as_bytes());
                 s.extend_from_slice(b": ");
                 s.extend_from_slice(l);
             }

@@ -1,63 +1,155 @@
-//! `--help` and `--version`.
+//! ldu's option table — the one source of its parser ([`crate::args`]),
+//! `--help`, completions and man page — and the texts around it (our own
+//! wording; the option set and layout are GNU du 9.1's).
 
-pub fn help(prog: &str) -> String {
-    format!(
-        "\
-Usage: {prog} [OPTION]... [FILE]...
-  or:  {prog} [OPTION]... --files0-from=F
-Summarize the disk usage of each FILE, recursively for directories
-(GNU du compatible; directories are walked in parallel).
+use cli::opts::{Arg, Complete, Doc, Opt};
 
-Mandatory arguments to long options are mandatory for short options too.
-  -0, --null            end each output line with NUL, not newline
-  -a, --all             write counts for all files, not just directories
-      --apparent-size   print apparent sizes rather than device usage
-  -B, --block-size=SIZE  scale sizes by SIZE before printing them
-  -b, --bytes           equivalent to '--apparent-size --block-size=1'
-  -c, --total           produce a grand total
-  -D, --dereference-args  dereference only symlinks listed on the command line
-  -d, --max-depth=N     print the total for a directory only if it is N or
-                          fewer levels below the command line argument
-      --files0-from=F   summarize the files named in file F, separated by NULs
-                          (F of - reads names from standard input)
-  -H                    equivalent to --dereference-args (-D)
-  -h, --human-readable  print sizes in human readable format (e.g., 1K 234M 2G)
-      --inodes          list inode usage information instead of block usage
-  -k                    like --block-size=1K
-  -L, --dereference     dereference all symbolic links
-  -l, --count-links     count sizes many times if hard linked
-  -m                    like --block-size=1M
-  -P, --no-dereference  don't follow any symbolic links (this is the default)
-  -S, --separate-dirs   for directories do not include size of subdirectories
-      --si              like -h, but use powers of 1000 not 1024
-  -s, --summarize       display only a total for each argument
-  -t, --threshold=SIZE  exclude entries smaller than SIZE if positive,
-                          or entries greater than SIZE if negative
-      --time            show time of the last modification of any file in the
-                          directory, or any of its subdirectories
-      --time=WORD       show time as WORD instead of modification time:
-                          atime, access, use, ctime or status
-      --time-style=STYLE  show times using STYLE: full-iso, long-iso, iso,
-                          or +FORMAT (interpreted like 'date')
-  -X, --exclude-from=FILE  exclude files that match any pattern in FILE
-      --exclude=PATTERN  exclude files that match PATTERN
-  -x, --one-file-system  skip directories on different file systems
-      --help            display this help and exit
-      --version         output version information and exit
+/// What each option does; [`crate::args`] dispatches on these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Id {
+    All,
+    Apparent,
+    BlockSize,
+    Bytes,
+    CountLinks,
+    DerefAll,
+    DerefArgs,
+    Exclude,
+    ExcludeFrom,
+    Files0From,
+    Human,
+    Inodes,
+    Si,
+    MaxDepth,
+    Null,
+    NoDeref,
+    OneFs,
+    Separate,
+    Summarize,
+    Total,
+    Threshold,
+    Time,
+    TimeStyle,
+    Help,
+    Version,
+    Kilo,
+    Mega,
+}
 
-SIZE is an integer with an optional unit (K, M, G, T, P, E, Z, Y as powers
-of 1024; KB, MB, ... as powers of 1000; KiB, MiB, ... too). Without -B, -k,
--m, -h or --si, sizes come in units of DU_BLOCK_SIZE, BLOCK_SIZE or
-BLOCKSIZE from the environment, else 1024 bytes (512 if POSIXLY_CORRECT).
+const fn req(s: Option<u8>, l: &'static str, a: &'static str, id: Id, h: &'static str) -> Opt<Id> {
+    Opt::new(s, Some(l), Arg::Required(a), id, h)
+}
 
-Environment: RINGIO_BACKEND=uring|threads|sync picks the I/O engine.
-"
+/// Every option ldu accepts, in `--help` order.
+pub const OPTIONS: &[Opt<Id>] = &[
+    Opt::flag(b'0', "null", Id::Null, "end each output line with a NUL byte, not a newline"),
+    Opt::flag(b'a', "all", Id::All, "print a line for every file, not only for directories"),
+    Opt::long("apparent-size", Id::Apparent, "count apparent sizes (bytes in the file) instead of disk usage; sparse files can make them smaller, and block overhead larger"),
+    req(Some(b'B'), "block-size", "SIZE", Id::BlockSize, "print sizes in units of SIZE (e.g. '-BM' for mebibytes; see SIZE below)").completes(Complete::Nothing),
+    Opt::flag(b'b', "bytes", Id::Bytes, "the same as --apparent-size --block-size=1"),
+    Opt::flag(b'c', "total", Id::Total, "end with a grand total"),
+    Opt::flag(b'D', "dereference-args", Id::DerefArgs, "follow symbolic links named on the command line, no others"),
+    req(Some(b'd'), "max-depth", "N", Id::MaxDepth, "print a directory's total only if it is at most N levels below its operand (--max-depth=0 is --summarize)").completes(Complete::Nothing),
+    req(None, "files0-from", "F", Id::Files0From, "take the operands from file F, each ended by a NUL byte ('-' reads them from standard input)"),
+    Opt::short(b'H', Id::DerefArgs, "the same as --dereference-args (-D)"),
+    Opt::flag(b'h', "human-readable", Id::Human, "print sizes for people: 1K 234M 2G"),
+    Opt::long("inodes", Id::Inodes, "count inodes instead of blocks"),
+    Opt::short(b'k', Id::Kilo, "the same as --block-size=1K"),
+    Opt::flag(b'L', "dereference", Id::DerefAll, "follow every symbolic link"),
+    Opt::flag(b'l', "count-links", Id::CountLinks, "count a hard-linked file each time it is met"),
+    Opt::short(b'm', Id::Mega, "the same as --block-size=1M"),
+    Opt::flag(b'P', "no-dereference", Id::NoDeref, "follow no symbolic links (the default)"),
+    Opt::flag(b'S', "separate-dirs", Id::Separate, "leave subdirectories out of a directory's size"),
+    Opt::long("si", Id::Si, "like -h, in powers of 1000 instead of 1024"),
+    Opt::flag(b's', "summarize", Id::Summarize, "print only one total per operand"),
+    req(Some(b't'), "threshold", "SIZE", Id::Threshold, "leave out entries smaller than SIZE when it is positive, larger than -SIZE when it is negative").completes(Complete::Nothing),
+    Opt::new(None, Some("time"), Arg::Optional("WORD"), Id::Time, "show the last modification time of anything in each directory's subtree; with WORD, that time instead: atime, access, use (access time) or ctime, status (status change)")
+        .completes(Complete::Words(&["atime", "access", "use", "ctime", "status"])),
+    req(None, "time-style", "STYLE", Id::TimeStyle, "print times in STYLE: full-iso, long-iso, iso, or +FORMAT (as date(1) reads it)")
+        .completes(Complete::Words(&["full-iso", "long-iso", "iso"])),
+    req(Some(b'X'), "exclude-from", "FILE", Id::ExcludeFrom, "skip files matching any shell pattern listed in FILE"),
+    req(None, "exclude", "PATTERN", Id::Exclude, "skip files matching the shell PATTERN").completes(Complete::Nothing),
+    Opt::flag(b'x', "one-file-system", Id::OneFs, "stay on the file system of each operand"),
+    Opt::long("help", Id::Help, "print this help and exit"),
+    Opt::long("version", Id::Version, "print the version and the I/O engine, and exit"),
+];
+
+/// GNU du's long-option table order: ambiguity messages list the
+/// candidates in this order.
+pub const GETOPT_ORDER: &[&str] = &[
+    "all",
+    "apparent-size",
+    "block-size",
+    "bytes",
+    "count-links",
+    "dereference",
+    "dereference-args",
+    "exclude",
+    "exclude-from",
+    "files0-from",
+    "human-readable",
+    "inodes",
+    "si",
+    "max-depth",
+    "null",
+    "no-dereference",
+    "one-file-system",
+    "separate-dirs",
+    "summarize",
+    "total",
+    "threshold",
+    "time",
+    "time-style",
+    "help",
+    "version",
+];
+
+const ABOUT: &str = "\
+Report the disk usage of each FILE, directories with everything below them
+(GNU du compatible; directories are walked in parallel).";
+
+const NOTES: &str = "\
+SIZE is a whole number with an optional unit: K, M, G, T, P, E, Z, Y are
+powers of 1024, KB, MB, ... powers of 1000; KiB, MiB, ... mean K, M, ...
+Without -B, -b, -k, -m, -h or --si, sizes are in units of DU_BLOCK_SIZE,
+BLOCK_SIZE or BLOCKSIZE from the environment, else of 1024 bytes (512 when
+POSIXLY_CORRECT is set).
+
+RINGIO_BACKEND=uring|threads|sync picks the I/O engine's executor (see
+--version for the one chosen here).
+
+Exit status: 0 on success, 1 if anything could not be read or counted.";
+
+/// ldu's documentation, for `--help`, the man page and completions.
+pub fn doc() -> Doc {
+    Doc::from_opts(
+        "ldu",
+        "du",
+        "estimate file space usage (GNU du compatible)",
+        &["[OPTION]... [FILE]...", "[OPTION]... --files0-from=F"],
+        ABOUT,
+        OPTIONS,
+        NOTES,
     )
 }
 
-pub fn version(prog: &str) -> String {
-    format!(
-        "{prog} (ringutils) {}\nA GNU du-compatible disk usage tool on the ringio engine.\nLicense MIT OR Apache-2.0.\n",
-        env!("CARGO_PKG_VERSION")
-    )
+pub fn help(prog: &str) -> String {
+    if cli::style::on(1) {
+        doc().help_styled(prog, &cli::style::Help)
+    } else {
+        doc().help(prog)
+    }
+}
+
+/// `--version`: names ldu itself whatever argv[0] is, as GNU's does.
+pub fn version() -> String {
+    cli::opts::version("ldu", "du", ringio::default_backend())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn table_is_consistent() {
+        cli::opts::check_table(super::OPTIONS, super::GETOPT_ORDER).unwrap();
+    }
 }

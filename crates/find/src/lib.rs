@@ -42,6 +42,7 @@ pub mod exec;
 pub mod expr;
 pub mod parse;
 pub mod perm;
+pub mod primaries;
 pub mod printf;
 pub mod regex;
 pub mod timefmt;
@@ -68,7 +69,11 @@ pub fn needs_order(plan: &Plan) -> bool {
 pub fn run(args: Vec<OsString>) -> i32 {
     let (plan, warnings) = match parse::parse(args) {
         Ok(p) => p,
-        Err(ParseError::Done) => return 0,
+        Err(ParseError::Print(text)) => {
+            let mut out = cli::Out::stdout();
+            out.write(text.as_bytes());
+            return if out.finish() { 0 } else { 1 };
+        }
         Err(ParseError::Msg(m)) => {
             cli::msg::error(&m);
             return 1;

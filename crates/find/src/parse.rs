@@ -7,6 +7,7 @@ use std::os::unix::ffi::OsStringExt;
 
 use crate::exec::ExecSpec;
 use crate::expr::{tmask, Cmp, Expr, Prim, TimeKind};
+use crate::primaries::{self, Id, Kind};
 use crate::printf::Format;
 use crate::regex::{Regex, Syntax};
 use cli::glob::Glob;
@@ -51,8 +52,8 @@ pub struct Plan {
 #[derive(Debug)]
 pub enum ParseError {
     Msg(String),
-    /// -help / -version printed; exit 0.
-    Done,
+    /// -help / -version: print this and exit 0.
+    Print(String),
 }
 
 fn err<T>(s: impl Into<String>) -> Result<T, ParseError> {
@@ -76,8 +77,6 @@ struct P {
     daystart: bool,
     warnings: Vec<String>,
 }
-
-const USAGE: &str = "Usage: find [-H] [-L] [-P] [-Olevel] [-D debugopts] [path...] [expression]\n";
 
 /// Parses `args` (without `argv[0]`). Warnings are returned to be printed.
 pub fn parse(args: Vec<OsString>) -> Result<(Plan, Vec<String>), ParseError> {
@@ -145,18 +144,31 @@ fn looks_like_expr(a: &[u8]) -> bool {
 }
 
 impl P {
+    /// -H -L -P -D -O (and -j -s) before the starting points, looked up
+    /// in the table like every primary.
     fn leading_options(&mut self) -> Result<(), ParseError> {
         while let Some(a) = self.args.get(self.i).cloned() {
-            match a.as_slice() {
-                b"-H" => self.plan.follow = Follow::Roots,
-                b"-L" => self.plan.follow = Follow::Always,
-                b"-P" => self.plan.follow = Follow::Never,
-                b"-s" => self.plan.sort = true,
-                b"--" => {
-                    self.i += 1;
-                    return Ok(());
-                }
-                b"-D" => {
+            if a == b"--" {
+                self.i += 1;
+                return Ok(());
+            }
+            let leading = |n: &[u8]| primaries::lookup(n).filter(|p| p.kind == Kind::Leading);
+            // -jN: the count attached.
+            let (prim, attached) = match leading(&a) {
+                Some(p) => (p, None),
+                None if a.starts_with(b"-j") && a.len() > 2 => match leading(b"-j") {
+                    Some(p) => (p, Some(a[2..].to_vec())),
+                    None => return Ok(()),
+                },
+                None => return Ok(()),
+            };
+            match prim.id {
+                Id::FollowArgs => self.plan.follow = Follow::Roots,
+                Id::FollowAll => self.plan.follow = Follow::Always,
+                Id::FollowNever => self.plan.follow = Follow::Never,
+                Id::Sorted => self.plan.sort = true,
+                Id::Optimize => {}
+                Id::Debug => {
                     self.i += 1;
                     let Some(d) = self.args.get(self.i) else {
                         return err("Missing argument after the -D option.");
@@ -179,19 +191,19 @@ impl P {
                         }
                     }
                 }
-                b"-j" => {
-                    self.i += 1;
-                    let n = self.args.get(self.i).and_then(|v| parse_usize(v));
-                    match n {
+                Id::Threads => {
+                    let v = match attached {
+                        Some(v) => Some(v),
+                        None => {
+                            self.i += 1;
+                            self.args.get(self.i).cloned()
+                        }
+                    };
+                    match v.as_deref().and_then(parse_usize) {
                         Some(n) if n > 0 => self.plan.threads = n,
                         _ => return err("-j needs a positive number of threads"),
                     }
                 }
-                x if x.starts_with(b"-j") && x.len() > 2 => match parse_usize(&x[2..]) {
-                    Some(n) if n > 0 => self.plan.threads = n,
-                    _ => return err("-j needs a positive number of threads"),
-                },
-                x if x.starts_with(b"-O") => {}
                 _ => return Ok(()),
             }
             self.i += 1;
@@ -344,36 +356,45 @@ impl P {
 
     fn primary(&mut self, name: &[u8]) -> Result<Expr, ParseError> {
         let n = name;
-        let prim = match n {
-            b"-true" => Prim::True,
-            b"-false" => Prim::False,
+        // Leading options and operators are not primaries here.
+        let found =
+            primaries::lookup(n).filter(|p| !matches!(p.kind, Kind::Leading | Kind::Operator));
+        let Some(found) = found else {
+            if !n.starts_with(b"-") {
+                return err(format!("paths must precede expression: `{}'", lossy(n)));
+            }
+            return err(format!("unknown predicate `{}'", lossy(n)));
+        };
+        let prim = match found.id {
+            Id::True => Prim::True,
+            Id::False => Prim::False,
             // Options: always true where they stand.
-            b"-depth" | b"-d" => {
+            Id::Depth => {
                 self.plan.depth_first = true;
                 Prim::True
             }
-            b"-xdev" | b"-mount" => {
+            Id::Xdev => {
                 self.plan.xdev = true;
                 Prim::True
             }
-            b"-follow" => {
+            Id::Follow => {
                 self.plan.follow = Follow::Always;
                 Prim::True
             }
-            b"-noleaf" | b"-warn" | b"-nowarn" | b"-posix" => Prim::True,
-            b"-ignore_readdir_race" => {
+            Id::Noleaf | Id::Warn | Id::Posix => Prim::True,
+            Id::IgnoreRace => {
                 self.plan.ignore_race = true;
                 Prim::True
             }
-            b"-noignore_readdir_race" => {
+            Id::NoIgnoreRace => {
                 self.plan.ignore_race = false;
                 Prim::True
             }
-            b"-daystart" => {
+            Id::Daystart => {
                 self.daystart = true;
                 Prim::True
             }
-            b"-maxdepth" | b"-mindepth" => {
+            Id::Maxdepth | Id::Mindepth => {
                 let v = self.arg(n)?;
                 let Some(d) = parse_usize(&v) else {
                     return err(format!(
@@ -389,7 +410,7 @@ impl P {
                 }
                 Prim::True
             }
-            b"-regextype" => {
+            Id::Regextype => {
                 let v = self.arg(n)?;
                 match Syntax::from_name(&v) {
                     Some(s) => self.syntax = s,
@@ -402,40 +423,37 @@ impl P {
                 }
                 Prim::True
             }
-            b"-help" | b"--help" => {
-                print!("{USAGE}");
-                println!("\nDefault path is the current directory; default expression is -print.");
-                println!("Expression may consist of: operators, options, tests, and actions.");
-                println!(
-                    "\nlfind also accepts -j N (threads) and -s (sorted, ordered walk) before the paths."
-                );
-                return Err(ParseError::Done);
+            Id::Help => {
+                let styled = cli::style::on(1);
+                return Err(ParseError::Print(primaries::help(cli::progname(), styled)));
             }
-            b"-version" | b"--version" => {
-                println!("lfind (ringutils) {}", env!("CARGO_PKG_VERSION"));
-                println!("GNU find-compatible; see ringutils.");
-                return Err(ParseError::Done);
+            Id::Version => {
+                return Err(ParseError::Print(cli::opts::version(
+                    "lfind",
+                    "find",
+                    ringio::default_backend(),
+                )))
             }
-            b"-name" | b"-iname" => {
+            Id::Name | Id::Iname => {
                 let v = self.arg(n)?;
                 Prim::Name(Glob::new(&v, folding(n == b"-iname")))
             }
-            b"-path" | b"-wholename" | b"-ipath" | b"-iwholename" => {
+            Id::Path | Id::Ipath => {
                 let v = self.arg(n)?;
                 Prim::Path(Glob::new(&v, folding(n.starts_with(b"-i"))))
             }
-            b"-lname" | b"-ilname" => {
+            Id::Lname | Id::Ilname => {
                 let v = self.arg(n)?;
                 Prim::Lname(Glob::new(&v, folding(n == b"-ilname")))
             }
-            b"-regex" | b"-iregex" => {
+            Id::Regex | Id::Iregex => {
                 let v = self.arg(n)?;
                 match Regex::new(&v, self.syntax, n == b"-iregex") {
                     Ok(r) => Prim::Regex(r),
                     Err(e) => return err(e.0),
                 }
             }
-            b"-type" | b"-xtype" => {
+            Id::Type | Id::Xtype => {
                 let v = self.arg(n)?;
                 let m = parse_types(n, &v)?;
                 if n == b"-type" {
@@ -444,12 +462,12 @@ impl P {
                     Prim::XType(m)
                 }
             }
-            b"-size" => {
+            Id::Size => {
                 let v = self.arg(n)?;
                 parse_size(&v)?
             }
-            b"-empty" => Prim::Empty,
-            b"-newer" | b"-anewer" | b"-cnewer" => {
+            Id::Empty => Prim::Empty,
+            Id::Newer | Id::Anewer | Id::Cnewer => {
                 let v = self.arg(n)?;
                 let st = self.ref_stat(&v)?;
                 let kind = match n {
@@ -459,7 +477,8 @@ impl P {
                 };
                 Prim::Newer { kind, t: (st.stx_mtime.tv_sec, st.stx_mtime.tv_nsec as i64) }
             }
-            x if x.starts_with(b"-newer") && x.len() == 8 => {
+            Id::NewerXY => {
+                let x = n;
                 let (xc, yc) = (x[6], x[7]);
                 let kind = |c: u8| match c {
                     b'a' => Some(TimeKind::Access),
@@ -497,7 +516,7 @@ impl P {
                 };
                 Prim::Newer { kind: k, t }
             }
-            b"-mtime" | b"-atime" | b"-ctime" | b"-mmin" | b"-amin" | b"-cmin" => {
+            Id::Mtime | Id::Atime | Id::Ctime | Id::Mmin | Id::Amin | Id::Cmin => {
                 let v = self.arg(n)?;
                 let Some((cmp, num)) = parse_float_cmp(&v) else {
                     return err(format!("invalid argument `{}' to `{}'", lossy(&v), lossy(n)));
@@ -511,14 +530,14 @@ impl P {
                 let origin = if days && self.daystart { self.day_start() } else { self.plan.now };
                 Prim::Age { kind, cmp, n: num, unit: if days { 86400 } else { 60 }, origin }
             }
-            b"-used" => {
+            Id::Used => {
                 let v = self.arg(n)?;
                 let Some((cmp, num)) = parse_float_cmp(&v) else {
                     return err(format!("invalid argument `{}' to `{}'", lossy(&v), lossy(n)));
                 };
                 Prim::Used { cmp, n: num }
             }
-            b"-perm" => {
+            Id::Perm => {
                 let v = self.arg(n)?;
                 match crate::perm::parse(&v) {
                     Some((kind, mode)) => {
@@ -533,7 +552,7 @@ impl P {
                     None => return err(format!("invalid mode {}", q(&v))),
                 }
             }
-            b"-user" => {
+            Id::User => {
                 let v = self.arg(n)?;
                 match cli::users::uid_of(&v) {
                     Some(u) => Prim::Uid(Cmp::Eq, u as u64),
@@ -543,7 +562,7 @@ impl P {
                     },
                 }
             }
-            b"-group" => {
+            Id::GroupName => {
                 let v = self.arg(n)?;
                 match cli::users::gid_of(&v) {
                     Some(g) => Prim::Gid(Cmp::Eq, g as u64),
@@ -553,7 +572,7 @@ impl P {
                     },
                 }
             }
-            b"-uid" | b"-gid" | b"-links" | b"-inum" => {
+            Id::Uid | Id::Gid | Id::Links | Id::Inum => {
                 let v = self.arg(n)?;
                 let Some((cmp, num)) = parse_int_cmp(&v) else {
                     return err(format!("invalid argument `{}' to `{}'", lossy(&v), lossy(n)));
@@ -565,9 +584,9 @@ impl P {
                     _ => Prim::Inum(cmp, num),
                 }
             }
-            b"-nouser" => Prim::NoUser,
-            b"-nogroup" => Prim::NoGroup,
-            b"-samefile" => {
+            Id::Nouser => Prim::NoUser,
+            Id::Nogroup => Prim::NoGroup,
+            Id::Samefile => {
                 let v = self.arg(n)?;
                 let st = self.ref_stat(&v)?;
                 Prim::SameFile {
@@ -575,27 +594,27 @@ impl P {
                     ino: st.stx_ino,
                 }
             }
-            b"-readable" => Prim::Access(libc::R_OK),
-            b"-writable" => Prim::Access(libc::W_OK),
-            b"-executable" => Prim::Access(libc::X_OK),
-            b"-fstype" => Prim::FsType(self.arg(n)?),
-            b"-print" => Prim::Print { out: 0, term: b'\n' },
-            b"-print0" => Prim::Print { out: 0, term: 0 },
-            b"-fprint" | b"-fprint0" => {
+            Id::Readable => Prim::Access(libc::R_OK),
+            Id::Writable => Prim::Access(libc::W_OK),
+            Id::Executable => Prim::Access(libc::X_OK),
+            Id::Fstype => Prim::FsType(self.arg(n)?),
+            Id::Print => Prim::Print { out: 0, term: b'\n' },
+            Id::Print0 => Prim::Print { out: 0, term: 0 },
+            Id::Fprint | Id::Fprint0 => {
                 let f = self.arg(n)?;
                 let out = self.out_index(&f)?;
                 Prim::Print { out, term: if n == b"-fprint0" { 0 } else { b'\n' } }
             }
-            b"-ls" => Prim::Ls { out: 0 },
-            b"-fls" => {
+            Id::Ls => Prim::Ls { out: 0 },
+            Id::Fls => {
                 let f = self.arg(n)?;
                 Prim::Ls { out: self.out_index(&f)? }
             }
-            b"-printf" => {
+            Id::Printf => {
                 let f = self.arg(n)?;
                 Prim::Printf { out: 0, fmt: self.format(&f)? }
             }
-            b"-fprintf" => {
+            Id::Fprintf => {
                 let file = self.arg(n)?;
                 let Some(f) = self.args.get(self.i).cloned() else {
                     return err(format!("invalid argument `{}' to `{}'", lossy(&file), lossy(n)));
@@ -604,18 +623,26 @@ impl P {
                 let out = self.out_index(&file)?;
                 Prim::Printf { out, fmt: self.format(&f)? }
             }
-            b"-prune" => Prim::Prune,
-            b"-quit" => Prim::Quit,
-            b"-delete" => Prim::Delete,
-            b"-exec" | b"-execdir" | b"-ok" | b"-okdir" => {
+            Id::Prune => Prim::Prune,
+            Id::Quit => Prim::Quit,
+            Id::Delete => Prim::Delete,
+            Id::Exec | Id::Execdir | Id::Ok | Id::Okdir => {
                 let spec = self.exec(n)?;
                 self.plan.execs.push(spec);
                 Prim::Exec(self.plan.execs.len() - 1)
             }
-            _ if !n.starts_with(b"-") => {
-                return err(format!("paths must precede expression: `{}'", lossy(n)))
-            }
-            _ => return err(format!("unknown predicate `{}'", lossy(n))),
+            Id::FollowNever
+            | Id::FollowArgs
+            | Id::FollowAll
+            | Id::Debug
+            | Id::Optimize
+            | Id::Threads
+            | Id::Sorted
+            | Id::Paren
+            | Id::Not
+            | Id::And
+            | Id::Or
+            | Id::Comma => unreachable!("filtered out above"),
         };
         Ok(Expr::P(prim))
     }
@@ -890,7 +917,7 @@ mod tests {
         match parse(args.iter().map(OsString::from).collect()) {
             Ok((plan, _)) => Ok(plan),
             Err(ParseError::Msg(m)) => Err(m),
-            Err(ParseError::Done) => Err("done".into()),
+            Err(ParseError::Print(_)) => Err("done".into()),
         }
     }
 

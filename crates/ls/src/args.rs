@@ -5,9 +5,12 @@
 use std::ffi::OsString;
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 
+use cli::opts::{Item, Parser};
 use cli::quote::Style;
 use cli::size::SizeFormat;
 use cli::timefmt::TimeStyle;
+
+use crate::help::{Id, GETOPT_ORDER, OPTIONS};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
@@ -101,6 +104,8 @@ pub struct Args {
     pub ignore: Vec<Vec<u8>>,
     pub hide: Vec<Vec<u8>>,
     pub color: When,
+    /// --color was given (--color=never also turns off lsr's own colours).
+    pub color_given: bool,
     pub hyperlink: When,
     pub icons: When,
     pub zero: bool,
@@ -146,6 +151,7 @@ impl Default for Args {
             ignore: Vec::new(),
             hide: Vec::new(),
             color: When::Never,
+            color_given: false,
             hyperlink: When::Never,
             icons: When::Never,
             zero: false,
@@ -171,84 +177,8 @@ pub enum ArgError {
     BadChoice { value: String, option: String, valid: Vec<&'static str> },
     /// A message printed without the "Try" line.
     Plain(String),
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum HasArg {
-    No,
-    Required,
-    Optional,
-}
-
-/// Long options: name, argument kind.
-const LONG: &[(&str, HasArg)] = &[
-    ("all", HasArg::No),
-    ("almost-all", HasArg::No),
-    ("author", HasArg::No),
-    ("escape", HasArg::No),
-    ("block-size", HasArg::Required),
-    ("ignore-backups", HasArg::No),
-    ("color", HasArg::Optional),
-    ("directory", HasArg::No),
-    ("dired", HasArg::No),
-    ("classify", HasArg::Optional),
-    ("file-type", HasArg::No),
-    ("format", HasArg::Required),
-    ("full-time", HasArg::No),
-    ("group-directories-first", HasArg::No),
-    ("no-group", HasArg::No),
-    ("human-readable", HasArg::No),
-    ("si", HasArg::No),
-    ("dereference-command-line", HasArg::No),
-    ("dereference-command-line-symlink-to-dir", HasArg::No),
-    ("hide", HasArg::Required),
-    ("hyperlink", HasArg::Optional),
-    ("indicator-style", HasArg::Required),
-    ("inode", HasArg::No),
-    ("ignore", HasArg::Required),
-    ("kibibytes", HasArg::No),
-    ("dereference", HasArg::No),
-    ("numeric-uid-gid", HasArg::No),
-    ("literal", HasArg::No),
-    ("hide-control-chars", HasArg::No),
-    ("show-control-chars", HasArg::No),
-    ("quote-name", HasArg::No),
-    ("quoting-style", HasArg::Required),
-    ("reverse", HasArg::No),
-    ("recursive", HasArg::No),
-    ("size", HasArg::No),
-    ("sort", HasArg::Required),
-    ("time", HasArg::Required),
-    ("time-style", HasArg::Required),
-    ("tabsize", HasArg::Required),
-    ("width", HasArg::Required),
-    ("context", HasArg::No),
-    ("zero", HasArg::No),
-    ("help", HasArg::No),
-    ("version", HasArg::No),
-    // Beyond GNU.
-    ("icons", HasArg::Optional),
-    ("tree", HasArg::Optional),
-    ("json", HasArg::No),
-];
-
-/// Resolves a possibly abbreviated long option name like getopt_long.
-fn resolve_long(name: &str) -> Result<(&'static str, HasArg), ArgError> {
-    if let Some(&(n, h)) = LONG.iter().find(|(n, _)| *n == name) {
-        return Ok((n, h));
-    }
-    let cands: Vec<&(&str, HasArg)> = LONG.iter().filter(|(n, _)| n.starts_with(name)).collect();
-    match cands.len() {
-        0 => Err(ArgError::Usage(format!("unrecognized option '--{name}'"))),
-        1 => Ok((cands[0].0, cands[0].1)),
-        _ => {
-            let mut s = format!("option '--{name}' is ambiguous; possibilities:");
-            for (n, _) in cands {
-                s.push_str(&format!(" '--{n}'"));
-            }
-            Err(ArgError::Usage(s))
-        }
-    }
+    /// getopt's own complaint (bytes: an invalid option may not be UTF-8).
+    Getopt(cli::opts::UsageError),
 }
 
 fn s(v: &OsString) -> String {
@@ -303,161 +233,35 @@ fn when(v: Option<OsString>, option: &str) -> Result<When, ArgError> {
     }
 }
 
-/// Parses the arguments after the program name.
+/// Parses the arguments after the program name, against the option table
+/// in [`crate::help::OPTIONS`] (getopt_long's rules: [`cli::opts::Parser`]).
+/// The first mistake ends parsing, as in GNU ls; so do --help and
+/// --version.
 pub fn parse<I: IntoIterator<Item = OsString>>(argv: I) -> Result<Args, ArgError> {
+    let posix = std::env::var_os("POSIXLY_CORRECT").is_some();
+    parse_with(argv, posix)
+}
+
+/// [`parse`] with POSIXLY_CORRECT given (the first operand ends options).
+pub fn parse_with<I: IntoIterator<Item = OsString>>(
+    argv: I,
+    posixly_correct: bool,
+) -> Result<Args, ArgError> {
     let mut a = Args::default();
-    let mut p = lexopt::Parser::from_args(argv);
-    p.set_short_equals(false);
-    loop {
-        let arg = match p.next() {
-            Ok(Some(arg)) => arg,
-            Ok(None) => break,
-            Err(e) => return Err(lexopt_error(e)),
-        };
-        match arg {
-            lexopt::Arg::Value(v) => a.files.push(v.into_vec()),
-            lexopt::Arg::Short(c) => short(&mut a, c, &mut p)?,
-            lexopt::Arg::Long(name) => {
-                let name = name.to_string();
-                let (full, has) = match resolve_long(&name) {
-                    Ok(r) => r,
-                    Err(ArgError::Usage(m)) if m.starts_with("unrecognized") => {
-                        // GNU names the whole argument, value included.
-                        let v =
-                            p.optional_value().map(|v| format!("={}", s(&v))).unwrap_or_default();
-                        return Err(ArgError::Usage(format!("unrecognized option '--{name}{v}'")));
-                    }
-                    Err(e) => return Err(e),
-                };
-                let value = match has {
-                    HasArg::No => {
-                        if p.optional_value().is_some() {
-                            return Err(ArgError::Usage(format!(
-                                "option '--{full}' doesn't allow an argument"
-                            )));
-                        }
-                        None
-                    }
-                    HasArg::Optional => p.optional_value(),
-                    HasArg::Required => match p.value() {
-                        Ok(v) => Some(v),
-                        Err(_) => {
-                            return Err(ArgError::Usage(format!(
-                                "option '--{full}' requires an argument"
-                            )))
-                        }
-                    },
-                };
-                long(&mut a, full, value)?;
+    let p = Parser::from_os(OPTIONS, GETOPT_ORDER, argv, posixly_correct);
+    for item in p {
+        match item {
+            Item::Operand(v) => a.files.push(v),
+            Item::Error(e) => return Err(ArgError::Getopt(e)),
+            Item::Opt { id, value, .. } => {
+                apply(&mut a, id, value.map(OsString::from_vec))?;
+                if a.help || a.version {
+                    break;
+                }
             }
         }
     }
     Ok(a)
-}
-
-fn lexopt_error(e: lexopt::Error) -> ArgError {
-    match e {
-        lexopt::Error::MissingValue { option: Some(o) } => {
-            let o = o.trim_start_matches('-').to_string();
-            ArgError::Usage(format!("option requires an argument -- '{o}'"))
-        }
-        other => ArgError::Usage(other.to_string()),
-    }
-}
-
-fn short(a: &mut Args, c: char, p: &mut lexopt::Parser) -> Result<(), ArgError> {
-    let need = |p: &mut lexopt::Parser| -> Result<OsString, ArgError> {
-        p.value().map_err(|_| ArgError::Usage(format!("option requires an argument -- '{c}'")))
-    };
-    match c {
-        'a' => a.hidden = Hidden::All,
-        'A' => a.hidden = Hidden::AlmostAll,
-        'b' => a.quoting = Some(Style::Escape),
-        'B' => {
-            a.ignore.push(b"*~".to_vec());
-            a.ignore.push(b".*~".to_vec());
-        }
-        'c' => a.time = TimeKind::Ctime,
-        'C' => a.format = Some(Format::Columns),
-        'd' => a.directory = true,
-        'D' => a.dired = true,
-        'f' => {
-            a.hidden = Hidden::All;
-            a.sort = Sort::None;
-            a.sort_given = true;
-            if a.format == Some(Format::Long) {
-                a.format = None;
-            }
-            a.size_blocks = false;
-            a.color = When::Never;
-            a.hyperlink = When::Never;
-        }
-        'F' => {
-            a.indicator = Indicator::Classify;
-            a.classify_when = When::Always;
-        }
-        'g' => {
-            a.format = Some(Format::Long);
-            a.no_owner = true;
-        }
-        'G' => a.no_group = true,
-        'h' => {
-            a.file_size = Some(SizeFormat::Human { si: false });
-            a.block_size = Some(SizeFormat::Human { si: false });
-        }
-        'H' => a.deref = Some(Deref::CommandLine),
-        'i' => a.inode = true,
-        'I' => {
-            let v = need(p)?;
-            a.ignore.push(v.into_vec());
-        }
-        'k' => {
-            a.kibibytes = true;
-            a.block_size = Some(SizeFormat::Blocks { block: 1024, suffix: None });
-        }
-        'l' => a.format = Some(Format::Long),
-        'L' => a.deref = Some(Deref::Always),
-        'm' => a.format = Some(Format::Commas),
-        'n' => {
-            a.numeric = true;
-            a.format = Some(Format::Long);
-        }
-        'N' => a.quoting = Some(Style::Literal),
-        'o' => {
-            a.format = Some(Format::Long);
-            a.no_group = true;
-        }
-        'p' => a.indicator = Indicator::Slash,
-        'q' => a.hide_control = Some(true),
-        'Q' => a.quoting = Some(Style::C),
-        'r' => a.reverse = true,
-        'R' => a.recursive = true,
-        's' => a.size_blocks = true,
-        'S' => set_sort(a, Sort::Size),
-        't' => set_sort(a, Sort::Time),
-        'T' => {
-            let v = need(p)?;
-            a.tabsize = Some(parse_tabsize(&s(&v))?);
-        }
-        'u' => a.time = TimeKind::Atime,
-        'U' => set_sort(a, Sort::None),
-        'v' => set_sort(a, Sort::Version),
-        'w' => {
-            let v = need(p)?;
-            a.width = Some(parse_width(&s(&v))?);
-        }
-        'x' => a.format = Some(Format::Across),
-        'X' => set_sort(a, Sort::Extension),
-        'Z' => a.context = true,
-        // -1 has no effect after -l.
-        '1' => {
-            if a.format != Some(Format::Long) {
-                a.format = Some(Format::OnePerLine)
-            }
-        }
-        _ => return Err(ArgError::Usage(format!("invalid option -- '{c}'"))),
-    }
-    Ok(())
 }
 
 fn set_sort(a: &mut Args, s: Sort) {
@@ -525,33 +329,37 @@ fn quote_arg(v: &str) -> String {
     String::from_utf8_lossy(&cli::quote::operand(v.as_bytes())).into_owned()
 }
 
-fn long(a: &mut Args, name: &str, v: Option<OsString>) -> Result<(), ArgError> {
+/// What one option does to [`Args`].
+fn apply(a: &mut Args, id: Id, v: Option<OsString>) -> Result<(), ArgError> {
     let val = || v.as_ref().map(s).unwrap_or_default();
-    match name {
-        "all" => a.hidden = Hidden::All,
-        "almost-all" => a.hidden = Hidden::AlmostAll,
-        "author" => a.author = true,
-        "escape" => a.quoting = Some(Style::Escape),
-        "block-size" => {
+    match id {
+        Id::All => a.hidden = Hidden::All,
+        Id::AlmostAll => a.hidden = Hidden::AlmostAll,
+        Id::Author => a.author = true,
+        Id::Escape => a.quoting = Some(Style::Escape),
+        Id::BlockSize => {
             let spec = val();
             let f = cli::size::parse_block_size_checked(&spec)
                 .map_err(|e| ArgError::Plain(e.message("--block-size", &quote_arg(&spec))))?;
             a.file_size = Some(f);
             a.block_size = Some(f);
         }
-        "ignore-backups" => {
+        Id::IgnoreBackups => {
             a.ignore.push(b"*~".to_vec());
             a.ignore.push(b".*~".to_vec());
         }
-        "color" => a.color = when(v, "--color")?,
-        "directory" => a.directory = true,
-        "dired" => a.dired = true,
-        "classify" => {
+        Id::Color => {
+            a.color = when(v, "--color")?;
+            a.color_given = true;
+        }
+        Id::Directory => a.directory = true,
+        Id::Dired => a.dired = true,
+        Id::Classify => {
             a.classify_when = when(v, "--classify")?;
             a.indicator = Indicator::Classify;
         }
-        "file-type" => a.indicator = Indicator::FileType,
-        "format" => {
+        Id::FileType => a.indicator = Indicator::FileType,
+        Id::Format => {
             a.format = Some(choice(
                 &val(),
                 "--format",
@@ -566,26 +374,26 @@ fn long(a: &mut Args, name: &str, v: Option<OsString>) -> Result<(), ArgError> {
                 ],
             )?)
         }
-        "full-time" => {
+        Id::FullTime => {
             a.format = Some(Format::Long);
             a.full_time = true;
             a.time_style = Some("full-iso".into());
         }
-        "group-directories-first" => a.dirs_first = true,
-        "no-group" => a.no_group = true,
-        "human-readable" => {
+        Id::DirsFirst => a.dirs_first = true,
+        Id::NoGroup => a.no_group = true,
+        Id::Human => {
             a.file_size = Some(SizeFormat::Human { si: false });
             a.block_size = Some(SizeFormat::Human { si: false });
         }
-        "si" => {
+        Id::Si => {
             a.file_size = Some(SizeFormat::Human { si: true });
             a.block_size = Some(SizeFormat::Human { si: true });
         }
-        "dereference-command-line" => a.deref = Some(Deref::CommandLine),
-        "dereference-command-line-symlink-to-dir" => a.deref = Some(Deref::CommandLineDirs),
-        "hide" => a.hide.push(v.unwrap_or_default().into_vec()),
-        "hyperlink" => a.hyperlink = when(v, "--hyperlink")?,
-        "indicator-style" => {
+        Id::DerefArgs => a.deref = Some(Deref::CommandLine),
+        Id::DerefArgDirs => a.deref = Some(Deref::CommandLineDirs),
+        Id::Hide => a.hide.push(v.unwrap_or_default().into_vec()),
+        Id::Hyperlink => a.hyperlink = when(v, "--hyperlink")?,
+        Id::IndicatorStyle => {
             a.indicator = choice(
                 &val(),
                 "--indicator-style",
@@ -598,32 +406,32 @@ fn long(a: &mut Args, name: &str, v: Option<OsString>) -> Result<(), ArgError> {
             )?;
             a.classify_when = When::Always;
         }
-        "inode" => a.inode = true,
-        "ignore" => a.ignore.push(v.unwrap_or_default().into_vec()),
-        "kibibytes" => {
+        Id::Inode => a.inode = true,
+        Id::Ignore => a.ignore.push(v.unwrap_or_default().into_vec()),
+        Id::Kibibytes => {
             a.kibibytes = true;
             a.block_size = Some(SizeFormat::Blocks { block: 1024, suffix: None });
         }
-        "dereference" => a.deref = Some(Deref::Always),
-        "numeric-uid-gid" => {
+        Id::Dereference => a.deref = Some(Deref::Always),
+        Id::Numeric => {
             a.numeric = true;
             a.format = Some(Format::Long);
         }
-        "literal" => a.quoting = Some(Style::Literal),
-        "hide-control-chars" => a.hide_control = Some(true),
-        "show-control-chars" => a.hide_control = Some(false),
-        "quote-name" => a.quoting = Some(Style::C),
-        "quoting-style" => {
+        Id::Literal => a.quoting = Some(Style::Literal),
+        Id::HideControl => a.hide_control = Some(true),
+        Id::ShowControl => a.hide_control = Some(false),
+        Id::QuoteName => a.quoting = Some(Style::C),
+        Id::QuotingStyle => {
             let table: Vec<(&'static str, Style)> = Style::NAMES
                 .iter()
                 .map(|n| (*n, Style::parse(n).unwrap_or(Style::Literal)))
                 .collect();
             a.quoting = Some(choice(&val(), "--quoting-style", &table)?);
         }
-        "reverse" => a.reverse = true,
-        "recursive" => a.recursive = true,
-        "size" => a.size_blocks = true,
-        "sort" => {
+        Id::Reverse => a.reverse = true,
+        Id::Recursive => a.recursive = true,
+        Id::Size => a.size_blocks = true,
+        Id::Sort => {
             let st = choice(
                 &val(),
                 "--sort",
@@ -638,7 +446,7 @@ fn long(a: &mut Args, name: &str, v: Option<OsString>) -> Result<(), ArgError> {
             )?;
             set_sort(a, st);
         }
-        "time" => {
+        Id::Time => {
             a.time = choice(
                 &val(),
                 "--time",
@@ -653,11 +461,11 @@ fn long(a: &mut Args, name: &str, v: Option<OsString>) -> Result<(), ArgError> {
                 ],
             )?
         }
-        "time-style" => a.time_style = Some(val()),
-        "tabsize" => a.tabsize = Some(parse_tabsize(&val())?),
-        "width" => a.width = Some(parse_width(&val())?),
-        "context" => a.context = true,
-        "zero" => {
+        Id::TimeStyle => a.time_style = Some(val()),
+        Id::Tabsize => a.tabsize = Some(parse_tabsize(&val())?),
+        Id::Width => a.width = Some(parse_width(&val())?),
+        Id::Context => a.context = true,
+        Id::Zero => {
             a.zero = true;
             a.hide_control = Some(false);
             a.quoting = Some(Style::Literal);
@@ -665,10 +473,10 @@ fn long(a: &mut Args, name: &str, v: Option<OsString>) -> Result<(), ArgError> {
                 a.format = Some(Format::OnePerLine);
             }
         }
-        "help" => a.help = true,
-        "version" => a.version = true,
-        "icons" => a.icons = when(v, "--icons")?,
-        "tree" => {
+        Id::Help => a.help = true,
+        Id::Version => a.version = true,
+        Id::Icons => a.icons = when(v, "--icons")?,
+        Id::Tree => {
             let depth = match v {
                 None => None,
                 Some(d) => Some(s(&d).parse::<usize>().map_err(|_| {
@@ -677,8 +485,44 @@ fn long(a: &mut Args, name: &str, v: Option<OsString>) -> Result<(), ArgError> {
             };
             a.tree = Some(depth);
         }
-        "json" => a.json = true,
-        _ => return Err(ArgError::Usage(format!("unrecognized option '--{name}'"))),
+        Id::Json => a.json = true,
+        Id::Ctime => a.time = TimeKind::Ctime,
+        Id::Columns => a.format = Some(Format::Columns),
+        Id::Unsorted => {
+            a.hidden = Hidden::All;
+            a.sort = Sort::None;
+            a.sort_given = true;
+            if a.format == Some(Format::Long) {
+                a.format = None;
+            }
+            a.size_blocks = false;
+            a.color = When::Never;
+            a.hyperlink = When::Never;
+        }
+        Id::NoOwner => {
+            a.format = Some(Format::Long);
+            a.no_owner = true;
+        }
+        Id::Long => a.format = Some(Format::Long),
+        Id::Commas => a.format = Some(Format::Commas),
+        Id::NoGroupLong => {
+            a.format = Some(Format::Long);
+            a.no_group = true;
+        }
+        Id::Slash => a.indicator = Indicator::Slash,
+        Id::SortSize => set_sort(a, Sort::Size),
+        Id::SortTime => set_sort(a, Sort::Time),
+        Id::Atime => a.time = TimeKind::Atime,
+        Id::SortNone => set_sort(a, Sort::None),
+        Id::SortVersion => set_sort(a, Sort::Version),
+        Id::Across => a.format = Some(Format::Across),
+        Id::SortExtension => set_sort(a, Sort::Extension),
+        // -1 has no effect after -l.
+        Id::OnePerLine => {
+            if a.format != Some(Format::Long) {
+                a.format = Some(Format::OnePerLine)
+            }
+        }
     }
     Ok(())
 }
@@ -698,7 +542,7 @@ mod tests {
     use super::*;
 
     fn p(v: &[&str]) -> Result<Args, ArgError> {
-        parse(v.iter().map(OsString::from))
+        parse_with(v.iter().map(OsString::from), false)
     }
 
     #[test]
@@ -711,8 +555,10 @@ mod tests {
         assert_eq!(a.color, When::Always);
         assert_eq!(a.width, Some(40));
         assert_eq!(a.files, vec![b"x".to_vec(), b"y".to_vec()]);
-        assert!(matches!(p(&["--d"]), Err(ArgError::Usage(_))));
-        assert!(matches!(p(&["-y"]), Err(ArgError::Usage(m)) if m == "invalid option -- 'y'"));
+        assert!(matches!(p(&["--d"]), Err(ArgError::Getopt(_))));
+        assert!(
+            matches!(p(&["-y"]), Err(ArgError::Getopt(e)) if e.text() == "invalid option -- 'y'")
+        );
         assert!(matches!(p(&["--sort=bogus"]), Err(ArgError::BadChoice { .. })));
         let a = p(&["--", "-l"]).unwrap();
         assert_eq!(a.files, vec![b"-l".to_vec()]);

@@ -1,83 +1,271 @@
-//! `--help` and `--version` texts (our own wording; the option set is GNU's).
+//! lsr's option table — the one source of its parser ([`crate::args`]),
+//! `--help`, completions and man page — and the texts around it (our own
+//! wording; the option set and layout are GNU ls 9.1's).
 
-pub fn text(prog: &str) -> String {
-    format!(
-        "Usage: {prog} [OPTION]... [FILE]...
-List the FILEs (the current directory by default), GNU ls compatible.
-Entries are sorted by name unless one of -cftuvSUX or --sort is given.
+use cli::opts::{Arg, Complete, Doc, Opt};
 
-Selection:
-  -a, --all                 include names starting with .
-  -A, --almost-all          like -a, without . and ..
-  -B, --ignore-backups      skip names ending with ~
-  -I, --ignore=PATTERN      skip names matching the shell PATTERN
-      --hide=PATTERN        like -I, but -a and -A override it
-  -d, --directory           list directories themselves, not their contents
-  -R, --recursive           list subdirectories recursively
-  -L, --dereference         show what symbolic links point to
-  -H, --dereference-command-line
-                            follow links given on the command line
-      --dereference-command-line-symlink-to-dir
-                            follow command-line links to directories
+/// What each option does; [`crate::args`] dispatches on these.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Id {
+    All,
+    AlmostAll,
+    Author,
+    Escape,
+    BlockSize,
+    IgnoreBackups,
+    Ctime,
+    Columns,
+    Color,
+    Directory,
+    Dired,
+    Unsorted,
+    Classify,
+    FileType,
+    Format,
+    FullTime,
+    NoOwner,
+    DirsFirst,
+    NoGroup,
+    Human,
+    Si,
+    DerefArgs,
+    DerefArgDirs,
+    Hide,
+    Hyperlink,
+    IndicatorStyle,
+    Inode,
+    Ignore,
+    Kibibytes,
+    Long,
+    Dereference,
+    Commas,
+    Numeric,
+    Literal,
+    NoGroupLong,
+    Slash,
+    HideControl,
+    ShowControl,
+    QuoteName,
+    QuotingStyle,
+    Reverse,
+    Recursive,
+    Size,
+    SortSize,
+    Sort,
+    Time,
+    TimeStyle,
+    SortTime,
+    Tabsize,
+    Atime,
+    SortNone,
+    SortVersion,
+    Width,
+    Across,
+    SortExtension,
+    Context,
+    Zero,
+    OnePerLine,
+    Icons,
+    Tree,
+    Json,
+    Help,
+    Version,
+}
 
-Format:
-  -l                        long listing        -1   one name per line
-  -C                        columns (down)      -x   columns (across)
-  -m                        comma-separated     --format=WORD (long, verbose,
-                            commas, across, horizontal, vertical, single-column)
-  -g / -o                   -l without owner / without group
-  -G, --no-group            no group column in -l
-  -n, --numeric-uid-gid     -l with numeric ids
-      --author              with -l, add the author column
-  -i, --inode               print inode numbers
-  -s, --size                print allocated blocks
-  -h, --human-readable      sizes like 1K 234M 2G;  --si  powers of 1000
-  -k, --kibibytes           1024-byte blocks for -s and totals
-      --block-size=SIZE     scale sizes by SIZE (K, M, KB, MiB, ...)
-  -F, --classify[=WHEN]     append one of */=>@| ;  --file-type  without *
-  -p                        append / to directories
-      --indicator-style=WORD  none, slash, file-type, classify
-      --full-time           -l with full-iso times
-      --time-style=STYLE    full-iso, long-iso, iso, locale, +FORMAT
-      --time=WORD           atime/access/use, ctime/status, birth/creation, mtime
-  -c / -u                   use ctime / atime (and sort by it without -l)
-  -w, --width=COLS          output width (0: no limit)
-  -T, --tabsize=COLS        tab stops every COLS (0: no tabs)
-  -Z, --context             print a security context column
-      --zero                end lines with NUL
-      --color[=WHEN]        colour names (LS_COLORS)
-      --hyperlink[=WHEN]    make names file:// hyperlinks
-      --icons[=WHEN]        Nerd Font icons before names
-      --tree[=DEPTH]        print a tree of the directories
-      --json                one JSON object per entry
+const WHEN: Complete = Complete::Words(&["always", "auto", "never"]);
 
-Quoting:
-  -b, --escape              C escapes for unprintable bytes
-  -N, --literal             names as they are
-  -Q, --quote-name          names in double quotes
-  -q, --hide-control-chars  ? for unprintable bytes
-      --show-control-chars  unprintable bytes as they are
-      --quoting-style=WORD  literal, locale, shell, shell-always, shell-escape,
-                            shell-escape-always, c, c-maybe, escape, clocale
+const fn req(s: Option<u8>, l: &'static str, a: &'static str, id: Id, h: &'static str) -> Opt<Id> {
+    Opt::new(s, Some(l), Arg::Required(a), id, h)
+}
 
-Sorting:
-  -t  time   -S  size   -X  extension   -v  version   -U / -f  none
-      --sort=WORD           none, size, time, version, extension, width
-  -r, --reverse             reverse the order
-      --group-directories-first
-                            directories before files
+const fn opt(l: &'static str, a: &'static str, id: Id, h: &'static str) -> Opt<Id> {
+    Opt::new(None, Some(l), Arg::Optional(a), id, h)
+}
 
-WHEN is always (the default), auto or never.
-Exit status: 0 if OK, 1 for minor problems (e.g. an unreadable
-subdirectory), 2 for serious trouble (e.g. a missing operand).
-"
+/// Every option lsr accepts, in `--help` order.
+pub const OPTIONS: &[Opt<Id>] = &[
+    Opt::flag(b'a', "all", Id::All, "show every entry, those starting with . included"),
+    Opt::flag(b'A', "almost-all", Id::AlmostAll, "like -a, but leave out . and .."),
+    Opt::long("author", Id::Author, "with -l, add a column with each file's author"),
+    Opt::flag(b'b', "escape", Id::Escape, "write unprintable bytes of names as C escapes"),
+    req(None, "block-size", "SIZE", Id::BlockSize, "with -l, show sizes in units of SIZE (e.g. '--block-size=M'); SIZE is described below"),
+    Opt::flag(b'B', "ignore-backups", Id::IgnoreBackups, "skip entries whose names end in ~"),
+    Opt::short(b'c', Id::Ctime, "use the status-change time (ctime): with -lt, show it and sort by it; with -l, show it and sort by name; alone, sort by it, newest first"),
+    Opt::short(b'C', Id::Columns, "list entries in columns, top to bottom"),
+    opt("color", "WHEN", Id::Color, "colour names by file type WHEN (see below)").completes(WHEN),
+    Opt::flag(b'd', "directory", Id::Directory, "list directories as themselves, not their contents"),
+    Opt::flag(b'D', "dired", Id::Dired, "produce output for Emacs' dired mode"),
+    Opt::short(b'f', Id::Unsorted, "all entries, in directory order, without colour"),
+    Opt::new(Some(b'F'), Some("classify"), Arg::Optional("WHEN"), Id::Classify, "mark each name with its type (one of */=>@|) WHEN").completes(WHEN),
+    Opt::long("file-type", Id::FileType, "the same marks, except * for executables"),
+    req(None, "format", "WORD", Id::Format, "lay out as WORD: across or horizontal (-x), commas (-m), long or verbose (-l), single-column (-1), vertical (-C)")
+        .completes(Complete::Words(&["across", "commas", "horizontal", "long", "single-column", "verbose", "vertical"])),
+    Opt::long("full-time", Id::FullTime, "the same as -l --time-style=full-iso"),
+    Opt::short(b'g', Id::NoOwner, "long listing without the owner column"),
+    Opt::long("group-directories-first", Id::DirsFirst, "put directories before other files (the chosen sort applies within each group; --sort=none or -U turns grouping off)"),
+    Opt::flag(b'G', "no-group", Id::NoGroup, "leave out the group column of long listings"),
+    Opt::flag(b'h', "human-readable", Id::Human, "with -l and -s, sizes like 1K 234M 2G"),
+    Opt::long("si", Id::Si, "the same, in powers of 1000 instead of 1024"),
+    Opt::flag(b'H', "dereference-command-line", Id::DerefArgs, "follow symbolic links named on the command line"),
+    Opt::long("dereference-command-line-symlink-to-dir", Id::DerefArgDirs, "follow symbolic links named on the command line only when they lead to a directory"),
+    req(None, "hide", "PATTERN", Id::Hide, "skip entries matching the shell PATTERN, unless -a or -A is given").completes(Complete::Nothing),
+    opt("hyperlink", "WHEN", Id::Hyperlink, "make names file:// hyperlinks WHEN").completes(WHEN),
+    req(None, "indicator-style", "WORD", Id::IndicatorStyle, "mark names in style WORD: none (the default), slash (-p), file-type (--file-type), classify (-F)")
+        .completes(Complete::Words(&["none", "slash", "file-type", "classify"])),
+    Opt::flag(b'i', "inode", Id::Inode, "show each file's inode number"),
+    req(Some(b'I'), "ignore", "PATTERN", Id::Ignore, "skip entries matching the shell PATTERN").completes(Complete::Nothing),
+    Opt::flag(b'k', "kibibytes", Id::Kibibytes, "count file system usage (-s, totals) in 1024-byte blocks"),
+    Opt::short(b'l', Id::Long, "long listing: type, permissions, links, owner, group, size, time"),
+    Opt::flag(b'L', "dereference", Id::Dereference, "for symbolic links, show the file they point to, not the link"),
+    Opt::short(b'm', Id::Commas, "fill the width with a comma-separated list"),
+    Opt::flag(b'n', "numeric-uid-gid", Id::Numeric, "like -l, with user and group ids as numbers"),
+    Opt::flag(b'N', "literal", Id::Literal, "print names as they are, unquoted"),
+    Opt::short(b'o', Id::NoGroupLong, "long listing without the group column"),
+    Opt::short(b'p', Id::Slash, "append / to directory names (--indicator-style=slash)"),
+    Opt::flag(b'q', "hide-control-chars", Id::HideControl, "show unprintable bytes of names as ?"),
+    Opt::long("show-control-chars", Id::ShowControl, "print unprintable bytes as they are (the default unless output is a terminal)"),
+    Opt::flag(b'Q', "quote-name", Id::QuoteName, "put names in double quotes"),
+    req(None, "quoting-style", "WORD", Id::QuotingStyle, "quote names in style WORD: literal, locale, shell, shell-always, shell-escape, shell-escape-always, c, escape (this overrides QUOTING_STYLE)")
+        .completes(Complete::Words(&["literal", "locale", "shell", "shell-always", "shell-escape", "shell-escape-always", "c", "c-maybe", "escape", "clocale"])),
+    Opt::flag(b'r', "reverse", Id::Reverse, "reverse the sort order"),
+    Opt::flag(b'R', "recursive", Id::Recursive, "list subdirectories too, all the way down"),
+    Opt::flag(b's', "size", Id::Size, "show each file's allocated size in blocks"),
+    Opt::short(b'S', Id::SortSize, "sort by size, largest first"),
+    req(None, "sort", "WORD", Id::Sort, "sort by WORD instead of name: none (-U), size (-S), time (-t), version (-v), extension (-X), width")
+        .completes(Complete::Words(&["none", "size", "time", "version", "extension", "width"])),
+    req(None, "time", "WORD", Id::Time, "show and sort by another time than modification:\n  access (-u): atime, access, use;\n  change (-c): ctime, status;\n  birth: birth, creation;\nwith -l, WORD is the time shown; with -t, the one sorted by")
+        .completes(Complete::Words(&["atime", "access", "use", "ctime", "status", "birth", "creation"])),
+    req(None, "time-style", "TIME_STYLE", Id::TimeStyle, "show times in TIME_STYLE with -l (see below)")
+        .completes(Complete::Words(&["full-iso", "long-iso", "iso", "locale"])),
+    Opt::short(b't', Id::SortTime, "sort by time, newest first (see --time)"),
+    req(Some(b'T'), "tabsize", "COLS", Id::Tabsize, "tab stops every COLS columns instead of 8").completes(Complete::Nothing),
+    Opt::short(b'u', Id::Atime, "use the access time (atime): with -lt, show it and sort by it; with -l, show it and sort by name; alone, sort by it, newest first"),
+    Opt::short(b'U', Id::SortNone, "do not sort: directory order"),
+    Opt::short(b'v', Id::SortVersion, "sort numbers within names by value (version order)"),
+    req(Some(b'w'), "width", "COLS", Id::Width, "assume an output width of COLS; 0 means no limit").completes(Complete::Nothing),
+    Opt::short(b'x', Id::Across, "list entries in rows, left to right"),
+    Opt::short(b'X', Id::SortExtension, "sort by extension"),
+    Opt::flag(b'Z', "context", Id::Context, "show each file's security context"),
+    Opt::long("zero", Id::Zero, "end each output line with a NUL byte, not a newline"),
+    Opt::short(b'1', Id::OnePerLine, "one name per line"),
+    opt("icons", "WHEN", Id::Icons, "put a Nerd Font icon before each name WHEN (not in GNU ls)").completes(WHEN),
+    opt("tree", "DEPTH", Id::Tree, "show directories as a tree, DEPTH levels deep at most (not in GNU ls)").completes(Complete::Nothing),
+    Opt::long("json", Id::Json, "one JSON object per entry, for scripts (not in GNU ls)"),
+    Opt::long("help", Id::Help, "print this help and exit"),
+    Opt::long("version", Id::Version, "print the version and the I/O engine, and exit"),
+];
+
+/// GNU ls's long-option table order: ambiguity messages list the
+/// candidates in this order.
+pub const GETOPT_ORDER: &[&str] = &[
+    "all",
+    "almost-all",
+    "author",
+    "escape",
+    "block-size",
+    "ignore-backups",
+    "color",
+    "directory",
+    "dired",
+    "classify",
+    "file-type",
+    "format",
+    "full-time",
+    "group-directories-first",
+    "no-group",
+    "human-readable",
+    "si",
+    "dereference-command-line",
+    "dereference-command-line-symlink-to-dir",
+    "hide",
+    "hyperlink",
+    "indicator-style",
+    "inode",
+    "ignore",
+    "kibibytes",
+    "dereference",
+    "numeric-uid-gid",
+    "literal",
+    "hide-control-chars",
+    "show-control-chars",
+    "quote-name",
+    "quoting-style",
+    "reverse",
+    "recursive",
+    "size",
+    "sort",
+    "time",
+    "time-style",
+    "tabsize",
+    "width",
+    "context",
+    "zero",
+    "help",
+    "version",
+];
+
+const ABOUT: &str = "\
+List the FILEs (the current directory if none is given), as GNU ls does.
+Entries are sorted by name unless one of -cftuvSUX or --sort says otherwise.";
+
+const NOTES: &str = "\
+SIZE is a whole number with an optional unit: K, M, G, T, P, E, Z, Y are
+powers of 1024 (10K is 10*1024), KB, MB, ... powers of 1000; KiB, MiB, ...
+mean the same as K, M, ...
+
+TIME_STYLE is full-iso, long-iso, iso, locale, or +FORMAT with FORMAT as in
+date(1). A FORMAT of the form FORMAT1<newline>FORMAT2 uses FORMAT1 for files
+older than six months (or in the future) and FORMAT2 for recent ones. A
+'posix-' prefix applies the style only outside the C/POSIX locale. The
+TIME_STYLE environment variable sets the default.
+
+WHEN is 'always' when left out, or 'auto' or 'never' (also: yes, force; tty,
+if-tty; no, none).
+
+Colour is off unless asked for. --color=auto colours only when standard output
+is a terminal, and (beyond GNU) not when NO_COLOR is set to a non-empty value.
+Colours come from LS_COLORS (see dircolors(1)); when it is unset or empty,
+the built-in ones are used if COLORTERM is set or TERM names a colour
+terminal, so TERM=dumb means no colour.
+
+RINGIO_BACKEND=uring|threads|sync picks the I/O engine's executor (see
+--version for the one chosen here).
+
+Exit status:
+ 0  success,
+ 1  minor trouble (e.g. a subdirectory that cannot be read),
+ 2  serious trouble (e.g. a command-line operand that cannot be accessed).";
+
+/// lsr's documentation, for `--help`, the man page and completions.
+pub fn doc() -> Doc {
+    Doc::from_opts(
+        "lsr",
+        "ls",
+        "list directory contents (GNU ls compatible)",
+        &["[OPTION]... [FILE]..."],
+        ABOUT,
+        OPTIONS,
+        NOTES,
     )
 }
 
-pub fn version(prog: &str) -> String {
-    format!(
-        "{prog} (ringutils) {}\nA GNU ls compatible lister on the ringio engine ({}).\nLicense MIT OR Apache-2.0.\n",
-        env!("CARGO_PKG_VERSION"),
-        ringio::uring_description()
-    )
+pub fn text(prog: &str) -> String {
+    if cli::style::on(1) {
+        doc().help_styled(prog, &cli::style::Help)
+    } else {
+        doc().help(prog)
+    }
+}
+
+/// `--version`: names lsr itself whatever argv[0] is, as GNU's does.
+pub fn version() -> String {
+    cli::opts::version("lsr", "ls", ringio::default_backend())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn table_is_consistent() {
+        cli::opts::check_table(super::OPTIONS, super::GETOPT_ORDER).unwrap();
+    }
 }

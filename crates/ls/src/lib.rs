@@ -12,7 +12,7 @@ pub mod columns;
 pub mod entry;
 pub mod error;
 pub mod gather;
-mod help;
+pub mod help;
 pub mod icons;
 pub mod json;
 pub mod long;
@@ -46,6 +46,9 @@ pub fn run() -> i32 {
             return arg_error_status(&e);
         }
     };
+    if a.color_given && a.color == args::When::Never {
+        cli::style::disable();
+    }
     if a.help {
         let mut out = Out::stdout();
         out.write(help::text(cli::progname()).as_bytes());
@@ -53,7 +56,7 @@ pub fn run() -> i32 {
     }
     if a.version {
         let mut out = Out::stdout();
-        out.write(help::version(cli::progname()).as_bytes());
+        out.write(help::version().as_bytes());
         return if out.finish() { 0 } else { EXIT_SERIOUS };
     }
     ringio::sys::mem::tune_for_batch();
@@ -84,6 +87,7 @@ fn arg_error_status(e: &ArgError) -> i32 {
 fn report_arg_error(e: &ArgError) {
     match e {
         ArgError::Usage(m) => cli::msg::usage_error(m),
+        ArgError::Getopt(e) => cli::msg::usage_error_bytes(&e.message()),
         ArgError::Plain(m) => cli::msg::error(m),
         ArgError::BadChoice { value, option, valid } => {
             let (kind, v) = match value.strip_prefix("ambiguous:") {

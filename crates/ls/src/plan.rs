@@ -23,6 +23,9 @@ pub struct Env {
     pub ls_colors: Option<Vec<u8>>,
     pub colorterm: Option<Vec<u8>>,
     pub term: Option<Vec<u8>>,
+    /// NO_COLOR set to a non-empty value: `--color=auto` means never
+    /// (beyond GNU; <https://no-color.org>).
+    pub no_color: bool,
     pub block_size: Option<String>,
     pub posixly_correct: bool,
 }
@@ -43,6 +46,7 @@ impl Env {
             ls_colors: raw("LS_COLORS"),
             colorterm: raw("COLORTERM"),
             term: raw("TERM"),
+            no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
             block_size: var("LS_BLOCK_SIZE").or_else(|| var("BLOCK_SIZE")),
             posixly_correct: std::env::var_os("POSIXLY_CORRECT").is_some(),
         }
@@ -205,7 +209,7 @@ impl Plan {
             When::Auto => env.stdout_tty,
         };
         let mut colors = None;
-        if on(a.color) {
+        if on(a.color) && !(a.color == When::Auto && env.no_color) {
             match Colors::from_env(
                 env.ls_colors.as_deref(),
                 env.colorterm.as_deref(),
