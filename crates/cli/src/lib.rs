@@ -5,6 +5,7 @@
 
 pub mod glob;
 pub mod msg;
+pub mod num;
 pub mod opts;
 pub mod out;
 pub mod quote;

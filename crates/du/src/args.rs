@@ -11,11 +11,11 @@ use cli::opts::{Item, Parser};
 use cli::quote;
 
 use crate::exclude::Exclude;
-use crate::num::{self, NumError};
 use crate::plan::{Deref, Operands, Plan, TimeKind};
 use crate::timestyle::TimeFormat;
 use crate::units::{self, Units};
 use crate::usage::{Id, GETOPT_ORDER, OPTIONS};
+use cli::num::{self, NumError};
 
 /// What the command line asks for.
 #[derive(Debug)]

@@ -2,7 +2,7 @@
 //! `DU_BLOCK_SIZE` / `BLOCK_SIZE` / `BLOCKSIZE` environment) and the
 //! formatting of a byte count in the chosen units.
 
-use crate::num::{self, NumError};
+use cli::num::{self, NumError};
 
 /// The multiplier letters a block size may carry.
 const BLOCK_SUFFIXES: &str = "eEgGkKmMpPtTyYzZ0";

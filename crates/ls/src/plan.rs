@@ -260,8 +260,8 @@ impl Plan {
         if let Some(t) = a.tabsize {
             tabsize = t;
         } else if let Some(t) = env.tabsize.as_deref() {
-            match crate::args::parse_c_uint(t) {
-                Ok(n) => tabsize = n as usize,
+            match cli::num::parse_unsigned(t, "", false) {
+                Ok(n) => tabsize = n.value as usize,
                 Err(_) => warn.0.push(format!(
                     "ignoring invalid tab size in environment variable TABSIZE: {}",
                     String::from_utf8_lossy(&cli::quote::operand(t.as_bytes()))

@@ -1,8 +1,9 @@
-//! Numbers with unit suffixes as GNU's option parsers read them
-//! (`--block-size=1K`, `--threshold=-10M`): C `strtoumax` with base 0
-//! (so `0x10` and `010` work), an optional single-letter multiplier, and
-//! after it `B` (powers of 1000) or `iB` (powers of 1024) when the caller
-//! allows them.
+//! Numbers as GNU's option parsers read them (gnulib's xstrtoumax and
+//! xstrtoimax): C `strtoumax` with base 0 (so `0x10` and `010` work), an
+//! optional single-letter multiplier, and after it `B` (powers of 1000) or
+//! `iB` (powers of 1024) when the caller allows them. Block sizes
+//! (`--block-size=1K`), du's `--threshold=-10M` and `--max-depth`, ls's
+//! `--width` and `--tabsize` all go through here.
 
 /// Why a number was refused; the caller words the message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
