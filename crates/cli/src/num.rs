@@ -41,9 +41,11 @@ pub fn parse_unsigned(s: &str, suffixes: &str, b_forms: bool) -> Result<Parsed, 
     let (mut value, end, overflow) = match strtou(&bytes[i..]) {
         Some((v, n, o)) => (v, i + n, o),
         None => {
-            // No digits: a valid suffix letter alone means 1.
+            // No digits: a valid suffix letter alone means 1, but only as
+            // the very first byte (xstrtol looks where strtoumax stopped,
+            // the start of the string): " K" and "+K" are invalid.
             match bytes.get(i) {
-                Some(&c) if suffixes.as_bytes().contains(&c) => (1, i, false),
+                Some(&c) if i == 0 && suffixes.as_bytes().contains(&c) => (1, i, false),
                 _ => return Err(NumError::Invalid),
             }
         }
@@ -114,11 +116,12 @@ pub fn parse_signed(s: &str, suffixes: &str, b_forms: bool) -> Result<i64, NumEr
         Some(r) => (true, r),
         None => (false, t),
     };
-    // "- 5" and "--5" are not numbers.
-    if neg && (rest.starts_with('-') || rest.starts_with('+') || rest.starts_with(' ')) {
+    // After '-' strtoimax wants a digit: "- 5", "--5", "-+5" and a lone
+    // suffix ("-K") are not numbers.
+    if neg && !rest.starts_with(|c: char| c.is_ascii_digit()) {
         return Err(NumError::Invalid);
     }
-    let p = parse_unsigned(rest, suffixes, b_forms);
+    let p = parse_unsigned(if neg { rest } else { s }, suffixes, b_forms);
     match p {
         Ok(p) => {
             let limit = if neg { 1u64 << 63 } else { i64::MAX as u64 };
@@ -203,6 +206,8 @@ mod tests {
         assert_eq!(v("16E"), Err(NumError::TooLarge));
         assert_eq!(v("Z"), Err(NumError::TooLarge));
         assert_eq!(v("B"), Err(NumError::Invalid));
+        assert_eq!(v(" K"), Err(NumError::Invalid));
+        assert_eq!(v("+K"), Err(NumError::Invalid));
         assert_eq!(v("1B"), Err(NumError::InvalidSuffix(1)));
         assert_eq!(v("1e"), Err(NumError::InvalidSuffix(1)));
         assert_eq!(v("1.5K"), Err(NumError::InvalidSuffix(1)));
@@ -219,5 +224,10 @@ mod tests {
         assert_eq!(parse_signed("+5", t, true), Ok(5));
         assert_eq!(parse_signed("1g", t, true), Err(NumError::InvalidSuffix(1)));
         assert_eq!(parse_signed("x", t, true), Err(NumError::Invalid));
+        assert_eq!(parse_signed("K", t, true), Ok(1024));
+        assert_eq!(parse_signed("-K", t, true), Err(NumError::Invalid));
+        assert_eq!(parse_signed(" K", t, true), Err(NumError::Invalid));
+        assert_eq!(parse_signed("-\t5", t, true), Err(NumError::Invalid));
+        assert_eq!(parse_signed(" -1K", t, true), Ok(-1024));
     }
 }
