@@ -18,6 +18,18 @@ pub enum NumError {
     TooLarge,
 }
 
+impl NumError {
+    /// GNU's message (xstrtol_fatal) for option `opt` (e.g. `--block-size`)
+    /// and value `quoted_arg` (already quoted by the caller).
+    pub fn message(self, opt: &str, quoted_arg: &str) -> String {
+        match self {
+            NumError::Invalid => format!("invalid {opt} argument {quoted_arg}"),
+            NumError::InvalidSuffix(_) => format!("invalid suffix in {opt} argument {quoted_arg}"),
+            NumError::TooLarge => format!("{opt} argument {quoted_arg} too large"),
+        }
+    }
+}
+
 /// The result of a parse.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Parsed {
