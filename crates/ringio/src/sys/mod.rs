@@ -318,4 +318,3 @@ pub fn fstatx(fd: RawFd, mask: u32) -> Result<Statx, Errno> {
 }
 
 pub mod rlimit;
-pub mod statfs;
