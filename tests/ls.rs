@@ -6,7 +6,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::process::Command;
 
-use crate::util::{build_tree, compare, have, raw_name, Run, Stderr, TempDir};
+use crate::util::{build_tree, compare, have, raw_name, Cases, Run, Stderr, TempDir};
 
 /// The fixture tree lives one level down, so that `..` (listed by -a) is
 /// ours and stable while other tests create directories in /tmp.
@@ -144,34 +144,7 @@ fn ls_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) {
     compare("lsr", &r, Stderr::Exact);
 }
 
-/// Runs every case even when some fail, then reports all failures (and the
-/// pass count) at once.
-struct Cases {
-    name: &'static str,
-    passed: usize,
-    failed: Vec<String>,
-}
-
 impl Cases {
-    fn new(name: &'static str) -> Cases {
-        Cases { name, passed: 0, failed: Vec::new() }
-    }
-
-    fn run<F: FnOnce() + std::panic::UnwindSafe>(&mut self, f: F) {
-        let r = std::panic::catch_unwind(f);
-        match r {
-            Ok(()) => self.passed += 1,
-            Err(e) => {
-                let msg = e
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default();
-                self.failed.push(msg.chars().take(3000).collect());
-            }
-        }
-    }
-
     fn ls(&mut self, dir: &Path, args: &[&str]) {
         let (d, a): (std::path::PathBuf, Vec<String>) =
             (dir.to_path_buf(), args.iter().map(|s| s.to_string()).collect());
@@ -191,19 +164,6 @@ impl Cases {
             let ev: Vec<(&str, &str)> = e.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
             ls_env(&d, &v, &ev)
         });
-    }
-
-    fn finish(self) {
-        eprintln!("{}: {} passed, {} failed", self.name, self.passed, self.failed.len());
-        if !self.failed.is_empty() {
-            panic!(
-                "{}: {} of {} cases differ from GNU:\n\n{}",
-                self.name,
-                self.failed.len(),
-                self.failed.len() + self.passed,
-                self.failed.join("\n==========\n")
-            );
-        }
     }
 }
 
