@@ -268,19 +268,6 @@ fn type_bit(d: u8) -> u16 {
     }
 }
 
-fn dtype_of_mode(mode: u32) -> u8 {
-    match mode & libc::S_IFMT {
-        libc::S_IFDIR => dtype::DIR,
-        libc::S_IFREG => dtype::REG,
-        libc::S_IFLNK => dtype::LNK,
-        libc::S_IFIFO => dtype::FIFO,
-        libc::S_IFSOCK => dtype::SOCK,
-        libc::S_IFCHR => dtype::CHR,
-        libc::S_IFBLK => dtype::BLK,
-        _ => dtype::UNKNOWN,
-    }
-}
-
 fn type_letter(d: u8) -> u8 {
     match d {
         dtype::BLK => b'b',
@@ -408,7 +395,7 @@ impl Cx<'_, '_> {
         let mut d = self.e.d_type;
         if d == dtype::UNKNOWN || (d == dtype::LNK && self.follow() && self.e.stat.is_none()) {
             if let Some(st) = self.stat() {
-                d = dtype_of_mode(st.stx_mode as u32);
+                d = dtype::from_mode(st.stx_mode as u32);
             }
         }
         d
@@ -599,7 +586,7 @@ impl Cx<'_, '_> {
                 return self.e.d_type;
             }
             match self.lazy_stat(false) {
-                Ok(s) => dtype_of_mode(s.stx_mode as u32),
+                Ok(s) => dtype::from_mode(s.stx_mode as u32),
                 Err(e) => {
                     self.f.report(self.e.path, e);
                     dtype::UNKNOWN
@@ -611,7 +598,7 @@ impl Cx<'_, '_> {
                 return d;
             }
             match self.lazy_stat(true) {
-                Ok(s) => dtype_of_mode(s.stx_mode as u32),
+                Ok(s) => dtype::from_mode(s.stx_mode as u32),
                 Err(e) => {
                     self.f.report(self.e.path, e);
                     dtype::UNKNOWN
@@ -865,7 +852,7 @@ impl Info for Cx<'_, '_> {
         }
         match self.lazy_stat(true) {
             Ok(s) => {
-                let t = dtype_of_mode(s.stx_mode as u32);
+                let t = dtype::from_mode(s.stx_mode as u32);
                 if t == dtype::LNK {
                     b'N'
                 } else {
