@@ -4,6 +4,7 @@
 //! shell patterns.
 
 pub mod glob;
+pub mod mode;
 pub mod msg;
 pub mod num;
 pub mod opts;

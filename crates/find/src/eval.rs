@@ -681,7 +681,7 @@ impl Cx<'_, '_> {
         out.push(b' ');
         field(out, 1, st.stx_blocks.div_ceil(2).to_string().as_bytes(), false, &mut w);
         out.push(b' ');
-        crate::perm::mode_string(out, st.stx_mode as u32);
+        cli::mode::mode_string(out, st.stx_mode as u32);
         out.push(b' ');
         field(out, 2, st.stx_nlink.to_string().as_bytes(), false, &mut w);
         out.push(b' ');

@@ -375,7 +375,7 @@ fn directive(out: &mut Vec<u8>, d: Dir, info: &mut dyn Info) -> Value {
             }
         }
         Dir::ModeOctal => return Value::Oct((s(st).stx_mode & 0o7777) as i64),
-        Dir::ModeString => crate::perm::mode_string(out, s(st).stx_mode as u32),
+        Dir::ModeString => cli::mode::mode_string(out, s(st).stx_mode as u32),
         Dir::Links => push_u(out, s(st).stx_nlink as u64),
         Dir::Path => out.extend_from_slice(info.path()),
         Dir::RelPath => {
