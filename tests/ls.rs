@@ -544,6 +544,12 @@ fn usage_errors() {
         &["--color=bogus"],
         &["--indicator-style=x"],
         &["--quoting-style=x"],
+        // argmatch: prefixes of synonyms are not ambiguous, "" is.
+        &["--color=n"],
+        &["--color="],
+        &["--sort="],
+        &["--quoting-style=s"],
+        &["-l", "--time=a"],
         &["-w", "x"],
         &["-w"],
         &["-T", "x"],

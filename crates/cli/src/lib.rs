@@ -3,6 +3,7 @@
 //! EPIPE/ENOSPC behaviour, human-readable sizes, times, user names and
 //! shell patterns.
 
+pub mod argmatch;
 pub mod glob;
 pub mod mode;
 pub mod msg;

@@ -15,6 +15,7 @@ use crate::plan::{Deref, Operands, Plan, TimeKind};
 use crate::timestyle::TimeFormat;
 use crate::units;
 use crate::usage::{Id, GETOPT_ORDER, OPTIONS};
+use cli::argmatch::NoMatch;
 use cli::num::{self, NumError};
 use cli::size::SizeFormat;
 
@@ -49,24 +50,22 @@ fn num_error(e: NumError, opt: &str, arg: &[u8]) -> ArgError {
     ArgError::fatal(e.message(opt, &q))
 }
 
-/// GNU's argmatch: an exact match or an unambiguous prefix (prefixes
-/// matching several spellings of the same value are not ambiguous).
+/// GNU's argmatch ([`cli::argmatch`]) with its messages.
 fn argmatch<T: Copy + PartialEq>(
     arg: &[u8],
     table: &[(&str, T)],
     context: &str,
     valid: &str,
 ) -> Result<T, ArgError> {
-    if let Some(e) = table.iter().find(|e| e.0.as_bytes() == arg) {
-        return Ok(e.1);
-    }
-    let hits: Vec<T> =
-        table.iter().filter(|e| e.0.as_bytes().starts_with(arg)).map(|e| e.1).collect();
     let q = |b: &[u8]| String::from_utf8_lossy(&quote::quote(b, quote::Style::Locale)).into_owned();
-    let first = match hits.first() {
-        Some(&h) if hits.iter().all(|&x| x == h) => return Ok(h),
-        Some(_) => format!("ambiguous argument {} for {}", q(arg), q(context.as_bytes())),
-        None => format!("invalid argument {} for {}", q(arg), q(context.as_bytes())),
+    let first = match cli::argmatch::argmatch(arg, table) {
+        Ok(v) => return Ok(v),
+        Err(NoMatch::Ambiguous) => {
+            format!("ambiguous argument {} for {}", q(arg), q(context.as_bytes()))
+        }
+        Err(NoMatch::Invalid) => {
+            format!("invalid argument {} for {}", q(arg), q(context.as_bytes()))
+        }
     };
     let mut lines = vec![first.into_bytes(), b"Valid arguments are:".to_vec()];
     lines.extend(valid.lines().map(|l| l.as_bytes().to_vec()));

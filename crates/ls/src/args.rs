@@ -185,30 +185,16 @@ fn s(v: &OsString) -> String {
     v.to_string_lossy().into_owned()
 }
 
-fn choice<T: Copy>(value: &str, option: &str, table: &[(&'static str, T)]) -> Result<T, ArgError> {
-    if let Some((_, t)) = table.iter().find(|(n, _)| *n == value) {
-        return Ok(*t);
-    }
-    // argmatch accepts unambiguous prefixes too.
-    let m: Vec<&(&str, T)> = table.iter().filter(|(n, _)| n.starts_with(value)).collect();
-    if !value.is_empty() && !m.is_empty() {
-        let first = m[0].1;
-        // Ambiguous unless every match maps to the same value.
-        let same = m.iter().all(|(n, _)| {
-            table.iter().find(|(k, _)| k == n).map(|(_, t)| t as *const T)
-                == table.iter().find(|(k, _)| *k == m[0].0).map(|(_, t)| t as *const T)
-        });
-        if m.len() == 1 || same {
-            return Ok(first);
-        }
-        return Err(ArgError::BadChoice {
-            value: format!("ambiguous:{value}"),
-            option: option.into(),
-            valid: table.iter().map(|(n, _)| *n).collect(),
-        });
-    }
-    Err(ArgError::BadChoice {
-        value: value.into(),
+fn choice<T: Copy + PartialEq>(
+    value: &str,
+    option: &str,
+    table: &[(&'static str, T)],
+) -> Result<T, ArgError> {
+    cli::argmatch::argmatch(value.as_bytes(), table).map_err(|e| ArgError::BadChoice {
+        value: match e {
+            cli::argmatch::NoMatch::Ambiguous => format!("ambiguous:{value}"),
+            cli::argmatch::NoMatch::Invalid => value.into(),
+        },
         option: option.into(),
         valid: table.iter().map(|(n, _)| *n).collect(),
     })
