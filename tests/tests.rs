@@ -5,8 +5,8 @@ mod du;
 mod find;
 mod finish;
 mod ls;
+mod syscalls;
+mod util;
 // strace -c summaries, read as `cargo xtask bench` reads them.
 #[path = "../xtask/src/strace.rs"]
 mod strace;
-mod syscalls;
-mod util;
