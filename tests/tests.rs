@@ -8,3 +8,6 @@ mod ls;
 mod slowfs;
 mod syscalls;
 mod util;
+// strace -c summaries, read as `cargo xtask bench` reads them.
+#[path = "../xtask/src/strace.rs"]
+mod strace;

@@ -353,29 +353,6 @@ fn run_once(
     Ok(Sample { wall, cpu: tv(ru.ru_utime) + tv(ru.ru_stime), code, out })
 }
 
-/// Total syscalls and per-syscall counts from an `strace -c` summary.
-/// Columns are located by the header (values are right-aligned under it),
-/// since the errors column is blank when there were none.
-pub fn parse_strace_summary(text: &str) -> Option<(u64, Vec<(String, u64)>)> {
-    let mut lines = text.lines().skip_while(|l| !l.starts_with("% time"));
-    let header = lines.next()?;
-    let calls_end = header.find("calls")? + "calls".len();
-    let name_start = header.find("errors")? + "errors".len();
-    let mut per = Vec::new();
-    for l in lines {
-        if l.starts_with("---") || l.len() <= name_start {
-            continue;
-        }
-        let calls: u64 = l[..calls_end].split_whitespace().last()?.parse().ok()?;
-        let name = l[name_start..].trim();
-        if name == "total" {
-            return Some((calls, per));
-        }
-        per.push((name.to_string(), calls));
-    }
-    None
-}
-
 /// One `strace -f -c` run of the row; None if strace is missing or failed.
 fn count_syscalls(row: &Row, cwd: &Path, mode: Stdout, tmp: &Path) -> Option<u64> {
     let mut cmd = Command::new("strace");
@@ -396,7 +373,7 @@ fn count_syscalls(row: &Row, cwd: &Path, mode: Stdout, tmp: &Path) -> Option<u64
     };
     let text = fs::read_to_string(tmp).ok().filter(|_| ok)?;
     let _ = fs::remove_file(tmp);
-    parse_strace_summary(&text).map(|(total, _)| total)
+    crate::strace::parse_strace_summary(&text).map(|(total, _)| total)
 }
 
 struct Result_ {
@@ -753,30 +730,5 @@ mod tests {
         assert_eq!(words("a '' b"), ["a", "", "b"]);
         assert_eq!(shell_quote("tree"), "tree");
         assert_eq!(shell_quote("a b"), "'a b'");
-    }
-
-    #[test]
-    fn strace_summary_with_and_without_errors_column() {
-        let text = "\
-% time     seconds  usecs/call     calls    errors syscall
------- ----------- ----------- --------- --------- ----------------
- 60.00    0.000006           0        23           close
- 40.00    0.000004           0        34        13 openat
-  0.00    0.000000           0         1           io_uring_enter
------- ----------- ----------- --------- --------- ----------------
-100.00    0.000010           0        58        13 total
-";
-        let (total, per) = parse_strace_summary(text).unwrap();
-        assert_eq!(total, 58);
-        assert_eq!(
-            per,
-            [("close".into(), 23), ("openat".into(), 34), ("io_uring_enter".into(), 1)]
-        );
-        // Older strace leaves usecs/call blank on the total line.
-        let old = text.replace(
-            "100.00    0.000010           0        58",
-            "100.00    0.000010                    58",
-        );
-        assert_eq!(parse_strace_summary(&old).unwrap().0, 58);
     }
 }

@@ -23,6 +23,7 @@ mod fixtures;
 mod machine;
 mod setup;
 mod slowfs;
+mod strace;
 
 const USAGE: &str = "usage: cargo xtask <task>
 

@@ -16,10 +16,14 @@ pub struct TimeStyle {
 /// Half a Gregorian year, GNU's "six months".
 pub const SIX_MONTHS: i64 = 31_556_952 / 2;
 
+/// The C locale's `ls -l` date formats for old and recent timestamps.
+pub const LOCALE_OLD: &str = "%b %e  %Y";
+pub const LOCALE_RECENT: &str = "%b %e %H:%M";
+
 impl TimeStyle {
     /// The C locale's default (`ls -l`).
     pub fn locale() -> TimeStyle {
-        TimeStyle { old: "%b %e  %Y".into(), recent: "%b %e %H:%M".into() }
+        TimeStyle { old: LOCALE_OLD.into(), recent: LOCALE_RECENT.into() }
     }
 
     /// Parses a `--time-style`/`TIME_STYLE` value. `posix-` prefixed styles
@@ -142,27 +146,27 @@ pub fn strftime(out: &mut Vec<u8>, fmt: &[u8], tm: &Tm, nsec: u32) {
             let w = width.unwrap_or(w);
             push_num(out, v, w, p);
         };
-        let text = |out: &mut Vec<u8>, s: &str, lower_on_swap: bool| {
-            let mut s = s.to_string();
-            if upper || (swap && !lower_on_swap) {
-                s = s.to_ascii_uppercase();
-            } else if swap && lower_on_swap {
-                s = s.to_ascii_lowercase();
-            }
+        let text = |out: &mut Vec<u8>, s: &[u8], lower_on_swap: bool| {
             let w = width.unwrap_or(0);
             let fill = if pad == Pad::Zero { b'0' } else { b' ' };
             for _ in s.len()..w {
                 out.push(fill);
             }
-            out.extend_from_slice(s.as_bytes());
+            let start = out.len();
+            out.extend_from_slice(s);
+            if upper || (swap && !lower_on_swap) {
+                out[start..].make_ascii_uppercase();
+            } else if swap && lower_on_swap {
+                out[start..].make_ascii_lowercase();
+            }
         };
         let hour12 = if tm.hour % 12 == 0 { 12 } else { tm.hour % 12 };
         match (conv, colons) {
-            (b'%', 0) => text(out, "%", false),
-            (b'a', 0) => text(out, &DAYS[tm.wday as usize % 7][..3], false),
-            (b'A', 0) => text(out, DAYS[tm.wday as usize % 7], false),
-            (b'b' | b'h', 0) => text(out, &MONTHS[tm.mon as usize % 12][..3], false),
-            (b'B', 0) => text(out, MONTHS[tm.mon as usize % 12], false),
+            (b'%', 0) => text(out, b"%", false),
+            (b'a', 0) => text(out, &DAYS[tm.wday as usize % 7].as_bytes()[..3], false),
+            (b'A', 0) => text(out, DAYS[tm.wday as usize % 7].as_bytes(), false),
+            (b'b' | b'h', 0) => text(out, &MONTHS[tm.mon as usize % 12].as_bytes()[..3], false),
+            (b'B', 0) => text(out, MONTHS[tm.mon as usize % 12].as_bytes(), false),
             (b'c', 0) => sub(out, b"%a %b %e %H:%M:%S %Y", tm, nsec, upper, width),
             (b'C', 0) => num(out, tm.year.div_euclid(100), 2, Pad::Zero),
             (b'd', 0) => num(out, tm.mday as i64, 2, Pad::Zero),
@@ -178,7 +182,7 @@ pub fn strftime(out: &mut Vec<u8>, fmt: &[u8], tm: &Tm, nsec: u32) {
             (b'l', 0) => num(out, hour12 as i64, 2, Pad::Space),
             (b'm', 0) => num(out, tm.mon as i64 + 1, 2, Pad::Zero),
             (b'M', 0) => num(out, tm.min as i64, 2, Pad::Zero),
-            (b'n', 0) => text(out, "\n", false),
+            (b'n', 0) => text(out, b"\n", false),
             (b'N', 0) => {
                 // The width is the number of digits, zero-filled on the
                 // right; '-' drops trailing zeros.
@@ -195,14 +199,14 @@ pub fn strftime(out: &mut Vec<u8>, fmt: &[u8], tm: &Tm, nsec: u32) {
                     }
                 }
             }
-            (b'p', 0) => text(out, if tm.hour < 12 { "AM" } else { "PM" }, true),
-            (b'P', 0) => text(out, if tm.hour < 12 { "am" } else { "pm" }, false),
+            (b'p', 0) => text(out, if tm.hour < 12 { b"AM" } else { b"PM" }, true),
+            (b'P', 0) => text(out, if tm.hour < 12 { b"am" } else { b"pm" }, false),
             (b'q', 0) => num(out, tm.mon as i64 / 3 + 1, 1, Pad::Zero),
             (b'r', 0) => sub(out, b"%I:%M:%S %p", tm, nsec, upper, width),
             (b'R', 0) => sub(out, b"%H:%M", tm, nsec, upper, width),
             (b's', 0) => num(out, epoch_secs(tm), 1, Pad::Zero),
             (b'S', 0) => num(out, tm.sec as i64, 2, Pad::Zero),
-            (b't', 0) => text(out, "\t", false),
+            (b't', 0) => text(out, b"\t", false),
             (b'T', 0) => sub(out, b"%H:%M:%S", tm, nsec, upper, width),
             (b'u', 0) => num(out, if tm.wday == 0 { 7 } else { tm.wday as i64 }, 1, Pad::Zero),
             (b'U', 0) => num(out, (tm.yday as i64 + 7 - tm.wday as i64) / 7, 2, Pad::Zero),
@@ -347,7 +351,7 @@ mod tests {
             yday: 64,
             isdst: 0,
             gmtoff: 0,
-            zone: "UTC".into(),
+            zone: b"UTC".to_vec(),
         }
     }
 

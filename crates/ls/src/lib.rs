@@ -11,7 +11,6 @@ pub mod colors;
 pub mod columns;
 pub mod entry;
 pub mod error;
-pub mod fnmatch;
 pub mod gather;
 pub mod help;
 pub mod icons;

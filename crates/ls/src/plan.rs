@@ -2,6 +2,7 @@
 //! COLUMNS, TIME_STYLE, LS_COLORS…) the way GNU ls resolves them, plus what
 //! the gather phase must fetch for each kind of entry.
 
+use cli::glob::{Flags, Glob};
 use cli::quote::{Quoter, Style};
 use cli::size::SizeFormat;
 use cli::timefmt::TimeStyle;
@@ -86,8 +87,8 @@ pub struct Plan {
     pub tabsize: usize,
     pub deref: Deref,
     pub dirs_first: bool,
-    pub ignore: Vec<Vec<u8>>,
-    pub hide: Vec<Vec<u8>>,
+    pub ignore: Vec<Glob>,
+    pub hide: Vec<Glob>,
     pub colors: Option<Box<Colors>>,
     pub hyperlink: bool,
     pub icons: bool,
@@ -259,8 +260,8 @@ impl Plan {
         if let Some(t) = a.tabsize {
             tabsize = t;
         } else if let Some(t) = env.tabsize.as_deref() {
-            match crate::args::parse_c_uint(t) {
-                Ok(n) => tabsize = n as usize,
+            match cli::num::parse_unsigned(t, "", false) {
+                Ok(n) => tabsize = n.value as usize,
                 Err(_) => warn.0.push(format!(
                     "ignoring invalid tab size in environment variable TABSIZE: {}",
                     String::from_utf8_lossy(&cli::quote::operand(t.as_bytes()))
@@ -279,8 +280,13 @@ impl Plan {
         });
 
         let dirs_first = a.dirs_first && sort != Sort::None;
-        let ignore = a.ignore.clone();
-        let hide = if a.hidden == Hidden::Dots { a.hide.clone() } else { Vec::new() };
+        // GNU ls matches -I and --hide with FNM_PERIOD.
+        let globs = |v: &[Vec<u8>]| -> Vec<Glob> {
+            let flags = Flags { period: true, casefold: false };
+            v.iter().map(|p| Glob::new(p, flags)).collect()
+        };
+        let ignore = globs(&a.ignore);
+        let hide = if a.hidden == Hidden::Dots { globs(&a.hide) } else { Vec::new() };
 
         let needs_stat =
             matches!(sort, Sort::Time | Sort::Size) || long || a.size_blocks || a.json || a.context;
@@ -390,7 +396,6 @@ impl Plan {
             Hidden::AlmostAll if name == b"." || name == b".." => return true,
             _ => {}
         }
-        self.ignore.iter().any(|p| crate::fnmatch::fnmatch(p, name, true))
-            || self.hide.iter().any(|p| crate::fnmatch::fnmatch(p, name, true))
+        self.ignore.iter().chain(&self.hide).any(|g| g.matches(name))
     }
 }

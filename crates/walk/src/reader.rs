@@ -117,12 +117,12 @@ impl Reader {
         let fs = match self.fs_types.iter().find(|(d, _)| *d == dev) {
             Some(&(_, t)) => t,
             None => {
-                let t = ringio::sys::statfs::fs_type(fd).unwrap_or(0);
+                let t = ringio::sys::fs::fs_type(fd).unwrap_or(0);
                 self.fs_types.push((dev, t));
                 t
             }
         };
-        ringio::sys::statfs::dir_end_offsets(fs, size)
+        ringio::sys::fs::dir_end_offsets(fs, size)
     }
 
     /// Reads every entry of the open directory `fd` (skipping `.` and `..`),

@@ -1,5 +1,6 @@
-//! Which file system a descriptor or path lives on, and whether it is one
-//! where every metadata request is a network (or user-space) round trip.
+//! Which file system a descriptor or path lives on (`fstatfs`), whether it
+//! is one where every metadata request is a network (or user-space) round
+//! trip, and how it marks the end of a directory.
 //!
 //! On such file systems the tools win by keeping many requests in flight,
 //! not by saving CPU: GNU `ls -l` of 10,000 files through a FUSE mount with
@@ -35,15 +36,7 @@ const REMOTE: &[(i64, &str)] = &[
 /// Returns the file system's name when `fd` is on a high-latency (network
 /// or user-space) file system, `None` for local ones or on error.
 pub fn high_latency_fd(fd: RawFd) -> Option<&'static str> {
-    // SAFETY: fstatfs writes one statfs struct into `st`.
-    let magic = unsafe {
-        let mut st: libc::statfs = std::mem::zeroed();
-        if libc::fstatfs(fd, &mut st) != 0 {
-            return None;
-        }
-        st.f_type as i64
-    };
-    classify(magic)
+    classify(fs_type(fd).ok()?)
 }
 
 /// Like [`high_latency_fd`] for a path (not following a final symlink is
@@ -62,6 +55,23 @@ pub fn high_latency_path(path: &CStr) -> Result<Option<&'static str>, Errno> {
         let _ = SEEN.compare_exchange(0, i + 1, Ordering::Relaxed, Ordering::Relaxed);
         REMOTE[i].1
     }))
+}
+
+/// `f_type` of `fstatfs(fd)`.
+pub fn fs_type(fd: RawFd) -> Result<i64, Errno> {
+    // SAFETY: statfs is a plain C struct of integers; all-zero is valid.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: st is a valid, exclusive statfs buffer for the call.
+        let r = unsafe { libc::fstatfs(fd, &mut st) };
+        if r == 0 {
+            return Ok(st.f_type as i64);
+        }
+        let e = Errno::last();
+        if e != Errno::EINTR {
+            return Err(e);
+        }
+    }
 }
 
 fn classify(magic: i64) -> Option<&'static str> {
@@ -139,6 +149,20 @@ pub fn remote_depth() -> usize {
         .and_then(|v| v.trim().parse().ok())
         .filter(|&n: &usize| n > 0)
         .unwrap_or(64)
+}
+
+/// The `d_off` values that mark the end of a directory on file system
+/// `fs_type` for a directory of `dir_size` bytes, when they are known: the
+/// last record of a getdents64 read that reached the end carries one, so
+/// the read that would return 0 can be skipped. (A short read alone proves
+/// nothing: the kernel also stops early when a signal or io_uring task work
+/// is pending.) Known for ext2/3/4: the htree end marker for hashed
+/// directories (one-block directories are read that way too), the size for
+/// linear ones.
+pub fn dir_end_offsets(fs_type: i64, dir_size: u64) -> Option<[i64; 2]> {
+    const EXT4: i64 = 0xEF53;
+    const HTREE_EOF_64BIT: i64 = i64::MAX;
+    (fs_type == EXT4).then_some([HTREE_EOF_64BIT, dir_size as i64])
 }
 
 #[cfg(test)]
