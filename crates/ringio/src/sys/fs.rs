@@ -43,14 +43,7 @@ pub fn high_latency_fd(fd: RawFd) -> Option<&'static str> {
 /// not possible with statfs; the caller passes directories). A high-latency
 /// file system found here is recorded as [`note_dir`] does.
 pub fn high_latency_path(path: &CStr) -> Result<Option<&'static str>, Errno> {
-    // SAFETY: path is NUL-terminated; statfs writes one struct into `st`.
-    let magic = unsafe {
-        let mut st: libc::statfs = std::mem::zeroed();
-        if libc::statfs(path.as_ptr(), &mut st) != 0 {
-            return Err(Errno::last());
-        }
-        st.f_type as i64
-    };
+    let magic = fs_type_path(path)?;
     Ok(classify_index(magic).map(|i| {
         let _ = SEEN.compare_exchange(0, i + 1, Ordering::Relaxed, Ordering::Relaxed);
         REMOTE[i].1
@@ -107,15 +100,7 @@ pub fn note_dir(fd: RawFd) -> Option<&'static str> {
     if let Some(n) = seen() {
         return Some(n);
     }
-    // SAFETY: fstatfs writes one statfs struct into `st`.
-    let magic = unsafe {
-        let mut st: libc::statfs = std::mem::zeroed();
-        if libc::fstatfs(fd, &mut st) != 0 {
-            return None;
-        }
-        st.f_type as i64
-    };
-    let i = classify_index(magic)?;
+    let i = classify_index(fs_type(fd).ok()?)?;
     let _ = SEEN.compare_exchange(0, i + 1, Ordering::Relaxed, Ordering::Relaxed);
     seen()
 }
@@ -126,18 +111,19 @@ pub fn proc_fd_usable() -> bool {
     static USABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
     *USABLE.get_or_init(|| {
         const PROC_SUPER_MAGIC: i64 = 0x9fa0;
-        matches!(fs_magic_path(c"/proc/self/fd"), Some(PROC_SUPER_MAGIC))
+        fs_type_path(c"/proc/self/fd") == Ok(PROC_SUPER_MAGIC)
     })
 }
 
-fn fs_magic_path(path: &CStr) -> Option<i64> {
+/// `f_type` of `statfs(path)`.
+fn fs_type_path(path: &CStr) -> Result<i64, Errno> {
     // SAFETY: path is NUL-terminated; statfs writes one struct into `st`.
     unsafe {
         let mut st: libc::statfs = std::mem::zeroed();
         if libc::statfs(path.as_ptr(), &mut st) != 0 {
-            return None;
+            return Err(Errno::last());
         }
-        Some(st.f_type as i64)
+        Ok(st.f_type as i64)
     }
 }
 
