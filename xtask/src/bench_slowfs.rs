@@ -44,6 +44,8 @@ struct Options {
     dir: PathBuf,
     only: Option<String>,
     depths: Vec<usize>,
+    /// Only our rows (re-measuring them without waiting minutes for GNU's).
+    ours_only: bool,
 }
 
 fn parse_args(args: &[String]) -> Result<Options, String> {
@@ -55,6 +57,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
         dir: fixtures::default_dir(),
         only: None,
         depths: vec![16, 256],
+        ours_only: false,
     };
     let mut it = args.iter();
     while let Some(a) = it.next() {
@@ -90,6 +93,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
                     .ok_or(format!("--depths: bad list '{v}' (e.g. 16,256)"))?;
             }
             "--no-strace" => {}
+            "--ours" => o.ours_only = true,
             "all" => o.groups.extend(["ls", "find", "du"].map(String::from)),
             g @ ("ls" | "find" | "du") => o.groups.push(g.into()),
             other => {
@@ -597,7 +601,10 @@ pub fn main(args: &[String]) -> Result<(), String> {
     );
     let mut results = Vec::new();
     for w in &workloads {
-        let rows = resolve(w, &ours_dir, &o.depths)?;
+        let mut rows = resolve(w, &ours_dir, &o.depths)?;
+        if o.ours_only {
+            rows.retain(|r| r.ours);
+        }
         eprintln!(
             "bench: {}: {} ({} commands, up to {} runs)",
             w.group,
@@ -766,7 +773,8 @@ mod tests {
     #[test]
     fn arguments() {
         let a = |s: &str| s.split_whitespace().map(String::from).collect::<Vec<_>>();
-        let o = parse_args(&a("--slowfs 1ms ls --runs 1 --cap 60 --depths 8,32")).unwrap();
+        let o = parse_args(&a("--slowfs 1ms ls --runs 1 --cap 60 --depths 8,32 --ours")).unwrap();
+        assert!(o.ours_only);
         assert_eq!(o.latency, "1ms");
         assert_eq!(o.groups, ["ls"]);
         assert_eq!((o.runs, o.cap, o.depths), (1, Duration::from_secs(60), vec![8, 32]));

@@ -37,10 +37,11 @@ tasks:
                       GROUP: ls, find, du, cat or all (default); builds release binaries,
                       times ours against GNU and installed peers (benches/workloads.txt);
                       tables go to stdout and target/bench/GROUP.md
-  bench --slowfs LATENCY [GROUP…] [--runs N] [--cap SECS] [--depths 16,256] [--only TEXT]
+  bench --slowfs LATENCY [GROUP…] [--runs N] [--cap SECS] [--depths 16,256] [--only TEXT] [--ours]
                       GROUP: ls, find, du or all: the same through a slowfs mount of the
                       fixtures (benches/slowfs.txt): time, FUSE requests by type and the
-                      concurrency achieved; table to stdout and target/bench/slowfs.md
+                      concurrency achieved (--ours: our rows only, no minute-long GNU runs);
+                      table to stdout and target/bench/slowfs.md
   dist [--dir D]       man pages and bash/zsh/fish completions for the four tools,
                       from their option tables (default: target/dist)
   bench-engine [--quick] [--runs N] [--dir D]
