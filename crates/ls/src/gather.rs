@@ -10,7 +10,7 @@
 
 use std::ffi::CStr;
 
-use ringio::{Completion, DirentIter, Engine, Errno};
+use ringio::{Completion, DirentIter, Engine, Errno, Statx};
 
 use crate::args::Deref;
 use crate::entry::{Entry, FileType, Meta};
@@ -29,7 +29,6 @@ const OP_ACL_DEFAULT: u64 = 4;
 const OP_CAP: u64 = 5;
 /// The O_PATH open of an entry handled through a descriptor (see [`ByFd`]).
 const OP_OPATH: u64 = 6;
-const OP_PCLOSE: u64 = 7;
 const OP_BITS: u64 = 3;
 
 const TOK_OPEN: u64 = u64::MAX;
@@ -57,7 +56,8 @@ pub struct Listing {
 /// Entries of a directory on a high-latency file system that `-l` needs
 /// both stat'ed and ACL-checked: each is opened once with
 /// `O_PATH|O_NOFOLLOW` (one LOOKUP round trip), then stat'ed through the
-/// descriptor with AT_STATX_DONT_SYNC (the LOOKUP's attributes, no request)
+/// descriptor with AT_STATX_DONT_SYNC (the LOOKUP's attributes, no request,
+/// so inline, as is the close)
 /// and asked for its ACL through `/proc/self/fd/N` (a jump straight to the
 /// file: one GETXATTR, no second LOOKUP). Two requests per file where the
 /// name-based way costs three (stat's LOOKUP, getxattr's LOOKUP, GETXATTR)
@@ -467,10 +467,13 @@ impl Gather {
                 return;
             }
         };
-        self.by_fd.fds[i] = fd;
+        // The stat of the descriptor asks the server nothing (DONT_SYNC: the
+        // LOOKUP's attributes), so it runs here rather than through a worker.
         let flags = libc::AT_EMPTY_PATH | libc::AT_STATX_DONT_SYNC | libc::AT_NO_AUTOMOUNT;
-        self.eng.statx(tok(i, OP_STAT), fd, b"", flags, self.mask);
-        let mut left = 1;
+        let mut st = ringio::sys::statx_zeroed();
+        let r = ringio::sys::statx(fd, c"", flags, self.mask, &mut st).map(|()| &st);
+        put_stat(&mut listing.entries[i], &mut listing.errors, i, r);
+        let mut left = 0;
         if !self.no_acl {
             let mut p = [0u8; 32];
             let n = {
@@ -488,24 +491,35 @@ impl Gather {
                 left += 1;
             }
         }
-        self.by_fd.left[i] = left;
         // The other follow-ups (the capability, with colours) by name.
         let name: &[u8] = &listing.entries[i].name;
         self.push_followups_but(plan, i, name, dirfd, t, true);
+        if left == 0 {
+            self.by_fd_close(fd, &listing.entries, dirfd);
+        } else {
+            self.by_fd.fds[i] = fd;
+            self.by_fd.left[i] = left;
+        }
+    }
+
+    /// An entry's descriptor is done with: closed here (an O_PATH close asks
+    /// the server nothing), and the window moves on.
+    fn by_fd_close(&mut self, fd: i32, entries: &[Entry], dirfd: i32) {
+        let _ = ringio::sys::close(fd);
+        self.by_fd.live -= 1;
+        self.by_fd_pump(entries, dirfd);
     }
 
     /// One operation on entry `i`'s descriptor completed; the last closes it.
     fn by_fd_done(&mut self, i: usize, op: u64, entries: &[Entry], dirfd: i32) {
-        if !matches!(op, OP_STAT | OP_ACL | OP_ACL_DEFAULT) {
+        if !matches!(op, OP_ACL | OP_ACL_DEFAULT) {
             return;
         }
         let Some(fd) = self.by_fd.fd(i) else { return };
         self.by_fd.left[i] -= 1;
         if self.by_fd.left[i] == 0 {
             self.by_fd.fds[i] = -1;
-            self.by_fd.live -= 1;
-            self.eng.close(tok(i, OP_PCLOSE), fd);
-            self.by_fd_pump(entries, dirfd);
+            self.by_fd_close(fd, entries, dirfd);
         }
     }
 
@@ -716,17 +730,7 @@ fn store(entries: &mut [Entry], errors: &mut Vec<(usize, Errno)>, c: &mut Comple
     let op = c.token & ((1 << OP_BITS) - 1);
     let Some(e) = entries.get_mut(i) else { return false };
     match op {
-        OP_STAT => match c.stat() {
-            Ok(st) => {
-                let m = Meta::from_statx(st);
-                e.meta = Some(m);
-                e.stat_err = None;
-            }
-            Err(err) => {
-                e.stat_err = Some(err);
-                errors.push((i, err));
-            }
-        },
+        OP_STAT => put_stat(e, errors, i, c.stat()),
         OP_TARGET => match c.stat() {
             Ok(st) => e.target_mode = Some(st.stx_mode as u32),
             Err(_) => e.target_broken = true,
@@ -750,4 +754,18 @@ fn store(entries: &mut [Entry], errors: &mut Vec<(usize, Errno)>, c: &mut Comple
         _ => {}
     }
     false
+}
+
+/// Records entry `i`'s stat, or the error GNU reports for it.
+fn put_stat(e: &mut Entry, errors: &mut Vec<(usize, Errno)>, i: usize, r: Result<&Statx, Errno>) {
+    match r {
+        Ok(st) => {
+            e.meta = Some(Meta::from_statx(st));
+            e.stat_err = None;
+        }
+        Err(err) => {
+            e.stat_err = Some(err);
+            errors.push((i, err));
+        }
+    }
 }
