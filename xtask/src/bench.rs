@@ -108,7 +108,7 @@ pub(crate) fn needs_shell(cmd: &str) -> bool {
     cmd.contains(['|', '>', '<', ';', '&'])
 }
 
-pub(crate) fn shell_quote(s: &str) -> String {
+fn shell_quote(s: &str) -> String {
     if !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b"/._-+,=:".contains(&b)) {
         s.into()
     } else {
@@ -170,7 +170,7 @@ fn which_all(prog: &str) -> Vec<PathBuf> {
     std::env::split_paths(&path).map(|d| d.join(prog)).filter(exe).collect()
 }
 
-pub(crate) fn which(prog: &str) -> Option<PathBuf> {
+fn which(prog: &str) -> Option<PathBuf> {
     which_all(prog).into_iter().next()
 }
 
@@ -297,7 +297,7 @@ struct Sample {
     out: (u64, u64),
 }
 
-pub(crate) fn tv(t: libc::timeval) -> Duration {
+fn tv(t: libc::timeval) -> Duration {
     Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
 }
 
@@ -387,7 +387,7 @@ struct Result_ {
     out: (u64, u64),
 }
 
-pub(crate) fn median(v: &[Duration]) -> Duration {
+fn median(v: &[Duration]) -> Duration {
     let mut s = v.to_vec();
     s.sort();
     let n = s.len();

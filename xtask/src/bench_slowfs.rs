@@ -29,6 +29,7 @@ use std::time::{Duration, Instant};
 
 use crate::bench::{self, Workload};
 use crate::fixtures::{self, Set};
+use crate::slowfs::sys;
 
 /// A row whose first run took longer than this runs only once.
 const SLOW_ROW: Duration = Duration::from_secs(10);
@@ -159,8 +160,7 @@ impl Mount {
     }
 
     fn signal(&self, sig: i32) {
-        // SAFETY: kill has no memory preconditions; the pid is our child's.
-        unsafe { libc::kill(self.child.id() as libc::pid_t, sig) };
+        let _ = sys::kill(self.child.id() as i32, sig);
     }
 
     fn read_stats(&self) -> Option<(u64, HashMap<String, String>)> {
@@ -212,8 +212,7 @@ impl Mount {
         // Fields after the parenthesised command name; utime and stime are 14 and 15.
         let rest = stat.rsplit_once(')').map_or("", |(_, r)| r);
         let f: Vec<u64> = rest.split_whitespace().filter_map(|x| x.parse().ok()).collect();
-        // SAFETY: sysconf has no preconditions.
-        let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
+        let hz = sys::clock_ticks() as f64;
         let ticks = f.get(10).copied().unwrap_or(0) + f.get(11).copied().unwrap_or(0);
         Duration::from_secs_f64(ticks as f64 / hz)
     }
@@ -391,8 +390,7 @@ impl Watchdog {
             while !*done {
                 let left = cap.saturating_sub(t.elapsed());
                 if left.is_zero() {
-                    // SAFETY: kill has no memory preconditions; the group is our child's.
-                    unsafe { libc::kill(-pgid, libc::SIGKILL) };
+                    let _ = sys::kill(-pgid, libc::SIGKILL);
                     return true;
                 }
                 done = cv.wait_timeout(done, left).unwrap().0;
@@ -443,24 +441,11 @@ fn run_once(row: &Row, m: &mut Mount, cap: Duration, tmp: &Path) -> Result<Sampl
         }
         out
     });
-    let mut status = 0;
-    // SAFETY: rusage is plain old data; zeroed is a valid value.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    loop {
-        // SAFETY: `pid` is our unreaped child; status and ru are valid out pointers.
-        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
-        if r == pid {
-            break;
-        }
-        if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-            return Err(format!("wait4: {}", std::io::Error::last_os_error()));
-        }
-    }
+    let (status, cpu) = sys::wait_child(pid).map_err(|e| format!("wait4: {e}"))?;
     let wall = t.elapsed();
     let capped = dog.cancel();
     // Whatever else the command started (a pipeline's other stages) goes too.
-    // SAFETY: as above.
-    unsafe { libc::kill(-pid, libc::SIGKILL) };
+    let _ = sys::kill(-pid, libc::SIGKILL);
     let out = reader.join().unwrap_or_default();
     let counters = m.snapshot()?;
     let code = if capped {
@@ -471,15 +456,7 @@ fn run_once(row: &Row, m: &mut Mount, cap: Duration, tmp: &Path) -> Result<Sampl
         Some(128 + libc::WTERMSIG(status))
     };
     let stderr = fs::read_to_string(tmp).unwrap_or_default();
-    Ok(Sample {
-        wall,
-        cpu: bench::tv(ru.ru_utime) + bench::tv(ru.ru_stime),
-        server_cpu: m.cpu().saturating_sub(cpu0),
-        code,
-        out,
-        counters,
-        stderr,
-    })
+    Ok(Sample { wall, cpu, server_cpu: m.cpu().saturating_sub(cpu0), code, out, counters, stderr })
 }
 
 struct Measured {
