@@ -484,6 +484,11 @@ fn environment_variables() {
     c.ls_env(t.path(), &[], &[("QUOTING_STYLE", "bogus")]);
     c.ls_env(t.path(), &["-ls"], &[("LS_BLOCK_SIZE", "1M")]);
     c.ls_env(t.path(), &["-ls"], &[("BLOCK_SIZE", "human-readable")]);
+    // The environment is read leniently, as GNU's human_options does.
+    c.ls_env(t.path(), &["-ls"], &[("BLOCK_SIZE", "2x")]);
+    c.ls_env(t.path(), &["-ls"], &[("LS_BLOCK_SIZE", "x")]);
+    c.ls_env(t.path(), &["-l"], &[("TIME_STYLE", "lo")]);
+    c.ls_env(t.path(), &["-l"], &[("TIME_STYLE", "posix-long-iso")]);
     c.ls_env(t.path(), &["-ls"], &[("POSIXLY_CORRECT", "1")]);
     c.ls_env(t.path(), &["-l"], &[("TZ", "America/New_York")]);
     c.ls_env(t.path(), &["-l", "--full-time"], &[("TZ", "Asia/Kolkata")]);
@@ -560,6 +565,12 @@ fn usage_errors() {
         &["--block-size= K"],
         &["--block-size=+K"],
         &["--time-style=bogus", "-l"],
+        // argmatch abbreviations; posix-STYLE is the locale style in C.
+        &["--time-style=l", "-l"],
+        &["--time-style=lo", "-l"],
+        &["--time-style=long", "-l"],
+        &["--time-style=f", "-l"],
+        &["--time-style=posix-bogus", "-l"],
         &["--all=x"],
         &["-I"],
         &["-w", "0x10", "-C"],

@@ -30,23 +30,39 @@ impl TimeStyle {
     /// mean the locale style in the C locale. Errors carry nothing: the
     /// caller prints GNU's "invalid argument" message.
     pub fn parse(s: &str) -> Option<TimeStyle> {
+        TimeStyle::parse_checked(s).ok()
+    }
+
+    /// Like [`TimeStyle::parse`], saying why a style is refused. As GNU ls
+    /// does, a keyword may be abbreviated to any unambiguous prefix
+    /// (`long` is long-iso, `lo` is ambiguous), after an optional `posix-`.
+    pub fn parse_checked(s: &str) -> Result<TimeStyle, crate::argmatch::NoMatch> {
         if let Some(f) = s.strip_prefix('+') {
-            return Some(match f.split_once('\n') {
+            return Ok(match f.split_once('\n') {
                 Some((old, recent)) => TimeStyle { old: old.into(), recent: recent.into() },
                 None => TimeStyle { old: f.into(), recent: f.into() },
             });
         }
-        if let Some(rest) = s.strip_prefix("posix-") {
-            // In the C/POSIX locale every posix-STYLE is the locale style.
-            return TimeStyle::parse(rest).map(|_| TimeStyle::locale());
+        if s.starts_with("posix-") {
+            // In the C/POSIX locale GNU ls takes any posix-STYLE as the
+            // locale style without looking at STYLE.
+            return Ok(TimeStyle::locale());
         }
+        #[derive(Clone, Copy, PartialEq)]
+        enum K {
+            Full,
+            Long,
+            Iso,
+            Locale,
+        }
+        const KEYWORDS: &[(&str, K)] =
+            &[("full-iso", K::Full), ("long-iso", K::Long), ("iso", K::Iso), ("locale", K::Locale)];
         let same = |f: &str| TimeStyle { old: f.into(), recent: f.into() };
-        Some(match s {
-            "full-iso" => same("%Y-%m-%d %H:%M:%S.%N %z"),
-            "long-iso" => same("%Y-%m-%d %H:%M"),
-            "iso" => TimeStyle { old: "%Y-%m-%d ".into(), recent: "%m-%d %H:%M".into() },
-            "locale" => TimeStyle::locale(),
-            _ => return None,
+        Ok(match crate::argmatch::argmatch(s.as_bytes(), KEYWORDS)? {
+            K::Full => same("%Y-%m-%d %H:%M:%S.%N %z"),
+            K::Long => same("%Y-%m-%d %H:%M"),
+            K::Iso => TimeStyle { old: "%Y-%m-%d ".into(), recent: "%m-%d %H:%M".into() },
+            K::Locale => TimeStyle::locale(),
         })
     }
 

@@ -97,8 +97,8 @@ fn report_arg_error(e: &ArgError) {
             };
             if option == "time style" {
                 cli::msg::usage_error(&format!(
-                    "invalid argument {} for 'time style'\nValid arguments are:\n  - [posix-]full-iso\n  - [posix-]long-iso\n  - [posix-]iso\n  - [posix-]locale\n  - +FORMAT (e.g., +%H:%M) for a 'date'-style format",
-                    String::from_utf8_lossy(&quote::quote(value.as_bytes(), quote::Style::Locale)),
+                    "{kind} argument {} for 'time style'\nValid arguments are:\n  - [posix-]full-iso\n  - [posix-]long-iso\n  - [posix-]iso\n  - [posix-]locale\n  - +FORMAT (e.g., +%H:%M) for a 'date'-style format",
+                    String::from_utf8_lossy(&quote::quote(v.as_bytes(), quote::Style::Locale)),
                 ));
                 return;
             }

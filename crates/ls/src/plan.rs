@@ -128,22 +128,35 @@ impl Plan {
             let spec = a.time_style.clone().or_else(|| env.time_style.clone());
             match spec {
                 None => TimeStyle::locale(),
-                Some(s) => TimeStyle::parse(&s).ok_or_else(|| ArgError::BadChoice {
-                    value: s.clone(),
-                    option: "time style".into(),
-                    valid: vec!["full-iso", "long-iso", "iso", "locale", "+FORMAT"],
+                Some(s) => TimeStyle::parse_checked(&s).map_err(|e| {
+                    let v = &s;
+                    ArgError::BadChoice {
+                        value: match e {
+                            cli::argmatch::NoMatch::Ambiguous => format!("ambiguous:{v}"),
+                            cli::argmatch::NoMatch::Invalid => v.to_string(),
+                        },
+                        option: "time style".into(),
+                        valid: vec!["full-iso", "long-iso", "iso", "locale", "+FORMAT"],
+                    }
                 })?,
             }
         } else {
             TimeStyle::locale()
         };
 
-        let env_size = env.block_size.as_deref().and_then(cli::size::parse_block_size);
+        // Read leniently, as GNU's human_options does for the environment
+        // (BLOCK_SIZE=2x means 2).
         let default_block = if env.posixly_correct {
             SizeFormat::Blocks { block: 512, suffix: None }
         } else {
             SizeFormat::Blocks { block: 1024, suffix: None }
         };
+        // A set but unusable value still counts as set: GNU then shows
+        // file sizes, too, in the default block size.
+        let env_size = env
+            .block_size
+            .as_deref()
+            .map(|v| cli::size::parse_block_size_lenient(v).unwrap_or(default_block));
         let file_size = a.file_size.or(env_size).unwrap_or(SizeFormat::BYTES);
         let block_size = a.block_size.or(env_size).unwrap_or(default_block);
 
