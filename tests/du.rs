@@ -198,6 +198,10 @@ fn sizes_and_units() {
         ("BLOCK_SIZE", "99999999999999999999"),
         ("DU_BLOCK_SIZE", "512"),
         ("DU_BLOCK_SIZE", "si"),
+        ("DU_BLOCK_SIZE", "0x"),
+        ("DU_BLOCK_SIZE", "1Z"),
+        ("DU_BLOCK_SIZE", "3Kx"),
+        ("DU_BLOCK_SIZE", " K"),
         ("BLOCKSIZE", "4K"),
         ("POSIXLY_CORRECT", "1"),
     ] {
@@ -434,6 +438,21 @@ fn excludes() {
     report("excludes");
 }
 
+/// --exclude at the corners of fnmatch. Left out: a pattern without
+/// wildcards ending in a backslash, which GNU du compares as a literal
+/// string (gnulib's exclude hash) where fnmatch says a trailing backslash
+/// matches nothing; ldu matches every pattern with fnmatch.
+#[test]
+fn exclude_patterns_at_fnmatch_corners() {
+    let t = TempDir::new("du-glob");
+    build_tree(t.path(), &["d:g"]);
+    build_tree(&t.join("g"), util::GLOB_NAMES);
+    for p in util::GLOB_PATTERNS.iter().filter(|p| **p != "a\\") {
+        one(t.path(), &["-a", "--exclude", p, "g"]);
+    }
+    report("exclude_patterns_at_fnmatch_corners");
+}
+
 #[test]
 fn files0_from() {
     let t = fixture();
@@ -535,6 +554,14 @@ fn usage_errors() {
         &["-B", "R", "t"],
         &["--block-size=-1", "t"],
         &["--block-size=Z", "t"],
+        &["-B", "0x", "t"],
+        &["-B", "08", "t"],
+        &["-B", "0Kx", "t"],
+        &["-B", "0Y", "t"],
+        &["-B", " K", "t"],
+        &["-B", "+K", "t"],
+        &["-t", "-K", "t"],
+        &["-t", " K", "t"],
         &["-t", "x", "t"],
         &["--threshold=x", "t"],
         &["-t", "-0", "t"],

@@ -5,7 +5,9 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::process::Command;
 
-use crate::util::{build_tree, chmod, compare, compare_sorted, raw_name, Run, Stderr, TempDir};
+use crate::util::{
+    build_tree, chmod, compare, compare_sorted, raw_name, Cases, Run, Stderr, TempDir,
+};
 
 /// Seconds since the epoch now.
 fn now() -> i64 {
@@ -127,30 +129,30 @@ fn check_all(
     runs: impl Iterator<Item = Run>,
     cmp: fn(&str, &Run, Stderr) -> std::process::Output,
 ) -> usize {
-    let mut failures = Vec::new();
-    let mut n = 0;
+    let mut c = Cases::new("lfind");
     for r in runs {
-        n += 1;
-        let res = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        c.run(move || {
             cmp("lfind", &r, Stderr::Exact);
-        }));
-        if let Err(e) = res {
-            let msg = e
-                .downcast_ref::<String>()
-                .cloned()
-                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_default();
-            let msg: String = msg.chars().take(3000).collect();
-            failures.push(msg);
-        }
+        });
     }
-    assert!(
-        failures.is_empty(),
-        "{} of {n} cases differ:\n{}",
-        failures.len(),
-        failures.join("\n======\n")
-    );
+    let n = c.count();
+    c.finish();
     n
+}
+
+#[test]
+fn name_patterns_at_fnmatch_corners() {
+    let t = TempDir::new("find-glob");
+    build_tree(t.path(), crate::util::GLOB_NAMES);
+    let runs = crate::util::GLOB_PATTERNS.iter().flat_map(|p| {
+        let path = format!("./{p}");
+        [
+            run_in(t.path(), &[".", "-name", p]),
+            run_in(t.path(), &[".", "-iname", p]),
+            run_in(t.path(), &[".", "-path", &path]),
+        ]
+    });
+    check_all(runs, compare_sorted);
 }
 
 #[test]
@@ -524,28 +526,13 @@ fn scratch(make: &dyn Fn() -> TempDir, a: &[&str]) {
     for b in crate::util::BACKENDS {
         let o = make();
         let got = run_in(o.path(), a).exec(&crate::util::ours("lfind"), "find", Some(b));
-        let ctx = format!(
-            "[{b}] {a:?}\n--- gnu ---\n{}\n{}\n--- ours ---\n{}\n{}",
-            String::from_utf8_lossy(&want.stdout),
-            String::from_utf8_lossy(&want.stderr),
-            String::from_utf8_lossy(&got.stdout),
-            String::from_utf8_lossy(&got.stderr)
-        );
-        assert_eq!(
-            crate::util::sorted_records(&want.stdout),
-            crate::util::sorted_records(&got.stdout),
-            "{ctx}"
-        );
-        assert_eq!(want.status.code(), got.status.code(), "{ctx}");
-        assert_eq!(
-            crate::util::sorted_records(&want.stderr),
-            crate::util::sorted_records(&got.stderr),
-            "{ctx}"
-        );
+        let ctx = || crate::util::context(&format!("[{b}] {a:?}"), &want, &got);
+        crate::util::assert_same(&got, &want, Stderr::Exact, crate::util::Order::Records, &ctx);
         assert_eq!(
             String::from_utf8_lossy(&want_tree),
             String::from_utf8_lossy(&listing(o.path())),
-            "{ctx}"
+            "{}",
+            ctx()
         );
     }
 }

@@ -6,7 +6,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::process::Command;
 
-use crate::util::{build_tree, compare, have, raw_name, Run, Stderr, TempDir};
+use crate::util::{build_tree, compare, have, raw_name, Cases, Run, Stderr, TempDir};
 
 /// The fixture tree lives one level down, so that `..` (listed by -a) is
 /// ours and stable while other tests create directories in /tmp.
@@ -144,34 +144,7 @@ fn ls_env(dir: &Path, args: &[&str], env: &[(&str, &str)]) {
     compare("lsr", &r, Stderr::Exact);
 }
 
-/// Runs every case even when some fail, then reports all failures (and the
-/// pass count) at once.
-struct Cases {
-    name: &'static str,
-    passed: usize,
-    failed: Vec<String>,
-}
-
 impl Cases {
-    fn new(name: &'static str) -> Cases {
-        Cases { name, passed: 0, failed: Vec::new() }
-    }
-
-    fn run<F: FnOnce() + std::panic::UnwindSafe>(&mut self, f: F) {
-        let r = std::panic::catch_unwind(f);
-        match r {
-            Ok(()) => self.passed += 1,
-            Err(e) => {
-                let msg = e
-                    .downcast_ref::<String>()
-                    .cloned()
-                    .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default();
-                self.failed.push(msg.chars().take(3000).collect());
-            }
-        }
-    }
-
     fn ls(&mut self, dir: &Path, args: &[&str]) {
         let (d, a): (std::path::PathBuf, Vec<String>) =
             (dir.to_path_buf(), args.iter().map(|s| s.to_string()).collect());
@@ -191,19 +164,6 @@ impl Cases {
             let ev: Vec<(&str, &str)> = e.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
             ls_env(&d, &v, &ev)
         });
-    }
-
-    fn finish(self) {
-        eprintln!("{}: {} passed, {} failed", self.name, self.passed, self.failed.len());
-        if !self.failed.is_empty() {
-            panic!(
-                "{}: {} of {} cases differ from GNU:\n\n{}",
-                self.name,
-                self.failed.len(),
-                self.failed.len() + self.passed,
-                self.failed.join("\n==========\n")
-            );
-        }
     }
 }
 
@@ -431,6 +391,19 @@ fn listings_match_gnu() {
     c.finish();
 }
 
+/// -I and --hide (FNM_PERIOD) at the corners of fnmatch.
+#[test]
+fn ignore_patterns_match_gnu() {
+    let t = TempDir::new("ls-glob");
+    build_tree(t.path(), crate::util::GLOB_NAMES);
+    let mut c = Cases::new("ignore patterns");
+    for p in crate::util::GLOB_PATTERNS {
+        c.ls(t.path(), &["-A", "-I", p]);
+        c.ls(t.path(), &["--hide", p]);
+    }
+    c.finish();
+}
+
 /// File systems without d_type: every entry's type comes from a stat.
 #[test]
 fn listings_without_d_type() {
@@ -511,6 +484,11 @@ fn environment_variables() {
     c.ls_env(t.path(), &[], &[("QUOTING_STYLE", "bogus")]);
     c.ls_env(t.path(), &["-ls"], &[("LS_BLOCK_SIZE", "1M")]);
     c.ls_env(t.path(), &["-ls"], &[("BLOCK_SIZE", "human-readable")]);
+    // The environment is read leniently, as GNU's human_options does.
+    c.ls_env(t.path(), &["-ls"], &[("BLOCK_SIZE", "2x")]);
+    c.ls_env(t.path(), &["-ls"], &[("LS_BLOCK_SIZE", "x")]);
+    c.ls_env(t.path(), &["-l"], &[("TIME_STYLE", "lo")]);
+    c.ls_env(t.path(), &["-l"], &[("TIME_STYLE", "posix-long-iso")]);
     c.ls_env(t.path(), &["-ls"], &[("POSIXLY_CORRECT", "1")]);
     c.ls_env(t.path(), &["-l"], &[("TZ", "America/New_York")]);
     c.ls_env(t.path(), &["-l", "--full-time"], &[("TZ", "Asia/Kolkata")]);
@@ -571,12 +549,28 @@ fn usage_errors() {
         &["--color=bogus"],
         &["--indicator-style=x"],
         &["--quoting-style=x"],
+        // argmatch: prefixes of synonyms are not ambiguous, "" is.
+        &["--color=n"],
+        &["--color="],
+        &["--sort="],
+        &["--quoting-style=s"],
+        &["-l", "--time=a"],
         &["-w", "x"],
         &["-w"],
         &["-T", "x"],
         &["--block-size=0"],
         &["--block-size=x"],
+        &["--block-size=0Y"],
+        &["--block-size=0x"],
+        &["--block-size= K"],
+        &["--block-size=+K"],
         &["--time-style=bogus", "-l"],
+        // argmatch abbreviations; posix-STYLE is the locale style in C.
+        &["--time-style=l", "-l"],
+        &["--time-style=lo", "-l"],
+        &["--time-style=long", "-l"],
+        &["--time-style=f", "-l"],
+        &["--time-style=posix-bogus", "-l"],
         &["--all=x"],
         &["-I"],
         &["-w", "0x10", "-C"],

@@ -18,6 +18,7 @@ use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::OnceLock;
 
+use crate::strace::parse_strace_summary;
 use crate::util::{self, TempDir, BACKENDS};
 
 /// `lsr -al` on 10,000 files with the io_uring backend: every syscall of
@@ -51,29 +52,6 @@ impl Syscalls {
     pub fn get(&self, name: &str) -> u64 {
         self.calls.get(name).copied().unwrap_or(0)
     }
-}
-
-/// Total and per-syscall counts from an `strace -c` summary. The columns
-/// are located by the header (values are right-aligned under it), since
-/// the errors column is blank when there were none.
-pub fn parse_strace_summary(text: &str) -> Option<(u64, BTreeMap<String, u64>)> {
-    let mut lines = text.lines().skip_while(|l| !l.starts_with("% time"));
-    let header = lines.next()?;
-    let calls_end = header.find("calls")? + "calls".len();
-    let name_start = header.find("errors")? + "errors".len();
-    let mut per = BTreeMap::new();
-    for l in lines {
-        if l.starts_with("---") || l.len() <= name_start {
-            continue;
-        }
-        let calls: u64 = l[..calls_end].split_whitespace().last()?.parse().ok()?;
-        let name = l[name_start..].trim();
-        if name == "total" {
-            return Some((calls, per));
-        }
-        per.insert(name.to_string(), calls);
-    }
-    None
 }
 
 fn command(program: &Path, args: &[&OsStr], env: &[(&str, &str)], strace: &[&OsStr]) -> Command {
@@ -507,26 +485,4 @@ fn ldu_summary_at_most_gnu_du() {
         return;
     }
     at_most_gnu("ldu", &["-s".as_ref(), root]);
-}
-
-#[test]
-fn strace_summary_parser() {
-    let text = "\
-% time     seconds  usecs/call     calls    errors syscall
------- ----------- ----------- --------- --------- ----------------
- 60.00    0.000006           0        23           close
- 40.00    0.000004           0        34        13 openat
-  0.00    0.000000           0         1           io_uring_enter
------- ----------- ----------- --------- --------- ----------------
-100.00    0.000010           0        58        13 total
-";
-    let (total, per) = parse_strace_summary(text).unwrap();
-    assert_eq!(total, 58);
-    assert_eq!((per["close"], per["openat"], per["io_uring_enter"]), (23, 34, 1));
-    // Older strace leaves usecs/call blank on the total line.
-    let old = text.replace(
-        "100.00    0.000010           0        58",
-        "100.00    0.000010                    58",
-    );
-    assert_eq!(parse_strace_summary(&old).unwrap().0, 58);
 }

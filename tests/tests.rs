@@ -6,5 +6,9 @@ mod faults;
 mod find;
 mod finish;
 mod ls;
+mod slowfs;
 mod syscalls;
 mod util;
+// strace -c summaries, read as `cargo xtask bench` reads them.
+#[path = "../xtask/src/strace.rs"]
+mod strace;

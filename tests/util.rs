@@ -127,15 +127,7 @@ impl Run {
     /// e.g. `ls:` for both tools when compared) in the C locale.
     pub fn exec(&self, program: &Path, argv0: &str, backend: Option<&str>) -> Output {
         let mut cmd = if self.unprivileged {
-            let mut c = Command::new("setpriv");
-            c.args([
-                "--reuid",
-                &NOBODY.to_string(),
-                "--regid",
-                &NOBODY.to_string(),
-                "--clear-groups",
-                "--",
-            ]);
+            let mut c = as_nobody();
             c.arg(program);
             c
         } else {
@@ -145,14 +137,7 @@ impl Run {
             c
         };
         cmd.args(self.args.iter().map(|a| os(a)));
-        cmd.env_clear();
-        cmd.env("PATH", "/usr/local/bin:/usr/bin:/bin");
-        cmd.env("LC_ALL", "C");
-        cmd.env("TZ", "UTC");
-        cmd.env("HOME", "/tmp");
-        if let Some(b) = backend {
-            cmd.env("RINGIO_BACKEND", b);
-        }
+        test_env(&mut cmd, "", backend);
         for (k, v) in &self.env {
             cmd.env(k, v);
         }
@@ -174,6 +159,28 @@ impl Run {
     }
 }
 
+/// `setpriv` set up to run what follows as uid/gid `nobody`.
+fn as_nobody() -> Command {
+    let mut c = Command::new("setpriv");
+    c.args(["--reuid", &NOBODY.to_string(), "--regid", &NOBODY.to_string(), "--clear-groups"]);
+    c.arg("--");
+    c
+}
+
+/// The environment every run gets, ours and GNU's alike: nothing inherited
+/// but `path_first` (if any) before the system PATH, the C locale, UTC,
+/// and the engine backend when one is forced.
+fn test_env(cmd: &mut Command, path_first: &str, backend: Option<&str>) {
+    cmd.env_clear();
+    cmd.env("PATH", format!("{path_first}/usr/local/bin:/usr/bin:/bin"));
+    cmd.env("LC_ALL", "C");
+    cmd.env("TZ", "UTC");
+    cmd.env("HOME", "/tmp");
+    if let Some(b) = backend {
+        cmd.env("RINGIO_BACKEND", b);
+    }
+}
+
 /// Replaces the program-name prefix of each stderr line so ours and GNU's
 /// can be compared (`lsr: x` vs `ls: x`).
 pub fn normalize_stderr(err: &[u8], ours: &str, gnu: &str) -> Vec<u8> {
@@ -190,6 +197,52 @@ pub fn normalize_stderr(err: &[u8], ours: &str, gnu: &str) -> Vec<u8> {
     out
 }
 
+/// Runs every case even when some fail, then reports all failures (and the
+/// pass count) at once, so one run shows every deviation.
+pub struct Cases {
+    name: &'static str,
+    passed: usize,
+    failed: Vec<String>,
+}
+
+impl Cases {
+    pub fn new(name: &'static str) -> Cases {
+        Cases { name, passed: 0, failed: Vec::new() }
+    }
+
+    pub fn run<F: FnOnce() + std::panic::UnwindSafe>(&mut self, f: F) {
+        match std::panic::catch_unwind(f) {
+            Ok(()) => self.passed += 1,
+            Err(e) => {
+                let msg = e
+                    .downcast_ref::<String>()
+                    .cloned()
+                    .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                self.failed.push(msg.chars().take(3000).collect());
+            }
+        }
+    }
+
+    /// Cases run so far.
+    pub fn count(&self) -> usize {
+        self.passed + self.failed.len()
+    }
+
+    pub fn finish(self) {
+        eprintln!("{}: {} passed, {} failed", self.name, self.passed, self.failed.len());
+        if !self.failed.is_empty() {
+            panic!(
+                "{}: {} of {} cases differ from GNU:\n\n{}",
+                self.name,
+                self.failed.len(),
+                self.count(),
+                self.failed.join("\n==========\n")
+            );
+        }
+    }
+}
+
 /// What a comparison checks beyond stdout and the exit code.
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Stderr {
@@ -204,44 +257,114 @@ pub enum Stderr {
 /// argv[0] = the GNU name so messages are comparable byte for byte.
 /// Returns GNU's output for further checks.
 pub fn compare(tool: &str, run: &Run, stderr: Stderr) -> Output {
+    compare_as(tool, run, stderr, Order::Exact, &|_| Ok(()))
+}
+
+/// How two outputs are lined up before they are compared.
+#[derive(Clone, Copy)]
+pub enum Order {
+    /// Byte for byte.
+    Exact,
+    /// As sorted records split at `\n` or `\0` ([`sorted_records`]).
+    Records,
+    /// stdout as sorted records ended by the byte, stderr as sorted lines
+    /// ([`sorted_records_by`]).
+    Unordered(u8),
+}
+
+impl Order {
+    fn stdout(self, b: &[u8]) -> Vec<Vec<u8>> {
+        match self {
+            Order::Exact => vec![b.to_vec()],
+            Order::Records => sorted_records(b),
+            Order::Unordered(sep) => sorted_records_by(b, sep),
+        }
+    }
+
+    fn stderr(self, b: &[u8]) -> Vec<Vec<u8>> {
+        match self {
+            Order::Exact => vec![b.to_vec()],
+            Order::Records => sorted_records(b),
+            Order::Unordered(_) => sorted_records_by(b, b'\n'),
+        }
+    }
+
+    /// What the failure messages say about stdout and stderr.
+    fn words(self) -> (&'static str, &'static str) {
+        match self {
+            Order::Exact => ("stdout differs", "stderr differs"),
+            Order::Records => ("stdout records differ", "stderr differs"),
+            Order::Unordered(_) => {
+                ("stdout differs (ignoring order)", "stderr differs (ignoring line order)")
+            }
+        }
+    }
+}
+
+/// Asserts that `got` matches `want` (stderr already normalised): stdout
+/// and stderr lined up as `order` says, exit status and signal equal.
+pub fn assert_same(
+    got: &Output,
+    want: &Output,
+    stderr: Stderr,
+    order: Order,
+    ctx: &dyn Fn() -> String,
+) {
+    let (out_differs, err_differs) = order.words();
+    assert!(order.stdout(&got.stdout) == order.stdout(&want.stdout), "{out_differs}: {}", ctx());
+    assert_eq!(got.status.code(), want.status.code(), "exit status differs: {}", ctx());
+    assert_eq!(got.status.signal_code(), want.status.signal_code(), "signal differs: {}", ctx());
+    match stderr {
+        Stderr::Presence => assert_eq!(
+            got.stderr.is_empty(),
+            want.stderr.is_empty(),
+            "stderr presence differs: {}",
+            ctx()
+        ),
+        Stderr::Exact => assert!(
+            order.stderr(&got.stderr) == order.stderr(&want.stderr),
+            "{err_differs}: {}",
+            ctx()
+        ),
+    }
+}
+
+/// What a failed comparison shows: the command and both sides' output.
+pub fn context(what: &str, want: &Output, got: &Output) -> String {
+    format!(
+        "{what}\n--- gnu stdout ---\n{}\n--- ours ---\n{}\n--- gnu stderr ---\n{}\n--- ours ---\n{}",
+        String::from_utf8_lossy(&want.stdout),
+        String::from_utf8_lossy(&got.stdout),
+        String::from_utf8_lossy(&want.stderr),
+        String::from_utf8_lossy(&got.stderr)
+    )
+}
+
+/// [`compare`], [`compare_sorted`] and [`compare_unordered`]: GNU's run,
+/// then ours under every backend, stderr's program names normalised (under
+/// setpriv GNU's argv[0], and so its message prefix, is the full path),
+/// `check` run on each of our stdouts.
+fn compare_as(
+    tool: &str,
+    run: &Run,
+    stderr: Stderr,
+    order: Order,
+    check: &dyn Fn(&[u8]) -> Result<(), String>,
+) -> Output {
     let gnu_path = Path::new(gnu(tool));
     let gnu_name = gnu_path.file_name().unwrap().to_str().unwrap();
-    let want = run.exec(gnu_path, gnu_name, None);
+    let mut want = run.exec(gnu_path, gnu_name, None);
+    want.stderr = normalize_stderr(&want.stderr, &gnu_path.to_string_lossy(), gnu_name);
     for b in BACKENDS {
-        let got = run.exec(&ours(tool), gnu_name, Some(b));
+        let mut got = run.exec(&ours(tool), gnu_name, Some(b));
+        got.stderr = normalize_stderr(&got.stderr, tool, gnu_name);
         let ctx = || {
-            format!(
-                "{tool} [{b}] args {:?} cwd {:?}\n--- gnu stdout ---\n{}\n--- ours ---\n{}\n--- gnu stderr ---\n{}\n--- ours ---\n{}",
-                run.args.iter().map(|a| String::from_utf8_lossy(a)).collect::<Vec<_>>(),
-                run.cwd,
-                String::from_utf8_lossy(&want.stdout),
-                String::from_utf8_lossy(&got.stdout),
-                String::from_utf8_lossy(&want.stderr),
-                String::from_utf8_lossy(&got.stderr)
-            )
+            let args: Vec<_> = run.args.iter().map(|a| String::from_utf8_lossy(a)).collect();
+            context(&format!("{tool} [{b}] args {args:?} cwd {:?}", run.cwd), &want, &got)
         };
-        assert!(got.stdout == want.stdout, "stdout differs: {}", ctx());
-        assert_eq!(got.status.code(), want.status.code(), "exit status differs: {}", ctx());
-        assert_eq!(
-            got.status.signal_code(),
-            want.status.signal_code(),
-            "signal differs: {}",
-            ctx()
-        );
-        match stderr {
-            Stderr::Presence => {
-                assert_eq!(
-                    got.stderr.is_empty(),
-                    want.stderr.is_empty(),
-                    "stderr presence differs: {}",
-                    ctx()
-                )
-            }
-            Stderr::Exact => assert!(
-                normalize_stderr(&got.stderr, tool, gnu_name) == want.stderr,
-                "stderr differs: {}",
-                ctx()
-            ),
+        assert_same(&got, &want, stderr, order, &ctx);
+        if let Err(e) = check(&got.stdout) {
+            panic!("{e}: {}", ctx());
         }
     }
     want
@@ -296,6 +419,42 @@ pub fn raw_name(root: &Path, name: &[u8]) -> PathBuf {
     root.join(os(name))
 }
 
+/// Names and shell patterns at the corners of fnmatch (malformed brackets,
+/// unknown classes, `[=c=]`, a trailing backslash, leading dots, case), for
+/// the -I/--hide, -name/-path and --exclude cases of each tool.
+pub const GLOB_NAMES: &[&str] =
+    &["f:a\\:", "f:x:", "f:X:", "f:[x:", "f:[[:", "f:.h:", "f:=:", "f:b]:", "f:-:"];
+pub const GLOB_PATTERNS: &[&str] = &[
+    "a\\",
+    "[[:foo:]x]",
+    "[x[:foo:]]",
+    "[![:foo:]]",
+    "[[=x=]]",
+    "[[.x.]]",
+    "[[:foo:]",
+    "[!x]*",
+    "[^x]*",
+    "?",
+    "*",
+    "[.]h",
+    "\\.h",
+    ".*",
+    "[",
+    "[[",
+    "[x",
+    "[]]",
+    "b]",
+    "[a-]",
+    "[[:upper:]]",
+    "[a-Z]",
+    "[Z-a]",
+    "[X-x]",
+    "\\[*",
+    "*\\",
+    "[\\]]",
+    "[!]]*",
+];
+
 /// Splits output into records on `\n` and `\0` and sorts them, for tools
 /// whose parallel output order may legitimately differ from GNU's.
 pub fn sorted_records(out: &[u8]) -> Vec<Vec<u8>> {
@@ -308,54 +467,7 @@ pub fn sorted_records(out: &[u8]) -> Vec<Vec<u8>> {
 /// compared as sorted record sets: for `lfind`'s parallel walk, where the
 /// order of records between subtrees is unspecified.
 pub fn compare_sorted(tool: &str, run: &Run, stderr: Stderr) -> Output {
-    let gnu_path = Path::new(gnu(tool));
-    let gnu_name = gnu_path.file_name().unwrap().to_str().unwrap();
-    let want = run.exec(gnu_path, gnu_name, None);
-    for b in BACKENDS {
-        let got = run.exec(&ours(tool), gnu_name, Some(b));
-        let ctx = || {
-            format!(
-                "{tool} [{b}] args {:?} cwd {:?}\n--- gnu stdout ---\n{}\n--- ours ---\n{}\n--- gnu stderr ---\n{}\n--- ours ---\n{}",
-                run.args.iter().map(|a| String::from_utf8_lossy(a)).collect::<Vec<_>>(),
-                run.cwd,
-                String::from_utf8_lossy(&want.stdout),
-                String::from_utf8_lossy(&got.stdout),
-                String::from_utf8_lossy(&want.stderr),
-                String::from_utf8_lossy(&got.stderr)
-            )
-        };
-        assert!(
-            sorted_records(&got.stdout) == sorted_records(&want.stdout),
-            "stdout records differ: {}",
-            ctx()
-        );
-        assert_eq!(got.status.code(), want.status.code(), "exit status differs: {}", ctx());
-        assert_eq!(
-            got.status.signal_code(),
-            want.status.signal_code(),
-            "signal differs: {}",
-            ctx()
-        );
-        match stderr {
-            Stderr::Presence => assert_eq!(
-                got.stderr.is_empty(),
-                want.stderr.is_empty(),
-                "stderr presence differs: {}",
-                ctx()
-            ),
-            Stderr::Exact => assert!(
-                sorted_records(&normalize_stderr(&got.stderr, tool, gnu_name))
-                    == sorted_records(&normalize_stderr(
-                        &want.stderr,
-                        gnu_path.to_str().unwrap(),
-                        gnu_name
-                    )),
-                "stderr differs: {}",
-                ctx()
-            ),
-        }
-    }
-    want
+    compare_as(tool, run, stderr, Order::Records, &|_| Ok(()))
 }
 
 /// Splits output into records ended by `sep` (a last unterminated record
@@ -378,58 +490,7 @@ pub fn compare_unordered(
     sep: u8,
     check: &dyn Fn(&[u8]) -> Result<(), String>,
 ) -> Output {
-    let gnu_path = Path::new(gnu(tool));
-    let gnu_name = gnu_path.file_name().unwrap().to_str().unwrap();
-    let want = run.exec(gnu_path, gnu_name, None);
-    for b in BACKENDS {
-        let got = run.exec(&ours(tool), gnu_name, Some(b));
-        let ctx = || {
-            format!(
-                "{tool} [{b}] args {:?} cwd {:?}\n--- gnu stdout ---\n{}\n--- ours ---\n{}\n--- gnu stderr ---\n{}\n--- ours ---\n{}",
-                run.args.iter().map(|a| String::from_utf8_lossy(a)).collect::<Vec<_>>(),
-                run.cwd,
-                String::from_utf8_lossy(&want.stdout),
-                String::from_utf8_lossy(&got.stdout),
-                String::from_utf8_lossy(&want.stderr),
-                String::from_utf8_lossy(&got.stderr)
-            )
-        };
-        assert!(
-            sorted_records_by(&got.stdout, sep) == sorted_records_by(&want.stdout, sep),
-            "stdout differs (ignoring order): {}",
-            ctx()
-        );
-        assert_eq!(got.status.code(), want.status.code(), "exit status differs: {}", ctx());
-        assert_eq!(
-            got.status.signal_code(),
-            want.status.signal_code(),
-            "signal differs: {}",
-            ctx()
-        );
-        match stderr {
-            Stderr::Presence => assert_eq!(
-                got.stderr.is_empty(),
-                want.stderr.is_empty(),
-                "stderr presence differs: {}",
-                ctx()
-            ),
-            // Under setpriv, GNU's argv[0] (and so its message prefix) is
-            // the full path.
-            Stderr::Exact => assert!(
-                sorted_records_by(&normalize_stderr(&got.stderr, tool, gnu_name), b'\n')
-                    == sorted_records_by(
-                        &normalize_stderr(&want.stderr, &gnu_path.to_string_lossy(), gnu_name),
-                        b'\n'
-                    ),
-                "stderr differs (ignoring line order): {}",
-                ctx()
-            ),
-        }
-        if let Err(e) = check(&got.stdout) {
-            panic!("{e}: {}", ctx());
-        }
-    }
-    want
+    compare_as(tool, run, stderr, Order::Unordered(sep), check)
 }
 
 /// For du-style output of ONE operand (records ended by `sep`, the name
@@ -501,24 +562,12 @@ pub fn run_script(
     let target = if ours_ { ours(tool) } else { gnu_path.to_path_buf() };
     std::os::unix::fs::symlink(target, bin.join(name)).unwrap();
     setup(&sd.work());
-    let mut cmd = if unprivileged {
-        let mut c = Command::new("setpriv");
-        c.args(["--reuid", &NOBODY.to_string(), "--regid", &NOBODY.to_string(), "--clear-groups"]);
-        c.args(["--", "sh", "-c", script]);
-        c
-    } else {
-        let mut c = Command::new("sh");
-        c.args(["-c", script]);
-        c
-    };
-    cmd.env_clear();
-    cmd.env("PATH", format!("{}:/usr/local/bin:/usr/bin:/bin", bin.display()));
-    cmd.env("LC_ALL", "C");
-    cmd.env("TZ", "UTC");
-    cmd.env("HOME", "/tmp");
-    if let Some(b) = backend {
-        cmd.env("RINGIO_BACKEND", b);
+    let mut cmd = if unprivileged { as_nobody() } else { Command::new("sh") };
+    if unprivileged {
+        cmd.arg("sh");
     }
+    cmd.args(["-c", script]);
+    test_env(&mut cmd, &format!("{}:", bin.display()), backend);
     cmd.current_dir(sd.work());
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     let out = cmd.output().unwrap_or_else(|e| panic!("spawn sh: {e}"));
@@ -527,7 +576,7 @@ pub fn run_script(
 
 /// [`run_script`] with GNU's tool, then ours under every backend: equal
 /// stdout, exit status, and stderr (exactly, or just present/absent).
-/// Returns GNU's output.
+/// Returns GNU's output for further checks.
 pub fn compare_script(
     tool: &str,
     script: &str,
@@ -538,26 +587,8 @@ pub fn compare_script(
     let (want, _d) = run_script(tool, script, setup, false, None, unprivileged);
     for b in BACKENDS {
         let (got, _d) = run_script(tool, script, setup, true, Some(b), unprivileged);
-        let ctx = || {
-            format!(
-                "{tool} [{b}] script {script:?}\n--- gnu stdout ---\n{}\n--- ours ---\n{}\n--- gnu stderr ---\n{}\n--- ours ---\n{}",
-                String::from_utf8_lossy(&want.stdout),
-                String::from_utf8_lossy(&got.stdout),
-                String::from_utf8_lossy(&want.stderr),
-                String::from_utf8_lossy(&got.stderr)
-            )
-        };
-        assert!(got.stdout == want.stdout, "stdout differs: {}", ctx());
-        assert_eq!(got.status.code(), want.status.code(), "exit status differs: {}", ctx());
-        match stderr {
-            Stderr::Presence => assert_eq!(
-                got.stderr.is_empty(),
-                want.stderr.is_empty(),
-                "stderr presence differs: {}",
-                ctx()
-            ),
-            Stderr::Exact => assert!(got.stderr == want.stderr, "stderr differs: {}", ctx()),
-        }
+        let ctx = || context(&format!("{tool} [{b}] script {script:?}"), &want, &got);
+        assert_same(&got, &want, stderr, Order::Exact, &ctx);
     }
     want
 }

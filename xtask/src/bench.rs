@@ -86,7 +86,7 @@ pub fn parse(text: &str) -> Result<Vec<Workload>, String> {
 }
 
 /// Splits a command on whitespace, honouring single quotes (no escapes).
-fn words(s: &str) -> Vec<String> {
+pub(crate) fn words(s: &str) -> Vec<String> {
     let mut v = Vec::new();
     let mut cur: Option<String> = None;
     let mut quoted = false;
@@ -104,7 +104,7 @@ fn words(s: &str) -> Vec<String> {
     v
 }
 
-fn needs_shell(cmd: &str) -> bool {
+pub(crate) fn needs_shell(cmd: &str) -> bool {
     cmd.contains(['|', '>', '<', ';', '&'])
 }
 
@@ -134,7 +134,7 @@ fn placeholders(s: &str) -> Vec<&str> {
 
 /// Replaces the placeholders in `s`: fixture sets by their names (commands
 /// run in the fixtures directory), `{OURS:bin}` by our release binary.
-fn expand(s: &str, ours_dir: &Path, quote: bool) -> Result<String, String> {
+pub(crate) fn expand(s: &str, ours_dir: &Path, quote: bool) -> Result<String, String> {
     let mut out = s.to_string();
     for p in placeholders(s) {
         let val = if let Some(bin) = p.strip_prefix("OURS:") {
@@ -154,7 +154,7 @@ fn expand(s: &str, ours_dir: &Path, quote: bool) -> Result<String, String> {
 }
 
 /// The fixture sets a command template needs.
-fn sets_needed(template: &str) -> Vec<Set> {
+pub(crate) fn sets_needed(template: &str) -> Vec<Set> {
     placeholders(template).into_iter().filter_map(Set::from_placeholder).collect()
 }
 
@@ -176,7 +176,7 @@ fn which(prog: &str) -> Option<PathBuf> {
 
 /// The program a command names: the first on PATH, except that a copy of
 /// one of our binaries is passed over (the Zig lsr is also called `lsr`).
-fn which_peer(prog: &str) -> Option<PathBuf> {
+pub(crate) fn which_peer(prog: &str) -> Option<PathBuf> {
     let candidates = which_all(prog);
     if prog.contains('/') || !OUR_BINS.contains(&prog) {
         return candidates.into_iter().next();
@@ -353,29 +353,6 @@ fn run_once(
     Ok(Sample { wall, cpu: tv(ru.ru_utime) + tv(ru.ru_stime), code, out })
 }
 
-/// Total syscalls and per-syscall counts from an `strace -c` summary.
-/// Columns are located by the header (values are right-aligned under it),
-/// since the errors column is blank when there were none.
-pub fn parse_strace_summary(text: &str) -> Option<(u64, Vec<(String, u64)>)> {
-    let mut lines = text.lines().skip_while(|l| !l.starts_with("% time"));
-    let header = lines.next()?;
-    let calls_end = header.find("calls")? + "calls".len();
-    let name_start = header.find("errors")? + "errors".len();
-    let mut per = Vec::new();
-    for l in lines {
-        if l.starts_with("---") || l.len() <= name_start {
-            continue;
-        }
-        let calls: u64 = l[..calls_end].split_whitespace().last()?.parse().ok()?;
-        let name = l[name_start..].trim();
-        if name == "total" {
-            return Some((calls, per));
-        }
-        per.push((name.to_string(), calls));
-    }
-    None
-}
-
 /// One `strace -f -c` run of the row; None if strace is missing or failed.
 fn count_syscalls(row: &Row, cwd: &Path, mode: Stdout, tmp: &Path) -> Option<u64> {
     let mut cmd = Command::new("strace");
@@ -396,7 +373,7 @@ fn count_syscalls(row: &Row, cwd: &Path, mode: Stdout, tmp: &Path) -> Option<u64
     };
     let text = fs::read_to_string(tmp).ok().filter(|_| ok)?;
     let _ = fs::remove_file(tmp);
-    parse_strace_summary(&text).map(|(total, _)| total)
+    crate::strace::parse_strace_summary(&text).map(|(total, _)| total)
 }
 
 struct Result_ {
@@ -460,11 +437,6 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             "--dir" => o.dir = PathBuf::from(it.next().ok_or("--dir needs a value")?),
             "--only" => o.only = Some(it.next().ok_or("--only needs a value")?.clone()),
             "--no-strace" => o.strace = false,
-            "--slowfs" => return Err(
-                "--slowfs is reserved (not implemented yet); meanwhile mount the fixtures with \
-                 `cargo xtask slowfs MOUNT --source target/fixtures` and pass `--dir MOUNT`"
-                    .into(),
-            ),
             "all" => o.groups.extend(GROUPS.map(String::from)),
             g if GROUPS.contains(&g) => o.groups.push(g.into()),
             other => {
@@ -483,6 +455,9 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
 }
 
 pub fn main(args: &[String]) -> Result<(), String> {
+    if args.iter().any(|a| a == "--slowfs" || a.starts_with("--slowfs=")) {
+        return crate::bench_slowfs::main(args);
+    }
     let o = parse_args(args)?;
     let file = crate::workspace_root().join("benches").join("workloads.txt");
     let text = fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
@@ -589,7 +564,7 @@ fn measure(
 }
 
 /// `prog --version`'s first line that has a digit, e.g. `ls (GNU coreutils) 9.1`.
-fn version(prog: &OsString) -> Option<String> {
+pub(crate) fn version(prog: &OsString) -> Option<String> {
     let out = Command::new(prog)
         .arg("--version")
         .stdin(Stdio::null())
@@ -755,30 +730,5 @@ mod tests {
         assert_eq!(words("a '' b"), ["a", "", "b"]);
         assert_eq!(shell_quote("tree"), "tree");
         assert_eq!(shell_quote("a b"), "'a b'");
-    }
-
-    #[test]
-    fn strace_summary_with_and_without_errors_column() {
-        let text = "\
-% time     seconds  usecs/call     calls    errors syscall
------- ----------- ----------- --------- --------- ----------------
- 60.00    0.000006           0        23           close
- 40.00    0.000004           0        34        13 openat
-  0.00    0.000000           0         1           io_uring_enter
------- ----------- ----------- --------- --------- ----------------
-100.00    0.000010           0        58        13 total
-";
-        let (total, per) = parse_strace_summary(text).unwrap();
-        assert_eq!(total, 58);
-        assert_eq!(
-            per,
-            [("close".into(), 23), ("openat".into(), 34), ("io_uring_enter".into(), 1)]
-        );
-        // Older strace leaves usecs/call blank on the total line.
-        let old = text.replace(
-            "100.00    0.000010           0        58",
-            "100.00    0.000010                    58",
-        );
-        assert_eq!(parse_strace_summary(&old).unwrap().0, 58);
     }
 }

@@ -60,6 +60,10 @@ pub const FLAT_SIZES: [usize; 5] = [10, 100, 1_000, 10_000, 100_000];
 /// Tree shape: directories below the root, maximum depth, 2–5 subdirectories
 /// and 0–32 files per directory (so ~16 × 10,001 files, ~170k entries).
 const TREE_DIRS: usize = 10_000;
+/// The same shape cut at 1,200 directories: ~20,000 entries, the size the
+/// slow-file-system bench walks through FUSE (issue 8), where each request
+/// costs a round trip and GNU tools take a minute.
+const TREE20K_DIRS: usize = 1_200;
 const TREE_DEPTH: usize = 8;
 const TREE_MAX_FILES: u64 = 32;
 const BIG_BYTES: u64 = 1 << 30;
@@ -70,6 +74,8 @@ const TEXT_MAX_LINE: u64 = 132;
 pub enum Set {
     Flat(usize),
     Tree,
+    /// `tree-20k`: the tree's shape with fewer directories (~20k entries).
+    Tree20k,
     Big,
     Text,
 }
@@ -77,7 +83,7 @@ pub enum Set {
 impl Set {
     pub fn all() -> Vec<Set> {
         let mut v: Vec<Set> = FLAT_SIZES.iter().map(|&n| Set::Flat(n)).collect();
-        v.extend([Set::Tree, Set::Big, Set::Text]);
+        v.extend([Set::Tree, Set::Tree20k, Set::Big, Set::Text]);
         v
     }
 
@@ -86,6 +92,7 @@ impl Set {
         match self {
             Set::Flat(n) => format!("flat-{n}"),
             Set::Tree => "tree".into(),
+            Set::Tree20k => "tree-20k".into(),
             Set::Big => "big.bin".into(),
             Set::Text => "text.txt".into(),
         }
@@ -96,6 +103,7 @@ impl Set {
         match self {
             Set::Flat(n) => format!("FLAT{n}"),
             Set::Tree => "TREE".into(),
+            Set::Tree20k => "TREE20K".into(),
             Set::Big => "BIG".into(),
             Set::Text => "TEXT".into(),
         }
@@ -120,14 +128,19 @@ impl Set {
     fn stamp(self) -> String {
         let params = match self {
             Set::Flat(n) => format!("files={n} sizes=0..=300"),
-            Set::Tree => format!(
-                "dirs={TREE_DIRS} depth={TREE_DEPTH} fanout=2..=5 files=0..={TREE_MAX_FILES} sizes=skewed..=64KiB symlinks=1% hardlinks=0.1%"
-            ),
+            Set::Tree => tree_params(TREE_DIRS),
+            Set::Tree20k => tree_params(TREE20K_DIRS),
             Set::Big => format!("bytes={BIG_BYTES}"),
             Set::Text => format!("lines={TEXT_LINES} len=0..={TEXT_MAX_LINE}"),
         };
         format!("ringutils fixture {} v{VERSION} seed={SEED:#x} {params}\n", self.name())
     }
+}
+
+fn tree_params(dirs: usize) -> String {
+    format!(
+        "dirs={dirs} depth={TREE_DEPTH} fanout=2..=5 files=0..={TREE_MAX_FILES} sizes=skewed..=64KiB symlinks=1% hardlinks=0.1%"
+    )
 }
 
 /// `<workspace>/target/fixtures`.
@@ -155,7 +168,8 @@ pub fn ensure(dir: &Path, set: Set) -> Result<PathBuf, String> {
     let mut rng = Rng::for_set(&name);
     let summary = match set {
         Set::Flat(n) => build_flat(&partial, n, &mut rng),
-        Set::Tree => build_tree(&partial, &mut rng),
+        Set::Tree => build_tree(&partial, TREE_DIRS, &mut rng),
+        Set::Tree20k => build_tree(&partial, TREE20K_DIRS, &mut rng),
         Set::Big => build_big(&partial, &mut rng),
         Set::Text => build_text(&partial, &mut rng),
     }
@@ -314,7 +328,7 @@ fn file_name(rng: &mut Rng) -> String {
 /// subdirectories each until the budget is spent (so most sit at depth 6–8),
 /// every directory holding 0–32 entries of files, 1% of them symbolic links
 /// (one in ten dangling) and 0.1% hard links to an earlier file elsewhere.
-fn build_tree(root: &Path, rng: &mut Rng) -> io::Result<String> {
+fn build_tree(root: &Path, max_dirs: usize, rng: &mut Rng) -> io::Result<String> {
     fs::create_dir(root)?;
     let pool = content_pool(rng);
     let mut queue: Vec<(PathBuf, usize)> = vec![(root.to_path_buf(), 0)];
@@ -328,7 +342,7 @@ fn build_tree(root: &Path, rng: &mut Rng) -> io::Result<String> {
         let mut names = HashSet::new();
         if depth < TREE_DEPTH {
             for _ in 0..rng.range(2, 5) {
-                if dirs == TREE_DIRS {
+                if dirs == max_dirs {
                     break;
                 }
                 let name = unique(&mut names, rng.pick(DIR_WORDS).to_string());

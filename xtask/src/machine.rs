@@ -161,6 +161,11 @@ impl ForeignLoad {
         ForeignLoad { busy: busy_seconds(), own: own_seconds(), t: std::time::Instant::now() }
     }
 
+    /// Time since `start`.
+    pub fn elapsed(&self) -> std::time::Duration {
+        self.t.elapsed()
+    }
+
     /// Average cores used by other processes since `start`.
     pub fn cores(&self) -> f64 {
         let secs = self.t.elapsed().as_secs_f64().max(1e-3);

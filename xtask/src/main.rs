@@ -4,7 +4,9 @@
 //!   whole test suite; this is the command README.md and `.ci/run` give.
 //! - `fixtures`: builds the deterministic benchmark file sets (fixtures.rs).
 //! - `bench`: times our tools against GNU and the peers found on the machine,
-//!   on the workloads listed in `benches/workloads.txt` (bench.rs).
+//!   on the workloads listed in `benches/workloads.txt` (bench.rs); with
+//!   `--slowfs LATENCY`, through a slowfs mount (benches/slowfs.txt,
+//!   bench_slowfs.rs).
 //! - `dist`: man pages and shell completions from the tools' option
 //!   tables, into `target/dist/` (dist.rs).
 //! - `bench-engine`: times ringio's executors directly, in an optimized
@@ -14,12 +16,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 mod bench;
+mod bench_slowfs;
 mod dist;
 mod engine_bench;
 mod fixtures;
 mod machine;
 mod setup;
 mod slowfs;
+mod strace;
 
 const USAGE: &str = "usage: cargo xtask <task>
 
@@ -28,11 +32,16 @@ tasks:
   slowfs …            a FUSE mirror that delays metadata requests (cargo xtask slowfs --help)
   fixtures [--dir D] [SET…]
                       build the benchmark fixtures (default: all sets, in target/fixtures);
-                      SET: flat, flat-10 … flat-100000, tree, big, text
+                      SET: flat, flat-10 … flat-100000, tree, tree-20k, big, text
   bench [GROUP…] [--quick] [--runs N] [--dir D] [--only TEXT] [--no-strace]
                       GROUP: ls, find, du, cat or all (default); builds release binaries,
                       times ours against GNU and installed peers (benches/workloads.txt);
                       tables go to stdout and target/bench/GROUP.md
+  bench --slowfs LATENCY [GROUP…] [--runs N] [--cap SECS] [--depths 16,256] [--only TEXT] [--ours]
+                      GROUP: ls, find, du or all: the same through a slowfs mount of the
+                      fixtures (benches/slowfs.txt): time, FUSE requests by type and the
+                      concurrency achieved (--ours: our rows only, no minute-long GNU runs);
+                      table to stdout and target/bench/slowfs.md
   dist [--dir D]       man pages and bash/zsh/fish completions for the four tools,
                       from their option tables (default: target/dist)
   bench-engine [--quick] [--runs N] [--dir D]

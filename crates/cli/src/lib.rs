@@ -1,8 +1,13 @@
 //! What the ringutils tools share: the program name and message format,
 //! GNU-style quoting of names, the buffered stdout writer with GNU's
-//! EPIPE/ENOSPC behaviour, and human-readable sizes.
+//! EPIPE/ENOSPC behaviour, human-readable sizes, times, user names and
+//! shell patterns.
 
+pub mod argmatch;
+pub mod glob;
+pub mod mode;
 pub mod msg;
+pub mod num;
 pub mod opts;
 pub mod out;
 pub mod quote;

@@ -240,6 +240,16 @@ impl Doc {
         self.help_styled(prog, &Plain)
     }
 
+    /// `--help` as printed on standard output: styled when that is a
+    /// terminal that wants colour ([`crate::style::on`]), plain otherwise.
+    pub fn help_on_stdout(&self, prog: &str) -> String {
+        if crate::style::on(1) {
+            self.help_styled(prog, &crate::style::Help)
+        } else {
+            self.help(prog)
+        }
+    }
+
     /// `--help` with headings and option names styled (on a terminal).
     pub fn help_styled(&self, prog: &str, st: &dyn Styler) -> String {
         let mut s = String::new();

@@ -1,6 +1,9 @@
 //! Sizes as GNU prints them: block counts for a block size, and
 //! human-readable forms (`-h` powers of 1024, `--si` powers of 1000),
-//! always rounded up as ls and du do.
+//! always rounded up as ls and du do; block-size specifications as GNU's
+//! human_options reads them.
+
+use crate::num::{self, NumError};
 
 /// How sizes are shown.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,17 +20,39 @@ impl SizeFormat {
 
     /// Formats `bytes`.
     pub fn format(self, bytes: u64) -> String {
+        let mut v = Vec::new();
+        self.format_into(&mut v, bytes);
+        String::from_utf8(v).expect("digits and ASCII units")
+    }
+
+    /// Appends `bytes`, formatted, to `out` (no allocation for block counts).
+    pub fn format_into(self, out: &mut Vec<u8>, bytes: u64) {
         match self {
             SizeFormat::Blocks { block, suffix } => {
-                let n = (bytes as u128).div_ceil(block.max(1) as u128);
-                match suffix {
-                    Some(s) => format!("{n}{s}"),
-                    None => n.to_string(),
+                push_u128(out, (bytes as u128).div_ceil(block.max(1) as u128));
+                if let Some(s) = suffix {
+                    out.extend_from_slice(s.as_bytes());
                 }
             }
-            SizeFormat::Human { si } => human(bytes, if si { 1000 } else { 1024 }),
+            SizeFormat::Human { si } => {
+                out.extend_from_slice(human(bytes, if si { 1000 } else { 1024 }).as_bytes())
+            }
         }
     }
+}
+
+fn push_u128(out: &mut Vec<u8>, mut n: u128) {
+    let mut tmp = [0u8; 40];
+    let mut i = tmp.len();
+    loop {
+        i -= 1;
+        tmp[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    out.extend_from_slice(&tmp[i..]);
 }
 
 const PREFIXES: &[u8] = b"KMGTPEZYRQ";
@@ -69,31 +94,6 @@ pub fn human(bytes: u64, base: u64) -> String {
     format!("{whole}{}", letter(exp))
 }
 
-/// Why a block-size specification was refused, in GNU's three wordings.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BlockSizeError {
-    /// `invalid --block-size argument 'x'`
-    Invalid,
-    /// `invalid suffix in --block-size argument '1.5K'`
-    InvalidSuffix,
-    /// `--block-size argument '1Z' too large`
-    TooLarge,
-}
-
-impl BlockSizeError {
-    /// GNU's message for option `opt` (e.g. `--block-size`) and value `arg`
-    /// (already quoted by the caller).
-    pub fn message(self, opt: &str, quoted_arg: &str) -> String {
-        match self {
-            BlockSizeError::Invalid => format!("invalid {opt} argument {quoted_arg}"),
-            BlockSizeError::InvalidSuffix => {
-                format!("invalid suffix in {opt} argument {quoted_arg}")
-            }
-            BlockSizeError::TooLarge => format!("{opt} argument {quoted_arg} too large"),
-        }
-    }
-}
-
 /// Parses a GNU block-size specification (`--block-size`, `BLOCK_SIZE`,
 /// `DU_BLOCK_SIZE`, `LS_BLOCK_SIZE`): `human-readable`, `si`, or an optional
 /// integer followed by an optional unit (K, KB, KiB, M, … ; B/bytes).
@@ -103,16 +103,49 @@ pub fn parse_block_size(spec: &str) -> Option<SizeFormat> {
     parse_block_size_checked(spec).ok()
 }
 
-/// Like [`parse_block_size`], saying why a specification is refused.
+/// Like [`parse_block_size`], saying why a specification is refused
+/// ([`NumError::message`] words it).
 ///
-/// The number is read like C's strtoumax with base 0 (blanks, `+`, `0x`
-/// hex, leading-0 octal). A unit letter multiplies by a power of 1024, or
-/// of 1000 when followed by `B` (`KB`), `iB` keeps 1024 (`KiB`). A unit
-/// with no number (`K`, `MB`) makes sizes print with that unit, GNU-style
-/// normalised (`KB` prints as `kB`).
-pub fn parse_block_size_checked(spec: &str) -> Result<SizeFormat, BlockSizeError> {
+/// The number is read as GNU's xstrtoumax reads it ([`crate::num`]): C's
+/// strtoumax with base 0 (blanks, `+`, `0x` hex, leading-0 octal). A unit
+/// letter multiplies by a power of 1024, or of 1000 when followed by `B`
+/// (`KB`), `iB` keeps 1024 (`KiB`). A unit with no number (`K`, `MB`)
+/// makes sizes print with that unit, GNU-style normalised (`KB` prints as
+/// `kB`). As in GNU's human_options, a zero size is invalid whatever else
+/// is wrong with the specification.
+pub fn parse_block_size_checked(spec: &str) -> Result<SizeFormat, NumError> {
+    match parse(spec) {
+        Ok(SizeFormat::Blocks { block: 0, .. }) | Err(NumError::InvalidSuffix(0)) => {
+            Err(NumError::Invalid)
+        }
+        r => r,
+    }
+}
+
+/// A block size from the environment, read as GNU's human_options reads
+/// one when the caller ignores its errors (du's `DU_BLOCK_SIZE`,
+/// `BLOCK_SIZE`, `BLOCKSIZE`): a bad suffix keeps the number before it
+/// (`2x` is 2), an overflow gives the largest size. `None` when nothing
+/// usable is left (no number, or zero): the caller's default applies.
+pub fn parse_block_size_lenient(spec: &str) -> Option<SizeFormat> {
+    let plain = |block| SizeFormat::Blocks { block, suffix: None };
+    match parse(spec) {
+        Ok(SizeFormat::Blocks { block: 0, .. }) => None,
+        Ok(f) => Some(f),
+        Err(NumError::InvalidSuffix(v)) if v > 0 => Some(plain(v)),
+        Err(NumError::TooLarge) => Some(plain(u64::MAX)),
+        Err(_) => None,
+    }
+}
+
+/// The multiplier letters a block size may carry; '0' allows the
+/// `KB`/`KiB` forms (gnulib's convention).
+const BLOCK_SUFFIXES: &str = "eEgGkKmMpPtTyYzZ0";
+
+fn parse(spec: &str) -> Result<SizeFormat, NumError> {
     let spec = spec.strip_prefix('\'').unwrap_or(spec);
     if !spec.is_empty() {
+        // GNU's argmatch: an abbreviation of either keyword.
         if "human-readable".starts_with(spec) {
             return Ok(SizeFormat::Human { si: false });
         }
@@ -120,122 +153,36 @@ pub fn parse_block_size_checked(spec: &str) -> Result<SizeFormat, BlockSizeError
             return Ok(SizeFormat::Human { si: true });
         }
     }
-    let b = spec.as_bytes();
-    let mut i = 0;
-    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\n' | b'\r' | 0x0b | 0x0c) {
-        i += 1;
+    let p = num::parse_unsigned(spec, BLOCK_SUFFIXES, true)?;
+    let suffix = p.no_digits.then(|| unit_suffix(p.value, spec));
+    Ok(SizeFormat::Blocks { block: p.value, suffix })
+}
+
+/// The unit GNU prints after sizes when the block size was a unit alone
+/// (GNU's human_SI): the prefix of the block size, `i` for powers of 1024
+/// spelled `iB`, `B` when the specification ended in `B` (`K` → `4K`,
+/// `KB` → `5kB`, `KiB` → `4KiB`).
+fn unit_suffix(block: u64, spec: &str) -> &'static str {
+    let ends_b = spec.ends_with('B');
+    let base1024 = !ends_b || spec.ends_with("iB");
+    let base: u128 = if base1024 { 1024 } else { 1000 };
+    let mut exp = 0usize;
+    let mut power: u128 = 1;
+    while power < block as u128 && exp < 8 {
+        power *= base;
+        exp += 1;
     }
-    if b.get(i) == Some(&b'-') {
-        return Err(BlockSizeError::Invalid);
+    let mut unit = String::new();
+    if exp > 0 {
+        unit.push(if !base1024 && exp == 1 { 'k' } else { PREFIXES[exp - 1] as char });
     }
-    if b.get(i) == Some(&b'+') {
-        i += 1;
+    if ends_b {
+        if base1024 && exp > 0 {
+            unit.push('i');
+        }
+        unit.push('B');
     }
-    // Digits, base 0.
-    let (radix, mut j) = if b.get(i) == Some(&b'0')
-        && matches!(b.get(i + 1), Some(b'x' | b'X'))
-        && b.get(i + 2).is_some_and(|c| c.is_ascii_hexdigit())
-    {
-        (16, i + 2)
-    } else if b.get(i) == Some(&b'0') {
-        (8, i)
-    } else {
-        (10, i)
-    };
-    let digits_start = j;
-    while j < b.len() && (b[j] as char).is_digit(radix) {
-        j += 1;
-    }
-    let mut overflow = false;
-    let mut value: u64 = if j == digits_start {
-        // No number: a lone unit means one of it.
-        let ok = b.get(j).is_some_and(|c| b"eEgGkKmMpPtTyYzZ".contains(c));
-        if !ok {
-            return Err(BlockSizeError::Invalid);
-        }
-        1
-    } else {
-        match u64::from_str_radix(&spec[digits_start..j], radix) {
-            Ok(v) => v,
-            Err(_) => {
-                overflow = true;
-                u64::MAX
-            }
-        }
-    };
-    let number_end = j;
-    let has_unit = j < b.len();
-    if has_unit {
-        let c = b[j];
-        let mut base: u64 = 1024;
-        let mut len = 1;
-        match b.get(j + 1) {
-            Some(b'i') if b.get(j + 2) == Some(&b'B') => len = 3,
-            Some(b'B') | Some(b'D') => {
-                base = 1000;
-                len = 2;
-            }
-            _ => {}
-        }
-        let power = match c {
-            b'k' | b'K' => 1,
-            b'M' | b'm' => 2,
-            b'G' | b'g' => 3,
-            b'T' | b't' => 4,
-            b'P' => 5,
-            b'E' => 6,
-            b'Z' => 7,
-            b'Y' => 8,
-            // GNU checks for a zero size before the suffix error.
-            _ if value == 0 => return Err(BlockSizeError::Invalid),
-            _ => return Err(BlockSizeError::InvalidSuffix),
-        };
-        match base.checked_pow(power).and_then(|m| value.checked_mul(m)) {
-            Some(v) => value = v,
-            None => overflow = true,
-        }
-        if j + len != b.len() {
-            return Err(if value == 0 {
-                BlockSizeError::Invalid
-            } else {
-                BlockSizeError::InvalidSuffix
-            });
-        }
-        j += len;
-    }
-    if overflow {
-        return Err(BlockSizeError::TooLarge);
-    }
-    if value == 0 {
-        return Err(BlockSizeError::Invalid);
-    }
-    // A unit and no digits: print sizes with the unit (GNU's human_SI).
-    let suffix_only = has_unit && !b[..number_end].iter().any(u8::is_ascii_digit);
-    let suffix = if suffix_only {
-        let ends_b = b[j - 1] == b'B';
-        let base1024 = !ends_b || (j >= 2 && b[j - 2] == b'i');
-        let base: u128 = if base1024 { 1024 } else { 1000 };
-        let mut exp = 0usize;
-        let mut power: u128 = 1;
-        while power < value as u128 && exp < 8 {
-            power *= base;
-            exp += 1;
-        }
-        let mut unit = String::new();
-        if exp > 0 {
-            unit.push(if !base1024 && exp == 1 { 'k' } else { PREFIXES[exp - 1] as char });
-        }
-        if ends_b {
-            if base1024 && exp > 0 {
-                unit.push('i');
-            }
-            unit.push('B');
-        }
-        Some(static_unit(&unit))
-    } else {
-        None
-    };
-    Ok(SizeFormat::Blocks { block: value, suffix })
+    static_unit(&unit)
 }
 
 fn static_unit(unit: &str) -> &'static str {
@@ -281,13 +228,40 @@ mod tests {
         );
         assert_eq!(parse_block_size("0x10"), Some(SizeFormat::Blocks { block: 16, suffix: None }));
         assert_eq!(parse_block_size("010"), Some(SizeFormat::Blocks { block: 8, suffix: None }));
-        assert_eq!(parse_block_size_checked("1.5K"), Err(BlockSizeError::InvalidSuffix));
-        assert_eq!(parse_block_size_checked("1Z"), Err(BlockSizeError::TooLarge));
-        assert_eq!(parse_block_size_checked("B"), Err(BlockSizeError::Invalid));
+        assert_eq!(parse_block_size_checked("1.5K"), Err(NumError::InvalidSuffix(1)));
+        assert_eq!(parse_block_size_checked("1Z"), Err(NumError::TooLarge));
+        assert_eq!(parse_block_size_checked("B"), Err(NumError::Invalid));
         assert_eq!(parse_block_size("human"), Some(SizeFormat::Human { si: false }));
         assert_eq!(parse_block_size("si"), Some(SizeFormat::Human { si: true }));
         assert_eq!(parse_block_size("0"), None);
         assert_eq!(parse_block_size("x"), None);
         assert_eq!(SizeFormat::Blocks { block: 1024, suffix: None }.format(1), "1");
+    }
+
+    #[test]
+    fn formats_with_parsed_units() {
+        let f = |spec: &str| parse_block_size(spec).unwrap().format(4096);
+        assert_eq!(f("K"), "4K");
+        assert_eq!(f("KB"), "5kB");
+        assert_eq!(f("kiB"), "4KiB");
+        assert_eq!(f("1k"), "4");
+        assert_eq!(f("MB"), "1MB");
+        assert_eq!(f("'K"), "4K");
+        assert_eq!(f("h"), "4.0K");
+        assert_eq!(f("s"), "4.1k");
+        assert_eq!(f("0x10"), "256");
+        // GNU's human_options: zero is invalid before a bad suffix is.
+        assert_eq!(parse_block_size_checked("0x"), Err(NumError::Invalid));
+        assert_eq!(parse_block_size_checked("0Y"), Err(NumError::Invalid));
+        assert_eq!(parse_block_size_checked(" K"), Err(NumError::Invalid));
+        assert_eq!(
+            parse_block_size_lenient("2x"),
+            Some(SizeFormat::Blocks { block: 2, suffix: None })
+        );
+        assert_eq!(
+            parse_block_size_lenient("1Z"),
+            Some(SizeFormat::Blocks { block: u64::MAX, suffix: None })
+        );
+        assert_eq!(parse_block_size_lenient("0x"), None);
     }
 }

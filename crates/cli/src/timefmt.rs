@@ -13,13 +13,6 @@ pub struct TimeStyle {
     pub recent: String,
 }
 
-/// Why a time style was refused (GNU's argmatch wording).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StyleError {
-    Invalid,
-    Ambiguous,
-}
-
 /// The longest timestamp text GNU ls prints (its strftime buffer): longer
 /// ones are printed as seconds.
 pub const TIME_STAMP_LEN_MAXIMUM: usize = 1000;
@@ -34,10 +27,14 @@ pub const MAX_FIELD_WIDTH: usize = 4096;
 /// Half a Gregorian year, GNU's "six months".
 pub const SIX_MONTHS: i64 = 31_556_952 / 2;
 
+/// The C locale's `ls -l` date formats for old and recent timestamps.
+pub const LOCALE_OLD: &str = "%b %e  %Y";
+pub const LOCALE_RECENT: &str = "%b %e %H:%M";
+
 impl TimeStyle {
     /// The C locale's default (`ls -l`).
     pub fn locale() -> TimeStyle {
-        TimeStyle { old: "%b %e  %Y".into(), recent: "%b %e %H:%M".into() }
+        TimeStyle { old: LOCALE_OLD.into(), recent: LOCALE_RECENT.into() }
     }
 
     /// Parses a `--time-style`/`TIME_STYLE` value. `posix-` prefixed styles
@@ -47,11 +44,10 @@ impl TimeStyle {
         TimeStyle::parse_checked(s).ok()
     }
 
-    /// [`TimeStyle::parse`], telling an ambiguous abbreviation (`l`, or the
-    /// empty string) from an invalid value, as GNU's argmatch does. Styles
-    /// are matched by unique prefix (`f` is full-iso). In the C locale GNU
-    /// ls ignores any `posix-` style without looking at the rest.
-    pub fn parse_checked(s: &str) -> Result<TimeStyle, StyleError> {
+    /// Like [`TimeStyle::parse`], saying why a style is refused. As GNU ls
+    /// does, a keyword may be abbreviated to any unambiguous prefix
+    /// (`long` is long-iso, `lo` is ambiguous), after an optional `posix-`.
+    pub fn parse_checked(s: &str) -> Result<TimeStyle, crate::argmatch::NoMatch> {
         if let Some(f) = s.strip_prefix('+') {
             return Ok(match f.split_once('\n') {
                 Some((old, recent)) => TimeStyle { old: old.into(), recent: recent.into() },
@@ -59,26 +55,25 @@ impl TimeStyle {
             });
         }
         if s.starts_with("posix-") {
+            // In the C/POSIX locale GNU ls takes any posix-STYLE as the
+            // locale style without looking at STYLE.
             return Ok(TimeStyle::locale());
         }
+        #[derive(Clone, Copy, PartialEq)]
+        enum K {
+            Full,
+            Long,
+            Iso,
+            Locale,
+        }
+        const KEYWORDS: &[(&str, K)] =
+            &[("full-iso", K::Full), ("long-iso", K::Long), ("iso", K::Iso), ("locale", K::Locale)];
         let same = |f: &str| TimeStyle { old: f.into(), recent: f.into() };
-        const NAMES: [&str; 4] = ["full-iso", "long-iso", "iso", "locale"];
-        let name = match NAMES.iter().find(|n| **n == s) {
-            Some(n) => *n,
-            None => {
-                let mut hits = NAMES.iter().filter(|n| n.starts_with(s));
-                match (hits.next(), hits.next()) {
-                    (Some(n), None) => *n,
-                    (Some(_), Some(_)) => return Err(StyleError::Ambiguous),
-                    _ => return Err(StyleError::Invalid),
-                }
-            }
-        };
-        Ok(match name {
-            "full-iso" => same("%Y-%m-%d %H:%M:%S.%N %z"),
-            "long-iso" => same("%Y-%m-%d %H:%M"),
-            "iso" => TimeStyle { old: "%Y-%m-%d ".into(), recent: "%m-%d %H:%M".into() },
-            _ => TimeStyle::locale(),
+        Ok(match crate::argmatch::argmatch(s.as_bytes(), KEYWORDS)? {
+            K::Full => same("%Y-%m-%d %H:%M:%S.%N %z"),
+            K::Long => same("%Y-%m-%d %H:%M"),
+            K::Iso => TimeStyle { old: "%Y-%m-%d ".into(), recent: "%m-%d %H:%M".into() },
+            K::Locale => TimeStyle::locale(),
         })
     }
 
@@ -190,27 +185,27 @@ pub fn strftime(out: &mut Vec<u8>, fmt: &[u8], tm: &Tm, nsec: u32) {
             let w = width.unwrap_or(w);
             push_num(out, v, w, p);
         };
-        let text = |out: &mut Vec<u8>, s: &str, lower_on_swap: bool| {
-            let mut s = s.to_string();
-            if upper || (swap && !lower_on_swap) {
-                s = s.to_ascii_uppercase();
-            } else if swap && lower_on_swap {
-                s = s.to_ascii_lowercase();
-            }
+        let text = |out: &mut Vec<u8>, s: &[u8], lower_on_swap: bool| {
             let w = width.unwrap_or(0);
             let fill = if pad == Pad::Zero { b'0' } else { b' ' };
             for _ in s.len()..w {
                 out.push(fill);
             }
-            out.extend_from_slice(s.as_bytes());
+            let start = out.len();
+            out.extend_from_slice(s);
+            if upper || (swap && !lower_on_swap) {
+                out[start..].make_ascii_uppercase();
+            } else if swap && lower_on_swap {
+                out[start..].make_ascii_lowercase();
+            }
         };
         let hour12 = if tm.hour % 12 == 0 { 12 } else { tm.hour % 12 };
         match (conv, colons) {
-            (b'%', 0) => text(out, "%", false),
-            (b'a', 0) => text(out, &DAYS[tm.wday as usize % 7][..3], false),
-            (b'A', 0) => text(out, DAYS[tm.wday as usize % 7], false),
-            (b'b' | b'h', 0) => text(out, &MONTHS[tm.mon as usize % 12][..3], false),
-            (b'B', 0) => text(out, MONTHS[tm.mon as usize % 12], false),
+            (b'%', 0) => text(out, b"%", false),
+            (b'a', 0) => text(out, &DAYS[tm.wday as usize % 7].as_bytes()[..3], false),
+            (b'A', 0) => text(out, DAYS[tm.wday as usize % 7].as_bytes(), false),
+            (b'b' | b'h', 0) => text(out, &MONTHS[tm.mon as usize % 12].as_bytes()[..3], false),
+            (b'B', 0) => text(out, MONTHS[tm.mon as usize % 12].as_bytes(), false),
             (b'c', 0) => sub(out, b"%a %b %e %H:%M:%S %Y", tm, nsec, upper, width),
             (b'C', 0) => num(out, tm.year.div_euclid(100), 2, Pad::Zero),
             (b'd', 0) => num(out, tm.mday as i64, 2, Pad::Zero),
@@ -226,7 +221,7 @@ pub fn strftime(out: &mut Vec<u8>, fmt: &[u8], tm: &Tm, nsec: u32) {
             (b'l', 0) => num(out, hour12 as i64, 2, Pad::Space),
             (b'm', 0) => num(out, tm.mon as i64 + 1, 2, Pad::Zero),
             (b'M', 0) => num(out, tm.min as i64, 2, Pad::Zero),
-            (b'n', 0) => text(out, "\n", false),
+            (b'n', 0) => text(out, b"\n", false),
             (b'N', 0) => {
                 // The width is the number of digits, zero-filled on the
                 // right; '-' drops trailing zeros.
@@ -243,14 +238,14 @@ pub fn strftime(out: &mut Vec<u8>, fmt: &[u8], tm: &Tm, nsec: u32) {
                     }
                 }
             }
-            (b'p', 0) => text(out, if tm.hour < 12 { "AM" } else { "PM" }, true),
-            (b'P', 0) => text(out, if tm.hour < 12 { "am" } else { "pm" }, false),
+            (b'p', 0) => text(out, if tm.hour < 12 { b"AM" } else { b"PM" }, true),
+            (b'P', 0) => text(out, if tm.hour < 12 { b"am" } else { b"pm" }, false),
             (b'q', 0) => num(out, tm.mon as i64 / 3 + 1, 1, Pad::Zero),
             (b'r', 0) => sub(out, b"%I:%M:%S %p", tm, nsec, upper, width),
             (b'R', 0) => sub(out, b"%H:%M", tm, nsec, upper, width),
             (b's', 0) => num(out, epoch_secs(tm), 1, Pad::Zero),
             (b'S', 0) => num(out, tm.sec as i64, 2, Pad::Zero),
-            (b't', 0) => text(out, "\t", false),
+            (b't', 0) => text(out, b"\t", false),
             (b'T', 0) => sub(out, b"%H:%M:%S", tm, nsec, upper, width),
             (b'u', 0) => num(out, if tm.wday == 0 { 7 } else { tm.wday as i64 }, 1, Pad::Zero),
             (b'U', 0) => num(out, (tm.yday as i64 + 7 - tm.wday as i64) / 7, 2, Pad::Zero),
@@ -395,7 +390,7 @@ mod tests {
             yday: 64,
             isdst: 0,
             gmtoff: 0,
-            zone: "UTC".into(),
+            zone: b"UTC".to_vec(),
         }
     }
 

@@ -1,9 +1,13 @@
-//! uid/gid → name, as `ls -l` and `find -ls` print them.
+//! uid/gid → name, as `ls -l` and `find -ls` print them, and name → id
+//! for find's `-user`/`-group`.
 //!
-//! `/etc/passwd` and `/etc/group` are parsed once (the caller may read them
-//! through its engine and hand the bytes in); ids they lack are asked of the
-//! name service (`getpwuid_r`/`getgrgid_r`, which also knows LDAP, systemd…)
-//! and the answer is cached; an id nobody knows prints as its number.
+//! For lsr, `/etc/passwd` and `/etc/group` are parsed once (the caller may
+//! read them through its engine and hand the bytes in); ids they lack are
+//! asked of the name service (`getpwuid_r`/`getgrgid_r`, which also knows
+//! LDAP, systemd…) and the answer is cached; an id nobody knows prints as
+//! its number. find asks the name service for every id, as GNU find does.
+
+use std::ffi::CString;
 
 use hashbrown::HashMap;
 
@@ -50,6 +54,12 @@ impl Users {
         let p = std::fs::read("/etc/passwd").unwrap_or_default();
         let g = std::fs::read("/etc/group").unwrap_or_default();
         Users::from_files(&p, &g)
+    }
+
+    /// A cache that asks the name service for every id, reading no file
+    /// itself (find: GNU find calls getpwuid/getgrgid).
+    pub fn name_service() -> Users {
+        Users { nss: true, ..Users::default() }
     }
 
     /// A cache that never asks the name service (for tests).
@@ -104,6 +114,16 @@ impl Users {
             None => out.extend_from_slice(gid.to_string().as_bytes()),
         }
     }
+}
+
+/// The uid of user `name`, from the name service.
+pub fn uid_of(name: &[u8]) -> Option<u32> {
+    ringio::sys::users::user_id(&CString::new(name).ok()?)
+}
+
+/// The gid of group `name`, from the name service.
+pub fn gid_of(name: &[u8]) -> Option<u32> {
+    ringio::sys::users::group_id(&CString::new(name).ok()?)
 }
 
 #[cfg(test)]

@@ -11,11 +11,13 @@ use cli::opts::{Item, Parser};
 use cli::quote;
 
 use crate::exclude::Exclude;
-use crate::num::{self, NumError};
 use crate::plan::{Deref, Operands, Plan, TimeKind};
 use crate::timestyle::TimeFormat;
-use crate::units::{self, Units};
+use crate::units;
 use crate::usage::{Id, GETOPT_ORDER, OPTIONS};
+use cli::argmatch::NoMatch;
+use cli::num::{self, NumError};
+use cli::size::SizeFormat;
 
 /// What the command line asks for.
 #[derive(Debug)]
@@ -45,31 +47,25 @@ impl ArgError {
 
 fn num_error(e: NumError, opt: &str, arg: &[u8]) -> ArgError {
     let q = String::from_utf8_lossy(&quote::quote(arg, quote::Style::Locale)).into_owned();
-    ArgError::fatal(match e {
-        NumError::Invalid => format!("invalid {opt} argument {q}"),
-        NumError::InvalidSuffix(_) => format!("invalid suffix in {opt} argument {q}"),
-        NumError::TooLarge => format!("{opt} argument {q} too large"),
-    })
+    ArgError::fatal(e.message(opt, &q))
 }
 
-/// GNU's argmatch: an exact match or an unambiguous prefix (prefixes
-/// matching several spellings of the same value are not ambiguous).
+/// GNU's argmatch ([`cli::argmatch`]) with its messages.
 fn argmatch<T: Copy + PartialEq>(
     arg: &[u8],
     table: &[(&str, T)],
     context: &str,
     valid: &str,
 ) -> Result<T, ArgError> {
-    if let Some(e) = table.iter().find(|e| e.0.as_bytes() == arg) {
-        return Ok(e.1);
-    }
-    let hits: Vec<T> =
-        table.iter().filter(|e| e.0.as_bytes().starts_with(arg)).map(|e| e.1).collect();
     let q = |b: &[u8]| String::from_utf8_lossy(&quote::quote(b, quote::Style::Locale)).into_owned();
-    let first = match hits.first() {
-        Some(&h) if hits.iter().all(|&x| x == h) => return Ok(h),
-        Some(_) => format!("ambiguous argument {} for {}", q(arg), q(context.as_bytes())),
-        None => format!("invalid argument {} for {}", q(arg), q(context.as_bytes())),
+    let first = match cli::argmatch::argmatch(arg, table) {
+        Ok(v) => return Ok(v),
+        Err(NoMatch::Ambiguous) => {
+            format!("ambiguous argument {} for {}", q(arg), q(context.as_bytes()))
+        }
+        Err(NoMatch::Invalid) => {
+            format!("invalid argument {} for {}", q(arg), q(context.as_bytes()))
+        }
     };
     let mut lines = vec![first.into_bytes(), b"Valid arguments are:".to_vec()];
     lines.extend(valid.lines().map(|l| l.as_bytes().to_vec()));
@@ -125,7 +121,7 @@ pub fn parse(
     let mut operands: Vec<Vec<u8>> = Vec::new();
     let mut all = false;
     let mut apparent = false;
-    let mut units: Option<Units> = None;
+    let mut units: Option<SizeFormat> = None;
     let mut total = false;
     let mut max_depth: Option<usize> = None;
     let mut deref = Deref::Never;
@@ -164,16 +160,16 @@ pub fn parse(
             Id::Apparent => apparent = true,
             Id::Bytes => {
                 apparent = true;
-                units = Some(Units::BYTES);
+                units = Some(SizeFormat::BYTES);
             }
-            Id::BlockSize => match units::parse_spec(&text) {
+            Id::BlockSize => match cli::size::parse_block_size_checked(&text) {
                 Ok(u) => units = Some(u),
                 Err(e) => return Err(num_error(e, &spelled.shown(), &val)),
             },
-            Id::Human => units = Some(Units::Human { si: false }),
-            Id::Si => units = Some(Units::Human { si: true }),
-            Id::Kilo => units = Some(Units::KIB),
-            Id::Mega => units = Some(Units::MIB),
+            Id::Human => units = Some(SizeFormat::Human { si: false }),
+            Id::Si => units = Some(SizeFormat::Human { si: true }),
+            Id::Kilo => units = Some(SizeFormat::Blocks { block: 1024, suffix: None }),
+            Id::Mega => units = Some(SizeFormat::Blocks { block: 1 << 20, suffix: None }),
             Id::Total => total = true,
             Id::MaxDepth => match num::parse_unsigned(&text, "", false) {
                 Ok(n) if n.value <= i64::MAX as u64 && !n.no_digits => {

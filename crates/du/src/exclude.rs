@@ -2,11 +2,13 @@
 //! entry's whole path or any tail of it that starts after a `/`, as GNU
 //! du does (so `--exclude=*.o` and `--exclude=build` work at any depth).
 
-use crate::glob;
+use std::ffi::CStr;
+
+use cli::glob::Glob;
 
 #[derive(Clone, Debug, Default)]
 pub struct Exclude {
-    patterns: Vec<Vec<u8>>,
+    patterns: Vec<Glob>,
 }
 
 impl Exclude {
@@ -15,7 +17,9 @@ impl Exclude {
     }
 
     pub fn add(&mut self, pattern: &[u8]) {
-        self.patterns.push(pattern.to_vec());
+        // GNU du matches with fnmatch and no flags: '*' crosses '/' and
+        // matches a leading '.'.
+        self.patterns.push(Glob::new(pattern, Default::default()));
     }
 
     /// Adds the patterns of an `--exclude-from` file: one per line, trailing
@@ -31,19 +35,21 @@ impl Exclude {
 
     /// Whether `path` is excluded.
     pub fn matches(&self, path: &[u8]) -> bool {
-        self.patterns.iter().any(|p| matches_tail(p, path))
+        if self.patterns.is_empty() {
+            return false;
+        }
+        // One NUL-terminated copy of the path: its tails are C strings too.
+        cli::glob::with_cstr(path, |c| {
+            let b = c.to_bytes_with_nul();
+            let tails = (0..b.len() - 1)
+                .filter(|&i| b[i] == b'/' && b[i + 1] != b'/' && b[i + 1] != 0)
+                .map(|i| i + 1);
+            std::iter::once(0).chain(tails).any(|start| {
+                let t = CStr::from_bytes_with_nul(&b[start..]).expect("a tail of a C string");
+                self.patterns.iter().any(|p| p.matches_cstr(t))
+            })
+        })
     }
-}
-
-fn matches_tail(pat: &[u8], path: &[u8]) -> bool {
-    if glob::matches(pat, path) {
-        return true;
-    }
-    (0..path.len()).any(|i| {
-        path[i] == b'/'
-            && path.get(i + 1).is_some_and(|&c| c != b'/')
-            && glob::matches(pat, &path[i + 1..])
-    })
 }
 
 #[cfg(test)]
@@ -68,6 +74,7 @@ mod tests {
     fn lines() {
         let mut e = Exclude::default();
         e.add_lines(b"a  \n\n  \nb\r\nc");
-        assert_eq!(e.patterns, vec![b"a".to_vec(), b"b".to_vec(), b"c".to_vec()]);
+        let g = |p: &[u8]| Glob::new(p, Default::default());
+        assert_eq!(e.patterns, vec![g(b"a"), g(b"b"), g(b"c")]);
     }
 }

@@ -9,10 +9,8 @@
 pub mod args;
 pub mod exclude;
 pub mod files0;
-pub mod glob;
 pub mod line;
 pub mod links;
-pub mod num;
 pub mod plan;
 pub mod progress;
 pub mod report;

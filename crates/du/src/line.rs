@@ -24,9 +24,9 @@ pub fn shown(plan: &Plan, dui: &Dui) -> bool {
 /// Appends `SIZE\t[TIME\t]NAME\n` (or `\0` with `-0`).
 pub fn push(out: &mut Vec<u8>, plan: &Plan, dui: &Dui, name: &[u8]) {
     if plan.inodes {
-        plan.units.format_count(out, dui.inodes);
+        crate::units::format_count(plan.units, out, dui.inodes);
     } else {
-        plan.units.format(out, dui.bytes);
+        plan.units.format_into(out, dui.bytes);
     }
     out.push(b'\t');
     if let Some((_, fmt)) = &plan.time {

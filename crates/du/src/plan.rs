@@ -3,7 +3,7 @@
 
 use crate::exclude::Exclude;
 use crate::timestyle::TimeFormat;
-use crate::units::Units;
+use cli::size::SizeFormat;
 
 /// Which symbolic links are followed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,7 +40,7 @@ pub struct Plan {
     pub all: bool,
     /// `--apparent-size`/`-b`: st_size instead of allocated blocks.
     pub apparent: bool,
-    pub units: Units,
+    pub units: SizeFormat,
     /// `-c`
     pub total: bool,
     /// Deepest level printed (`-d`; 0 for `-s`); `usize::MAX` = all.

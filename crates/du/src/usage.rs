@@ -134,11 +134,7 @@ pub fn doc() -> Doc {
 }
 
 pub fn help(prog: &str) -> String {
-    if cli::style::on(1) {
-        doc().help_styled(prog, &cli::style::Help)
-    } else {
-        doc().help(prog)
-    }
+    doc().help_on_stdout(prog)
 }
 
 /// `--version`: names ldu itself whatever argv[0] is, as GNU's does.

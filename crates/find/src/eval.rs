@@ -16,7 +16,7 @@ use crate::exec::{self, Cwd, Outcome};
 use crate::expr::{tmask, Cmp, Expr, Prim, TimeKind};
 use crate::parse::{q, Follow, OutTarget, Plan};
 use crate::printf::{self, Info};
-use crate::users::Names;
+use cli::users::Users;
 
 /// Flush a thread's buffer to its output at this size: whole records, few
 /// writes, and `| head` still stops the walk early.
@@ -39,7 +39,7 @@ pub struct Finder<'p> {
 
 pub struct Local {
     bufs: Vec<Vec<u8>>,
-    names: Names,
+    names: Users,
     ls_widths: [usize; 6],
 }
 
@@ -293,19 +293,6 @@ fn type_bit(d: u8) -> u16 {
     }
 }
 
-fn dtype_of_mode(mode: u32) -> u8 {
-    match mode & libc::S_IFMT {
-        libc::S_IFDIR => dtype::DIR,
-        libc::S_IFREG => dtype::REG,
-        libc::S_IFLNK => dtype::LNK,
-        libc::S_IFIFO => dtype::FIFO,
-        libc::S_IFSOCK => dtype::SOCK,
-        libc::S_IFCHR => dtype::CHR,
-        libc::S_IFBLK => dtype::BLK,
-        _ => dtype::UNKNOWN,
-    }
-}
-
 fn type_letter(d: u8) -> u8 {
     match d {
         dtype::BLK => b'b',
@@ -433,7 +420,7 @@ impl Cx<'_, '_> {
         let mut d = self.e.d_type;
         if d == dtype::UNKNOWN || (d == dtype::LNK && self.follow() && self.e.stat.is_none()) {
             if let Some(st) = self.stat() {
-                d = dtype_of_mode(st.stx_mode as u32);
+                d = dtype::from_mode(st.stx_mode as u32);
             }
         }
         d
@@ -568,7 +555,7 @@ impl Cx<'_, '_> {
             }
             Prim::Access(mode) => {
                 let name = cstr(self.e.rel_name);
-                ringio::sys::find::access(self.e.dirfd, &name, *mode).is_ok()
+                ringio::sys::access::access(self.e.dirfd, &name, *mode).is_ok()
             }
             Prim::FsType(t) => {
                 let Some(s) = self.stat() else { return false };
@@ -630,7 +617,7 @@ impl Cx<'_, '_> {
                 return self.e.d_type;
             }
             match self.lazy_stat(false) {
-                Ok(s) => dtype_of_mode(s.stx_mode as u32),
+                Ok(s) => dtype::from_mode(s.stx_mode as u32),
                 Err(e) => {
                     self.f.report(self.e.path, e);
                     dtype::UNKNOWN
@@ -642,7 +629,7 @@ impl Cx<'_, '_> {
                 return d;
             }
             match self.lazy_stat(true) {
-                Ok(s) => dtype_of_mode(s.stx_mode as u32),
+                Ok(s) => dtype::from_mode(s.stx_mode as u32),
                 Err(e) => {
                     self.f.report(self.e.path, e);
                     dtype::UNKNOWN
@@ -725,7 +712,7 @@ impl Cx<'_, '_> {
         out.push(b' ');
         field(out, 1, st.stx_blocks.div_ceil(2).to_string().as_bytes(), false, &mut w);
         out.push(b' ');
-        crate::perm::mode_string(out, st.stx_mode as u32);
+        cli::mode::mode_string(out, st.stx_mode as u32);
         out.push(b' ');
         field(out, 2, st.stx_nlink.to_string().as_bytes(), false, &mut w);
         out.push(b' ');
@@ -772,7 +759,7 @@ impl Cx<'_, '_> {
         }
         let is_dir = self.d_type() == dtype::DIR;
         let name = cstr(self.e.rel_name);
-        match ringio::sys::find::unlinkat(self.e.dirfd, &name, is_dir) {
+        match ringio::sys::unlinkat(self.e.dirfd, &name, is_dir) {
             Ok(()) => true,
             Err(e) => {
                 if e == Errno::ENOENT && self.f.plan.ignore_race {
@@ -896,7 +883,7 @@ impl Info for Cx<'_, '_> {
         }
         match self.lazy_stat(true) {
             Ok(s) => {
-                let t = dtype_of_mode(s.stx_mode as u32);
+                let t = dtype::from_mode(s.stx_mode as u32);
                 if t == dtype::LNK {
                     b'N'
                 } else {
@@ -938,7 +925,7 @@ impl Visitor for Finder<'_> {
     fn local(&self) -> Local {
         Local {
             bufs: vec![Vec::new(); self.outs.len()],
-            names: Names::default(),
+            names: Users::name_service(),
             ls_widths: [9, 6, 3, 8, 8, 8],
         }
     }
@@ -973,7 +960,7 @@ impl Visitor for Finder<'_> {
     }
 
     fn visit(&self, local: &mut Local, e: &Entry, _parent: Option<&()>) -> Visit {
-        if self.quit.load(Ordering::Relaxed) || ringio::sys::find::interrupted() {
+        if self.quit.load(Ordering::Relaxed) || ringio::sys::signal::interrupted() {
             return Visit::Quit;
         }
         let plan = self.plan;
@@ -1036,7 +1023,7 @@ impl Visitor for Finder<'_> {
         if !self.plan.depth_first || self.quit.load(Ordering::Relaxed) {
             return;
         }
-        if ringio::sys::find::interrupted() {
+        if ringio::sys::signal::interrupted() {
             return;
         }
         if dir.depth >= self.plan.mindepth {

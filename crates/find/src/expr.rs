@@ -1,8 +1,8 @@
 //! The expression tree: operators over primaries (tests and actions).
 
-use crate::glob::Glob;
 use crate::printf::Format;
 use crate::regex::Regex;
+use cli::glob::Glob;
 
 /// An expression node.
 #[derive(Debug)]

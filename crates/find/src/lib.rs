@@ -5,7 +5,8 @@
 //! tree, options, opened output files); [`eval`] is the walk visitor, which
 //! decides per entry whether a stat is needed (partial evaluation on the
 //! name and d_type), evaluates, and buffers output per thread; [`printf`],
-//! [`exec`], [`perm`], [`glob`], [`regex`] hold the pieces.
+//! [`exec`], [`perm`], [`regex`] (with [`bracket`]) hold the pieces; shell
+//! patterns are `cli::glob`'s.
 //!
 //! Ordering: the walk is parallel by default, so records from different
 //! subtrees may interleave differently from GNU's (each record stays whole).
@@ -32,20 +33,19 @@
 //! `@secs`, `YYYY-MM-DD[ HH:MM[:SS[.frac]]]`, `now`, `today`, `yesterday`,
 //! `tomorrow` only; `-files0-from` is not supported.
 //!
-//! `users` and `timefmt` are minimal stand-ins for `cli::users` and
-//! `cli::timefmt` (being written for lsr); switch when they land on main.
+//! User and group names come from `cli::users` (name service only, cached
+//! per walker thread); `timefmt` is find's layer over `cli::timefmt`.
 
+pub mod bracket;
 pub mod eval;
 pub mod exec;
 pub mod expr;
-pub mod glob;
 pub mod parse;
 pub mod perm;
 pub mod primaries;
 pub mod printf;
 pub mod regex;
 pub mod timefmt;
-pub mod users;
 
 use std::ffi::OsString;
 
@@ -82,8 +82,8 @@ pub fn run(args: Vec<OsString>) -> i32 {
     for w in &warnings {
         cli::msg::error(w);
     }
-    ringio::sys::find::tzset();
-    ringio::sys::find::catch_signals();
+    ringio::sys::time::tzset();
+    ringio::sys::signal::catch_signals();
     let finder = eval::Finder::new(&plan);
     let opts = walk::Options {
         threads: plan.threads,
@@ -94,7 +94,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     };
     walk::walk(&plan.roots, &opts, &finder);
     let mut ok = !finder.failed();
-    if !ringio::sys::find::interrupted() {
+    if !ringio::sys::signal::interrupted() {
         for x in &plan.execs {
             if x.plus && !x.flush() {
                 ok = false;
@@ -102,8 +102,8 @@ pub fn run(args: Vec<OsString>) -> i32 {
         }
     }
     ok &= finder.finish_outputs();
-    if ringio::sys::find::interrupted() {
-        ringio::sys::find::die_of_signal();
+    if ringio::sys::signal::interrupted() {
+        ringio::sys::signal::die_of_signal();
     }
     if ok {
         0

@@ -7,10 +7,10 @@ use std::os::unix::ffi::OsStringExt;
 
 use crate::exec::ExecSpec;
 use crate::expr::{tmask, Cmp, Expr, Prim, TimeKind};
-use crate::glob::Glob;
 use crate::primaries::{self, Id, Kind};
 use crate::printf::Format;
 use crate::regex::{Regex, Syntax};
+use cli::glob::Glob;
 
 /// How symlinks are treated (-P, -H, -L).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -81,7 +81,7 @@ struct P {
 /// Parses `args` (without `argv[0]`). Warnings are returned to be printed.
 pub fn parse(args: Vec<OsString>) -> Result<(Plan, Vec<String>), ParseError> {
     let args: Vec<Vec<u8>> = args.into_iter().map(|a| a.into_vec()).collect();
-    let now = ringio::sys::find::now();
+    let now = ringio::sys::time::now();
     let mut p = P {
         args,
         i: 0,
@@ -436,15 +436,15 @@ impl P {
             }
             Id::Name | Id::Iname => {
                 let v = self.arg(n)?;
-                Prim::Name(Glob::new(&v, n == b"-iname"))
+                Prim::Name(Glob::new(&v, folding(n == b"-iname")))
             }
             Id::Path | Id::Ipath => {
                 let v = self.arg(n)?;
-                Prim::Path(Glob::new(&v, n.starts_with(b"-i")))
+                Prim::Path(Glob::new(&v, folding(n.starts_with(b"-i"))))
             }
             Id::Lname | Id::Ilname => {
                 let v = self.arg(n)?;
-                Prim::Lname(Glob::new(&v, n == b"-ilname"))
+                Prim::Lname(Glob::new(&v, folding(n == b"-ilname")))
             }
             Id::Regex | Id::Iregex => {
                 let v = self.arg(n)?;
@@ -554,7 +554,7 @@ impl P {
             }
             Id::User => {
                 let v = self.arg(n)?;
-                match crate::users::uid_of(&v) {
+                match cli::users::uid_of(&v) {
                     Some(u) => Prim::Uid(Cmp::Eq, u as u64),
                     None => match parse_u64(&v) {
                         Some(u) if !v.is_empty() => Prim::Uid(Cmp::Eq, u),
@@ -564,7 +564,7 @@ impl P {
             }
             Id::GroupName => {
                 let v = self.arg(n)?;
-                match crate::users::gid_of(&v) {
+                match cli::users::gid_of(&v) {
                     Some(g) => Prim::Gid(Cmp::Eq, g as u64),
                     None => match parse_u64(&v) {
                         Some(g) if !v.is_empty() => Prim::Gid(Cmp::Eq, g),
@@ -708,13 +708,19 @@ impl P {
 
     /// -daystart's origin: the coming midnight, so that "today" is 0 days ago.
     fn day_start(&self) -> (i64, i64) {
-        use ringio::sys::find::{localtime, mktime};
+        use ringio::sys::time::{localtime, mktime};
         let now = self.plan.now.0;
         match localtime(now).and_then(|tm| mktime(tm.year, tm.mon, tm.mday, 0, 0, 0)) {
             Some(mid) => (mid + 86400, 0),
             None => self.plan.now,
         }
     }
+}
+
+/// fnmatch flags of -name, -path and -lname: none, so `*` matches `/` and
+/// a leading '.'; their -i forms fold case.
+fn folding(casefold: bool) -> cli::glob::Flags {
+    cli::glob::Flags { period: false, casefold }
 }
 
 /// A binary operator with nothing after it: GNU says so, except after an
@@ -839,7 +845,7 @@ fn parse_types(n: &[u8], v: &[u8]) -> Result<u16, ParseError> {
 /// Dates for -newerXt: `@SECONDS[.frac]`, `YYYY-MM-DD`, optionally followed
 /// by ` HH:MM[:SS[.frac]]` or `THH:MM…` (local time), `now`, `today`.
 fn parse_date(v: &[u8], now: (i64, i64)) -> Option<(i64, i64)> {
-    use ringio::sys::find::{localtime, mktime};
+    use ringio::sys::time::{localtime, mktime};
     let s = std::str::from_utf8(v).ok()?.trim();
     if let Some(rest) = s.strip_prefix('@') {
         let (i, f) = rest.split_once('.').unwrap_or((rest, ""));

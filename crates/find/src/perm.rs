@@ -1,4 +1,4 @@
-//! -perm arguments (octal and symbolic modes) and ls-style mode strings.
+//! -perm arguments (octal and symbolic modes) and how they test a mode.
 
 use crate::expr::PermKind;
 
@@ -96,38 +96,6 @@ pub fn test(kind: PermKind, want: u32, mode: u32) -> bool {
     }
 }
 
-/// `drwxr-xr-x` from st_mode.
-pub fn mode_string(out: &mut Vec<u8>, mode: u32) {
-    out.push(match mode & libc::S_IFMT {
-        libc::S_IFDIR => b'd',
-        libc::S_IFLNK => b'l',
-        libc::S_IFCHR => b'c',
-        libc::S_IFBLK => b'b',
-        libc::S_IFIFO => b'p',
-        libc::S_IFSOCK => b's',
-        libc::S_IFREG => b'-',
-        _ => b'?',
-    });
-    let bit = |b: u32, c: u8| if mode & b != 0 { c } else { b'-' };
-    let special = |x: u32, s: u32, lower: u8, upper: u8| match (mode & x != 0, mode & s != 0) {
-        (true, true) => lower,
-        (false, true) => upper,
-        (true, false) => b'x',
-        (false, false) => b'-',
-    };
-    out.extend_from_slice(&[
-        bit(0o400, b'r'),
-        bit(0o200, b'w'),
-        special(0o100, 0o4000, b's', b'S'),
-        bit(0o040, b'r'),
-        bit(0o020, b'w'),
-        special(0o010, 0o2000, b's', b'S'),
-        bit(0o004, b'r'),
-        bit(0o002, b'w'),
-        special(0o001, 0o1000, b't', b'T'),
-    ]);
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -142,8 +110,5 @@ mod tests {
         assert_eq!(parse(b"+w"), Some((PermKind::Exact, 0o222)));
         assert_eq!(parse(b"u+s"), Some((PermKind::Exact, 0o4000)));
         assert_eq!(parse(b"999"), None);
-        let mut s = Vec::new();
-        mode_string(&mut s, libc::S_IFDIR | 0o1777);
-        assert_eq!(s, b"drwxrwxrwt");
     }
 }

@@ -67,6 +67,25 @@ pub enum Dir {
     Context,
 }
 
+impl Dir {
+    /// Whether the directive prints something only the file's stat knows.
+    pub fn needs_stat(self) -> bool {
+        !matches!(
+            self,
+            Dir::Depth
+                | Dir::Base
+                | Dir::Dirname
+                | Dir::Root
+                | Dir::Link
+                | Dir::Path
+                | Dir::RelPath
+                | Dir::Type
+                | Dir::FollowType
+                | Dir::Context
+        )
+    }
+}
+
 #[derive(Clone, Debug)]
 pub enum Item {
     Lit(Vec<u8>),
@@ -225,22 +244,7 @@ impl Format {
 
     /// Whether rendering needs the file's stat.
     pub fn needs_stat(&self) -> bool {
-        self.items.iter().any(|it| match it {
-            Item::D(_, d) => !matches!(
-                d,
-                Dir::Depth
-                    | Dir::Base
-                    | Dir::Dirname
-                    | Dir::Root
-                    | Dir::Link
-                    | Dir::Path
-                    | Dir::RelPath
-                    | Dir::Type
-                    | Dir::FollowType
-                    | Dir::Context
-            ),
-            _ => false,
-        })
+        self.items.iter().any(|it| matches!(it, Item::D(_, d) if d.needs_stat()))
     }
 
     /// Renders into `out`. Returns false after `\c` (stop, flush). For a
@@ -319,20 +323,7 @@ fn time_of(st: &ringio::Statx, which: u8) -> (i64, i64) {
 }
 
 fn directive(out: &mut Vec<u8>, d: Dir, info: &mut dyn Info) -> Value {
-    let needs = !matches!(
-        d,
-        Dir::Depth
-            | Dir::Base
-            | Dir::Dirname
-            | Dir::Root
-            | Dir::Link
-            | Dir::Path
-            | Dir::RelPath
-            | Dir::Type
-            | Dir::FollowType
-            | Dir::Context
-    );
-    let st = if needs {
+    let st = if d.needs_stat() {
         match info.stat() {
             Some(s) => Some(s),
             None => return Value::Str,
@@ -393,7 +384,7 @@ fn directive(out: &mut Vec<u8>, d: Dir, info: &mut dyn Info) -> Value {
             }
         }
         Dir::ModeOctal => return Value::Oct((s(st).stx_mode & 0o7777) as i64),
-        Dir::ModeString => crate::perm::mode_string(out, s(st).stx_mode as u32),
+        Dir::ModeString => cli::mode::mode_string(out, s(st).stx_mode as u32),
         Dir::Links => push_u(out, s(st).stx_nlink as u64),
         Dir::Path => out.extend_from_slice(info.path()),
         Dir::RelPath => {

@@ -12,7 +12,7 @@
 //! back-references a (pc, position) failure memo bounds the work to
 //! O(program × input).
 
-use crate::glob::{parse_bracket, ByteSet};
+use crate::bracket::{parse_bracket, ByteSet};
 
 /// Which dialect to parse.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -260,8 +260,7 @@ impl Parser<'_> {
         match c {
             b'.' => Ok(Ast::Any),
             b'[' => {
-                let escapes = false;
-                match parse_bracket(self.p, self.i, b"^", escapes) {
+                match parse_bracket(self.p, self.i) {
                     Some((mut set, next)) => {
                         if self.syn == Syntax::Emacs {
                             // No [:classes:] in Emacs syntax: reparse plainly.

@@ -185,30 +185,16 @@ fn s(v: &OsString) -> String {
     v.to_string_lossy().into_owned()
 }
 
-fn choice<T: Copy>(value: &str, option: &str, table: &[(&'static str, T)]) -> Result<T, ArgError> {
-    if let Some((_, t)) = table.iter().find(|(n, _)| *n == value) {
-        return Ok(*t);
-    }
-    // argmatch accepts unambiguous prefixes too.
-    let m: Vec<&(&str, T)> = table.iter().filter(|(n, _)| n.starts_with(value)).collect();
-    if !value.is_empty() && !m.is_empty() {
-        let first = m[0].1;
-        // Ambiguous unless every match maps to the same value.
-        let same = m.iter().all(|(n, _)| {
-            table.iter().find(|(k, _)| k == n).map(|(_, t)| t as *const T)
-                == table.iter().find(|(k, _)| *k == m[0].0).map(|(_, t)| t as *const T)
-        });
-        if m.len() == 1 || same {
-            return Ok(first);
-        }
-        return Err(ArgError::BadChoice {
-            value: format!("ambiguous:{value}"),
-            option: option.into(),
-            valid: table.iter().map(|(n, _)| *n).collect(),
-        });
-    }
-    Err(ArgError::BadChoice {
-        value: value.into(),
+fn choice<T: Copy + PartialEq>(
+    value: &str,
+    option: &str,
+    table: &[(&'static str, T)],
+) -> Result<T, ArgError> {
+    cli::argmatch::argmatch(value.as_bytes(), table).map_err(|e| ArgError::BadChoice {
+        value: match e {
+            cli::argmatch::NoMatch::Ambiguous => format!("ambiguous:{value}"),
+            cli::argmatch::NoMatch::Invalid => value.into(),
+        },
         option: option.into(),
         valid: table.iter().map(|(n, _)| *n).collect(),
     })
@@ -269,41 +255,12 @@ fn set_sort(a: &mut Args, s: Sort) {
     a.sort_given = true;
 }
 
-/// Why a number did not parse.
-#[derive(Debug, PartialEq, Eq)]
-pub enum NumError {
-    Invalid,
-    Overflow,
-}
-
-/// An unsigned number as C's strtoumax with base 0 reads it (GNU's
-/// xstrtoumax): leading blanks and '+', `0x` hex, leading-0 octal; a minus
-/// sign or trailing junk is invalid.
-pub fn parse_c_uint(s: &str) -> Result<u64, NumError> {
-    let t = s.trim_start_matches([' ', '\t', '\n', '\r', '\x0b', '\x0c']);
-    if t.starts_with('-') {
-        return Err(NumError::Invalid);
-    }
-    let t = t.strip_prefix('+').unwrap_or(t);
-    let (digits, radix) = if let Some(h) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        (h, 16)
-    } else if t.len() > 1 && t.starts_with('0') {
-        (&t[1..], 8)
-    } else {
-        (t, 10)
-    };
-    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
-        return Err(NumError::Invalid);
-    }
-    u64::from_str_radix(digits, radix).map_err(|_| NumError::Overflow)
-}
-
 /// GNU's decode_line_length: too large means unlimited (0).
 pub fn line_length(v: &str) -> Option<usize> {
-    match parse_c_uint(v) {
-        Ok(n) if n <= isize::MAX as u64 => Some(n as usize),
-        Ok(_) | Err(NumError::Overflow) => Some(0),
-        Err(NumError::Invalid) => None,
+    match cli::num::parse_unsigned(v, "", false) {
+        Ok(n) if n.value <= isize::MAX as u64 => Some(n.value as usize),
+        Ok(_) | Err(cli::num::NumError::TooLarge) => Some(0),
+        Err(_) => None,
     }
 }
 
@@ -312,16 +269,14 @@ fn parse_width(v: &str) -> Result<usize, ArgError> {
 }
 
 fn parse_tabsize(v: &str) -> Result<usize, ArgError> {
-    match parse_c_uint(v) {
-        Ok(n) => Ok(n as usize),
-        Err(NumError::Overflow) => Err(ArgError::Plain(format!(
+    match cli::num::parse_unsigned(v, "", false) {
+        Ok(n) => Ok(n.value as usize),
+        Err(cli::num::NumError::TooLarge) => Err(ArgError::Plain(format!(
             "invalid tab size: {}: {}",
             quote_arg(v),
             ringio::Errno(libc::EOVERFLOW).message()
         ))),
-        Err(NumError::Invalid) => {
-            Err(ArgError::Plain(format!("invalid tab size: {}", quote_arg(v))))
-        }
+        Err(_) => Err(ArgError::Plain(format!("invalid tab size: {}", quote_arg(v)))),
     }
 }
 

@@ -155,7 +155,9 @@ impl Colors {
                 let ct = colorterm.is_some_and(|c| !c.is_empty());
                 let known = term.is_some_and(|t| {
                     !t.is_empty()
-                        && TERMS.iter().any(|p| crate::fnmatch::fnmatch(p.as_bytes(), t, false))
+                        && TERMS
+                            .iter()
+                            .any(|p| cli::glob::fnmatch(p.as_bytes(), t, Default::default()))
                 });
                 if ct || known {
                     Setup::Colors(Box::new(Colors::builtin()))

@@ -126,20 +126,6 @@ impl FileType {
             _ => FileType::Unknown,
         }
     }
-
-    /// The letter of `ls -l`'s mode string.
-    pub fn letter(self) -> u8 {
-        match self {
-            FileType::Unknown => b'?',
-            FileType::Fifo => b'p',
-            FileType::Char => b'c',
-            FileType::Dir => b'd',
-            FileType::Block => b'b',
-            FileType::Regular => b'-',
-            FileType::Link => b'l',
-            FileType::Socket => b's',
-        }
-    }
 }
 
 /// A file name, kept inline when short (most are): a listing of a million

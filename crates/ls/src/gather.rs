@@ -10,7 +10,7 @@
 
 use std::ffi::CStr;
 
-use ringio::{Completion, DirentIter, Engine, Errno};
+use ringio::{Completion, DirentIter, Engine, Errno, Statx};
 
 use crate::args::Deref;
 use crate::entry::{Entry, FileType, Meta};
@@ -27,6 +27,8 @@ const OP_READLINK: u64 = 2;
 const OP_ACL: u64 = 3;
 const OP_ACL_DEFAULT: u64 = 4;
 const OP_CAP: u64 = 5;
+/// The O_PATH open of an entry handled through a descriptor (see [`ByFd`]).
+const OP_OPATH: u64 = 6;
 const OP_BITS: u64 = 3;
 
 /// Most operations a directory listing keeps in flight (see `read_dir_with`):
@@ -65,6 +67,52 @@ pub struct Listing {
     pub id: Option<(u64, u64)>,
 }
 
+/// Entries of a directory on a high-latency file system that `-l` needs
+/// both stat'ed and ACL-checked: each is opened once with
+/// `O_PATH|O_NOFOLLOW` (one LOOKUP round trip), then stat'ed through the
+/// descriptor with AT_STATX_DONT_SYNC (the LOOKUP's attributes, no request,
+/// so inline, as is the close)
+/// and asked for its ACL through `/proc/self/fd/N` (a jump straight to the
+/// file: one GETXATTR, no second LOOKUP). Two requests per file where the
+/// name-based way costs three (stat's LOOKUP, getxattr's LOOKUP, GETXATTR)
+/// and GNU ls six or more. At most [`BYFD_WINDOW`] descriptors are open at
+/// once, well below the usual 1024-descriptor limit.
+#[derive(Default)]
+struct ByFd {
+    /// Per entry: its O_PATH descriptor while open, else -1.
+    fds: Vec<i32>,
+    /// Per entry: operations on the descriptor still in flight.
+    left: Vec<u8>,
+    /// Entries waiting for a window slot.
+    queue: std::collections::VecDeque<usize>,
+    /// Entries being opened or with an open descriptor.
+    live: usize,
+}
+
+const BYFD_WINDOW: usize = 256;
+
+impl ByFd {
+    fn reset(&mut self) {
+        self.fds.clear();
+        self.left.clear();
+        self.queue.clear();
+        self.live = 0;
+    }
+
+    fn add(&mut self, i: usize) {
+        if self.fds.len() <= i {
+            self.fds.resize(i + 1, -1);
+            self.left.resize(i + 1, 0);
+        }
+        self.queue.push_back(i);
+    }
+
+    /// The entry's descriptor, when it is handled this way and open.
+    fn fd(&self, i: usize) -> Option<i32> {
+        self.fds.get(i).copied().filter(|&fd| fd >= 0)
+    }
+}
+
 /// The gatherer: one engine, reused for every directory.
 pub struct Gather {
     eng: Engine,
@@ -81,11 +129,17 @@ pub struct Gather {
     /// (some network and FUSE file systems) take.
     ignore_dtype: bool,
     comps: Vec<Completion>,
-    cwd: Option<Vec<u8>>,
     mask: u32,
     /// After [`Gather::operands`]: operands that are symbolic links whose
     /// target could not be read, (index, errno).
     pub operand_link_errors: Vec<(usize, Errno)>,
+    by_fd: ByFd,
+    /// Under io_uring on a local file system: the directory being listed
+    /// as an absolute path ending in `/` (entry names are appended after
+    /// `abs_len` bytes), for ring getxattr (see [`Gather::push_followups`]).
+    abs: Option<Vec<u8>>,
+    abs_len: usize,
+    cwd: Option<Vec<u8>>,
 }
 
 impl Default for Gather {
@@ -95,7 +149,23 @@ impl Default for Gather {
 }
 
 impl Gather {
+    /// A gatherer whose pool (or the ring's io-wq, on a high-latency file
+    /// system) is fixed at `threads` workers: `-R`'s read-ahead runs several.
+    pub fn with_threads(birth: bool, threads: usize) -> Gather {
+        Gather::build(birth, Some(threads))
+    }
+
+    /// Whether the directories listed so far are on a high-latency file
+    /// system (the engine found one as it opened them).
+    pub fn high_latency(&mut self) -> bool {
+        self.eng.high_latency().is_some()
+    }
+
     pub fn new(birth: bool) -> Gather {
+        Gather::build(birth, None)
+    }
+
+    fn build(birth: bool, threads: Option<usize>) -> Gather {
         let mut mask = libc::STATX_BASIC_STATS;
         if birth {
             mask |= libc::STATX_BTIME;
@@ -103,7 +173,8 @@ impl Gather {
         // A deep ring when io_uring runs: 10,000 stats + ACL checks then
         // take a handful of enters (the thread pool ignores the depth).
         let depth = if std::env::var_os("RINGIO_DEPTH").is_some() { None } else { Some(4096) };
-        let eng = Engine::with_config(ringio::Config { depth, ..ringio::Config::default() });
+        let eng =
+            Engine::with_config(ringio::Config { depth, threads, ..ringio::Config::default() });
         let inline = if ringio::Backend::from_env().is_some() {
             None
         } else {
@@ -120,9 +191,12 @@ impl Gather {
             no_acl: false,
             ignore_dtype,
             comps: Vec::new(),
-            cwd: None,
             mask,
             operand_link_errors: Vec::new(),
+            by_fd: ByFd::default(),
+            abs: None,
+            abs_len: 0,
+            cwd: None,
         }
     }
 
@@ -261,8 +335,7 @@ impl Gather {
         // Follow-ups (links, ACLs) for those that exist.
         for &i in &ok {
             let t = entries[i].file_type();
-            let abs = self.abs_dir(&entries[i].name);
-            self.push_followups(plan, i, &entries[i].name, libc::AT_FDCWD, abs.as_deref(), t);
+            self.push_followups(plan, i, &entries[i].name, libc::AT_FDCWD, t);
         }
         let eng_comps = self.collect();
         let mut link_errors = Vec::new();
@@ -305,14 +378,20 @@ impl Gather {
     }
 
     /// Pushes what an entry of known type needs besides its stat.
-    fn push_followups(
+    fn push_followups(&mut self, plan: &Plan, i: usize, name: &[u8], dirfd: i32, t: FileType) {
+        self.push_followups_but(plan, i, name, dirfd, t, false);
+    }
+
+    /// [`Gather::push_followups`], without the ACL queries when `skip_acl`
+    /// (an entry handled through a descriptor asks them there).
+    fn push_followups_but(
         &mut self,
         plan: &Plan,
         i: usize,
         name: &[u8],
         dirfd: i32,
-        abs: Option<&[u8]>,
         t: FileType,
+        skip_acl: bool,
     ) {
         let long = plan.long() || plan.json;
         let deref_all = plan.deref == Deref::Always;
@@ -330,49 +409,141 @@ impl Gather {
                 );
             }
         }
-        if long && (t != FileType::Link || deref_all) && !self.no_acl {
-            // GNU asks getxattr (following links) of the file's path; an
-            // absolute path lets the io_uring executor take it.
-            match abs {
-                Some(p) if p.len() < 4000 => {
-                    self.eng.getxattr(
-                        tok(i, OP_ACL),
-                        libc::AT_FDCWD,
-                        p,
-                        ACL_ACCESS,
-                        true,
-                        Vec::new(),
-                    );
-                    if t == FileType::Dir {
-                        self.eng.getxattr(
-                            tok(i, OP_ACL_DEFAULT),
-                            libc::AT_FDCWD,
-                            p,
-                            ACL_DEFAULT,
-                            true,
-                            Vec::new(),
-                        );
-                    }
+        if long && (t != FileType::Link || deref_all) && !self.no_acl && !skip_acl {
+            // GNU asks getxattr (following links) of the file's path; relative
+            // to the directory's descriptor it is a one-component lookup. The
+            // ring's GETXATTR resolves from the cwd only: on a local file
+            // system an absolute path is its cheapest form (the engine's
+            // /proc/self/fd/N/name rewrite costs ~3 us more per call in
+            // procfs lookups); on a high-latency one, where each component
+            // of an absolute path is a LOOKUP round trip, that rewrite is
+            // what one lookup costs.
+            let mut abs = self.abs.take();
+            let (dfd, p): (i32, &[u8]) = match abs.as_mut() {
+                Some(a) if a.len() + name.len() < 4000 => {
+                    a.truncate(self.abs_len);
+                    a.extend_from_slice(name);
+                    (libc::AT_FDCWD, &a[..])
                 }
-                _ => {
-                    self.eng.getxattr(tok(i, OP_ACL), dirfd, name, ACL_ACCESS, true, Vec::new());
-                    if t == FileType::Dir {
-                        self.eng.getxattr(
-                            tok(i, OP_ACL_DEFAULT),
-                            dirfd,
-                            name,
-                            ACL_DEFAULT,
-                            true,
-                            Vec::new(),
-                        );
-                    }
-                }
+                _ => (dirfd, name),
+            };
+            self.eng.getxattr(tok(i, OP_ACL), dfd, p, ACL_ACCESS, true, Vec::new());
+            if t == FileType::Dir {
+                self.eng.getxattr(tok(i, OP_ACL_DEFAULT), dfd, p, ACL_DEFAULT, true, Vec::new());
             }
+            self.abs = abs;
         }
         if t == FileType::Regular
             && plan.colors.as_ref().is_some_and(|c| c.is_colored(crate::colors::Key::Cap))
         {
             self.eng.getxattr(tok(i, OP_CAP), dirfd, name, CAPABILITY, false, Vec::new());
+        }
+    }
+
+    /// Whether entry `i` (of known type `t`) is stat'ed and ACL-checked
+    /// through an O_PATH descriptor (see [`ByFd`]).
+    fn use_by_fd(&self, plan: &Plan, remote: bool, t: FileType) -> bool {
+        remote
+            && (plan.long() || plan.json)
+            && plan.deref != Deref::Always
+            && !self.no_acl
+            && !matches!(t, FileType::Unknown | FileType::Link)
+            && plan.stat_entry(t)
+            && ringio::sys::fs::proc_fd_usable()
+    }
+
+    /// Opens queued by-descriptor entries while the window has room.
+    fn by_fd_pump(&mut self, entries: &[Entry], dirfd: i32) {
+        while self.by_fd.live < BYFD_WINDOW {
+            let Some(i) = self.by_fd.queue.pop_front() else { break };
+            self.by_fd.live += 1;
+            let flags = libc::O_PATH | libc::O_NOFOLLOW;
+            self.eng.openat(tok(i, OP_OPATH), dirfd, &entries[i].name, flags, 0);
+        }
+    }
+
+    /// Entry `i`'s O_PATH open completed: stat and ACL-check through it, or
+    /// record the error its stat would have had.
+    #[allow(clippy::too_many_arguments)]
+    fn by_fd_opened(
+        &mut self,
+        plan: &Plan,
+        listing: &mut Listing,
+        i: usize,
+        r: Result<u64, Errno>,
+        dirfd: i32,
+        stat_flags: i32,
+    ) {
+        let t = FileType::from_dtype(listing.entries[i].dtype);
+        let fd = match r {
+            Ok(fd) => fd as i32,
+            Err(e) => {
+                self.by_fd.live -= 1;
+                if e == Errno(libc::EMFILE) || e == Errno(libc::ENFILE) {
+                    // Out of descriptors after all: the name-based way.
+                    let name: &[u8] = &listing.entries[i].name;
+                    self.eng.statx(tok(i, OP_STAT), dirfd, name, stat_flags, self.mask);
+                    self.push_followups(plan, i, name, dirfd, t);
+                } else {
+                    listing.entries[i].stat_err = Some(e);
+                    listing.errors.push((i, e));
+                }
+                return;
+            }
+        };
+        // The stat of the descriptor asks the server nothing (DONT_SYNC: the
+        // LOOKUP's attributes), so it runs here rather than through a worker.
+        let flags = libc::AT_EMPTY_PATH | libc::AT_STATX_DONT_SYNC | libc::AT_NO_AUTOMOUNT;
+        let mut st = ringio::sys::statx_zeroed();
+        let r = ringio::sys::statx(fd, c"", flags, self.mask, &mut st).map(|()| &st);
+        put_stat(&mut listing.entries[i], &mut listing.errors, i, r);
+        let mut left = 0;
+        if !self.no_acl {
+            let mut p = [0u8; 32];
+            let n = {
+                use std::io::Write;
+                let mut w = &mut p[..];
+                let _ = write!(w, "/proc/self/fd/{fd}");
+                32 - w.len()
+            };
+            let p = &p[..n];
+            self.eng.getxattr(tok(i, OP_ACL), libc::AT_FDCWD, p, ACL_ACCESS, true, Vec::new());
+            left += 1;
+            if t == FileType::Dir {
+                let tk = tok(i, OP_ACL_DEFAULT);
+                self.eng.getxattr(tk, libc::AT_FDCWD, p, ACL_DEFAULT, true, Vec::new());
+                left += 1;
+            }
+        }
+        // The other follow-ups (the capability, with colours) by name.
+        let name: &[u8] = &listing.entries[i].name;
+        self.push_followups_but(plan, i, name, dirfd, t, true);
+        if left == 0 {
+            self.by_fd_close(fd, &listing.entries, dirfd);
+        } else {
+            self.by_fd.fds[i] = fd;
+            self.by_fd.left[i] = left;
+        }
+    }
+
+    /// An entry's descriptor is done with: closed here (an O_PATH close asks
+    /// the server nothing), and the window moves on.
+    fn by_fd_close(&mut self, fd: i32, entries: &[Entry], dirfd: i32) {
+        let _ = ringio::sys::close(fd);
+        self.by_fd.live -= 1;
+        self.by_fd_pump(entries, dirfd);
+    }
+
+    /// One operation on entry `i`'s descriptor completed; the last closes it.
+    fn by_fd_done(&mut self, i: usize, op: u64, entries: &[Entry], dirfd: i32) {
+        if !matches!(op, OP_ACL | OP_ACL_DEFAULT) {
+            return;
+        }
+        let Some(fd) = self.by_fd.fd(i) else { return };
+        self.by_fd.left[i] -= 1;
+        if self.by_fd.left[i] == 0 {
+            self.by_fd.fds[i] = -1;
+            self.by_fd_close(fd, entries, dirfd);
         }
     }
 
@@ -419,29 +590,54 @@ impl Gather {
         };
         let mut listing = Listing::default();
         self.no_acl = false;
+        // On a high-latency file system (the engine checked the directory
+        // as it opened it) every request is a round trip: even a small
+        // directory's stats must be in flight together, so the main engine
+        // takes it from the start, with a full-size first batch (each
+        // getdents64 is one READDIR request there).
+        let remote = self.eng.high_latency().is_some();
+        if inline_first && remote {
+            self.swap_inline(true);
+        }
         // Small first batch: a worker starts on the stats sooner.
-        self.eng.getdents(TOK_DENTS, fd, Vec::with_capacity(16 * 1024));
+        let first_size = if remote { ringio::DEFAULT_DENTS_BUF } else { 16 * 1024 };
+        self.eng.getdents(TOK_DENTS, fd, Vec::with_capacity(first_size));
         let first = self.wait_one(TOK_DENTS);
         let small = first.as_ref().is_some_and(|c| c.eof);
-        if inline_first && !small {
+        if inline_first && !small && !remote {
             // A big directory: the rest goes to the main engine.
             self.swap_inline(true);
         }
         if want_id {
             self.eng.statx(TOK_FSTAT, fd, b"", libc::AT_EMPTY_PATH, libc::STATX_INO);
         }
-        // io_uring only takes getxattr of absolute paths; the other
-        // executors use getxattrat on the dirfd, a one-component lookup.
-        let need_abs = (plan.long() || plan.json) && self.eng.backend() == ringio::Backend::Uring;
-        let mut abs = if need_abs { self.abs_dir(path) } else { None };
-        if let Some(a) = abs.as_mut() {
+        // AT_STATX_DONT_SYNC: the attributes the name's lookup just brought
+        // back are used as they are. Local file systems ignore the flag; on
+        // FUSE it saves a GETATTR round trip per entry after the LOOKUP that
+        // fetched the same attributes (issue 8: GNU's 6 requests per file).
+        // Only where that lookup happens: a plain name not followed (a
+        // symlink's target may end in `..` or a mount root, which nothing
+        // looks up), not `.` or `..` (never looked up either: a FUSE mount
+        // root's attributes are then all zero).
+        let stat_flags = if plan.deref == Deref::Always { 0 } else { libc::AT_SYMLINK_NOFOLLOW }
+            | libc::AT_NO_AUTOMOUNT;
+        let entry_flags = |name: &[u8]| {
+            if plan.deref == Deref::Always || name == b"." || name == b".." {
+                stat_flags
+            } else {
+                stat_flags | libc::AT_STATX_DONT_SYNC
+            }
+        };
+        self.by_fd.reset();
+        let need_abs =
+            (plan.long() || plan.json) && self.eng.backend() == ringio::Backend::Uring && !remote;
+        self.abs = if need_abs { self.abs_dir(path) } else { None };
+        if let Some(a) = self.abs.as_mut() {
             if a.last() != Some(&b'/') {
                 a.push(b'/');
             }
+            self.abs_len = a.len();
         }
-        let abs_len = abs.as_ref().map_or(0, |a| a.len());
-        let stat_flags = if plan.deref == Deref::Always { 0 } else { libc::AT_SYMLINK_NOFOLLOW }
-            | libc::AT_NO_AUTOMOUNT;
         let mut first = first;
         let mut batch = std::mem::take(&mut self.comps);
         let mut listing_done = false;
@@ -462,9 +658,12 @@ impl Gather {
                 batch.push(c);
             } else {
                 // While listing, take whatever is ready (the next getdents
-                // batch first); once listed, wait for everything at once
-                // (a window's worth at a time).
-                let want = if listing_done { self.eng.outstanding().min(window) } else { 1 };
+                // batch first); once listed, wait for everything at once (a
+                // window's worth at a time), unless completions lead to more
+                // operations (descriptors).
+                let chained = !self.by_fd.fds.is_empty();
+                let want =
+                    if listing_done && !chained { self.eng.outstanding().min(window) } else { 1 };
                 self.eng.wait(want, &mut batch);
             }
             for c in batch.iter_mut() {
@@ -491,18 +690,19 @@ impl Gather {
                             let e = &listing.entries[i];
                             let t = FileType::from_dtype(e.dtype);
                             let name: &[u8] = &e.name;
+                            if self.use_by_fd(plan, remote, t) && name != b"." && name != b".." {
+                                self.by_fd.add(i);
+                                continue;
+                            }
                             if plan.stat_entry(t) {
-                                self.eng.statx(tok(i, OP_STAT), fd, name, stat_flags, self.mask);
+                                let flags = entry_flags(name);
+                                self.eng.statx(tok(i, OP_STAT), fd, name, flags, self.mask);
                             }
                             if t != FileType::Unknown {
-                                let p = abs.as_mut().map(|a| {
-                                    a.truncate(abs_len);
-                                    a.extend_from_slice(name);
-                                    &a[..]
-                                });
-                                self.push_followups(plan, i, name, fd, p, t);
+                                self.push_followups(plan, i, name, fd, t);
                             }
                         }
+                        self.by_fd_pump(&listing.entries, fd);
                         if c.eof || listing_done {
                             listing_done = true;
                         } else {
@@ -532,6 +732,10 @@ impl Gather {
                     _ => {
                         let i = (c.token >> OP_BITS) as usize;
                         let op = c.token & ((1 << OP_BITS) - 1);
+                        if op == OP_OPATH {
+                            self.by_fd_opened(plan, &mut listing, i, c.result, fd, stat_flags);
+                            continue;
+                        }
                         let was_unknown =
                             op == OP_STAT && listing.entries[i].dtype == ringio::dtype::UNKNOWN;
                         let (ents, errs, links) =
@@ -539,21 +743,18 @@ impl Gather {
                         if store(ents, errs, links, c) {
                             self.no_acl = true;
                         }
+                        self.by_fd_done(i, op, &listing.entries, fd);
                         if was_unknown && listing.entries[i].meta.is_some() {
                             let t = listing.entries[i].file_type();
                             let name: &[u8] = &listing.entries[i].name;
-                            let p = abs.as_mut().map(|a| {
-                                a.truncate(abs_len);
-                                a.extend_from_slice(name);
-                                &a[..]
-                            });
-                            self.push_followups(plan, i, name, fd, p, t);
+                            self.push_followups(plan, i, name, fd, t);
                         }
                     }
                 }
             }
         }
         self.comps = batch;
+        self.abs = None;
         self.eng.close(TOK_CLOSE, fd);
         self.wait_one(TOK_CLOSE);
         listing.errors.sort_unstable_by_key(|(i, _)| *i);
@@ -575,17 +776,7 @@ fn store(
     let op = c.token & ((1 << OP_BITS) - 1);
     let Some(e) = entries.get_mut(i) else { return false };
     match op {
-        OP_STAT => match c.stat() {
-            Ok(st) => {
-                let m = Meta::from_statx(st);
-                e.meta = Some(m);
-                e.stat_err = None;
-            }
-            Err(err) => {
-                e.stat_err = Some(err);
-                errors.push((i, err));
-            }
-        },
+        OP_STAT => put_stat(e, errors, i, c.stat()),
         OP_TARGET => match c.stat() {
             Ok(st) => e.target_mode = Some(st.stx_mode as u32),
             Err(_) => e.target_broken = true,
@@ -610,4 +801,18 @@ fn store(
         _ => {}
     }
     false
+}
+
+/// Records entry `i`'s stat, or the error GNU reports for it.
+fn put_stat(e: &mut Entry, errors: &mut Vec<(usize, Errno)>, i: usize, r: Result<&Statx, Errno>) {
+    match r {
+        Ok(st) => {
+            e.meta = Some(Meta::from_statx(st));
+            e.stat_err = None;
+        }
+        Err(err) => {
+            e.stat_err = Some(err);
+            errors.push((i, err));
+        }
+    }
 }

@@ -80,7 +80,7 @@ pub fn entry(out: &mut Vec<u8>, e: &Entry, path: &[u8], users: &mut Users) {
     match &e.meta {
         Some(m) => {
             let mut ms = Vec::new();
-            crate::long::mode_string(&mut ms, m.file_type(), m.mode);
+            cli::mode::mode_string(&mut ms, m.mode);
             out.extend_from_slice(
                 format!(
                     ",\"size\":{},\"blocks\":{},\"mode\":{},\"mode_string\":\"{}\",\"nlink\":{},\"inode\":{},\"uid\":{},\"gid\":{}",

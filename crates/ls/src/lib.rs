@@ -11,7 +11,6 @@ pub mod colors;
 pub mod columns;
 pub mod entry;
 pub mod error;
-pub mod fnmatch;
 pub mod gather;
 pub mod help;
 pub mod icons;
@@ -19,6 +18,7 @@ pub mod json;
 pub mod long;
 pub mod name;
 pub mod plan;
+mod prefetch;
 pub mod print;
 pub mod sort;
 
@@ -151,6 +151,8 @@ fn group_synonyms<'a>(option: &str, valid: &[&'a str]) -> Vec<Vec<&'a str>> {
 struct Pending {
     name: Vec<u8>,
     cmdline: bool,
+    /// Handed to the read-ahead (see [`prefetch`]).
+    requested: bool,
     /// A marker, not a directory: the subtree of this (dev, ino) is done
     /// (-R -L loop detection only refuses ancestors, as GNU does).
     done: Option<(u64, u64)>,
@@ -171,6 +173,9 @@ pub struct Ls<'a> {
     print_dir_name: bool,
     /// (dev, ino) of directories being listed, for -L -R loop detection.
     active: Vec<(u64, u64)>,
+    /// `-R` read-ahead on a high-latency file system.
+    prefetch: Option<prefetch::Prefetch>,
+    prefetch_tried: bool,
 }
 
 impl<'a> Ls<'a> {
@@ -209,6 +214,8 @@ impl<'a> Ls<'a> {
             first_header: true,
             print_dir_name: true,
             active: Vec::new(),
+            prefetch: None,
+            prefetch_tried: false,
         }
     }
 
@@ -265,7 +272,12 @@ impl<'a> Ls<'a> {
             if files.is_empty() { vec![b".".to_vec()] } else { files.to_vec() };
         let mut listed: Vec<Entry> = Vec::new();
         if files.is_empty() && !plan.directory && plan.tree.is_none() {
-            self.pending.push(Pending { name: b".".to_vec(), cmdline: true, done: None });
+            self.pending.push(Pending {
+                name: b".".to_vec(),
+                cmdline: true,
+                requested: false,
+                done: None,
+            });
         } else {
             let results = self.gather.operands(plan, &operands);
             let link_errors = std::mem::take(&mut self.gather.operand_link_errors);
@@ -292,7 +304,12 @@ impl<'a> Ls<'a> {
             }
         }
         for d in dirs.iter().rev() {
-            self.pending.push(Pending { name: d.name.to_vec(), cmdline: true, done: None });
+            self.pending.push(Pending {
+                name: d.name.to_vec(),
+                cmdline: true,
+                requested: false,
+                done: None,
+            });
         }
         if plan.json {
             for e in &files_out {
@@ -380,7 +397,8 @@ impl<'a> Ls<'a> {
             return;
         }
         let want_id = plan.recursive && plan.deref == Deref::Always;
-        let listing = match self.gather.read_dir(plan, &p.name, want_id) {
+        let ahead = self.prefetch.as_mut().and_then(|pf| pf.take(&p.name));
+        let listing = match ahead.unwrap_or_else(|| self.gather.read_dir(plan, &p.name, want_id)) {
             Ok(l) => l,
             Err(e) => {
                 self.report(LsError::OpenDir {
@@ -411,11 +429,13 @@ impl<'a> Ls<'a> {
                         self.pending.push(Pending {
                             name: join(&p.name, &e.name),
                             cmdline: false,
+                            requested: false,
                             done: None,
                         });
                     }
                 }
             }
+            self.read_ahead(want_id);
             self.out.maybe_flush();
             return;
         }
@@ -441,12 +461,23 @@ impl<'a> Ls<'a> {
             if want_id {
                 if let Some(id) = listing.id {
                     self.active.push(id);
-                    self.pending.push(Pending { name: Vec::new(), cmdline: false, done: Some(id) });
+                    self.pending.push(Pending {
+                        name: Vec::new(),
+                        cmdline: false,
+                        requested: false,
+                        done: Some(id),
+                    });
                 }
             }
             for d in subdirs.into_iter().rev() {
-                self.pending.push(Pending { name: d, cmdline: false, done: None });
+                self.pending.push(Pending {
+                    name: d,
+                    cmdline: false,
+                    requested: false,
+                    done: None,
+                });
             }
+            self.read_ahead(want_id);
         }
         if plan.long() || plan.size_blocks {
             self.printer.total(self.out.buf(), &entries);
@@ -460,6 +491,30 @@ impl<'a> Ls<'a> {
         );
         self.take_marks();
         self.out.maybe_flush();
+    }
+
+    /// With `-R` on a high-latency file system: hands the directories that
+    /// come next (the top of the pending stack) to the read-ahead threads,
+    /// starting them the first time.
+    fn read_ahead(&mut self, want_id: bool) {
+        let plan = self.plan;
+        if self.prefetch.is_none() {
+            if self.prefetch_tried || !self.gather.high_latency() {
+                return;
+            }
+            self.prefetch_tried = true;
+            let birth = plan.time == TimeKind::Birth || plan.json;
+            self.prefetch = prefetch::Prefetch::start(plan, birth, want_id);
+        }
+        let Some(pf) = self.prefetch.as_mut() else { return };
+        let mut next: Vec<&[u8]> = Vec::new();
+        for p in self.pending.iter_mut().rev().take(prefetch::AHEAD) {
+            if p.done.is_none() && !p.requested {
+                p.requested = true;
+                next.push(&p.name);
+            }
+        }
+        pf.request(&next);
     }
 
     /// `--tree`: the directory, then its entries with branch lines,
@@ -568,6 +623,9 @@ impl<'a> Ls<'a> {
         let ok = self.out.finish();
         // The process ends now: skip freeing the listing and the engine.
         let status = self.status;
+        if let Some(pf) = self.prefetch.take() {
+            pf.abandon();
+        }
         self.gather.leak();
         std::mem::forget(self.printer);
         if !ok {

@@ -10,27 +10,6 @@ use crate::name::{indicator_for, Painter, Quoted};
 use crate::plan::Plan;
 use crate::print::Sink;
 
-/// `drwxr-xr-x`-style permissions with setuid/setgid/sticky letters.
-pub fn mode_string(out: &mut Vec<u8>, t: FileType, mode: u32) {
-    out.push(t.letter());
-    let bit = |m: u32, c: u8| if mode & m != 0 { c } else { b'-' };
-    let special = |x: u32, s: u32, on: u8, off: u8| match (mode & x != 0, mode & s != 0) {
-        (true, true) => on,
-        (false, true) => off,
-        (true, false) => b'x',
-        (false, false) => b'-',
-    };
-    out.push(bit(0o400, b'r'));
-    out.push(bit(0o200, b'w'));
-    out.push(special(0o100, libc::S_ISUID, b's', b'S'));
-    out.push(bit(0o040, b'r'));
-    out.push(bit(0o020, b'w'));
-    out.push(special(0o010, libc::S_ISGID, b's', b'S'));
-    out.push(bit(0o004, b'r'));
-    out.push(bit(0o002, b'w'));
-    out.push(special(0o001, libc::S_ISVTX, b't', b'T'));
-}
-
 /// A short field text kept inline (numbers, "?"), or a longer one on the
 /// heap: the long format must not allocate per file.
 #[derive(Clone)]
@@ -238,9 +217,9 @@ pub fn print<S: Sink>(
             out.push(b' ');
         }
         match &e.meta {
-            Some(m) => mode_string(out, m.file_type(), m.mode),
+            Some(m) => cli::mode::mode_string(out, m.mode),
             None => {
-                out.push(crate::entry::FileType::from_dtype(e.dtype).letter());
+                out.push(cli::mode::dtype_letter(e.dtype));
                 out.extend_from_slice(b"?????????");
             }
         }

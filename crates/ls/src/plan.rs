@@ -2,6 +2,7 @@
 //! COLUMNS, TIME_STYLE, LS_COLORS…) the way GNU ls resolves them, plus what
 //! the gather phase must fetch for each kind of entry.
 
+use cli::glob::{Flags, Glob};
 use cli::quote::{Quoter, Style};
 use cli::size::SizeFormat;
 use cli::timefmt::TimeStyle;
@@ -25,11 +26,7 @@ pub struct Env {
     /// NO_COLOR set to a non-empty value: `--color=auto` means never
     /// (beyond GNU; <https://no-color.org>).
     pub no_color: bool,
-    /// LS_BLOCK_SIZE, else BLOCK_SIZE, else BLOCKSIZE (GNU's humblock).
     pub block_size: Option<String>,
-    /// LS_BLOCK_SIZE or BLOCK_SIZE is set, even to something invalid: then
-    /// `-l` shows file sizes in that block size too (GNU ls).
-    pub block_size_for_files: bool,
     pub posixly_correct: bool,
 }
 
@@ -50,11 +47,7 @@ impl Env {
             colorterm: raw("COLORTERM"),
             term: raw("TERM"),
             no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
-            block_size: var("LS_BLOCK_SIZE")
-                .or_else(|| var("BLOCK_SIZE"))
-                .or_else(|| var("BLOCKSIZE")),
-            block_size_for_files: std::env::var_os("LS_BLOCK_SIZE").is_some()
-                || std::env::var_os("BLOCK_SIZE").is_some(),
+            block_size: var("LS_BLOCK_SIZE").or_else(|| var("BLOCK_SIZE")),
             posixly_correct: std::env::var_os("POSIXLY_CORRECT").is_some(),
         }
     }
@@ -94,8 +87,8 @@ pub struct Plan {
     pub tabsize: usize,
     pub deref: Deref,
     pub dirs_first: bool,
-    pub ignore: Vec<Vec<u8>>,
-    pub hide: Vec<Vec<u8>>,
+    pub ignore: Vec<Glob>,
+    pub hide: Vec<Glob>,
     pub colors: Option<Box<Colors>>,
     pub hyperlink: bool,
     pub icons: bool,
@@ -135,37 +128,36 @@ impl Plan {
             let spec = a.time_style.clone().or_else(|| env.time_style.clone());
             match spec {
                 None => TimeStyle::locale(),
-                Some(s) => TimeStyle::parse_checked(&s).map_err(|e| ArgError::BadChoice {
-                    value: match e {
-                        cli::timefmt::StyleError::Ambiguous => format!("ambiguous:{s}"),
-                        cli::timefmt::StyleError::Invalid => s.clone(),
-                    },
-                    option: "time style".into(),
-                    valid: vec!["full-iso", "long-iso", "iso", "locale", "+FORMAT"],
+                Some(s) => TimeStyle::parse_checked(&s).map_err(|e| {
+                    let v = &s;
+                    ArgError::BadChoice {
+                        value: match e {
+                            cli::argmatch::NoMatch::Ambiguous => format!("ambiguous:{v}"),
+                            cli::argmatch::NoMatch::Invalid => v.to_string(),
+                        },
+                        option: "time style".into(),
+                        valid: vec!["full-iso", "long-iso", "iso", "locale", "+FORMAT"],
+                    }
                 })?,
             }
         } else {
             TimeStyle::locale()
         };
 
+        // Read leniently, as GNU's human_options does for the environment
+        // (BLOCK_SIZE=2x means 2).
         let default_block = if env.posixly_correct {
             SizeFormat::Blocks { block: 512, suffix: None }
         } else {
             SizeFormat::Blocks { block: 1024, suffix: None }
         };
-        // An invalid value in the environment means the default block size
-        // (GNU's human_options), not "unset".
-        // Too large saturates, as strtoumax does (sizes round up to 1).
-        let env_size =
-            env.block_size.as_deref().map(|s| match cli::size::parse_block_size_checked(s) {
-                Ok(f) => f,
-                Err(cli::size::BlockSizeError::TooLarge) => {
-                    SizeFormat::Blocks { block: u64::MAX, suffix: None }
-                }
-                Err(_) => default_block,
-            });
-        let file_env = if env.block_size_for_files { env_size } else { None };
-        let file_size = a.file_size.or(file_env).unwrap_or(SizeFormat::BYTES);
+        // A set but unusable value still counts as set: GNU then shows
+        // file sizes, too, in the default block size.
+        let env_size = env
+            .block_size
+            .as_deref()
+            .map(|v| cli::size::parse_block_size_lenient(v).unwrap_or(default_block));
+        let file_size = a.file_size.or(env_size).unwrap_or(SizeFormat::BYTES);
         let block_size = a.block_size.or(env_size).unwrap_or(default_block);
 
         let quoting = match a.quoting {
@@ -281,8 +273,8 @@ impl Plan {
         if let Some(t) = a.tabsize {
             tabsize = t;
         } else if let Some(t) = env.tabsize.as_deref() {
-            match crate::args::parse_c_uint(t) {
-                Ok(n) => tabsize = n as usize,
+            match cli::num::parse_unsigned(t, "", false) {
+                Ok(n) => tabsize = n.value as usize,
                 Err(_) => warn.0.push(format!(
                     "ignoring invalid tab size in environment variable TABSIZE: {}",
                     String::from_utf8_lossy(&cli::quote::operand(t.as_bytes()))
@@ -301,8 +293,13 @@ impl Plan {
         });
 
         let dirs_first = a.dirs_first && sort != Sort::None;
-        let ignore = a.ignore.clone();
-        let hide = if a.hidden == Hidden::Dots { a.hide.clone() } else { Vec::new() };
+        // GNU ls matches -I and --hide with FNM_PERIOD.
+        let globs = |v: &[Vec<u8>]| -> Vec<Glob> {
+            let flags = Flags { period: true, casefold: false };
+            v.iter().map(|p| Glob::new(p, flags)).collect()
+        };
+        let ignore = globs(&a.ignore);
+        let hide = if a.hidden == Hidden::Dots { globs(&a.hide) } else { Vec::new() };
 
         let needs_stat =
             matches!(sort, Sort::Time | Sort::Size) || long || a.size_blocks || a.json || a.context;
@@ -412,7 +409,6 @@ impl Plan {
             Hidden::AlmostAll if name == b"." || name == b".." => return true,
             _ => {}
         }
-        self.ignore.iter().any(|p| crate::fnmatch::fnmatch(p, name, true))
-            || self.hide.iter().any(|p| crate::fnmatch::fnmatch(p, name, true))
+        self.ignore.iter().chain(&self.hide).any(|g| g.matches(name))
     }
 }

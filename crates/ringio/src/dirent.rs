@@ -10,6 +10,21 @@ pub mod dtype {
     pub const REG: u8 = 8;
     pub const LNK: u8 = 10;
     pub const SOCK: u8 = 12;
+
+    /// The d_type of a stat's file type (`st_mode`), `UNKNOWN` for a type
+    /// with no d_type.
+    pub fn from_mode(mode: u32) -> u8 {
+        match mode & libc::S_IFMT {
+            libc::S_IFDIR => DIR,
+            libc::S_IFREG => REG,
+            libc::S_IFLNK => LNK,
+            libc::S_IFIFO => FIFO,
+            libc::S_IFSOCK => SOCK,
+            libc::S_IFCHR => CHR,
+            libc::S_IFBLK => BLK,
+            _ => UNKNOWN,
+        }
+    }
 }
 
 /// One directory entry, borrowing its name from the getdents buffer.

@@ -52,7 +52,9 @@ pub struct Config {
     /// Force an executor; `None` takes `RINGIO_BACKEND`, else the measured default.
     pub backend: Option<Backend>,
     /// Worker threads for the thread pool besides the caller;
-    /// `None` = CPUs − 1 (at least 1).
+    /// `None` = `RINGIO_THREADS` or CPUs − 1 (at least 1). When set (either
+    /// way), raising the depth for a high-latency file system leaves them
+    /// (and caps the ring's io-wq workers there).
     pub threads: Option<usize>,
     /// Operations in flight in the ring; `None` = `RINGIO_DEPTH` or 1024.
     pub depth: Option<usize>,
@@ -66,6 +68,13 @@ pub struct Config {
 /// ~840 ns/file vs ≥ 1236 for the best ring), and open/close/getdents gain
 /// nothing from the ring. With a single CPU there is nothing to share, so
 /// inline syscalls avoid the hand-off cost.
+///
+/// On high-latency file systems (see [`Engine::adapt_to`]) the pool stays
+/// the choice: through a FUSE mount delaying each request 1 ms (`cargo xtask
+/// bench --slowfs 1ms`, 2 CPUs) it matched or beat the ring with raised io-wq
+/// workers in wall time (lsr -l 10k files 0.42 vs 0.44 s, lfind on a 20k tree
+/// 0.15 vs 0.17 s, ldu -s 0.74 vs 0.83 s) at half its CPU; and an engine whose
+/// inline executor was only this default becomes a pool there.
 pub fn default_backend() -> Backend {
     if let Some(b) = Backend::from_env() {
         return b;
@@ -113,6 +122,16 @@ pub struct Engine {
     pending: Vec<Job>,
     ready: Vec<Completion>,
     scratch: Vec<Completion>,
+    /// The executor was asked for (config or `RINGIO_BACKEND`), not chosen.
+    forced: bool,
+    /// Worker threads fixed by the config or `RINGIO_THREADS`.
+    fixed_workers: Option<usize>,
+    /// The depth was raised for a high-latency file system (or the executor
+    /// has none to raise): no more checks.
+    adapted: bool,
+    /// Tokens of directory opens whose descriptor is checked on completion
+    /// (see [`Engine::openat`]).
+    dir_opens: Vec<Token>,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -131,6 +150,7 @@ impl Engine {
     /// An engine with the given settings. Never fails: when io_uring is
     /// requested but unusable, the thread pool takes its place silently.
     pub fn with_config(cfg: Config) -> Engine {
+        let forced = cfg.backend.is_some() || Backend::from_env().is_some();
         let backend = cfg.backend.unwrap_or_else(default_backend);
         // Counting CPUs reads cgroup files (~10 syscalls): only when needed,
         // so a sync engine (lcat's) costs nothing at start.
@@ -156,6 +176,10 @@ impl Engine {
             pending: Vec::new(),
             ready: Vec::new(),
             scratch: Vec::new(),
+            forced,
+            fixed_workers: cfg.threads.or_else(|| env_usize("RINGIO_THREADS")),
+            adapted: false,
+            dir_opens: Vec::new(),
             _not_send: PhantomData,
         }
     }
@@ -177,20 +201,65 @@ impl Engine {
     /// (FUSE, NFS, SMB, 9p, Ceph, Lustre, …): more pool workers, or more io-wq
     /// workers for the ring, up to `RINGIO_DEPTH` (default 64). Returns the
     /// file system's name when it did. An explicit `RINGIO_THREADS` wins.
+    ///
+    /// Engines do this by themselves for the directories they open from the
+    /// current directory or an absolute path (see [`Engine::openat`]); this
+    /// is for descriptors that come from elsewhere.
     pub fn adapt_to(&mut self, fd: RawFd) -> Option<&'static str> {
         let fs = crate::sys::fs::high_latency_fd(fd)?;
         self.raise_depth(crate::sys::fs::remote_depth());
+        self.adapted = true;
         Some(fs)
+    }
+
+    /// The high-latency file system this engine adapted to, if it did
+    /// (by itself, through [`Engine::adapt_to`], or because another engine
+    /// of the process found one: see [`crate::sys::fs::seen`]).
+    pub fn high_latency(&mut self) -> Option<&'static str> {
+        self.follow_process();
+        if self.adapted {
+            crate::sys::fs::seen()
+        } else {
+            None
+        }
+    }
+
+    /// Raises the depth once some engine of the process found a
+    /// high-latency file system (one relaxed atomic load per call).
+    fn follow_process(&mut self) {
+        if !self.adapted && crate::sys::fs::seen().is_some() {
+            self.raise_depth(crate::sys::fs::remote_depth());
+            self.adapted = true;
+        }
+    }
+
+    /// A directory opened from the cwd or an absolute path completed: on a
+    /// high-latency file system, raise the depth (process-wide).
+    fn check_dir(&mut self, fd: RawFd) {
+        if crate::sys::fs::note_dir(fd).is_some() {
+            self.follow_process();
+        }
     }
 
     /// Allows `depth` operations to be worked on at once: pool workers for
     /// the thread pool (unless `RINGIO_THREADS` fixed them), io-wq workers
     /// for the ring. Inline execution has no depth to raise.
+    /// An engine whose inline executor was only the default (one CPU) gets a
+    /// thread pool: blocking syscalls that wait on a server want company
+    /// even on one CPU.
+    ///
+    /// Workers fixed by [`Config::threads`] or `RINGIO_THREADS` stay as they
+    /// are (and cap the ring's io-wq workers too).
     pub fn raise_depth(&mut self, depth: usize) {
+        let n = self.fixed_workers.unwrap_or(depth);
         match &mut self.exec {
-            Exec::Threads(t) if env_usize("RINGIO_THREADS").is_none() => t.raise_workers(depth),
-            Exec::Uring(u) => u.raise_iowq_workers(depth as u32),
-            _ => {}
+            Exec::Threads(t) => t.raise_workers(n),
+            Exec::Uring(u) => u.raise_iowq_workers(n as u32),
+            Exec::Sync(_) if !self.forced => {
+                self.exec = Exec::Threads(ThreadExec::new(n));
+                self.backend = Backend::Threads;
+            }
+            Exec::Sync(_) => {}
         }
     }
 
@@ -199,7 +268,22 @@ impl Engine {
     }
 
     /// `openat(dirfd, path, flags | O_CLOEXEC, mode)`; completes with the fd.
+    ///
+    /// A directory (`O_DIRECTORY`) opened from the current directory or by
+    /// an absolute path — where a tool starts its work — is checked on
+    /// completion with one `fstatfs`: on a high-latency file system (FUSE,
+    /// NFS, …) this and every other engine of the process raise their
+    /// in-flight depth, as [`Engine::adapt_to`] does. Once one was found
+    /// nothing is checked any more. Directories opened relative to another
+    /// directory's descriptor are not checked (they are on its file system
+    /// but across mount points).
     pub fn openat(&mut self, token: Token, dirfd: RawFd, path: &[u8], flags: i32, mode: u32) {
+        if flags & libc::O_DIRECTORY != 0
+            && !self.adapted
+            && (dirfd == libc::AT_FDCWD || path.first() == Some(&b'/'))
+        {
+            self.dir_opens.push(token);
+        }
         let path = self.arena.push(path);
         self.push(token, Op::OpenAt { dirfd, path, flags, mode });
     }
@@ -243,6 +327,27 @@ impl Engine {
         follow: bool,
         buf: Vec<u8>,
     ) {
+        // The ring's GETXATTR resolves its path from the cwd; a name relative
+        // to a directory descriptor goes through that descriptor's /proc
+        // link instead, so it still costs one lookup of the name (an absolute
+        // path re-resolves every component: a round trip each on FUSE/NFS).
+        if self.backend == Backend::Uring
+            && follow
+            && dirfd != libc::AT_FDCWD
+            && path.first() != Some(&b'/')
+            && path.len() < 3800
+            && crate::sys::fs::proc_fd_usable()
+        {
+            let mut p = [0u8; 3840];
+            let mut w = &mut p[..];
+            use std::io::Write;
+            let _ = write!(w, "/proc/self/fd/{dirfd}/");
+            let head = 3840 - w.len();
+            p[head..head + path.len()].copy_from_slice(path);
+            let path = self.arena.push(&p[..head + path.len()]);
+            self.push(token, Op::GetXattr { dirfd: libc::AT_FDCWD, path, name, follow, buf });
+            return;
+        }
         let path = self.arena.push(path);
         self.push(token, Op::GetXattr { dirfd, path, name, follow, buf });
     }
@@ -287,6 +392,7 @@ impl Engine {
     /// Hands pushed operations to the executor without waiting.
     pub fn submit(&mut self) {
         if !self.pending.is_empty() {
+            self.follow_process();
             self.exec.submit(&mut self.pending, &mut self.ready);
         }
     }
@@ -303,8 +409,25 @@ impl Engine {
         } else {
             self.exec.poll(out);
         }
+        if !self.dir_opens.is_empty() {
+            self.check_dir_opens(&out[before..]);
+        }
         self.maybe_reset_arena();
         out.len() - before
+    }
+
+    fn check_dir_opens(&mut self, done: &[Completion]) {
+        for c in done {
+            if let Some(i) = self.dir_opens.iter().position(|&t| t == c.token) {
+                self.dir_opens.swap_remove(i);
+                if let (Ok(fd), false) = (c.fd(), self.adapted) {
+                    self.check_dir(fd);
+                }
+            }
+        }
+        if self.adapted {
+            self.dir_opens.clear();
+        }
     }
 
     /// Runs until nothing is outstanding, calling `handler` for every

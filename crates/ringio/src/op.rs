@@ -142,7 +142,7 @@ pub(crate) fn getdents_fill(fd: RawFd, buf: &mut Vec<u8>) -> Result<bool, Errno>
 }
 
 /// [`getdents_fill`] for callers that know how the file system marks the
-/// end of the directory ([`crate::sys::statfs::dir_end_offsets`]): a read
+/// end of the directory ([`crate::sys::fs::dir_end_offsets`]): a read
 /// whose last record's `d_off` is one of `end_offsets` reached the end, and
 /// the getdents64 call that would return 0 is saved (one syscall per
 /// directory of a walk).

@@ -550,6 +550,68 @@ fn eacces_as_unprivileged_user() {
     assert_eq!(libc::WEXITSTATUS(status), 0);
 }
 
+/// An engine whose depth was raised (as on a high-latency file system)
+/// runs the operations without a ring opcode on a helper pool, not inline:
+/// ring and pool completions must all arrive, once, with the right results,
+/// whether the caller waits for one or for everything, and an engine
+/// dropped with pool work in flight must not lose memory safety.
+#[test]
+fn raised_depth_mixes_ring_and_pool_operations() {
+    let t = TempDir::new("raised");
+    let n = 300u64;
+    for i in 0..n {
+        std::fs::write(t.path().join(format!("f{i}")), vec![1u8; i as usize]).unwrap();
+        std::os::unix::fs::symlink(format!("target-{i}"), t.path().join(format!("l{i}"))).unwrap();
+    }
+    for b in Backend::ALL {
+        let mut eng = engine(b);
+        eng.raise_depth(16);
+        let fd = open_dir(&mut eng, t.path());
+        let mut seen = HashMap::new();
+        for i in 0..n {
+            // ring: statx; pool (under uring): readlinkat, lgetxattr.
+            eng.statx(i * 4, fd, format!("f{i}").as_bytes(), 0, libc::STATX_SIZE);
+            eng.readlinkat(i * 4 + 1, fd, format!("l{i}").as_bytes(), Vec::new());
+            let c = c"user.none";
+            eng.getxattr(i * 4 + 2, fd, format!("f{i}").as_bytes(), c, false, Vec::new());
+            if i % 50 == 0 {
+                eng.getdents(i * 4 + 3, fd, Vec::new());
+            }
+        }
+        let mut out = Vec::new();
+        let mut rounds = 0;
+        while eng.outstanding() > 0 {
+            out.clear();
+            // Alternate between waiting for one and for everything.
+            let want = if rounds % 2 == 0 { 1 } else { eng.outstanding() };
+            eng.wait(want, &mut out);
+            rounds += 1;
+            for c in &mut out {
+                let i = c.token / 4;
+                match c.token % 4 {
+                    0 => assert_eq!(c.stat().expect("stat").stx_size, i, "{b:?}"),
+                    1 => assert_eq!(c.buf(), format!("target-{i}").as_bytes(), "{b:?}"),
+                    2 => assert!(c.result.is_err(), "{b:?}: no such xattr"),
+                    _ => assert!(c.result.is_ok(), "{b:?}: getdents {:?}", c.result),
+                }
+                *seen.entry(c.token).or_insert(0) += 1;
+            }
+        }
+        let expected = n * 3 + n.div_ceil(50);
+        assert_eq!(seen.len() as u64, expected, "{b:?}: completions missing");
+        assert!(seen.values().all(|&k| k == 1), "{b:?}: a completion came twice");
+        // Dropped with pool and ring work in flight.
+        for i in 0..n {
+            eng.readlinkat(i, fd, format!("l{i}").as_bytes(), Vec::new());
+            eng.statx(n + i, fd, format!("f{i}").as_bytes(), 0, libc::STATX_SIZE);
+        }
+        eng.submit();
+        drop(eng);
+        // The descriptor is ours; the engine is gone.
+        let _ = ringio::sys::close(fd);
+    }
+}
+
 /// Opening a FIFO for reading waits for a writer on every backend, as
 /// open(2) does (io_uring's inline OPENAT attempt would force O_NONBLOCK,
 /// return at once and read end-of-file: the executor keeps such opens out

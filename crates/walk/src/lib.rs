@@ -194,7 +194,7 @@ impl Options {
         self.backend.unwrap_or_else(ringio::default_backend)
     }
 
-    fn thread_count(&self, roots: &[Vec<u8>]) -> usize {
+    fn thread_count(&self, remote: bool) -> usize {
         if self.ordered || self.backend() == Backend::Sync {
             return 1;
         }
@@ -203,9 +203,12 @@ impl Options {
         }
         let cpus = ringio::sys::available_cpus().clamp(1, 8);
         // On a network or FUSE file system each request mostly waits, so
-        // the walk wants many in flight, not one per CPU. With the ring the
-        // depth comes from io-wq instead (each thread's engine adapts).
-        if self.backend() == Backend::Threads && any_remote(roots) {
+        // the walk wants many directories in flight, not one per CPU: a
+        // directory's requests (open, READDIRs) are sequential, and neither
+        // executor can overlap them within one thread (getdents64 has no
+        // ring opcode). Measured through slowfs at 1 ms (issue 8, 20k-entry
+        // tree): lfind with the ring on 2 threads 2.6 s, on 64 threads 0.17 s.
+        if remote {
             return ringio::sys::fs::remote_depth().max(cpus);
         }
         cpus
@@ -214,13 +217,23 @@ impl Options {
     /// The executor of each walker thread's own engine: the walker threads
     /// are the parallelism, so under `threads` each runs plain syscalls inline.
     /// On a high-latency file system a ring gets more io-wq workers, so a
-    /// directory's stat batch is worked on all at once.
-    fn thread_engine(&self, remote: bool) -> ringio::Engine {
+    /// directory's stat batch is worked on all at once; so does a pool for
+    /// the one thread of an ordered walk.
+    fn thread_engine(&self, remote: bool, single: bool) -> ringio::Engine {
         let b = match self.backend() {
             Backend::Uring => Backend::Uring,
+            Backend::Threads if remote && single => Backend::Threads,
             Backend::Threads | Backend::Sync => Backend::Sync,
         };
-        let cfg = ringio::Config { backend: Some(b), ..ringio::Config::default() };
+        // Many walker threads each with a ring: each ring's io-wq gets a
+        // share of the depth, not all of it (64 threads x 64 io-wq workers
+        // put ~1,000 requests in flight and cost twice the CPU of the pool);
+        // big listings are shared among the threads instead (parallel.rs).
+        // Measured (lfind -size +1k, tree-20k through slowfs, depth 64): 4
+        // io-wq workers per ring 0.49 s, 16: 0.64 s, 64: 0.84 s.
+        let threads = (b == Backend::Uring && remote && !single)
+            .then(|| (ringio::sys::fs::remote_depth() / 16).max(4));
+        let cfg = ringio::Config { backend: Some(b), threads, ..ringio::Config::default() };
         let mut eng = ringio::Engine::with_config(cfg);
         if remote {
             eng.raise_depth(ringio::sys::fs::remote_depth());
@@ -232,8 +245,22 @@ impl Options {
 /// Walks `roots` in order, calling `visitor`. Returns when every root is done
 /// or a visit returned [`Visit::Quit`].
 pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, visitor: &V) {
-    let threads = opts.thread_count(roots);
     let remote = any_remote(roots);
+    // Inline syscalls (the default on one CPU) would keep one request in
+    // flight on a high-latency file system: take worker threads there,
+    // unless an executor was asked for.
+    let pooled;
+    let opts = if remote
+        && opts.backend.is_none()
+        && ringio::Backend::from_env().is_none()
+        && opts.backend() == Backend::Sync
+    {
+        pooled = Options { backend: Some(Backend::Threads), ..opts.clone() };
+        &pooled
+    } else {
+        opts
+    };
+    let threads = opts.thread_count(remote);
     if threads == 1 {
         ordered::walk(roots, opts, remote, visitor);
     } else {

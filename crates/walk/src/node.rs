@@ -144,15 +144,5 @@ pub(crate) fn dev_ino(st: &Statx) -> (u64, u64) {
 
 /// The d_type matching a stat's file type.
 pub(crate) fn dtype_of(st: &Statx) -> u8 {
-    use ringio::dtype;
-    match st.stx_mode as u32 & libc::S_IFMT {
-        libc::S_IFDIR => dtype::DIR,
-        libc::S_IFREG => dtype::REG,
-        libc::S_IFLNK => dtype::LNK,
-        libc::S_IFIFO => dtype::FIFO,
-        libc::S_IFSOCK => dtype::SOCK,
-        libc::S_IFCHR => dtype::CHR,
-        libc::S_IFBLK => dtype::BLK,
-        _ => dtype::UNKNOWN,
-    }
+    ringio::dtype::from_mode(st.stx_mode as u32)
 }

@@ -26,7 +26,7 @@ struct Frame<V: Visitor> {
 pub(crate) fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, remote: bool, v: &V) {
     let stop = AtomicBool::new(false);
     let fds = Fds::new(1);
-    let mut rd = Reader::new(opts.thread_engine(remote));
+    let mut rd = Reader::new(opts.thread_engine(remote, true));
     let mut local = v.local();
     let mut path = Vec::new();
     // Listings are kept per depth and reused, so a deep walk allocates once per level.

@@ -59,17 +59,22 @@ struct Worker<V: Visitor> {
     kids: Vec<Work<V>>,
     needs: Vec<crate::StatNeed>,
     local: V::Local,
+    /// (listing length from which stats are shared, chunk size).
+    split: (usize, usize),
+    remote: bool,
 }
 
 impl<V: Visitor> Worker<V> {
     fn new(opts: &Options, remote: bool, v: &V) -> Self {
         Worker {
-            rd: Reader::new(opts.thread_engine(remote)),
+            rd: Reader::new(opts.thread_engine(remote, false)),
             list: Listing::default(),
             path: Vec::new(),
             kids: Vec::new(),
             needs: Vec::new(),
             local: v.local(),
+            split: split::sizes(remote),
+            remote,
         }
     }
 
@@ -98,10 +103,14 @@ impl<V: Visitor> Worker<V> {
                     }
                 };
                 let need = |name: &[u8], d_type: u8| v.need_stat(name, d_type, depth);
-                if self.rd.inline() && self.list.len() >= split::SPLIT_AT {
+                let (split_at, chunk) = self.split;
+                // On a high-latency fs a ring's share of io-wq workers is
+                // small: big listings are shared among the walker threads
+                // there too.
+                if (self.rd.inline() || self.remote) && self.list.len() >= split_at {
                     if reader::needs(&self.list, need, &mut self.needs) {
                         let needs = std::mem::take(&mut self.needs);
-                        split::stat_shared(fd, &mut self.list, needs, |jobs| {
+                        split::stat_shared(fd, &mut self.list, needs, chunk, |jobs| {
                             let mut q = sh.lock();
                             q.stack.extend(jobs.into_iter().map(Work::Stat));
                             if q.waiting > 0 {

@@ -121,15 +121,20 @@ impl Reader {
     /// known; the file system is asked once per device.
     fn end_offsets(&mut self, dev_size: Option<(u64, u64)>, fd: RawFd) -> Option<[i64; 2]> {
         let (dev, size) = dev_size?;
+        // Known only for local file systems; on a high-latency one the
+        // question (fstatfs) is itself a round trip, asked once per thread.
+        if self.eng.high_latency().is_some() {
+            return None;
+        }
         let fs = match self.fs_types.iter().find(|(d, _)| *d == dev) {
             Some(&(_, t)) => t,
             None => {
-                let t = ringio::sys::statfs::fs_type(fd).unwrap_or(0);
+                let t = ringio::sys::fs::fs_type(fd).unwrap_or(0);
                 self.fs_types.push((dev, t));
                 t
             }
         };
-        ringio::sys::statfs::dir_end_offsets(fs, size)
+        ringio::sys::fs::dir_end_offsets(fs, size)
     }
 
     /// Reads every entry of the open directory `fd` (skipping `.` and `..`),
@@ -163,7 +168,11 @@ impl Reader {
     ) -> Result<bool, Errno> {
         // Inline engines read here directly, saving the final empty read
         // where the file system marks the end (see ringio::getdents_fill_hinted).
-        let inline = self.eng.backend() == Backend::Sync;
+        // So do rings on a high-latency file system, whose engines would hand
+        // getdents64 (no ring opcode) to their helper pool: a directory's
+        // reads are sequential anyway, and the hand-off and ring wake-up per
+        // READDIR made lfind on the 20k tree through slowfs 0.18 -> 0.41 s.
+        let inline = self.eng.backend() == Backend::Sync || self.eng.high_latency().is_some();
         let ends = if inline { self.end_offsets(dev_size, fd) } else { None };
         let ends: &[i64] = match &ends {
             Some(e) => e,
@@ -271,12 +280,12 @@ impl Reader {
     /// Stats one path (a root operand). A dangling symlink under `follow`
     /// falls back to the link itself, as find -H/-L do.
     pub fn stat_path(&mut self, path: &[u8], follow: bool) -> StatSlot {
-        let flags = if follow { stat_flags() } else { lstat_flags() };
+        let flags = if follow { stat_flags() } else { ROOT_LSTAT };
         self.eng.statx(0, libc::AT_FDCWD, path, flags, STAT_MASK);
         match self.one().stat() {
             Ok(st) => StatSlot::Ok { st: *st, followed: follow },
             Err(e) if follow && e == Errno::ENOENT => {
-                self.eng.statx(0, libc::AT_FDCWD, path, lstat_flags(), STAT_MASK);
+                self.eng.statx(0, libc::AT_FDCWD, path, ROOT_LSTAT, STAT_MASK);
                 match self.one().stat() {
                     Ok(st) if crate::node::dtype_of(st) == dtype::LNK => {
                         StatSlot::Ok { st: *st, followed: false }
@@ -360,10 +369,20 @@ pub(crate) fn stat_range(
     }
 }
 
+/// lstat of a directory entry by name. AT_STATX_DONT_SYNC: take the
+/// attributes the name's lookup just brought back. Local file systems
+/// ignore the flag; on FUSE (and NFS) it saves a GETATTR round trip per
+/// entry after the LOOKUP that fetched the same attributes (issue 8).
 fn lstat_flags() -> i32 {
-    libc::AT_SYMLINK_NOFOLLOW | libc::AT_NO_AUTOMOUNT
+    ROOT_LSTAT | libc::AT_STATX_DONT_SYNC
 }
 
+/// stat following a symlink: its target may end in `..` or a mount root,
+/// which no lookup refreshes (a FUSE root's attributes are all zero until
+/// asked for), so no DONT_SYNC.
 fn stat_flags() -> i32 {
     libc::AT_NO_AUTOMOUNT
 }
+
+/// lstat of a root operand, which may be `.` or a mount point: no DONT_SYNC.
+const ROOT_LSTAT: i32 = libc::AT_SYMLINK_NOFOLLOW | libc::AT_NO_AUTOMOUNT;

@@ -10,7 +10,7 @@
 mod nodes;
 mod proto;
 mod server;
-mod sys;
+pub(crate) mod sys;
 
 use std::fs::{self, File};
 use std::io::{Read, Write};

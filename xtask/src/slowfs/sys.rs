@@ -260,6 +260,41 @@ pub fn open_fuse_device() -> io::Result<OwnedFd> {
     Ok(OwnedFd::from(f))
 }
 
+/// kill(2): `sig` to process `pid`, or to process group `-pid`. (Also for
+/// `cargo xtask bench --slowfs`, which signals the server and its runs.)
+pub fn kill(pid: i32, sig: i32) -> io::Result<()> {
+    // SAFETY: kill takes no pointers.
+    check(unsafe { libc::kill(pid, sig) }).map(|_| ())
+}
+
+/// Clock ticks per second, the unit of /proc/PID/stat times.
+pub fn clock_ticks() -> u64 {
+    // SAFETY: sysconf takes no pointers.
+    unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64
+}
+
+/// Waits for child `pid` to end; returns its wait status and the user +
+/// system CPU time it used (wait4).
+pub fn wait_child(pid: i32) -> io::Result<(i32, Duration)> {
+    let tv = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+    };
+    loop {
+        let mut status = 0;
+        // SAFETY: rusage is plain old data; all-zero is a valid value.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: status and ru are valid, exclusive out pointers.
+        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+        if r == pid {
+            return Ok((status, tv(ru.ru_utime) + tv(ru.ru_stime)));
+        }
+        let e = io::Error::last_os_error();
+        if e.raw_os_error() != Some(libc::EINTR) {
+            return Err(e);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

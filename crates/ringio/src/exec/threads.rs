@@ -12,6 +12,7 @@
 //! enough to share, so a 10-entry listing never pays for a thread start.
 
 use std::collections::VecDeque;
+use std::os::fd::RawFd;
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
@@ -37,6 +38,8 @@ struct Shared {
     state: Mutex<State>,
     work: Condvar,
     done: Condvar,
+    /// An eventfd to add 1 to after posting completions.
+    notify: Option<RawFd>,
 }
 
 impl Shared {
@@ -54,6 +57,9 @@ pub(crate) struct ThreadExec {
     spawn_failed: bool,
     in_flight: usize,
     scratch: Vec<Completion>,
+    /// A helper pool of another executor (see [`ThreadExec::detached`]):
+    /// nothing runs on the caller's thread.
+    detached: bool,
 }
 
 impl ThreadExec {
@@ -61,6 +67,20 @@ impl ThreadExec {
     /// the work in `wait`, which keeps semantics identical when thread
     /// creation is refused).
     pub(crate) fn new(max_workers: usize) -> ThreadExec {
+        ThreadExec::build(max_workers, None, false)
+    }
+
+    /// A pool that never runs an operation on the caller's thread (neither
+    /// small batches at submit nor chunks while waiting), spawns workers
+    /// only as operations need them, and after posting completions adds 1
+    /// to the eventfd `notify`, so a ring waiting in io_uring_enter (with a
+    /// poll on it) wakes up. The io_uring executor hands it the operations
+    /// that have no ring opcode on high-latency file systems.
+    pub(crate) fn detached(max_workers: usize, notify: RawFd) -> ThreadExec {
+        ThreadExec::build(max_workers, Some(notify), true)
+    }
+
+    fn build(max_workers: usize, notify: Option<RawFd>, detached: bool) -> ThreadExec {
         ThreadExec {
             shared: Arc::new(Shared {
                 state: Mutex::new(State {
@@ -73,12 +93,14 @@ impl ThreadExec {
                 }),
                 work: Condvar::new(),
                 done: Condvar::new(),
+                notify,
             }),
             workers: Vec::new(),
             max_workers,
             spawn_failed: false,
             in_flight: 0,
             scratch: Vec::new(),
+            detached,
         }
     }
 
@@ -91,8 +113,11 @@ impl ThreadExec {
         self.workers.len()
     }
 
-    fn ensure_workers(&mut self) {
-        while !self.spawn_failed && self.workers.len() < self.max_workers {
+    /// Spawns the workers (all of them, or for a detached pool as many as
+    /// `pending` operations could keep busy).
+    fn ensure_workers(&mut self, pending: usize) {
+        let want = if self.detached { pending.min(self.max_workers) } else { self.max_workers };
+        while !self.spawn_failed && self.workers.len() < want {
             let shared = Arc::clone(&self.shared);
             let b = std::thread::Builder::new()
                 .name(format!("ringio-{}", self.workers.len()))
@@ -111,11 +136,16 @@ impl ThreadExec {
         if n == 0 {
             return;
         }
-        if n <= INLINE_MAX && self.in_flight == 0 {
+        if n <= INLINE_MAX && self.in_flight == 0 && !self.detached {
             out.extend(ops.drain(..).map(|(t, op)| op.execute_sync(t)));
             return;
         }
-        self.ensure_workers();
+        self.ensure_workers(self.in_flight + n);
+        if self.detached && self.workers.is_empty() {
+            // Not even one thread: the caller runs them after all.
+            out.extend(ops.drain(..).map(|(t, op)| op.execute_sync(t)));
+            return;
+        }
         let parts = 2 * (self.workers.len() + 1);
         let chunk = (n / parts).clamp(1, CHUNK_MAX);
         let mut st = self.shared.lock();
@@ -152,7 +182,8 @@ impl ThreadExec {
             if got >= min || self.in_flight == 0 {
                 return;
             }
-            if let Some(mut chunk) = st.queue.pop_front() {
+            let help = if self.detached { None } else { st.queue.pop_front() };
+            if let Some(mut chunk) = help {
                 // Help instead of sleeping: on 2 cores the caller is half the pool.
                 drop(st);
                 let k = chunk.len();
@@ -195,6 +226,9 @@ fn worker(shared: &Shared) {
         st.free.push(chunk);
         if st.caller_waiting {
             shared.done.notify_one();
+        }
+        if let Some(fd) = shared.notify {
+            crate::sys::eventfd_add(fd, 1);
         }
     }
 }

@@ -18,10 +18,12 @@
 
 use std::collections::VecDeque;
 use std::mem::ManuallyDrop;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::OnceLock;
 
 use io_uring::{cqueue, opcode, types, IoUring, Probe};
 
+use super::threads::ThreadExec;
 use super::Job;
 use crate::errno::Errno;
 use crate::op::{Completion, Data, Op, Token};
@@ -131,6 +133,23 @@ struct Slot {
     progress: usize,
 }
 
+/// Operations with no ring opcode (getdents64, readlinkat, lgetxattr…)
+/// once the depth was raised for a high-latency file system: inline they
+/// would wait one round trip each, one after another, on the submitting
+/// thread (whose FUSE waits are also interrupted whenever io-wq adds a
+/// worker, costing a repeated READDIR). They go to a pool whose workers
+/// wake the ring through an eventfd the ring polls.
+struct Aux {
+    pool: ThreadExec,
+    /// Declared after `pool`, so the workers are joined before it closes.
+    efd: OwnedFd,
+    /// A POLL_ADD on `efd` is in the ring.
+    armed: bool,
+}
+
+/// user_data of the eventfd poll (slot indices are u32).
+const AUX_WAKE: u64 = u64::MAX;
+
 pub(crate) struct UringExec {
     ring: ManuallyDrop<IoUring>,
     caps: &'static Caps,
@@ -154,6 +173,9 @@ pub(crate) struct UringExec {
     /// every operation the kernel punts would fail the same way. From then
     /// on operations run inline, and the cancelled ones are rerun inline.
     inline_only: bool,
+    aux: Option<Aux>,
+    /// Non-ring operations on their way to `aux`.
+    aux_jobs: Vec<Job>,
 }
 
 impl UringExec {
@@ -180,18 +202,67 @@ impl UringExec {
             unsubmitted: 0,
             unbounded: 0,
             inline_only: false,
+            aux: None,
+            aux_jobs: Vec::new(),
         })
     }
 
     /// Lets io-wq run up to `n` workers per class (high-latency file
     /// systems, where each punted STATX mostly waits). Best effort.
+    /// Also starts the pool for operations without a ring opcode (see
+    /// [`Aux`]), unless the kernel lacks POLL_ADD or eventfd fails.
     pub(crate) fn raise_iowq_workers(&mut self, n: u32) {
         let mut max = [n, n];
         let _ = self.ring.submitter().register_iowq_max_workers(&mut max);
+        if self.aux.is_none() && self.caps.supports(opcode::PollAdd::CODE) {
+            if let Ok(efd) = crate::sys::eventfd() {
+                let pool = ThreadExec::detached(n.max(1) as usize, efd.as_raw_fd());
+                self.aux = Some(Aux { pool, efd, armed: false });
+                // The poll takes a CQ entry besides the slots.
+                self.cap = self.cap.saturating_sub(1).max(1);
+            }
+        }
     }
 
     pub(crate) fn in_flight(&self) -> usize {
-        self.in_ring + self.backlog.len()
+        self.in_ring + self.backlog.len() + self.aux_in_flight()
+    }
+
+    fn aux_in_flight(&self) -> usize {
+        self.aux.as_ref().map_or(0, |a| a.pool.in_flight())
+    }
+
+    /// Hands collected non-ring operations to the pool and makes sure the
+    /// ring will wake when they complete.
+    fn submit_aux(&mut self, out: &mut Vec<Completion>) {
+        let Some(aux) = self.aux.as_mut() else { return };
+        if !self.aux_jobs.is_empty() {
+            aux.pool.submit(&mut self.aux_jobs, out);
+        }
+        if aux.pool.in_flight() > 0 && !aux.armed {
+            let e = opcode::PollAdd::new(types::Fd(aux.efd.as_raw_fd()), libc::POLLIN as u32)
+                .build()
+                .user_data(AUX_WAKE);
+            aux.armed = true;
+            loop {
+                // SAFETY: a poll of a descriptor this executor owns (closed
+                // only after the ring is gone) references no memory.
+                if unsafe { self.ring.submission().push(&e) }.is_ok() {
+                    self.unsubmitted += 1;
+                    break;
+                }
+                self.flush();
+                self.reap(out);
+            }
+        }
+    }
+
+    /// Collects what the pool has finished.
+    fn poll_aux(&mut self, out: &mut Vec<Completion>) -> usize {
+        let Some(aux) = self.aux.as_mut() else { return 0 };
+        let before = out.len();
+        aux.pool.poll(out);
+        out.len() - before
     }
 
     fn goes_to_ring(&self, op: &Op) -> bool {
@@ -245,11 +316,14 @@ impl UringExec {
         for (token, op) in ops.drain(..) {
             if self.goes_to_ring(&op) {
                 self.backlog.push_back((token, op));
+            } else if self.aux.is_some() {
+                self.aux_jobs.push((token, op));
             } else {
                 out.push(op.execute_sync(token));
             }
         }
         self.fill(out);
+        self.submit_aux(out);
         self.flush();
     }
 
@@ -386,6 +460,13 @@ impl UringExec {
         {
             let cq = self.ring.completion();
             for cqe in cq {
+                if cqe.user_data() == AUX_WAKE {
+                    if let Some(aux) = self.aux.as_mut() {
+                        aux.armed = false;
+                        crate::sys::eventfd_clear(aux.efd.as_raw_fd());
+                    }
+                    continue;
+                }
                 let idx = cqe.user_data() as u32;
                 let slot = &mut self.slots[idx as usize];
                 let blocking = slot.op.as_ref().is_some_and(may_block);
@@ -428,7 +509,7 @@ impl UringExec {
         for idx in again {
             self.push_sqe(idx, out);
         }
-        got
+        got + self.poll_aux(out)
     }
 
     pub(crate) fn poll(&mut self, out: &mut Vec<Completion>) {
@@ -436,6 +517,7 @@ impl UringExec {
         self.enter_getevents(0);
         self.reap(out);
         self.fill(out);
+        self.submit_aux(out);
         self.flush();
     }
 
@@ -474,11 +556,21 @@ impl UringExec {
                 self.flush();
                 return;
             }
+            if self.in_ring == 0 {
+                // Only the pool is working: wait for it directly.
+                if let Some(aux) = self.aux.as_mut() {
+                    aux.pool.wait(min - got, out);
+                }
+                continue;
+            }
+            self.submit_aux(out);
+            let aux_busy = self.aux_in_flight() > 0;
             // Ask for everything still wanted in one enter, and when the caller
             // wants just "some", for a quarter of what is in flight: each enter
             // costs a syscall, and io-wq completes STATX in bursts anyway.
-            // 10k pipelined stats then cost tens of enters, not ~900.
-            let greedy = if self.unbounded == 0 { self.in_ring / 4 } else { 0 };
+            // 10k pipelined stats then cost tens of enters, not ~900. Not
+            // while the pool works: its wake-up is one CQE among them.
+            let greedy = if self.unbounded == 0 && !aux_busy { self.in_ring / 4 } else { 0 };
             let want = (min - got).max(greedy).min(self.in_ring).max(1) as u32;
             self.enter_getevents(want);
         }

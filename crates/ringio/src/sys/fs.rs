@@ -1,5 +1,6 @@
-//! Which file system a descriptor or path lives on, and whether it is one
-//! where every metadata request is a network (or user-space) round trip.
+//! Which file system a descriptor or path lives on (`fstatfs`), whether it
+//! is one where every metadata request is a network (or user-space) round
+//! trip, and how it marks the end of a directory.
 //!
 //! On such file systems the tools win by keeping many requests in flight,
 //! not by saving CPU: GNU `ls -l` of 10,000 files through a FUSE mount with
@@ -8,6 +9,7 @@
 
 use std::ffi::CStr;
 use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::errno::Errno;
 
@@ -34,35 +36,95 @@ const REMOTE: &[(i64, &str)] = &[
 /// Returns the file system's name when `fd` is on a high-latency (network
 /// or user-space) file system, `None` for local ones or on error.
 pub fn high_latency_fd(fd: RawFd) -> Option<&'static str> {
-    // SAFETY: fstatfs writes one statfs struct into `st`.
-    let magic = unsafe {
-        let mut st: libc::statfs = std::mem::zeroed();
-        if libc::fstatfs(fd, &mut st) != 0 {
-            return None;
-        }
-        st.f_type as i64
-    };
-    classify(magic)
+    classify(fs_type(fd).ok()?)
 }
 
 /// Like [`high_latency_fd`] for a path (not following a final symlink is
-/// not possible with statfs; the caller passes directories).
+/// not possible with statfs; the caller passes directories). A high-latency
+/// file system found here is recorded as [`note_dir`] does.
 pub fn high_latency_path(path: &CStr) -> Result<Option<&'static str>, Errno> {
+    let magic = fs_type_path(path)?;
+    Ok(classify_index(magic).map(|i| {
+        let _ = SEEN.compare_exchange(0, i + 1, Ordering::Relaxed, Ordering::Relaxed);
+        REMOTE[i].1
+    }))
+}
+
+/// `f_type` of `fstatfs(fd)`.
+pub fn fs_type(fd: RawFd) -> Result<i64, Errno> {
+    // SAFETY: statfs is a plain C struct of integers; all-zero is valid.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: st is a valid, exclusive statfs buffer for the call.
+        let r = unsafe { libc::fstatfs(fd, &mut st) };
+        if r == 0 {
+            return Ok(st.f_type as i64);
+        }
+        let e = Errno::last();
+        if e != Errno::EINTR {
+            return Err(e);
+        }
+    }
+}
+
+fn classify(magic: i64) -> Option<&'static str> {
+    classify_index(magic).map(|i| REMOTE[i].1)
+}
+
+fn classify_index(magic: i64) -> Option<usize> {
+    // f_type is a signed long; some magics have the high bit set in 32 bits.
+    let m = magic & 0xffff_ffff;
+    REMOTE.iter().position(|(k, _)| *k == m)
+}
+
+/// 1 + the index in REMOTE of the first high-latency file system this
+/// process has worked on, 0 while none has been seen.
+static SEEN: AtomicUsize = AtomicUsize::new(0);
+
+/// The high-latency file system this process has seen a directory of (see
+/// [`note_dir`]), if any. Engines raise their depth once this is set: the
+/// decision is process-wide, since every engine of a tool works on the same
+/// operands (lsr's inline and pooled engines, a walker's per-thread ones).
+pub fn seen() -> Option<&'static str> {
+    match SEEN.load(Ordering::Relaxed) {
+        0 => None,
+        i => REMOTE.get(i - 1).map(|(_, n)| *n),
+    }
+}
+
+/// Checks whether directory `fd` is on a high-latency file system and
+/// records it process-wide if so. Returns the name of what [`seen`] now
+/// holds. Once something was seen nothing is asked any more: on such a
+/// file system `fstatfs` is itself a round trip (a FUSE STATFS request).
+pub fn note_dir(fd: RawFd) -> Option<&'static str> {
+    if let Some(n) = seen() {
+        return Some(n);
+    }
+    let i = classify_index(fs_type(fd).ok()?)?;
+    let _ = SEEN.compare_exchange(0, i + 1, Ordering::Relaxed, Ordering::Relaxed);
+    seen()
+}
+
+/// Whether `/proc/self/fd/N/name` reaches `name` in directory `N` (procfs
+/// mounted on /proc), checked once.
+pub fn proc_fd_usable() -> bool {
+    static USABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *USABLE.get_or_init(|| {
+        const PROC_SUPER_MAGIC: i64 = 0x9fa0;
+        fs_type_path(c"/proc/self/fd") == Ok(PROC_SUPER_MAGIC)
+    })
+}
+
+/// `f_type` of `statfs(path)`.
+fn fs_type_path(path: &CStr) -> Result<i64, Errno> {
     // SAFETY: path is NUL-terminated; statfs writes one struct into `st`.
-    let magic = unsafe {
+    unsafe {
         let mut st: libc::statfs = std::mem::zeroed();
         if libc::statfs(path.as_ptr(), &mut st) != 0 {
             return Err(Errno::last());
         }
-        st.f_type as i64
-    };
-    Ok(classify(magic))
-}
-
-fn classify(magic: i64) -> Option<&'static str> {
-    // f_type is a signed long; some magics have the high bit set in 32 bits.
-    let m = magic & 0xffff_ffff;
-    REMOTE.iter().find(|(k, _)| *k == m).map(|(_, n)| *n)
+        Ok(st.f_type as i64)
+    }
 }
 
 /// In-flight depth to use on a high-latency file system: `RINGIO_DEPTH`,
@@ -73,6 +135,20 @@ pub fn remote_depth() -> usize {
         .and_then(|v| v.trim().parse().ok())
         .filter(|&n: &usize| n > 0)
         .unwrap_or(64)
+}
+
+/// The `d_off` values that mark the end of a directory on file system
+/// `fs_type` for a directory of `dir_size` bytes, when they are known: the
+/// last record of a getdents64 read that reached the end carries one, so
+/// the read that would return 0 can be skipped. (A short read alone proves
+/// nothing: the kernel also stops early when a signal or io_uring task work
+/// is pending.) Known for ext2/3/4: the htree end marker for hashed
+/// directories (one-block directories are read that way too), the size for
+/// linear ones.
+pub fn dir_end_offsets(fs_type: i64, dir_size: u64) -> Option<[i64; 2]> {
+    const EXT4: i64 = 0xEF53;
+    const HTREE_EOF_64BIT: i64 = i64::MAX;
+    (fs_type == EXT4).then_some([HTREE_EOF_64BIT, dir_size as i64])
 }
 
 #[cfg(test)]

@@ -3,10 +3,14 @@
 //! Each wrapper retries `EINTR` itself, so no caller ever sees it: a signal
 //! arriving mid-walk must not turn into a spurious "Interrupted system call".
 
-pub mod find;
+pub mod access;
+pub mod fnmatch;
 pub mod fs;
 pub mod mem;
+pub mod proc;
 pub mod seccomp;
+pub mod signal;
+pub mod sigpipe;
 pub mod stdfds;
 pub mod time;
 pub mod users;
@@ -53,6 +57,14 @@ pub fn close(fd: RawFd) -> Result<(), Errno> {
         Err(e) if e == Errno::EINTR => Ok(()),
         r => r.map(|_| ()),
     }
+}
+
+/// `unlinkat(dirfd, name, dir ? AT_REMOVEDIR : 0)`: never follows a
+/// symlink in `name`'s last component, and `dirfd` pins the parent.
+pub fn unlinkat(dirfd: RawFd, name: &CStr, dir: bool) -> Result<(), Errno> {
+    let flags = if dir { libc::AT_REMOVEDIR } else { 0 };
+    // SAFETY: name is NUL-terminated for the duration of the call.
+    retry(|| unsafe { libc::unlinkat(dirfd, name.as_ptr(), flags) as _ }).map(|_| ())
 }
 
 pub fn statx(
@@ -259,6 +271,33 @@ pub fn fadvise(fd: RawFd, offset: i64, len: i64, advice: i32) -> Result<(), Errn
     }
 }
 
+/// A non-blocking, close-on-exec eventfd with counter 0.
+pub fn eventfd() -> Result<std::os::fd::OwnedFd, Errno> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: eventfd takes no pointers.
+    let fd = unsafe { libc::eventfd(0, libc::EFD_CLOEXEC | libc::EFD_NONBLOCK) };
+    if fd < 0 {
+        return Err(Errno::last());
+    }
+    // SAFETY: fd is a fresh descriptor nothing else owns.
+    Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
+}
+
+/// Adds `n` to eventfd `fd`'s counter (a full counter, EAGAIN, is fine:
+/// the reader has a wake-up pending anyway).
+pub fn eventfd_add(fd: RawFd, n: u64) {
+    let b = n.to_ne_bytes();
+    // SAFETY: writes 8 bytes from a live local array.
+    unsafe { libc::write(fd, b.as_ptr().cast(), 8) };
+}
+
+/// Resets eventfd `fd`'s counter to 0 (non-blocking).
+pub fn eventfd_clear(fd: RawFd) {
+    let mut b = [0u8; 8];
+    // SAFETY: reads at most 8 bytes into a live local array.
+    unsafe { libc::read(fd, b.as_mut_ptr().cast(), 8) };
+}
+
 /// Number of CPUs this process may run on (affinity-aware), at least 1.
 ///
 /// One `sched_getaffinity` call, cached: std's `available_parallelism`
@@ -289,61 +328,6 @@ pub extern "C" fn at_start() {
     stdfds::guard();
 }
 
-/// SIGPIPE handling that matches GNU tools.
-///
-/// Rust's runtime ignores SIGPIPE before `main`, which would turn
-/// `lsr | head -1` into a "Broken pipe" error. GNU tools die silently of the
-/// signal — unless their parent ignored it, in which case they report the
-/// write error. To tell the two apart, the disposition is recorded by an
-/// `.init_array` constructor (see `cli::sigpipe_hook!`), which runs before the
-/// Rust runtime changes it.
-pub mod sigpipe {
-    use std::sync::atomic::{AtomicU8, Ordering};
-
-    /// 0 = not recorded, 1 = default at start, 2 = ignored at start.
-    static AT_START: AtomicU8 = AtomicU8::new(0);
-
-    /// Records the disposition; meant to run from `.init_array`.
-    pub extern "C" fn record() {
-        // SAFETY: querying the current action with a null new-action pointer
-        // and a valid out-pointer.
-        let ignored = unsafe {
-            let mut old: libc::sigaction = std::mem::zeroed();
-            libc::sigaction(libc::SIGPIPE, std::ptr::null(), &mut old) == 0
-                && old.sa_sigaction == libc::SIG_IGN
-        };
-        AT_START.store(if ignored { 2 } else { 1 }, Ordering::Relaxed);
-    }
-
-    /// Whether the parent had SIGPIPE ignored (unknown counts as default).
-    pub fn ignored_at_start() -> bool {
-        AT_START.load(Ordering::Relaxed) == 2
-    }
-
-    /// Puts SIGPIPE back to the default action unless the parent ignored it.
-    pub fn restore() {
-        if !ignored_at_start() {
-            // SAFETY: setting a standard disposition for one signal.
-            unsafe { libc::signal(libc::SIGPIPE, libc::SIG_DFL) };
-        }
-    }
-
-    /// Ends the process the way a GNU tool ends on a closed pipe: by SIGPIPE.
-    pub fn die() -> ! {
-        // SAFETY: resetting and raising a signal, then exiting if it was
-        // somehow blocked; no memory is involved.
-        unsafe {
-            libc::signal(libc::SIGPIPE, libc::SIG_DFL);
-            let mut set: libc::sigset_t = std::mem::zeroed();
-            libc::sigemptyset(&mut set);
-            libc::sigaddset(&mut set, libc::SIGPIPE);
-            libc::pthread_sigmask(libc::SIG_UNBLOCK, &set, std::ptr::null_mut());
-            libc::raise(libc::SIGPIPE);
-            libc::_exit(128 + libc::SIGPIPE)
-        }
-    }
-}
-
 /// Whether `fd` is a terminal.
 pub fn isatty(fd: RawFd) -> bool {
     // SAFETY: isatty only inspects the descriptor.
@@ -371,4 +355,3 @@ pub fn fstatx(fd: RawFd, mask: u32) -> Result<Statx, Errno> {
 }
 
 pub mod rlimit;
-pub mod statfs;

@@ -19,8 +19,8 @@ pub struct Tm {
     pub isdst: i32,
     /// Seconds east of UTC.
     pub gmtoff: i64,
-    /// Zone abbreviation ("UTC", "CET").
-    pub zone: String,
+    /// Zone abbreviation ("UTC", "CET"), as the C library's bytes.
+    pub zone: Vec<u8>,
 }
 
 /// Reads `TZ` / `/etc/localtime` (once; later calls are cheap).
@@ -45,11 +45,11 @@ pub fn localtime(secs: i64) -> Option<Tm> {
         return None;
     }
     let zone = if tm.tm_zone.is_null() {
-        String::new()
+        Vec::new()
     } else {
         // SAFETY: tm_zone points at a NUL-terminated string owned by libc's
         // zone tables, which live as long as the process (no tzset in between).
-        unsafe { std::ffi::CStr::from_ptr(tm.tm_zone) }.to_string_lossy().into_owned()
+        unsafe { std::ffi::CStr::from_ptr(tm.tm_zone) }.to_bytes().to_vec()
     };
     Some(Tm {
         year: tm.tm_year as i64 + 1900,
@@ -64,6 +64,24 @@ pub fn localtime(secs: i64) -> Option<Tm> {
         gmtoff: tm.tm_gmtoff,
         zone,
     })
+}
+
+/// `mktime`: seconds since the epoch of a local date and time (for find's
+/// -daystart and -newermt dates), or `None` when the C library can't
+/// represent it.
+pub fn mktime(year: i64, mon: u32, mday: u32, hour: u32, min: u32, sec: u32) -> Option<i64> {
+    // SAFETY: tm is a plain C struct for which all-zero bytes are valid.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    tm.tm_year = (year - 1900) as i32;
+    tm.tm_mon = mon as i32;
+    tm.tm_mday = mday as i32;
+    tm.tm_hour = hour as i32;
+    tm.tm_min = min as i32;
+    tm.tm_sec = sec as i32;
+    tm.tm_isdst = -1;
+    // SAFETY: tm is a valid, exclusive struct tm.
+    let t = unsafe { libc::mktime(&mut tm) };
+    (t != -1).then_some(t)
 }
 
 /// The current time as (seconds, nanoseconds) since the epoch.

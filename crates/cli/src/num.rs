@@ -1,8 +1,9 @@
-//! Numbers with unit suffixes as GNU's option parsers read them
-//! (`--block-size=1K`, `--threshold=-10M`): C `strtoumax` with base 0
-//! (so `0x10` and `010` work), an optional single-letter multiplier, and
-//! after it `B` (powers of 1000) or `iB` (powers of 1024) when the caller
-//! allows them.
+//! Numbers as GNU's option parsers read them (gnulib's xstrtoumax and
+//! xstrtoimax): C `strtoumax` with base 0 (so `0x10` and `010` work), an
+//! optional single-letter multiplier, and after it `B` (powers of 1000) or
+//! `iB` (powers of 1024) when the caller allows them. Block sizes
+//! (`--block-size=1K`), du's `--threshold=-10M` and `--max-depth`, ls's
+//! `--width` and `--tabsize` all go through here.
 
 /// Why a number was refused; the caller words the message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -15,6 +16,18 @@ pub enum NumError {
     InvalidSuffix(u64),
     /// Out of range.
     TooLarge,
+}
+
+impl NumError {
+    /// GNU's message (xstrtol_fatal) for option `opt` (e.g. `--block-size`)
+    /// and value `quoted_arg` (already quoted by the caller).
+    pub fn message(self, opt: &str, quoted_arg: &str) -> String {
+        match self {
+            NumError::Invalid => format!("invalid {opt} argument {quoted_arg}"),
+            NumError::InvalidSuffix(_) => format!("invalid suffix in {opt} argument {quoted_arg}"),
+            NumError::TooLarge => format!("{opt} argument {quoted_arg} too large"),
+        }
+    }
 }
 
 /// The result of a parse.
@@ -40,9 +53,11 @@ pub fn parse_unsigned(s: &str, suffixes: &str, b_forms: bool) -> Result<Parsed, 
     let (mut value, end, overflow) = match strtou(&bytes[i..]) {
         Some((v, n, o)) => (v, i + n, o),
         None => {
-            // No digits: a valid suffix letter alone means 1.
+            // No digits: a valid suffix letter alone means 1, but only as
+            // the very first byte (xstrtol looks where strtoumax stopped,
+            // the start of the string): " K" and "+K" are invalid.
             match bytes.get(i) {
-                Some(&c) if suffixes.as_bytes().contains(&c) => (1, i, false),
+                Some(&c) if i == 0 && suffixes.as_bytes().contains(&c) => (1, i, false),
                 _ => return Err(NumError::Invalid),
             }
         }
@@ -113,11 +128,12 @@ pub fn parse_signed(s: &str, suffixes: &str, b_forms: bool) -> Result<i64, NumEr
         Some(r) => (true, r),
         None => (false, t),
     };
-    // "- 5" and "--5" are not numbers.
-    if neg && (rest.starts_with('-') || rest.starts_with('+') || rest.starts_with(' ')) {
+    // After '-' strtoimax wants a digit: "- 5", "--5", "-+5" and a lone
+    // suffix ("-K") are not numbers.
+    if neg && !rest.starts_with(|c: char| c.is_ascii_digit()) {
         return Err(NumError::Invalid);
     }
-    let p = parse_unsigned(rest, suffixes, b_forms);
+    let p = parse_unsigned(if neg { rest } else { s }, suffixes, b_forms);
     match p {
         Ok(p) => {
             let limit = if neg { 1u64 << 63 } else { i64::MAX as u64 };
@@ -202,6 +218,8 @@ mod tests {
         assert_eq!(v("16E"), Err(NumError::TooLarge));
         assert_eq!(v("Z"), Err(NumError::TooLarge));
         assert_eq!(v("B"), Err(NumError::Invalid));
+        assert_eq!(v(" K"), Err(NumError::Invalid));
+        assert_eq!(v("+K"), Err(NumError::Invalid));
         assert_eq!(v("1B"), Err(NumError::InvalidSuffix(1)));
         assert_eq!(v("1e"), Err(NumError::InvalidSuffix(1)));
         assert_eq!(v("1.5K"), Err(NumError::InvalidSuffix(1)));
@@ -218,5 +236,10 @@ mod tests {
         assert_eq!(parse_signed("+5", t, true), Ok(5));
         assert_eq!(parse_signed("1g", t, true), Err(NumError::InvalidSuffix(1)));
         assert_eq!(parse_signed("x", t, true), Err(NumError::Invalid));
+        assert_eq!(parse_signed("K", t, true), Ok(1024));
+        assert_eq!(parse_signed("-K", t, true), Err(NumError::Invalid));
+        assert_eq!(parse_signed(" K", t, true), Err(NumError::Invalid));
+        assert_eq!(parse_signed("-\t5", t, true), Err(NumError::Invalid));
+        assert_eq!(parse_signed(" -1K", t, true), Ok(-1024));
     }
 }
