@@ -26,7 +26,12 @@ pub struct Env {
     /// NO_COLOR set to a non-empty value: `--color=auto` means never
     /// (beyond GNU; <https://no-color.org>).
     pub no_color: bool,
+    /// LS_BLOCK_SIZE, else BLOCK_SIZE (these also switch `-l` file sizes
+    /// to blocks).
     pub block_size: Option<String>,
+    /// BLOCKSIZE, the last variable GNU's human_options reads: block
+    /// counts only.
+    pub blocksize: Option<String>,
     pub posixly_correct: bool,
 }
 
@@ -48,6 +53,7 @@ impl Env {
             term: raw("TERM"),
             no_color: std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty()),
             block_size: var("LS_BLOCK_SIZE").or_else(|| var("BLOCK_SIZE")),
+            blocksize: var("BLOCKSIZE"),
             posixly_correct: std::env::var_os("POSIXLY_CORRECT").is_some(),
         }
     }
@@ -158,7 +164,11 @@ impl Plan {
             .as_deref()
             .map(|v| cli::size::parse_block_size_lenient(v).unwrap_or(default_block));
         let file_size = a.file_size.or(env_size).unwrap_or(SizeFormat::BYTES);
-        let block_size = a.block_size.or(env_size).unwrap_or(default_block);
+        let blocksize = env
+            .blocksize
+            .as_deref()
+            .map(|v| cli::size::parse_block_size_lenient(v).unwrap_or(default_block));
+        let block_size = a.block_size.or(env_size).or(blocksize).unwrap_or(default_block);
 
         let quoting = match a.quoting {
             Some(q) => q,
