@@ -179,3 +179,26 @@ fn check_clean_or_exhausted(got: &Res, want: &Res, tool: &str, ctx: &str) {
         assert!(got.err().ends_with(": memory exhausted\n"), "no clear message: {ctx}");
     }
 }
+
+/// `ulimit -n 16` on a high-latency file system (slowfs, 1 ms a request),
+/// where the tools otherwise keep many requests in flight: more walker
+/// threads, lsr's read-ahead threads and O_PATH descriptors. They scale
+/// down to what the limit allows instead of failing with EMFILE.
+#[test]
+fn sixteen_descriptors_on_a_slow_fs() {
+    let t = TempDir::new("nofile-slow");
+    let src = t.join("src");
+    for d in 0..20 {
+        let dir = src.join(format!("w{d:02}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        many_files(&dir, "f", 3);
+    }
+    deep_chain(&src, 20);
+    let mp = t.join("mnt");
+    let Some(_m) = super::misfs::Mount::start(&src, &mp, &[], "1ms") else { return };
+    for (tool, args) in
+        [("lsr", &["-lR", "."][..]), ("lfind", &[".", "-size", "-1k"]), ("ldu", &["-a", "."])]
+    {
+        compare(&Case::new(tool, args).cwd(&mp).pre("ulimit -n 16"), true);
+    }
+}

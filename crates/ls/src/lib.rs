@@ -503,8 +503,16 @@ impl<'a> Ls<'a> {
                 return;
             }
             self.prefetch_tried = true;
+            // The readers hold descriptors of their own (a directory each,
+            // and O_PATH descriptors for -l): take the hard limit, as ldu
+            // does, and fewer readers (or none) under a tight one.
+            let limit = ringio::sys::rlimit::raise_nofile() as usize;
+            let readers = (limit.saturating_sub(64) / 64).min(prefetch::READERS);
+            if readers == 0 {
+                return;
+            }
             let birth = plan.time == TimeKind::Birth || plan.json;
-            self.prefetch = prefetch::Prefetch::start(plan, birth, want_id);
+            self.prefetch = prefetch::Prefetch::start(plan, birth, want_id, readers);
         }
         let Some(pf) = self.prefetch.as_mut() else { return };
         let mut next: Vec<&[u8]> = Vec::new();

@@ -23,8 +23,9 @@ use ringio::Errno;
 use crate::gather::{Gather, Listing};
 use crate::plan::Plan;
 
-/// Reader threads.
-const READERS: usize = 16;
+/// Reader threads, at most (fewer under a tight descriptor limit: each
+/// holds a directory and up to a window of O_PATH descriptors open).
+pub const READERS: usize = 16;
 /// Directories queued, being read or read and not yet taken, at most,
 /// counting those the readers add on their own.
 const HELD: usize = 512;
@@ -61,8 +62,9 @@ pub struct Prefetch {
 }
 
 impl Prefetch {
-    /// Starts the readers; None if no thread could be started.
-    pub fn start(plan: &Plan, birth: bool, want_id: bool) -> Option<Prefetch> {
+    /// Starts the readers (at most `readers`); None if no thread could be
+    /// started.
+    pub fn start(plan: &Plan, birth: bool, want_id: bool, readers: usize) -> Option<Prefetch> {
         let shared = Arc::new(Shared {
             state: Mutex::new(State::default()),
             work: Condvar::new(),
@@ -72,7 +74,7 @@ impl Prefetch {
         // as much again.
         let per = (ringio::sys::fs::remote_depth() / READERS).max(2);
         let mut threads = Vec::new();
-        for i in 0..READERS {
+        for i in 0..readers.min(READERS) {
             let sh = Arc::clone(&shared);
             let plan = plan.clone();
             let b = std::thread::Builder::new().name(format!("lsr-read-{i}"));
@@ -179,6 +181,14 @@ fn reader(sh: &Shared, plan: &Plan, birth: bool, want_id: bool, ahead: bool, thr
         st = sh.lock();
         if let Some(i) = st.reading.iter().position(|p| *p == path) {
             st.reading.swap_remove(i);
+        }
+        if matches!(&r, Err(e) if *e == Errno::EMFILE || *e == Errno(libc::ENFILE)) {
+            // Out of descriptors here is not the directory's fault: leave
+            // it to the main thread (which then reads it itself), and stop
+            // reading ahead on this thread.
+            st.known.remove(&path);
+            sh.done.notify_all();
+            break;
         }
         st.done.insert(path, r);
         // Depth first: the first subdirectory is read next.

@@ -232,6 +232,14 @@ fn evict_lru(reg: &mut Vec<Arc<FdSlot>>) -> bool {
     false
 }
 
+/// How many walker threads the soft descriptor limit leaves room for
+/// (each takes [`RESERVE_PER_THREAD`] and one more for its engine's
+/// helpers on a high-latency file system), at least one.
+pub(crate) fn threads_for_limit() -> usize {
+    let limit = ringio::sys::rlimit::nofile_soft() as usize;
+    (limit.saturating_sub(ASSUMED_OPEN + RESERVE_FIXED) / (RESERVE_PER_THREAD + 1)).max(1)
+}
+
 /// Whether an open failed for lack of descriptors.
 pub(crate) fn exhausted(e: Errno) -> bool {
     e == Errno::EMFILE || e == Errno(libc::ENFILE)

@@ -260,7 +260,11 @@ pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, visitor: &V) {
     } else {
         opts
     };
-    let threads = opts.thread_count(remote);
+    // Each walker thread needs a few descriptors of its own (its ring, a
+    // directory being opened, a reopening hop): under a tight
+    // `ulimit -n` fewer threads walk (one, in order, below ~24), rather
+    // than all of them failing with EMFILE.
+    let threads = opts.thread_count(remote).min(fds::threads_for_limit());
     if threads == 1 {
         ordered::walk(roots, opts, remote, visitor);
     } else {
