@@ -1,10 +1,12 @@
 //! Resource exhaustion: descriptors (`ulimit -n`), processes/threads
 //! (`ulimit -u`), address space (`ulimit -v`).
 
+use std::os::unix::process::CommandExt;
 use std::path::Path;
+use std::process::{Command, Stdio};
 
 use super::{compare, deep_chain, many_files, root, skip, Case, Prog, Res, Scratch};
-use crate::util::TempDir;
+use crate::util::{self, TempDir};
 
 /// 2,000 directories side by side (each with a file) and a chain 60
 /// levels deep: the walkers must keep going with 16 descriptors.
@@ -92,6 +94,21 @@ fn no_threads() {
     ] {
         let case = Case::new(tool, args).cwd(t.path()).unprivileged().pre("ulimit -u 1");
         compare(&case, true);
+    }
+    // On a terminal ldu would also start its progress-line thread.
+    if util::have("script") {
+        let cmd = format!(
+            "setpriv --reuid {id} --regid {id} --clear-groups -- bash -c 'ulimit -u 1; exec {} -s t'",
+            util::ours("ldu").display(),
+            id = util::NOBODY
+        );
+        let mut c = Command::new("script");
+        c.arg("-qec").arg(cmd).arg("/dev/null").current_dir(t.path());
+        c.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
+        let r =
+            super::wait_bounded(c.spawn().unwrap(), super::DEADLINE, "ldu on a pty, ulimit -u 1");
+        assert!(r.out().ends_with("\tt\r\n"), "ldu on a pty under ulimit -u 1: {}", r.out());
+        assert!(!r.out().contains("panicked"), "{}", r.out());
     }
 }
 

@@ -190,12 +190,18 @@ fn execute(plan: &Plan) -> i32 {
     };
     let du = Du::new(plan, &sink, progress.as_ref(), mode, hash_all, ids, name_errors, roots.len());
     std::thread::scope(|s| {
+        // No progress line if its thread can't be started (`ulimit -u`):
+        // Scope::spawn would panic.
+        let mut shown = None;
         if let Some(p) = &progress {
             let sink = &sink;
-            s.spawn(move || p.run(sink));
+            let b = std::thread::Builder::new().name("du-progress".into());
+            if b.spawn_scoped(s, move || p.run(sink)).is_ok() {
+                shown = Some(p);
+            }
         }
         walk::walk(&roots, &opts, &du);
-        if let Some(p) = &progress {
+        if let Some(p) = shown {
             p.stop();
         }
     });
