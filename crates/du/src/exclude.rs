@@ -1,14 +1,73 @@
 //! `--exclude=PATTERN` and `-X FILE`: shell patterns matched against an
 //! entry's whole path or any tail of it that starts after a `/`, as GNU
 //! du does (so `--exclude=*.o` and `--exclude=build` work at any depth).
+//!
+//! Like GNU, a pattern without wildcards is not handed to fnmatch: its
+//! backslash escapes are removed and the result compared as a string. The
+//! two differ only on a trailing backslash (`--exclude='a\'` excludes a
+//! file named `a\`, which fnmatch would never match).
 
 use std::ffi::CStr;
 
 use cli::glob::Glob;
 
+#[derive(Clone, Debug, PartialEq)]
+enum Pattern {
+    Glob(Glob),
+    Literal(Vec<u8>),
+}
+
+impl Pattern {
+    fn new(pattern: &[u8]) -> Pattern {
+        if has_wildcards(pattern) {
+            // GNU du matches with fnmatch and no flags: '*' crosses '/' and
+            // matches a leading '.'.
+            Pattern::Glob(Glob::new(pattern, Default::default()))
+        } else {
+            Pattern::Literal(unescape(pattern))
+        }
+    }
+
+    fn matches(&self, name: &CStr) -> bool {
+        match self {
+            Pattern::Glob(g) => g.matches_cstr(name),
+            Pattern::Literal(l) => name.to_bytes() == &l[..],
+        }
+    }
+}
+
+/// Whether fnmatch would treat any byte of `p` as special; a backslash
+/// hides the byte after it.
+fn has_wildcards(p: &[u8]) -> bool {
+    let mut i = 0;
+    while i < p.len() {
+        match p[i] {
+            b'\\' if i + 1 < p.len() => i += 1,
+            b'?' | b'*' | b'[' | b']' => return true,
+            _ => {}
+        }
+        i += 1;
+    }
+    false
+}
+
+/// Drops each backslash that escapes a following byte (a trailing one stays).
+fn unescape(p: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(p.len());
+    let mut i = 0;
+    while i < p.len() {
+        if p[i] == b'\\' && i + 1 < p.len() {
+            i += 1;
+        }
+        out.push(p[i]);
+        i += 1;
+    }
+    out
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct Exclude {
-    patterns: Vec<Glob>,
+    patterns: Vec<Pattern>,
 }
 
 impl Exclude {
@@ -17,9 +76,7 @@ impl Exclude {
     }
 
     pub fn add(&mut self, pattern: &[u8]) {
-        // GNU du matches with fnmatch and no flags: '*' crosses '/' and
-        // matches a leading '.'.
-        self.patterns.push(Glob::new(pattern, Default::default()));
+        self.patterns.push(Pattern::new(pattern));
     }
 
     /// Adds the patterns of an `--exclude-from` file: one per line, trailing
@@ -46,7 +103,7 @@ impl Exclude {
                 .map(|i| i + 1);
             std::iter::once(0).chain(tails).any(|start| {
                 let t = CStr::from_bytes_with_nul(&b[start..]).expect("a tail of a C string");
-                self.patterns.iter().any(|p| p.matches_cstr(t))
+                self.patterns.iter().any(|p| p.matches(t))
             })
         })
     }
@@ -74,7 +131,20 @@ mod tests {
     fn lines() {
         let mut e = Exclude::default();
         e.add_lines(b"a  \n\n  \nb\r\nc");
-        let g = |p: &[u8]| Glob::new(p, Default::default());
-        assert_eq!(e.patterns, vec![g(b"a"), g(b"b"), g(b"c")]);
+        let l = |p: &[u8]| Pattern::Literal(p.to_vec());
+        assert_eq!(e.patterns, vec![l(b"a"), l(b"b"), l(b"c")]);
+    }
+
+    #[test]
+    fn literal_patterns() {
+        let mut e = Exclude::default();
+        e.add(b"a\\b");
+        e.add(b"c\\");
+        e.add(b"\\*x");
+        assert!(e.matches(b"d/ab"));
+        assert!(!e.matches(b"d/a\\b"));
+        assert!(e.matches(b"d/c\\"));
+        assert!(e.matches(b"*x"));
+        assert!(!e.matches(b"yx"));
     }
 }

@@ -173,7 +173,7 @@ pub struct Ls<'a> {
     print_dir_name: bool,
     /// (dev, ino) of directories being listed, for -L -R loop detection.
     active: Vec<(u64, u64)>,
-    /// `-R` read-ahead on a high-latency file system.
+    /// `-R` read-ahead (see [`prefetch`]).
     prefetch: Option<prefetch::Prefetch>,
     prefetch_tried: bool,
 }
@@ -499,20 +499,38 @@ impl<'a> Ls<'a> {
     fn read_ahead(&mut self, want_id: bool) {
         let plan = self.plan;
         if self.prefetch.is_none() {
-            if self.prefetch_tried || !self.gather.high_latency() {
+            if self.prefetch_tried {
                 return;
             }
             self.prefetch_tried = true;
+            let remote = self.gather.high_latency();
+            // On a local file system the work is CPU (syscalls on cached
+            // metadata): with two cores or more, a reader per core lists
+            // ahead while this thread formats and takes over what no reader
+            // started (measured on 2 cores, -alR of the 170k-entry tree:
+            // 680 ms sequential, 475 with one reader, 425 with two).
+            let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
+            let local = if cpus < 2 || ringio::Backend::from_env() == Some(ringio::Backend::Sync) {
+                0
+            } else {
+                cpus.min(prefetch::LOCAL_READERS)
+            };
+            if !remote && local == 0 {
+                return;
+            }
             // The readers hold descriptors of their own (a directory each,
             // and O_PATH descriptors for -l): take the hard limit, as ldu
             // does, and fewer readers (or none) under a tight one.
             let limit = ringio::sys::rlimit::raise_nofile() as usize;
-            let readers = (limit.saturating_sub(64) / 64).min(prefetch::READERS);
+            let mut readers = (limit.saturating_sub(64) / 64).min(prefetch::READERS);
+            if !remote {
+                readers = readers.min(local);
+            }
             if readers == 0 {
                 return;
             }
             let birth = plan.time == TimeKind::Birth || plan.json;
-            self.prefetch = prefetch::Prefetch::start(plan, birth, want_id, readers);
+            self.prefetch = prefetch::Prefetch::start(plan, birth, want_id, readers, remote);
         }
         let Some(pf) = self.prefetch.as_mut() else { return };
         let mut next: Vec<&[u8]> = Vec::new();

@@ -1,7 +1,10 @@
-//! `-R` on a high-latency file system: the next directories are read ahead.
+//! `-R`: the next directories are read ahead by other threads.
 //!
-//! Listing one directory through NFS or FUSE is a chain of round trips
-//! that cannot overlap: the open (a LOOKUP per path component), OPENDIR,
+//! On a local file system listing is CPU work (getdents64, statx and the
+//! ACL check on cached metadata), so readers on the other cores list ahead
+//! while the main thread formats and prints. On a high-latency one the
+//! reason is latency: listing one directory through NFS or FUSE is a chain
+//! of round trips that cannot overlap: the open (a LOOKUP per path component), OPENDIR,
 //! READDIRs, then the entries' requests (those do overlap, 64 at a time).
 //! Through slowfs at 1 ms that is ~20 ms per directory whatever the depth,
 //! so `lsr -lR` of a tree of 540 directories took 10 s one directory after
@@ -26,6 +29,9 @@ use crate::plan::Plan;
 /// Reader threads, at most (fewer under a tight descriptor limit: each
 /// holds a directory and up to a window of O_PATH descriptors open).
 pub const READERS: usize = 16;
+/// Reader threads on a local file system, at most: there they are CPU
+/// bound, and the output is written by one thread anyway.
+pub const LOCAL_READERS: usize = 8;
 /// Directories queued, being read or read and not yet taken, at most,
 /// counting those the readers add on their own.
 const HELD: usize = 512;
@@ -42,6 +48,12 @@ struct State {
     /// Every path in `queue`, `reading` or `done`.
     known: HashSet<Vec<u8>>,
     shutdown: bool,
+    /// Whether the main thread waits for a listing, and how many readers
+    /// wait for work: a condition variable's notify is a futex syscall
+    /// even with nobody waiting, which on a local file system (a listing
+    /// every few microseconds) cost as much as the listings.
+    main_waiting: bool,
+    idle: usize,
 }
 
 struct Shared {
@@ -64,7 +76,13 @@ pub struct Prefetch {
 impl Prefetch {
     /// Starts the readers (at most `readers`); None if no thread could be
     /// started.
-    pub fn start(plan: &Plan, birth: bool, want_id: bool, readers: usize) -> Option<Prefetch> {
+    pub fn start(
+        plan: &Plan,
+        birth: bool,
+        want_id: bool,
+        readers: usize,
+        remote: bool,
+    ) -> Option<Prefetch> {
         let shared = Arc::new(Shared {
             state: Mutex::new(State::default()),
             work: Condvar::new(),
@@ -72,7 +90,8 @@ impl Prefetch {
         });
         // The main gatherer keeps the full depth; the readers share about
         // as much again.
-        let per = (ringio::sys::fs::remote_depth() / READERS).max(2);
+        // Locally a reader's pool would only compete with the readers.
+        let per = if remote { (ringio::sys::fs::remote_depth() / READERS).max(2) } else { 1 };
         let mut threads = Vec::new();
         for i in 0..readers.min(READERS) {
             let sh = Arc::clone(&shared);
@@ -104,8 +123,11 @@ impl Prefetch {
                 st.queue.push_front(p.to_vec());
             }
         }
+        let wake = st.idle > 0;
         drop(st);
-        self.shared.work.notify_all();
+        if wake {
+            self.shared.work.notify_all();
+        }
     }
 
     /// The listing of `path` if it was requested: waits while a reader is
@@ -116,9 +138,12 @@ impl Prefetch {
         loop {
             if let Some(r) = st.done.remove(path) {
                 st.known.remove(path);
+                let wake = st.idle > 0;
                 drop(st);
                 // Room for the readers to go on.
-                self.shared.work.notify_one();
+                if wake {
+                    self.shared.work.notify_one();
+                }
                 return Some(r);
             }
             if let Some(i) = st.queue.iter().position(|p| p == path) {
@@ -129,7 +154,9 @@ impl Prefetch {
             if !st.reading.iter().any(|p| p == path) {
                 return None;
             }
+            st.main_waiting = true;
             st = self.shared.done.wait(st).unwrap_or_else(|e| e.into_inner());
+            st.main_waiting = false;
         }
     }
 
@@ -164,7 +191,9 @@ fn reader(sh: &Shared, plan: &Plan, birth: bool, want_id: bool, ahead: bool, thr
         }
         // The main thread's requests are put in front: they come first.
         let Some(path) = st.queue.pop_front() else {
+            st.idle += 1;
             st = sh.work.wait(st).unwrap_or_else(|e| e.into_inner());
+            st.idle -= 1;
             continue;
         };
         st.reading.push(path.clone());
@@ -187,7 +216,9 @@ fn reader(sh: &Shared, plan: &Plan, birth: bool, want_id: bool, ahead: bool, thr
             // it to the main thread (which then reads it itself), and stop
             // reading ahead on this thread.
             st.known.remove(&path);
-            sh.done.notify_all();
+            if st.main_waiting {
+                sh.done.notify_all();
+            }
             break;
         }
         st.done.insert(path, r);
@@ -200,8 +231,10 @@ fn reader(sh: &Shared, plan: &Plan, birth: bool, want_id: bool, ahead: bool, thr
                 st.queue.push_front(k);
             }
         }
-        sh.done.notify_all();
-        if !st.queue.is_empty() {
+        if st.main_waiting {
+            sh.done.notify_all();
+        }
+        if !st.queue.is_empty() && st.idle > 0 {
             sh.work.notify_all();
         }
     }
