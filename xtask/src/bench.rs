@@ -454,21 +454,28 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
     Ok(o)
 }
 
+/// The workloads of `benches/FILE` in `groups` whose title contains
+/// `only`; an error if none is left.
+pub fn load(file: &str, groups: &[String], only: Option<&str>) -> Result<Vec<Workload>, String> {
+    let file = crate::workspace_root().join("benches").join(file);
+    let text = fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let workloads: Vec<Workload> = parse(&text)?
+        .into_iter()
+        .filter(|w| groups.contains(&w.group))
+        .filter(|w| only.is_none_or(|s| w.title.contains(s)))
+        .collect();
+    if workloads.is_empty() {
+        return Err("no workload selected".into());
+    }
+    Ok(workloads)
+}
+
 pub fn main(args: &[String]) -> Result<(), String> {
     if args.iter().any(|a| a == "--slowfs" || a.starts_with("--slowfs=")) {
         return crate::bench_slowfs::main(args);
     }
     let o = parse_args(args)?;
-    let file = crate::workspace_root().join("benches").join("workloads.txt");
-    let text = fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-    let workloads: Vec<Workload> = parse(&text)?
-        .into_iter()
-        .filter(|w| o.groups.contains(&w.group))
-        .filter(|w| o.only.as_ref().is_none_or(|s| w.title.contains(s.as_str())))
-        .collect();
-    if workloads.is_empty() {
-        return Err("no workload selected".into());
-    }
+    let workloads = load("workloads.txt", &o.groups, o.only.as_deref())?;
     if o.strace {
         crate::setup::ensure_packages(&[("strace", "strace")])?;
     }

@@ -539,16 +539,7 @@ fn secs(d: Duration) -> String {
 
 pub fn main(args: &[String]) -> Result<(), String> {
     let o = parse_args(args)?;
-    let file = crate::workspace_root().join("benches").join("slowfs.txt");
-    let text = fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-    let workloads: Vec<Workload> = bench::parse(&text)?
-        .into_iter()
-        .filter(|w| o.groups.contains(&w.group))
-        .filter(|w| o.only.as_ref().is_none_or(|s| w.title.contains(s.as_str())))
-        .collect();
-    if workloads.is_empty() {
-        return Err("no workload selected".into());
-    }
+    let workloads = bench::load("slowfs.txt", &o.groups, o.only.as_deref())?;
     let mut sets: Vec<Set> = workloads
         .iter()
         .flat_map(|w| w.cmds.iter().flat_map(|(_, c)| bench::sets_needed(c)))

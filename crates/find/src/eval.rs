@@ -55,36 +55,8 @@ enum Tri {
 
 impl<'p> Finder<'p> {
     pub fn new(plan: &'p Plan) -> Finder<'p> {
-        let ttys = plan
-            .outs
-            .iter()
-            .map(|o| {
-                let fd = match o {
-                    OutTarget::Stdout => 1,
-                    OutTarget::Stderr => 2,
-                    OutTarget::File { file, .. } => {
-                        use std::os::fd::AsRawFd;
-                        file.as_raw_fd()
-                    }
-                };
-                ringio::sys::isatty(fd)
-            })
-            .collect();
-        let outs = plan
-            .outs
-            .iter()
-            .map(|o| {
-                let fd = match o {
-                    OutTarget::Stdout => 1,
-                    OutTarget::Stderr => 2,
-                    OutTarget::File { file, .. } => {
-                        use std::os::fd::AsRawFd;
-                        file.as_raw_fd()
-                    }
-                };
-                Mutex::new(Out::new(fd, 0))
-            })
-            .collect();
+        let ttys = plan.outs.iter().map(|o| ringio::sys::isatty(o.fd())).collect();
+        let outs = plan.outs.iter().map(|o| Mutex::new(Out::new(o.fd(), 0))).collect();
         let mut stat_some = false;
         plan.expr.each(&mut |p| match p {
             Prim::Size { .. }

@@ -28,6 +28,18 @@ pub enum OutTarget {
     File { name: Vec<u8>, file: std::fs::File },
 }
 
+impl OutTarget {
+    /// The descriptor output to this target is written to.
+    pub fn fd(&self) -> i32 {
+        use std::os::fd::AsRawFd;
+        match self {
+            OutTarget::Stdout => 1,
+            OutTarget::Stderr => 2,
+            OutTarget::File { file, .. } => file.as_raw_fd(),
+        }
+    }
+}
+
 /// Everything the walk needs to know.
 #[derive(Debug)]
 pub struct Plan {

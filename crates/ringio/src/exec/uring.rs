@@ -244,16 +244,9 @@ impl UringExec {
                 .build()
                 .user_data(AUX_WAKE);
             aux.armed = true;
-            loop {
-                // SAFETY: a poll of a descriptor this executor owns (closed
-                // only after the ring is gone) references no memory.
-                if unsafe { self.ring.submission().push(&e) }.is_ok() {
-                    self.unsubmitted += 1;
-                    break;
-                }
-                self.flush();
-                self.reap(out);
-            }
+            // SAFETY: a poll of a descriptor this executor owns (closed only
+            // after the ring is gone) references no memory.
+            unsafe { self.push_entry(&e, out) };
         }
     }
 
@@ -419,15 +412,25 @@ impl UringExec {
             Op::Getdents { .. } | Op::ReadLink { .. } => unreachable!("never sent to the ring"),
         }
         .user_data(idx as u64);
+        // SAFETY: everything the SQE points at is owned by this slot (its
+        // op's buffer, its boxed statx) or by the engine arena, and stays put
+        // until the CQE with this user_data is reaped (see module docs).
+        unsafe { self.push_entry(&entry, out) };
+    }
+
+    /// Queues `e`; a full SQ is handed to the kernel (and completions
+    /// reaped into `out`) until it has room: never dropped.
+    ///
+    /// # Safety
+    /// Whatever `e` points at must stay valid until its CQE is reaped.
+    unsafe fn push_entry(&mut self, e: &io_uring::squeue::Entry, out: &mut Vec<Completion>) {
         loop {
-            // SAFETY: everything the SQE points at is owned by this slot (its
-            // op's buffer, its boxed statx) or by the engine arena, and stays
-            // put until the CQE with this user_data is reaped (see module docs).
-            if unsafe { self.ring.submission().push(&entry) }.is_ok() {
+            // SAFETY: the caller keeps what `e` points at alive until its
+            // completion (this function's contract).
+            if unsafe { self.ring.submission().push(e) }.is_ok() {
                 self.unsubmitted += 1;
                 return;
             }
-            // SQ full: hand the queued SQEs to the kernel, then retry.
             self.flush();
             self.reap(out);
         }
