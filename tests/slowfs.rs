@@ -7,61 +7,13 @@
 //! (not root, no /dev/fuse, mount(2) refused).
 
 use std::fs;
-use std::io::{BufRead, BufReader, Read};
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
+use crate::slowmount::{self, mounted};
 use crate::util::{self, Run, TempDir, BACKENDS};
-
-/// Why FUSE cannot be used here, if it cannot.
-fn fuse_unusable() -> Option<String> {
-    let status = fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let euid = status
-        .lines()
-        .find_map(|l| l.strip_prefix("Uid:"))
-        .and_then(|l| l.split_whitespace().nth(1).map(str::to_string));
-    if euid.as_deref() != Some("0") {
-        return Some("not running as root (mount(2) of a FUSE file system needs it)".into());
-    }
-    if let Err(e) = fs::OpenOptions::new().read(true).write(true).open("/dev/fuse") {
-        return Some(format!("/dev/fuse: {e}"));
-    }
-    None
-}
-
-/// The xtask binary next to ours, built if it is not there yet (a plain
-/// `cargo test --test integration` does not build other packages).
-fn xtask() -> Option<PathBuf> {
-    let bin_dir = util::ours("lsr").parent()?.to_path_buf();
-    let exe = bin_dir.join("xtask");
-    if !exe.exists() {
-        let profile = match bin_dir.file_name()?.to_str()? {
-            "debug" => "dev".to_string(),
-            p => p.to_string(),
-        };
-        let st = Command::new(env!("CARGO"))
-            .args(["build", "--quiet", "-p", "xtask", "--bin", "xtask", "--profile", &profile])
-            .status()
-            .ok()?;
-        if !st.success() {
-            return None;
-        }
-    }
-    exe.exists().then_some(exe)
-}
-
-fn mounted(mp: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
-    let want = mp.as_os_str().as_bytes();
-    let text = fs::read("/proc/self/mountinfo").unwrap_or_default();
-    text.split(|&b| b == b'\n').any(|line| {
-        let f: Vec<&[u8]> = line.split(|&b| b == b' ').collect();
-        // Our test paths have no characters mountinfo escapes.
-        f.len() > 4 && f[4] == want
-    })
-}
 
 /// A running `xtask slowfs` in the foreground, with its counters file.
 struct Server {
@@ -76,28 +28,14 @@ impl Server {
     /// Starts the server; None (after printing why) when the kernel
     /// refuses the mount, so the test can skip.
     fn start(xtask: &Path, src: &Path, mp: &Path, stats: &Path) -> Option<Server> {
-        fs::create_dir_all(mp).unwrap();
-        let mut child = Command::new(xtask)
-            .arg("slowfs")
-            .arg(mp)
-            .arg("--source")
-            .arg(src)
-            .args(["--latency", "1ms", "--stats"])
-            .arg(stats)
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("run xtask slowfs");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        if line.trim() != "ready" {
-            let mut err = String::new();
-            let _ = child.stderr.take().unwrap().read_to_string(&mut err);
-            let _ = child.wait();
-            eprintln!("skipping: slowfs could not mount here: {}", err.trim());
-            return None;
-        }
+        let args = ["--latency".as_ref(), "1ms".as_ref(), "--stats".as_ref(), stats.as_os_str()];
+        let child = match slowmount::start(xtask, src, mp, &args) {
+            Ok(c) => c,
+            Err(e) => {
+                eprintln!("skipping: slowfs could not mount here: {e}");
+                return None;
+            }
+        };
         assert!(mounted(mp), "ready, but {} is not in mountinfo", mp.display());
         Some(Server {
             xtask: xtask.to_path_buf(),
@@ -310,17 +248,19 @@ fn implemented(tool: &str, src: &Path) -> bool {
     !run(tool, &["."], src, None).stdout.is_empty()
 }
 
-#[test]
-fn tools_print_the_same_through_a_slow_mount() {
-    if let Some(why) = fuse_unusable() {
+/// The test tree (see [`build`]) in a temp dir, mirrored through a 1 ms
+/// slowfs mount: (temp dir, source, mount point, server); None (after
+/// saying why) where FUSE can't be mounted.
+fn mirror(tag: &str) -> Option<(TempDir, PathBuf, PathBuf, Server)> {
+    if let Some(why) = slowmount::unusable() {
         eprintln!("skipping: {why}");
-        return;
+        return None;
     }
-    let Some(xtask) = xtask() else {
+    let Some(xtask) = slowmount::xtask() else {
         eprintln!("skipping: the xtask binary could not be built");
-        return;
+        return None;
     };
-    let tmp = TempDir::new("slowfs");
+    let tmp = TempDir::new(tag);
     let src = tmp.join("src");
     fs::create_dir(&src).unwrap();
     build(&src);
@@ -330,7 +270,13 @@ fn tools_print_the_same_through_a_slow_mount() {
     // its mtime (`lsr -la` prints it; it flipped at a minute boundary).
     let stats = tmp.join("stats");
     fs::create_dir(&stats).unwrap();
-    let Some(mut srv) = Server::start(&xtask, &src, &mp, &stats.join("counters")) else { return };
+    let srv = Server::start(&xtask, &src, &mp, &stats.join("counters"))?;
+    Some((tmp, src, mp, srv))
+}
+
+#[test]
+fn tools_print_the_same_through_a_slow_mount() {
+    let Some((_tmp, src, mp, mut srv)) = mirror("slowfs") else { return };
 
     let mut skipped = Vec::new();
     for case in CASES {
@@ -380,20 +326,7 @@ fn tools_print_the_same_through_a_slow_mount() {
 
 #[test]
 fn request_budgets_through_a_slow_mount() {
-    if let Some(why) = fuse_unusable() {
-        eprintln!("skipping: {why}");
-        return;
-    }
-    let Some(xtask) = xtask() else {
-        eprintln!("skipping: the xtask binary could not be built");
-        return;
-    };
-    let tmp = TempDir::new("slowfs-budget");
-    let src = tmp.join("src");
-    fs::create_dir(&src).unwrap();
-    build(&src);
-    let mp = tmp.join("mnt");
-    let Some(mut srv) = Server::start(&xtask, &src, &mp, &tmp.join("stats")) else { return };
+    let Some((_tmp, src, mp, mut srv)) = mirror("slowfs-budget") else { return };
     let n = MANY as u64;
     for b in std::iter::once(None).chain(BACKENDS.iter().map(|b| Some(*b))) {
         let name = b.unwrap_or("default");

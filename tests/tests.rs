@@ -7,6 +7,7 @@ mod find;
 mod finish;
 mod ls;
 mod slowfs;
+mod slowmount;
 mod syscalls;
 mod util;
 // strace -c summaries, read as `cargo xtask bench` reads them.

@@ -3,33 +3,13 @@
 //! the slowfs FUSE mirror (`cargo xtask slowfs --inject-eio`/`--vanish`,
 //! no latency) — and /proc and /sys files whose size lies.
 
-use std::io::{BufRead, BufReader, Read};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use super::{compare, root, skip, Case};
+use super::{compare, skip, Case};
+use crate::slowmount;
 use crate::util::{self, TempDir};
-
-/// The xtask binary next to ours, built if a plain `cargo test --test
-/// integration` did not build it.
-fn xtask() -> Option<PathBuf> {
-    let bin_dir = util::ours("lsr").parent()?.to_path_buf();
-    let exe = bin_dir.join("xtask");
-    if !exe.exists() {
-        let profile = match bin_dir.file_name()?.to_str()? {
-            "debug" => "dev".to_string(),
-            p => p.to_string(),
-        };
-        let st = Command::new(env!("CARGO"))
-            .args(["build", "--quiet", "-p", "xtask", "--bin", "xtask", "--profile", &profile])
-            .status()
-            .ok()?;
-        if !st.success() {
-            return None;
-        }
-    }
-    exe.exists().then_some(exe)
-}
 
 /// A slowfs mount, unmounted on drop.
 pub struct Mount {
@@ -42,42 +22,28 @@ impl Mount {
     /// Mounts `src` on `mp` with these faults and this latency per metadata
     /// request (`0`, `5ms`…); None (after saying why) where FUSE can't be.
     pub fn start(src: &Path, mp: &Path, faults: &[&str], latency: &str) -> Option<Mount> {
-        if !root() {
-            skip("misbehaving file systems", "mounting FUSE needs root");
+        if let Some(why) = slowmount::unusable() {
+            skip("misbehaving file systems", &why);
             return None;
         }
-        if std::fs::OpenOptions::new().read(true).write(true).open("/dev/fuse").is_err() {
-            skip("misbehaving file systems", "no usable /dev/fuse");
-            return None;
-        }
-        let Some(xtask) = xtask() else {
+        let Some(xtask) = slowmount::xtask() else {
             skip("misbehaving file systems", "the xtask binary could not be built");
             return None;
         };
-        std::fs::create_dir_all(mp).unwrap();
-        let mut cmd = Command::new(&xtask);
-        cmd.arg("slowfs").arg(mp).arg("--source").arg(src).args(["--latency", latency]);
+        let mut args: Vec<&OsStr> = vec!["--latency".as_ref(), latency.as_ref()];
         for f in faults {
             match f.strip_prefix("vanish:") {
-                Some(name) => cmd.args(["--vanish", name]),
-                None => cmd.args(["--inject-eio", f]),
-            };
+                Some(name) => args.extend([OsStr::new("--vanish"), OsStr::new(name)]),
+                None => args.extend([OsStr::new("--inject-eio"), OsStr::new(f)]),
+            }
         }
-        let mut child = cmd
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("run xtask slowfs");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        if line.trim() != "ready" {
-            let mut err = String::new();
-            let _ = child.stderr.take().unwrap().read_to_string(&mut err);
-            let _ = child.wait();
-            skip("misbehaving file systems", &format!("slowfs could not mount: {}", err.trim()));
-            return None;
-        }
+        let child = match slowmount::start(&xtask, src, mp, &args) {
+            Ok(c) => c,
+            Err(e) => {
+                skip("misbehaving file systems", &format!("slowfs could not mount: {e}"));
+                return None;
+            }
+        };
         Some(Mount { xtask, child, mp: mp.to_path_buf() })
     }
 }
