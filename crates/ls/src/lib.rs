@@ -499,7 +499,10 @@ impl<'a> Ls<'a> {
     fn read_ahead(&mut self, want_id: bool) {
         let plan = self.plan;
         if self.prefetch.is_none() {
-            if self.prefetch_tried {
+            // Threads are started only once there is a directory to read
+            // ahead: `lsr -R` of a directory without subdirectories (the
+            // common small case) starts none.
+            if self.prefetch_tried || !self.pending.iter().any(|p| p.done.is_none()) {
                 return;
             }
             self.prefetch_tried = true;
