@@ -271,6 +271,8 @@ fn dev_ino(st: &Statx) -> Id {
 impl Visitor for Du<'_> {
     type Local = Local;
     type Acc = Acc;
+    /// du names directories by path only (its lines and messages).
+    const DIRFD_AFTER_VISIT: bool = false;
 
     fn local(&self) -> Local {
         Local { lines: Vec::new(), total: Dui::default(), entries: 0, bytes: 0 }

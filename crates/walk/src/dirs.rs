@@ -45,6 +45,18 @@ pub(crate) fn pin<A>(
     if let Some(fd) = node.slot.try_pin(fds.tick()) {
         return Ok(Pinned { slot: Some(Arc::clone(&node.slot)), fd });
     }
+    // The common case: a directory opened for the first time, by its name,
+    // relative to its open parent.
+    if let Some(p) = node.parent.as_ref().filter(|_| !node.slot.was_opened()) {
+        if let Some(pfd) = p.slot.try_pin(fds.tick()) {
+            let parent = Pinned { slot: Some(Arc::clone(&p.slot)), fd: pfd };
+            let fd = open_dir(fds, rd, parent.fd, node.name(), node.followed)?;
+            return Ok(Pinned {
+                fd: fds.adopt(&node.slot, fd),
+                slot: Some(Arc::clone(&node.slot)),
+            });
+        }
+    }
     // The closed directories from `node` up to the nearest open ancestor
     // (exclusive), or to the root operand.
     let mut chain: Vec<&Arc<DirNode<A>>> = vec![node];

@@ -180,14 +180,19 @@ impl Fds {
         self.open.lock().unwrap_or_else(|e| e.into_inner())
     }
 
+    /// The walk's clock, for a pin. It only advances when a descriptor is
+    /// opened ([`Fds::adopt`]): pins happen several times per directory on
+    /// every thread, and a shared counter written by each would bounce
+    /// between the cores; eviction only needs "least recently used" to
+    /// within one open.
     pub(crate) fn tick(&self) -> u64 {
-        self.clock.fetch_add(1, Ordering::Relaxed)
+        self.clock.load(Ordering::Relaxed)
     }
 
     /// Installs `fd` (just opened for `slot`), pinned, and keeps within the
     /// budget by evicting others. Returns the descriptor to use.
     pub(crate) fn adopt(&self, slot: &Arc<FdSlot>, fd: RawFd) -> RawFd {
-        let (fd, installed) = slot.install(fd, self.tick());
+        let (fd, installed) = slot.install(fd, self.clock.fetch_add(1, Ordering::Relaxed) + 1);
         if installed {
             let mut reg = self.registry();
             reg.push(Arc::clone(slot));

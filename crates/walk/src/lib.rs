@@ -128,6 +128,12 @@ pub trait Visitor: Sync {
     type Local: Send;
     type Acc: Default + Send + Sync;
 
+    /// Whether `after_entries` and `leave` use their entry's `dirfd`. When
+    /// false they get `AT_FDCWD` and the whole path, and the walker saves
+    /// pinning (and perhaps reopening) the parent's descriptor twice per
+    /// directory.
+    const DIRFD_AFTER_VISIT: bool = true;
+
     /// Creates one thread's state.
     fn local(&self) -> Self::Local;
 

@@ -118,7 +118,7 @@ impl<V: Visitor> Worker<V> {
                             }
                         });
                     } else {
-                        self.list.stats.clear();
+                        self.list.outcomes.clear();
                     }
                 } else {
                     self.rd.stat(fd, &mut self.list, need);

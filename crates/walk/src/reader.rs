@@ -17,13 +17,27 @@ pub(crate) struct RawEnt {
     pub ino: u64,
 }
 
-/// The outcome of stat'ing one entry. Inline rather than boxed: one
-/// allocation per entry would cost more than the copy.
+/// The outcome of stat'ing one path (a root operand).
 #[derive(Clone, Copy)]
 #[allow(clippy::large_enum_variant)]
 pub(crate) enum StatSlot {
-    None,
     Ok { st: Statx, followed: bool },
+    Err(Errno),
+}
+
+/// The outcome of stat'ing one listed entry; the statx itself, when there
+/// is one, is the entry's slot in [`Listing::stx`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Outcome {
+    None,
+    Ok { followed: bool },
+    Err(Errno),
+}
+
+/// An entry's stat outcome, borrowed from its listing.
+pub(crate) enum StatRef<'a> {
+    None,
+    Ok { st: &'a Statx, followed: bool },
     Err(Errno),
 }
 
@@ -34,10 +48,14 @@ pub(crate) enum StatSlot {
 pub(crate) struct Listing {
     pub names: Vec<u8>,
     pub ents: Vec<RawEnt>,
-    /// Empty when no entry was stat'ed (a statx is 256 bytes: find
-    /// without stat tests would otherwise spend most of a huge listing's
-    /// memory on empty slots).
-    pub stats: Vec<StatSlot>,
+    /// Per entry, what its stat gave. Empty when no entry was stat'ed.
+    pub outcomes: Vec<Outcome>,
+    /// The statx of entry `i` when `outcomes[i]` is `Ok`. Only ever grown,
+    /// never reset: the kernel writes each in place (no 256-byte copy per
+    /// entry), and slots of entries not stat'ed are never read. Stays empty
+    /// when nothing is stat'ed, so find without stat tests spends no memory
+    /// on it.
+    pub stx: Vec<Statx>,
     /// Position of `ents[0]` in the directory (batches after the first).
     pub base: usize,
 }
@@ -46,13 +64,27 @@ impl Listing {
     pub fn clear(&mut self) {
         self.names.clear();
         self.ents.clear();
-        self.stats.clear();
+        self.outcomes.clear();
         self.base = 0;
     }
 
     /// Entry `i`'s stat outcome.
-    pub fn stat(&self, i: usize) -> &StatSlot {
-        self.stats.get(i).unwrap_or(&StatSlot::None)
+    pub fn stat(&self, i: usize) -> StatRef<'_> {
+        match self.outcomes.get(i) {
+            None | Some(Outcome::None) => StatRef::None,
+            Some(&Outcome::Ok { followed }) => StatRef::Ok { st: &self.stx[i], followed },
+            Some(&Outcome::Err(e)) => StatRef::Err(e),
+        }
+    }
+
+    /// Sizes `outcomes` (all `None`) and `stx` for every entry.
+    pub fn prepare_stats(&mut self) {
+        let n = self.ents.len();
+        self.outcomes.clear();
+        self.outcomes.resize(n, Outcome::None);
+        if self.stx.len() < n {
+            self.stx.resize(n, ringio::sys::statx_zeroed());
+        }
     }
 
     pub fn name(&self, i: usize) -> &[u8] {
@@ -85,6 +117,8 @@ pub(crate) struct Reader {
     pub eng: Engine,
     buf: Vec<u8>,
     done: Vec<Completion>,
+    /// What each entry of the listing being stat'ed needs (kept for its capacity).
+    needs: Vec<StatNeed>,
     /// Devices seen, and their file system types.
     fs_types: Vec<(u64, i64)>,
 }
@@ -95,6 +129,7 @@ impl Reader {
             eng,
             buf: Vec::with_capacity(ringio::DEFAULT_DENTS_BUF),
             done: Vec::new(),
+            needs: Vec::new(),
             fs_types: Vec::new(),
         }
     }
@@ -222,9 +257,9 @@ impl Reader {
     /// Stats the entries `need` asks for (all in one engine batch), and
     /// lstat's those whose type getdents didn't give.
     pub fn stat(&mut self, dirfd: RawFd, list: &mut Listing, need: impl Fn(&[u8], u8) -> StatNeed) {
-        list.stats.clear();
+        list.outcomes.clear();
         if self.eng.backend() == Backend::Sync {
-            return stat_inline(dirfd, list, need);
+            return stat_inline(dirfd, list, need, &mut self.needs);
         }
         let mut follows = Vec::new();
         for i in 0..list.ents.len() {
@@ -233,8 +268,8 @@ impl Reader {
             if n == StatNeed::None && d_type == dtype::UNKNOWN {
                 n = StatNeed::Lstat;
             }
-            if n != StatNeed::None && list.stats.is_empty() {
-                list.stats.resize(list.ents.len(), StatSlot::None);
+            if n != StatNeed::None && list.outcomes.is_empty() {
+                list.prepare_stats();
             }
             match n {
                 StatNeed::None => continue,
@@ -265,13 +300,16 @@ impl Reader {
             for c in self.done.drain(..) {
                 let i = c.token as usize;
                 let followed = follows.binary_search(&i).is_ok();
-                list.stats[i] = match c.stat() {
-                    Ok(st) => StatSlot::Ok { st: *st, followed },
+                list.outcomes[i] = match c.stat() {
+                    Ok(st) => {
+                        list.stx[i] = *st;
+                        Outcome::Ok { followed }
+                    }
                     Err(e) if followed && e == Errno::ENOENT => {
                         retry.push(i);
-                        StatSlot::Err(e)
+                        Outcome::Err(e)
                     }
-                    Err(e) => StatSlot::Err(e),
+                    Err(e) => Outcome::Err(e),
                 };
             }
         }
@@ -324,48 +362,52 @@ pub(crate) fn needs(
 /// walker's threads are the parallelism): each statx writes straight into
 /// its slot of the listing, with no completion to build and copy (a statx
 /// is 256 bytes, copied several times on the way through the engine).
-fn stat_inline(dirfd: RawFd, list: &mut Listing, need: impl Fn(&[u8], u8) -> StatNeed) {
-    let mut n = Vec::new();
-    if !needs(list, need, &mut n) {
+fn stat_inline(
+    dirfd: RawFd,
+    list: &mut Listing,
+    need: impl Fn(&[u8], u8) -> StatNeed,
+    n: &mut Vec<StatNeed>,
+) {
+    if !needs(list, need, n) {
         return;
     }
-    let Listing { names, ents, stats, .. } = list;
-    stats.resize(ents.len(), StatSlot::None);
-    stat_range(dirfd, names, ents, &n, stats);
+    list.prepare_stats();
+    let Listing { names, ents, outcomes, stx, .. } = list;
+    stat_range(dirfd, names, ents, n, outcomes, stx);
 }
 
-/// Stats `ents` (names in `names`) as `needs` says into `out`, inline.
+/// Stats `ents` (names in `names`) as `needs` says, inline: outcomes into
+/// `out`, each statx straight into its slot of `stx`.
 pub(crate) fn stat_range(
     dirfd: RawFd,
     names: &[u8],
     ents: &[RawEnt],
     needs: &[StatNeed],
-    out: &mut [StatSlot],
+    out: &mut [Outcome],
+    stx: &mut [Statx],
 ) {
-    for ((e, &n), slot) in ents.iter().zip(needs).zip(out.iter_mut()) {
+    for (((e, &n), slot), st) in ents.iter().zip(needs).zip(out.iter_mut()).zip(stx.iter_mut()) {
         let follow = match n {
             StatNeed::None => continue,
             StatNeed::Lstat => false,
             StatNeed::Follow => true,
         };
         let Some(cname) = Listing::cname(names, e) else {
-            *slot = StatSlot::Err(Errno(libc::EINVAL));
+            *slot = Outcome::Err(Errno(libc::EINVAL));
             continue;
         };
         let flags = if follow { stat_flags() } else { lstat_flags() };
-        *slot = StatSlot::Ok { st: ringio::sys::statx_zeroed(), followed: follow };
-        let StatSlot::Ok { st, followed } = slot else { continue };
-        match ringio::sys::statx(dirfd, cname, flags, STAT_MASK, st) {
-            Ok(()) => {}
+        *slot = match ringio::sys::statx(dirfd, cname, flags, STAT_MASK, st) {
+            Ok(()) => Outcome::Ok { followed: follow },
             // A dangling symlink under Follow is reported as itself.
             Err(err) if follow && err == Errno::ENOENT => {
-                *followed = false;
-                if let Err(err) = ringio::sys::statx(dirfd, cname, lstat_flags(), STAT_MASK, st) {
-                    *slot = StatSlot::Err(err);
+                match ringio::sys::statx(dirfd, cname, lstat_flags(), STAT_MASK, st) {
+                    Ok(()) => Outcome::Ok { followed: false },
+                    Err(err) => Outcome::Err(err),
                 }
             }
-            Err(err) => *slot = StatSlot::Err(err),
-        }
+            Err(err) => Outcome::Err(err),
+        };
     }
 }
 

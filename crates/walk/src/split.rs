@@ -12,7 +12,9 @@ use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 
-use crate::reader::{stat_range, Listing, RawEnt, StatSlot};
+use ringio::Statx;
+
+use crate::reader::{stat_range, Listing, Outcome, RawEnt};
 use crate::StatNeed;
 
 /// Listings at least this long are shared.
@@ -51,7 +53,7 @@ pub(crate) struct StatJob {
     names: Arc<Names>,
     range: Range<usize>,
     state: AtomicU8,
-    result: Mutex<Option<Vec<StatSlot>>>,
+    result: Mutex<Option<(Vec<Outcome>, Vec<Statx>)>>,
     done: Condvar,
 }
 
@@ -64,15 +66,16 @@ impl StatJob {
             return false;
         }
         let r = self.range.clone();
-        let mut out = vec![StatSlot::None; r.len()];
+        let mut out = vec![Outcome::None; r.len()];
+        let mut stx = vec![ringio::sys::statx_zeroed(); r.len()];
         let n = &self.names;
-        stat_range(self.dirfd, &n.names, &n.ents[r.clone()], &n.needs[r], &mut out);
-        *self.result.lock().unwrap_or_else(|e| e.into_inner()) = Some(out);
+        stat_range(self.dirfd, &n.names, &n.ents[r.clone()], &n.needs[r], &mut out, &mut stx);
+        *self.result.lock().unwrap_or_else(|e| e.into_inner()) = Some((out, stx));
         self.done.notify_all();
         true
     }
 
-    fn wait(&self) -> Vec<StatSlot> {
+    fn wait(&self) -> (Vec<Outcome>, Vec<Statx>) {
         let mut g = self.result.lock().unwrap_or_else(|e| e.into_inner());
         loop {
             if let Some(v) = g.take() {
@@ -85,7 +88,7 @@ impl StatJob {
 
 /// Stats `list` (whose entries need `needs`) with the help of other
 /// threads: `publish` puts the chunks where they can find them. Returns
-/// once every stat is in `list.stats`.
+/// once every stat is in the listing.
 pub(crate) fn stat_shared(
     dirfd: RawFd,
     list: &mut Listing,
@@ -94,8 +97,7 @@ pub(crate) fn stat_shared(
     publish: impl FnOnce(Vec<Arc<StatJob>>),
 ) {
     let n = list.len();
-    list.stats.clear();
-    list.stats.resize(n, StatSlot::None);
+    list.prepare_stats();
     let names = Arc::new(Names {
         names: std::mem::take(&mut list.names),
         ents: std::mem::take(&mut list.ents),
@@ -121,13 +123,14 @@ pub(crate) fn stat_shared(
         &names.names,
         &names.ents[..first],
         &names.needs[..first],
-        &mut list.stats[..first],
+        &mut list.outcomes[..first],
+        &mut list.stx[..first],
     );
     for j in &jobs {
         j.try_run();
-        for (slot, st) in list.stats[j.range.clone()].iter_mut().zip(j.wait()) {
-            *slot = st;
-        }
+        let (out, stx) = j.wait();
+        list.outcomes[j.range.clone()].copy_from_slice(&out);
+        list.stx[j.range.clone()].copy_from_slice(&stx);
     }
     drop(jobs);
     // The chunks left on the stack still hold the names; copy them back then.

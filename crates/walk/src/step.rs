@@ -5,12 +5,12 @@ use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use ringio::{dtype, Errno};
+use ringio::dtype;
 
 use crate::dirs::{self, Pinned};
 use crate::fds::Fds;
 use crate::node::{dev_ino, dtype_of, DirNode};
-use crate::reader::{Listing, Reader, StatSlot};
+use crate::reader::{Listing, Reader, StatRef, StatSlot};
 use crate::{Entry, Options, Visit, Visitor, WalkError};
 
 pub(crate) type Node<V> = Arc<DirNode<<V as Visitor>::Acc>>;
@@ -30,7 +30,6 @@ pub(crate) fn root<V: Visitor>(
             v.error(local, &WalkError::Root { path: path.to_vec(), errno: e }, None);
             return None;
         }
-        StatSlot::None => (None, Some(Errno::EINVAL), false),
     };
     let d_type = st.as_ref().map_or(dtype::UNKNOWN, dtype_of);
     let ino = st.as_ref().map_or(0, |s| s.stx_ino);
@@ -131,9 +130,9 @@ pub(crate) fn entry<V: Visitor>(
     let raw = list.ents[i];
     // Borrowed: a statx is 256 bytes, and only directories keep a copy.
     let (st, stat_error, followed) = match list.stat(i) {
-        StatSlot::None => (None, None, false),
-        StatSlot::Ok { st, followed } => (Some(st), None, *followed),
-        StatSlot::Err(e) => (None, Some(*e), false),
+        StatRef::None => (None, None, false),
+        StatRef::Ok { st, followed } => (Some(st), None, followed),
+        StatRef::Err(e) => (None, Some(e), false),
     };
     let d_type = st.map_or(raw.d_type, dtype_of);
     // A followed link back to an ancestor is reported instead of visited,
@@ -186,9 +185,13 @@ fn loop_ancestor<A>(node: &Arc<DirNode<A>>, id: (u64, u64)) -> Option<Vec<u8>> {
 
 /// Tells the visitor every entry of `node`'s listing has been visited.
 pub(crate) fn after_entries<V: Visitor>(fds: &Fds, node: &Node<V>, v: &V, local: &mut V::Local) {
-    dirs::with_parent(fds, node, |dirfd, rel| {
-        v.after_entries(local, &node.entry(dirfd, rel), &node.acc)
-    });
+    if V::DIRFD_AFTER_VISIT {
+        dirs::with_parent(fds, node, |dirfd, rel| {
+            v.after_entries(local, &node.entry(dirfd, rel), &node.acc)
+        });
+    } else {
+        v.after_entries(local, &node.entry(libc::AT_FDCWD, &node.path), &node.acc);
+    }
 }
 
 /// One unit of `node`'s subtree is done; runs `leave` for every directory
@@ -207,9 +210,13 @@ pub(crate) fn finish<V: Visitor>(
         }
         if !stop.load(Ordering::Relaxed) {
             let parent_acc = cur.parent.as_ref().map(|p| &p.acc);
-            dirs::with_parent(fds, &cur, |dirfd, rel| {
-                v.leave(local, &cur.entry(dirfd, rel), &cur.acc, parent_acc)
-            });
+            if V::DIRFD_AFTER_VISIT {
+                dirs::with_parent(fds, &cur, |dirfd, rel| {
+                    v.leave(local, &cur.entry(dirfd, rel), &cur.acc, parent_acc)
+                });
+            } else {
+                v.leave(local, &cur.entry(libc::AT_FDCWD, &cur.path), &cur.acc, parent_acc);
+            }
         }
         fds.finish(&cur.slot);
         match cur.parent.clone() {
