@@ -142,6 +142,8 @@ pub(crate) fn expand(s: &str, ours_dir: &Path, quote: bool) -> Result<String, St
                 return Err(format!("{{OURS:{bin}}}: not one of our binaries {OUR_BINS:?}"));
             }
             ours_dir.join(bin).display().to_string()
+        } else if p == "XTASK" {
+            ours_dir.join("xtask").display().to_string()
         } else {
             Set::from_placeholder(p)
                 .ok_or_else(|| format!("unknown placeholder {{{p}}} in `{s}`"))?
@@ -205,6 +207,9 @@ struct Row {
     backend: Option<&'static str>,
     ours: bool,
     gnu: bool,
+    /// A reference point rather than a peer (`floor …` rows): shown with
+    /// its ratios, never the "best peer".
+    reference: bool,
 }
 
 impl Row {
@@ -257,13 +262,15 @@ fn resolve(
             v
         };
         let shown = placeholders(template).iter().fold(template.clone(), |s, p| {
-            let val = p.strip_prefix("OURS:").map_or_else(
-                || Set::from_placeholder(p).map(|s| s.name()).unwrap_or_default(),
-                str::to_string,
-            );
+            let val = match p.strip_prefix("OURS:") {
+                Some(bin) => bin.to_string(),
+                None if *p == "XTASK" => "xtask".to_string(),
+                None => Set::from_placeholder(p).map(|s| s.name()).unwrap_or_default(),
+            };
             s.replace(&format!("{{{p}}}"), &val)
         });
         let gnu = label.starts_with("GNU");
+        let reference = label.starts_with("floor");
         rows.push(Row {
             label: label.clone(),
             shown: shown.clone(),
@@ -271,6 +278,7 @@ fn resolve(
             backend: None,
             ours,
             gnu,
+            reference,
         });
         if ours {
             for b in BACKENDS {
@@ -281,6 +289,7 @@ fn resolve(
                     backend: Some(b),
                     ours,
                     gnu,
+                    reference,
                 });
             }
         }
@@ -488,6 +497,9 @@ pub fn main(args: &[String]) -> Result<(), String> {
         fixtures::ensure(&o.dir, *s)?;
     }
     crate::cargo(&["build", "--release", "--bins"])?;
+    if workloads.iter().any(|w| w.cmds.iter().any(|(_, c)| c.contains("{XTASK}"))) {
+        crate::cargo(&["build", "--release", "-p", "xtask"])?;
+    }
     let ours_dir = crate::target_dir().join("release");
     let out_dir = crate::target_dir().join("bench");
     fs::create_dir_all(&out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
@@ -641,7 +653,7 @@ fn render(
         let med = |r: &Result_| (r.failed.is_none() && !r.wall.is_empty()).then(|| median(&r.wall));
         let gnu_row = rows.iter().find(|r| r.row.gnu && r.failed.is_none());
         let gnu = gnu_row.and_then(med);
-        let best = rows.iter().filter(|r| !r.row.ours).filter_map(med).min();
+        let best = rows.iter().filter(|r| !r.row.ours && !r.row.reference).filter_map(med).min();
         let busy = if *load >= BUSY_CORES {
             format!(" ⚠ other processes used {load:.1} cores")
         } else {

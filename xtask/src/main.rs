@@ -20,6 +20,7 @@ mod bench_slowfs;
 mod dist;
 mod engine_bench;
 mod fixtures;
+mod floor;
 mod machine;
 mod setup;
 mod slowfs;
@@ -46,7 +47,11 @@ tasks:
                       from their option tables (default: target/dist)
   bench-engine [--quick] [--runs N] [--dir D]
                       times ringio's executors on flat dirs (open+getdents, +statx,
-                      openat+close); table to stdout and target/bench/engine.md";
+                      openat+close); table to stdout and target/bench/engine.md
+  du-floor DIR [THREADS]
+                      the least work any du -s does: one getdents64 per directory and
+                      one statx per entry on THREADS threads (default: the CPUs), no
+                      bookkeeping; the du bench's `floor` row (build with --release)";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -59,6 +64,7 @@ fn main() -> ExitCode {
         "bench" => bench::main(&rest),
         "dist" => dist::main(&rest),
         "bench-engine" => engine_bench::main(&rest),
+        "du-floor" => floor::main(&rest),
         engine_bench::INNER => engine_bench::inner(&rest),
         "" | "help" | "--help" | "-h" => {
             println!("{USAGE}");
