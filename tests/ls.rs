@@ -379,6 +379,18 @@ const LISTINGS: &[&[&str]] = &[
     &["-ltc"],
     &["-u"],
     &["--sort=time", "--time=ctime", "-1"],
+    // -k gives way to -h/--si/--block-size in either order.
+    &["-t", "--block-size=1", "-k", "-s"],
+    &["-s", "-h", "-k"],
+    &["-k", "-s", "--block-size=1"],
+    // --sort=width counts the alignment space of unquoted names.
+    &["--quoting-style=shell-escape", "-la", "--sort=width"],
+    &["-C", "-w", "80", "--quoting-style=shell", "--sort=width"],
+    // --dired: colour bytes are not counted; hyperlinks turn it off.
+    &["-lDa", "--color=always"],
+    &["-lDR", "--color=always", "--quoting-style=shell-escape"],
+    &["-lD", "--hyperlink=always"],
+    &["-lD", "--zero", "--hyperlink=always"],
 ];
 
 #[test]
@@ -442,12 +454,16 @@ fn colors_from_ls_colors() {
         "lc=<:rc=>",
         "*.gz=\\x41\\101^[:*~=1",
         "rs=0:cl=\\e[K:do=01",
+        "no=01;33",
         "",
     ];
     for lsc in cases {
-        for args in
-            [&["--color=always"][..], &["-l", "--color=always"], &["-C", "-F", "--color=always"]]
-        {
+        for args in [
+            &["--color=always"][..],
+            &["-l", "--color=always"],
+            &["-C", "-F", "--color=always"],
+            &["-lD", "--color=always"],
+        ] {
             c.ls_env(t.path(), args, &[("LS_COLORS", lsc)]);
         }
     }
@@ -530,6 +546,9 @@ fn operands_and_errors() {
     c.ls(d, &["missing\nname", "it's gone", "$x", "tab\there2", "-"]);
     c.ls(d, &["-l", "gone\x01", "plain"]);
     c.ls(d, &["--", "--", "-"]);
+    // Directory operands widen the files' block and inode columns, as in GNU.
+    c.ls(d, &["-s", "--block-size=1", "plain", "dir"]);
+    c.ls(d, &["-si", "--block-size=1", "link", "dir", "sticky"]);
     c.finish();
 }
 

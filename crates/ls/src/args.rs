@@ -363,10 +363,8 @@ fn apply(a: &mut Args, id: Id, v: Option<OsString>) -> Result<(), ArgError> {
         }
         Id::Inode => a.inode = true,
         Id::Ignore => a.ignore.push(v.unwrap_or_default().into_vec()),
-        Id::Kibibytes => {
-            a.kibibytes = true;
-            a.block_size = Some(SizeFormat::Blocks { block: 1024, suffix: None });
-        }
+        // Only where no -h/--si/--block-size is given, in any order (plan.rs).
+        Id::Kibibytes => a.kibibytes = true,
         Id::Dereference => a.deref = Some(Deref::Always),
         Id::Numeric => {
             a.numeric = true;

@@ -27,7 +27,7 @@ use cli::users::Users;
 use cli::Out;
 use ringio::Errno;
 
-use args::{ArgError, Deref, TimeKind};
+use args::{ArgError, Deref, Sort, TimeKind};
 use entry::Entry;
 use error::LsError;
 use gather::Gather;
@@ -358,7 +358,15 @@ impl<'a> Ls<'a> {
 
     fn sort(&self, v: &mut [Entry]) {
         let plan = self.plan;
-        let width = |e: &Entry| name::quote(plan, &e.name, &plan.quoter).width;
+        // --sort=width measures names as printed: with the alignment space
+        // of unquoted names when some are quoted (GNU's quote_name_width).
+        let pad = plan.sort == Sort::Width
+            && print::aligns_quotes(plan)
+            && v.iter().any(|e| name::quote(plan, &e.name, &plan.quoter).quoted);
+        let width = |e: &Entry| {
+            let q = name::quote(plan, &e.name, &plan.quoter);
+            q.width + usize::from(pad && !q.quoted)
+        };
         sort::sort_entries(v, plan.sort, plan.time, plan.reverse, plan.dirs_first, &width);
     }
 
@@ -616,17 +624,20 @@ impl<'a> Ls<'a> {
     /// offsets; call before the buffer may be flushed.
     fn take_marks(&mut self) {
         let base = self.out.written();
+        let at = |p: i64| (base as i64 + p).max(0) as u64;
         for (s, e) in self.printer.dired.drain(..) {
-            self.dired.extend([base + s as u64, base + e as u64]);
+            self.dired.extend([at(s), at(e)]);
         }
         for (s, e) in self.printer.subdired.drain(..) {
-            self.subdired.extend([base + s as u64, base + e as u64]);
+            self.subdired.extend([at(s), at(e)]);
         }
     }
 
     /// Flushes output; returns the exit status.
     pub fn finish(mut self) -> i32 {
         let plan = self.plan;
+        // GNU restores the colour before the dired trailer.
+        self.printer.painter.finish(plan, self.out.buf());
         if plan.dired {
             self.take_marks();
             let mut tail = Vec::new();
@@ -648,7 +659,6 @@ impl<'a> Ls<'a> {
             );
             self.out.buf().extend_from_slice(&tail);
         }
-        self.printer.painter.finish(plan, self.out.buf());
         let ok = self.out.finish();
         // The process ends now: skip freeing the listing and the engine.
         let status = self.status;

@@ -169,7 +169,7 @@ pub fn print<S: Sink>(
     align: bool,
     links: &[Option<Vec<u8>>],
     extra: &[Entry],
-    dired: &mut Vec<(usize, usize)>,
+    dired: &mut Vec<(i64, i64)>,
 ) {
     let any_acl = entries.iter().chain(extra).any(|e| e.acl);
     let (mut w_inode, mut w_blocks, mut w_nlink, mut w_owner, mut w_group, mut w_size) =
@@ -203,10 +203,11 @@ pub fn print<S: Sink>(
         let f = &fields_of(plan, users, e);
         let link = links.get(k).and_then(|l| l.as_deref());
         let out = sink.buf();
+        // GNU sets the normal colour before the dired indent.
+        painter.normal(plan, out);
         if plan.dired {
             out.extend_from_slice(b"  ");
         }
-        painter.normal(plan, out);
         let line_start_vis = out.len();
         if plan.inode {
             pad_left(out, f.inode.bytes(), w_inode);
@@ -290,10 +291,14 @@ pub fn print<S: Sink>(
         out.push(b' ');
         let col = out.len() - line_start_vis;
         crate::name::quote_into(plan, &e.name, &plan.quoter, &mut name);
-        let name_start = out.len() + usize::from(align && !name.quoted);
+        // The name's span as GNU's dired counts: without the colour and
+        // hyperlink bytes, after the alignment space (and our icon).
+        let icon = if plan.icons { crate::icons::icon(e).len() + 1 } else { 0 };
+        let name_start =
+            (out.len() + usize::from(align && !name.quoted) + icon) as i64 - painter.escapes as i64;
         let w = painter.name(plan, out, e, &name, false, align, col, link);
         if plan.dired {
-            dired.push((name_start, out.len()));
+            dired.push((name_start, name_start + name.bytes.len() as i64));
         }
         if e.file_type() == FileType::Link {
             if let Some(t) = &e.target {

@@ -98,20 +98,31 @@ pub fn indicator_for(
 pub struct Painter {
     pub used_color: bool,
     pub hostname: Vec<u8>,
+    /// Bytes of colour and hyperlink sequences written so far. GNU's
+    /// `--dired` offsets don't count them (it writes them past its
+    /// position counter), so neither do ours.
+    pub escapes: u64,
 }
 
 impl Painter {
+    /// Writes bytes of a terminal sequence.
+    fn esc(&mut self, out: &mut Vec<u8>, seq: &[u8]) {
+        out.extend_from_slice(seq);
+        self.escapes += seq.len() as u64;
+    }
+
     fn put_indicator(&mut self, plan: &Plan, out: &mut Vec<u8>, seq: &[u8]) {
         if !self.used_color {
             self.used_color = true;
             self.end_color(plan, out);
         }
-        out.extend_from_slice(seq);
+        self.esc(out, seq);
     }
 
     /// GNU's prep_non_filename_text: `ec`, or `lc rs rc`.
     fn end_color(&mut self, plan: &Plan, out: &mut Vec<u8>) {
         let Some(c) = &plan.colors else { return };
+        let n = out.len();
         match c.get(Key::End) {
             Some(ec) => out.extend_from_slice(ec),
             None => {
@@ -120,6 +131,7 @@ impl Painter {
                 out.extend_from_slice(c.get(Key::Right).unwrap_or_default());
             }
         }
+        self.escapes += (out.len() - n) as u64;
     }
 
     /// At exit: restore the default colour unless lc/rc are the defaults.
@@ -131,8 +143,8 @@ impl Painter {
         let l = c.get(Key::Left).unwrap_or_default();
         let r = c.get(Key::Right).unwrap_or_default();
         if !(l == b"\x1b[" && r == b"m") {
-            out.extend_from_slice(l);
-            out.extend_from_slice(r);
+            let seq = [l, r].concat();
+            self.esc(out, &seq);
         }
     }
 
@@ -204,6 +216,7 @@ impl Painter {
                 out.push(body[0]);
                 body = &body[1..body.len() - 1];
             }
+            let n = out.len();
             out.extend_from_slice(b"\x1b]8;;file://");
             out.extend_from_slice(&self.hostname);
             if path.first() != Some(&b'/') {
@@ -217,10 +230,11 @@ impl Painter {
                 }
             }
             out.push(0x07);
+            self.escapes += (out.len() - n) as u64;
         }
         out.extend_from_slice(body);
         if link.is_some() {
-            out.extend_from_slice(b"\x1b]8;;\x07");
+            self.esc(out, b"\x1b]8;;\x07");
             if skip_quotes {
                 out.push(q.bytes[q.bytes.len() - 1]);
             }
@@ -233,7 +247,8 @@ impl Painter {
                 && start_col / plan.width != (start_col + len - 1) / plan.width
             {
                 if let Some(cl) = plan.colors.as_ref().and_then(|c| c.get(Key::ClrToEol)) {
-                    out.extend_from_slice(cl);
+                    let cl = cl.to_vec();
+                    self.esc(out, &cl);
                 }
             }
         }

@@ -168,7 +168,10 @@ impl Plan {
             .blocksize
             .as_deref()
             .map(|v| cli::size::parse_block_size_lenient(v).unwrap_or(default_block));
-        let block_size = a.block_size.or(env_size).or(blocksize).unwrap_or(default_block);
+        // -k gives way to -h, --si and --block-size wherever they are, and
+        // beats the environment (for block counts only), as in GNU.
+        let kibi = a.kibibytes.then_some(SizeFormat::Blocks { block: 1024, suffix: None });
+        let block_size = a.block_size.or(kibi).or(env_size).or(blocksize).unwrap_or(default_block);
 
         let quoting = match a.quoting {
             Some(q) => q,
@@ -252,7 +255,10 @@ impl Plan {
             }
         }
 
-        if a.dired && long && a.zero {
+        // GNU drops --dired outside long format and with hyperlinks (its
+        // offsets would have to skip them), before checking --zero.
+        let dired = a.dired && long && !on(a.hyperlink);
+        if dired && a.zero {
             return Err(ArgError::Plain("--dired and --zero are incompatible".into()));
         }
         let uses_width = matches!(format, Format::Columns | Format::Across | Format::Commas);
@@ -357,7 +363,7 @@ impl Plan {
                 directory: a.directory,
                 tree: a.tree,
                 json: a.json,
-                dired: a.dired && long,
+                dired,
                 needs_stat,
                 needs_type,
             },

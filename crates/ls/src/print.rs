@@ -15,11 +15,13 @@ pub struct Printer<'a> {
     pub users: Users,
     pub now: Time,
     pub painter: Painter,
-    /// `--dired`: (start, end) of each name printed, relative to the
+    /// `--dired`: (start, end) of each name printed, as positions in the
+    /// buffer less every colour/hyperlink byte written before (see
+    /// [`Painter::escapes`]), relative to the
     /// output buffer; the caller turns them into stream offsets.
-    pub dired: Vec<(usize, usize)>,
+    pub dired: Vec<(i64, i64)>,
     /// `--dired`: the same for directory headers.
-    pub subdired: Vec<(usize, usize)>,
+    pub subdired: Vec<(i64, i64)>,
 }
 
 impl<'a> Printer<'a> {
@@ -55,15 +57,21 @@ impl<'a> Printer<'a> {
         let q = quote(self.plan, name, &self.plan.dir_quoter);
         if self.plan.dired {
             out.extend_from_slice(b"  ");
-            self.subdired.push((out.len(), out.len() + q.bytes.len()));
+            let at = out.len() as i64 - self.painter.escapes as i64;
+            self.subdired.push((at, at + q.bytes.len() as i64));
         }
         match link {
             Some(path) => {
                 let e = Entry::new(name, 0, 0);
-                let mut p = Painter { used_color: true, hostname: self.painter.hostname.clone() };
+                let mut p = Painter {
+                    used_color: true,
+                    hostname: self.painter.hostname.clone(),
+                    escapes: 0,
+                };
                 // Headers are never coloured; only the hyperlink wraps them.
                 let plan_nc = Plan { colors: None, ..self.plan.clone() };
                 p.name(&plan_nc, out, &e, &q, false, false, 0, Some(path));
+                self.painter.escapes += p.escapes;
             }
             None => out.extend_from_slice(&q.bytes),
         }
@@ -91,11 +99,7 @@ impl<'a> Printer<'a> {
     ) {
         let plan = self.plan;
         let mut q = Quoted::default();
-        let align = matches!(
-            plan.quoter.style,
-            cli::quote::Style::Shell | cli::quote::Style::ShellEscape | cli::quote::Style::CMaybe
-        ) && (plan.format == Format::Long
-            || (matches!(plan.format, Format::Columns | Format::Across) && plan.width > 0));
+        let align = aligns_quotes(plan);
         let some_quoted = align
             && entries.iter().chain(extra).any(|e| {
                 quote_into(plan, &e.name, &plan.quoter, &mut q);
@@ -136,7 +140,10 @@ impl<'a> Printer<'a> {
         let mut w_inode = 0;
         let mut w_blocks = 0;
         if !commas && (plan.inode || plan.size_blocks) {
-            for e in entries {
+            // Directory operands count too, as in GNU, whose widths grow as
+            // each command-line argument is stat'ed, before the directories
+            // are set aside.
+            for e in entries.iter().chain(extra) {
                 if plan.inode {
                     inode_text(e, &mut num);
                     w_inode = w_inode.max(num.len());
@@ -437,4 +444,16 @@ mod tests {
         f.meta = Some(Meta { mode: libc::S_IFREG | 0o644, ino: 77, ..Meta::default() });
         assert_eq!(render(&p, &[d, f]), " ? a\\ dir\n77 plain\n");
     }
+}
+
+/// Whether names that need no quotes get a space where others have their
+/// opening quote (GNU's alignment of shell/c-maybe quoted names, in long
+/// format and in columns of a known width), when any name of the listing
+/// is quoted.
+pub fn aligns_quotes(plan: &Plan) -> bool {
+    matches!(
+        plan.quoter.style,
+        cli::quote::Style::Shell | cli::quote::Style::ShellEscape | cli::quote::Style::CMaybe
+    ) && (plan.format == Format::Long
+        || (matches!(plan.format, Format::Columns | Format::Across) && plan.width > 0))
 }
