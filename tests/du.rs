@@ -182,6 +182,9 @@ fn sizes_and_units() {
         &["--inodes", "-S", "t"],
         &["--inodes", "-b", "t"],
         &["--inodes", "-BK", "t"],
+        &["--inodes", "-BKB", "t"],
+        &["--inodes", "-BKiB", "-a", "t"],
+        &["--inodes", "-B1MB", "t"],
         &["-s", "t/e/sparse"],
         &["--apparent-size", "-s", "t/e/sparse"],
         &["-sh", "t/e/f/part-sparse"],
@@ -383,6 +386,8 @@ fn time_columns() {
         &["--time-style=iso", "t"],
         &["--time", "-c", "-S", "t"],
         &["--time", "--inodes", "-a", "t"],
+        // GNU's grand total starts at time 0, not "no time".
+        &["--time=ctime", "-c", "missing"],
     ] {
         one(d, args);
     }
@@ -565,6 +570,11 @@ fn usage_errors() {
         &["--threshold=x", "t"],
         &["-t", "-0", "t"],
         &["-t", "1.5K", "t"],
+        // xstrtol's messages put the value between quotes as it is;
+        // quote() (max depth) escapes it.
+        &["-B", "a'b\\c", "t"],
+        &["-t", "1\n2", "t"],
+        &["--max-depth=a'b\\c", "t"],
         &["-t", "1g", "t"],
         &["--threshold=", "t"],
         &["-t", "99999999999999999999", "t"],

@@ -577,6 +577,11 @@ fn usage_errors() {
         &["-w", "x"],
         &["-w"],
         &["-T", "x"],
+        // quote() of a value (locale style: C escapes) and xstrtol's raw '%s'.
+        &["-w", "a'b\\c\n"],
+        &["-T", "t\tb"],
+        &["--block-size=a'b\\c"],
+        &["--block-size=1\n2"],
         &["--block-size=0"],
         &["--block-size=x"],
         &["--block-size=0Y"],

@@ -20,13 +20,15 @@ pub enum NumError {
 
 impl NumError {
     /// GNU's message (xstrtol_fatal) for option `opt` (e.g. `--block-size`)
-    /// and value `quoted_arg` (already quoted by the caller).
-    pub fn message(self, opt: &str, quoted_arg: &str) -> String {
-        match self {
-            NumError::Invalid => format!("invalid {opt} argument {quoted_arg}"),
-            NumError::InvalidSuffix(_) => format!("invalid suffix in {opt} argument {quoted_arg}"),
-            NumError::TooLarge => format!("{opt} argument {quoted_arg} too large"),
-        }
+    /// and value `arg`, which GNU puts between single quotes as it is (no
+    /// quoting style: a newline in it is printed raw).
+    pub fn message(self, opt: &str, arg: &[u8]) -> Vec<u8> {
+        let (head, tail) = match self {
+            NumError::Invalid => (format!("invalid {opt} argument '"), "'"),
+            NumError::InvalidSuffix(_) => (format!("invalid suffix in {opt} argument '"), "'"),
+            NumError::TooLarge => (format!("{opt} argument '"), "' too large"),
+        };
+        [head.as_bytes(), arg, tail.as_bytes()].concat()
     }
 }
 

@@ -46,8 +46,7 @@ impl ArgError {
 }
 
 fn num_error(e: NumError, opt: &str, arg: &[u8]) -> ArgError {
-    let q = String::from_utf8_lossy(&quote::quote(arg, quote::Style::Locale)).into_owned();
-    ArgError::fatal(e.message(opt, &q))
+    ArgError::fatal(e.message(opt, arg))
 }
 
 /// GNU's argmatch ([`cli::argmatch`]) with its messages.

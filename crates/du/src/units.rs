@@ -19,11 +19,18 @@ pub fn from_env(get: impl Fn(&str) -> Option<String>) -> SizeFormat {
         })
 }
 
-/// Appends a count (`--inodes`): only autoscaling applies to counts.
+/// Appends a count (`--inodes`): GNU formats it with a block size of 1,
+/// so only autoscaling applies, and a unit written with `B` (`-BKB`,
+/// `-BKiB`) leaves a bare `B` after the number.
 pub fn format_count(units: SizeFormat, out: &mut Vec<u8>, n: u64) {
     match units {
         SizeFormat::Human { .. } => units.format_into(out, n),
-        SizeFormat::Blocks { .. } => SizeFormat::BYTES.format_into(out, n),
+        SizeFormat::Blocks { suffix, .. } => {
+            SizeFormat::BYTES.format_into(out, n);
+            if suffix.is_some_and(|s| s.ends_with('B')) {
+                out.push(b'B');
+            }
+        }
     }
 }
 
@@ -62,6 +69,9 @@ mod tests {
         let mut v = Vec::new();
         format_count(SizeFormat::Blocks { block: 1024, suffix: Some("K") }, &mut v, 4096);
         assert_eq!(v, b"4096");
+        v.clear();
+        format_count(SizeFormat::Blocks { block: 1000, suffix: Some("kB") }, &mut v, 4);
+        assert_eq!(v, b"4B");
         v.clear();
         format_count(SizeFormat::Human { si: false }, &mut v, 4096);
         assert_eq!(v, b"4.0K");

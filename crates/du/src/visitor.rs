@@ -116,7 +116,10 @@ impl<'a> Du<'a> {
             root_ids,
             root_dev: AtomicU64::new(0),
             failed: AtomicBool::new(false),
-            total: Mutex::new(Dui::default()),
+            // GNU's grand total starts from a zero time, not from "no
+            // time": `-c --time` with nothing counted shows the epoch, and
+            // the total's time is never before it.
+            total: Mutex::new(Dui { time: (0, 0), ..Dui::default() }),
             name_errors: Mutex::new(name_errors),
             roots_started: AtomicUsize::new(0),
             roots,

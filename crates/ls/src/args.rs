@@ -280,8 +280,10 @@ fn parse_tabsize(v: &str) -> Result<usize, ArgError> {
     }
 }
 
+/// GNU's quote() of an option's value: its `locale` style, in the C locale
+/// `'…'` with C escapes.
 fn quote_arg(v: &str) -> String {
-    String::from_utf8_lossy(&cli::quote::operand(v.as_bytes())).into_owned()
+    String::from_utf8_lossy(&cli::quote::quote(v.as_bytes(), Style::Locale)).into_owned()
 }
 
 /// What one option does to [`Args`].
@@ -294,8 +296,10 @@ fn apply(a: &mut Args, id: Id, v: Option<OsString>) -> Result<(), ArgError> {
         Id::Escape => a.quoting = Some(Style::Escape),
         Id::BlockSize => {
             let spec = val();
-            let f = cli::size::parse_block_size_checked(&spec)
-                .map_err(|e| ArgError::Plain(e.message("--block-size", &quote_arg(&spec))))?;
+            let f = cli::size::parse_block_size_checked(&spec).map_err(|e| {
+                let m = e.message("--block-size", spec.as_bytes());
+                ArgError::Plain(String::from_utf8_lossy(&m).into_owned())
+            })?;
             a.file_size = Some(f);
             a.block_size = Some(f);
         }
