@@ -369,6 +369,31 @@ fn stat_tests() {
     );
 }
 
+/// -used: days from a file's last status change to its last access. The
+/// access times are set now, so the change is now too and each file's gap
+/// is its offset (kept away from day boundaries); GNU 4.9 never matches a
+/// file accessed before its change, counts an access at the change as day
+/// 1, and compares +N/-N against the exact gap.
+#[test]
+fn used_days() {
+    let t = TempDir::new("find-used");
+    let d = t.path();
+    std::fs::write(d.join("fresh"), b"").unwrap();
+    let n = now();
+    for (name, off) in [("before", -86400 - 3600), ("h7", 7 * 3600), ("d1h12", 86400 + 12 * 3600)] {
+        std::fs::write(d.join(name), b"").unwrap();
+        touch(&d.join(name), "-a", n + off);
+    }
+    std::fs::write(d.join("d2h12"), b"").unwrap();
+    touch(&d.join("d2h12"), "-a", n + 2 * 86400 + 12 * 3600);
+    let mut v: Vec<Vec<&str>> = Vec::new();
+    for k in ["0", "1", "2", "3", "-0", "-1", "-2", "+0", "+1", "+2", "1.5", "+0.5", "-2.5"] {
+        v.push(vec!["-type", "f", "-used", k]);
+    }
+    let v: Vec<&[&str]> = v.iter().map(|a| a.as_slice()).collect();
+    cases(d, &v);
+}
+
 #[test]
 fn printf_and_ls() {
     let t = nasty();
@@ -396,6 +421,10 @@ fn printf_and_ls() {
             &["-fprint0", "/dev/stdout"],
             &["-fprintf", "/dev/stdout", "%p %s\n"],
             &["-print", "-fprint", "/dev/stdout"],
+            // A followed link is its target: %l empty, -ls without "->".
+            &["-L", ".", "-maxdepth", "1", "-printf", "%p|%l|%y|%Y\n"],
+            &["-H", "ldir", "a/link", "dangling", "-printf", "%p|%l\n"],
+            &["-L", ".", "-maxdepth", "1", "-type", "l", "-ls"],
         ],
     );
     // Warnings at parse time.

@@ -504,8 +504,7 @@ impl Cx<'_, '_> {
                 let Some(st) = self.stat() else { return false };
                 let at = (st.stx_atime.tv_sec, st.stx_atime.tv_nsec as i64);
                 let ct = (st.stx_ctime.tv_sec, st.stx_ctime.tv_nsec as i64);
-                // Days from change to access: access plays the origin.
-                age_test(ct, at, *cmp, *n, 86400)
+                used_test(at, ct, *cmp, *n)
             }
             Prim::Perm { kind, mode } => {
                 self.stat().is_some_and(|s| crate::perm::test(*kind, *mode, s.stx_mode as u32))
@@ -823,6 +822,24 @@ fn id_field(out: &mut Vec<u8>, k: usize, name: Option<Vec<u8>>, id: u32, w: &mut
 }
 
 /// -mtime and friends: `n` whole `unit`s between the file time and `origin`.
+/// `-used N`: x = (access - change) in days. As GNU find 4.9 measures
+/// (a table of files with x from -1 to 3 days, to the microsecond): never
+/// true when the access came before the change; `N` holds for
+/// N-1 <= x < N (so an access at the change itself is day 1), `+N` for
+/// x > N, `-N` for x < N.
+fn used_test(at: (i64, i64), ct: (i64, i64), cmp: Cmp, n: f64) -> bool {
+    let ns = (at.0 as i128 - ct.0 as i128) * 1_000_000_000 + (at.1 as i128 - ct.1 as i128);
+    if ns < 0 {
+        return false;
+    }
+    let x = ns as f64 / 86_400e9;
+    match cmp {
+        Cmp::Eq => n - 1.0 <= x && x < n,
+        Cmp::Gt => x > n,
+        Cmp::Lt => x < n,
+    }
+}
+
 fn age_test(ft: (i64, i64), origin: (i64, i64), cmp: Cmp, n: f64, unit: i64) -> bool {
     let age = (origin.0 - ft.0) as f64 + (origin.1 - ft.1) as f64 / 1e9;
     let lo = n * unit as f64;
@@ -873,8 +890,11 @@ impl Info for Cx<'_, '_> {
     fn birth(&mut self) -> Option<(i64, i64)> {
         Cx::birth(self)
     }
+    /// The target, for a file that is a symlink as find sees it: under -L
+    /// (or -H on a root) a followed link is its target, and GNU prints
+    /// nothing for %l.
     fn link_target(&mut self) -> Option<Vec<u8>> {
-        if self.d_type() != dtype::LNK && !self.e.followed {
+        if self.d_type() != dtype::LNK {
             return None;
         }
         Cx::link_target(self)

@@ -25,8 +25,10 @@
 //! -xtype's other stat, lazily after a wrong guess) is a dirfd-relative
 //! statx of its own.
 //!
-//! Known deviations from GNU find 4.9: `-used` rounds like the other day
-//! tests (GNU's own arithmetic differs at the edges); birth time (`-newerB*`,
+//! Known deviations from GNU find 4.9: `A , B` is worth B's value, as
+//! GNU's manual says, where GNU's optimiser swaps the operands of `,` when
+//! B is cheaper (`find . -mtime -1 , -name '*.c'` prints what -mtime
+//! matched, even with -O0); birth time (`-newerB*`,
 //! `%B`) works where GNU's build here says the system lacks it; `%Z` prints
 //! nothing; `\c` in -printf doesn't flush (records stay whole across
 //! threads); `-ls` column widths grow per thread; dates for `-newerXt` are
