@@ -9,7 +9,7 @@ use crate::exec::ExecSpec;
 use crate::expr::{tmask, Cmp, Expr, Prim, TimeKind};
 use crate::primaries::{self, Id, Kind};
 use crate::printf::Format;
-use crate::regex::{Regex, Syntax};
+use crate::regex::{Regex, RegexType};
 use cli::glob::Glob;
 
 /// How symlinks are treated (-P, -H, -L).
@@ -85,7 +85,7 @@ struct P {
     args: Vec<Vec<u8>>,
     i: usize,
     plan: Plan,
-    syntax: Syntax,
+    syntax: RegexType,
     daystart: bool,
     warnings: Vec<String>,
 }
@@ -112,7 +112,7 @@ pub fn parse(args: Vec<OsString>) -> Result<(Plan, Vec<String>), ParseError> {
             execs: Vec::new(),
             now: (now.0, now.1 as i64),
         },
-        syntax: Syntax::Emacs,
+        syntax: RegexType::EMACS,
         daystart: false,
         warnings: Vec::new(),
     };
@@ -424,7 +424,7 @@ impl P {
             }
             Id::Regextype => {
                 let v = self.arg(n)?;
-                match Syntax::from_name(&v) {
+                match RegexType::from_name(&v) {
                     Some(s) => self.syntax = s,
                     None => {
                         return err(format!(
@@ -462,7 +462,13 @@ impl P {
                 let v = self.arg(n)?;
                 match Regex::new(&v, self.syntax, n == b"-iregex") {
                     Ok(r) => Prim::Regex(r),
-                    Err(e) => return err(e.0),
+                    Err(e) => {
+                        return err(format!(
+                            "failed to compile regular expression '{}': {}",
+                            lossy(&v),
+                            e.0
+                        ))
+                    }
                 }
             }
             Id::Type | Id::Xtype => {

@@ -26,19 +26,74 @@ pub enum Syntax {
     Extended,
 }
 
-impl Syntax {
+/// A `-regextype`: its dialect and the differences GNU's syntax bits make
+/// between the types sharing one (measured against GNU find 4.9).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RegexType {
+    pub syn: Syntax,
+    /// A repetition with nothing to repeat is an error (`*a`, `(+a)`,
+    /// `a|?b`, `^*` in posix-extended and posix-awk; `a**`, `\{1\}` in
+    /// posix-basic, ed and sed); elsewhere the operator is taken literally
+    /// or stacks.
+    pub strict: bool,
+    /// A `{` that doesn't start a valid interval is a literal (egrep and
+    /// the awk types) rather than "Unmatched \{".
+    pub lenient_interval: bool,
+    /// Intervals exist at all (not in awk, where `{` is a literal).
+    pub intervals: bool,
+    /// `\1`…`\9` are back-references (in awk, the digits themselves).
+    pub backrefs: bool,
+    /// GNU's `\w \W \< \> \b \B \` \'` (not in the awk types, where they
+    /// are the plain characters).
+    pub gnu_ops: bool,
+    /// `\|`, `\+`, `\?` are operators (not in posix-minimal-basic).
+    pub bre_ops: bool,
+}
+
+impl RegexType {
+    pub const EMACS: RegexType = RegexType::plain(Syntax::Emacs);
+
+    const fn plain(syn: Syntax) -> RegexType {
+        RegexType {
+            syn,
+            strict: false,
+            lenient_interval: false,
+            intervals: true,
+            backrefs: true,
+            gnu_ops: true,
+            bre_ops: true,
+        }
+    }
+
     /// Parses a `-regextype` name.
-    pub fn from_name(s: &[u8]) -> Option<Syntax> {
+    pub fn from_name(s: &[u8]) -> Option<RegexType> {
+        let ere = RegexType::plain(Syntax::Extended);
+        let lenient = RegexType { lenient_interval: true, ..ere };
         Some(match s {
-            b"findutils-default" | b"emacs" => Syntax::Emacs,
-            b"posix-basic" | b"ed" | b"sed" | b"posix-minimal-basic" | b"grep" => Syntax::Basic,
-            b"posix-extended" | b"posix-egrep" | b"egrep" | b"posix-awk" | b"awk" | b"gnu-awk" => {
-                Syntax::Extended
+            b"findutils-default" | b"emacs" => RegexType::EMACS,
+            b"posix-basic" | b"ed" | b"sed" => {
+                RegexType { strict: true, ..RegexType::plain(Syntax::Basic) }
             }
+            b"posix-minimal-basic" => {
+                RegexType { bre_ops: false, ..RegexType::plain(Syntax::Basic) }
+            }
+            b"grep" => RegexType::plain(Syntax::Basic),
+            b"posix-extended" => RegexType { strict: true, ..ere },
+            b"posix-awk" => RegexType { strict: true, gnu_ops: false, ..lenient },
+            b"posix-egrep" | b"egrep" | b"gnu-awk" => lenient,
+            b"awk" => RegexType { intervals: false, backrefs: false, gnu_ops: false, ..lenient },
             _ => return None,
         })
     }
 }
+
+impl From<Syntax> for RegexType {
+    fn from(syn: Syntax) -> RegexType {
+        RegexType::plain(syn)
+    }
+}
+
+const BAD_DUP: RegexError = RegexError("Invalid preceding regular expression");
 
 /// A pattern error: GNU's wording where it has one.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,6 +153,12 @@ struct Parser<'a> {
     p: &'a [u8],
     i: usize,
     syn: Syntax,
+    strict: bool,
+    lenient_interval: bool,
+    intervals: bool,
+    backrefs: bool,
+    gnu_ops: bool,
+    bre_ops: bool,
     groups: usize,
     casefold: bool,
     has_backref: bool,
@@ -115,7 +176,7 @@ impl Parser<'_> {
     fn at_alt(&self) -> bool {
         match self.syn {
             Syntax::Extended => self.peek() == Some(b'|'),
-            _ => self.peek() == Some(b'\\') && self.peek2() == Some(b'|'),
+            _ => self.bre_ops && self.peek() == Some(b'\\') && self.peek2() == Some(b'|'),
         }
     }
 
@@ -147,9 +208,12 @@ impl Parser<'_> {
                     break;
                 }
                 if self.syn == Syntax::Extended {
-                    // An unmatched ')' in ERE is literal (GNU).
+                    // An unmatched ')' in ERE is literal (GNU), and can be
+                    // repeated like any.
                     self.i += 1;
-                    items.push(self.lit(b')'));
+                    let atom = self.lit(b')');
+                    let atom = self.postfix(atom)?;
+                    items.push(atom);
                     continue;
                 }
                 return Err(RegexError("Unmatched ) or \\)"));
@@ -178,17 +242,61 @@ impl Parser<'_> {
     }
 
     fn is_repeat_op(&self) -> bool {
-        matches!(
-            (self.peek(), self.peek2(), self.syn),
-            (Some(b'*'), _, _)
-                | (Some(b'+') | Some(b'?'), _, Syntax::Emacs | Syntax::Extended)
-                | (Some(b'{'), _, Syntax::Extended)
-                | (Some(b'\\'), Some(b'+') | Some(b'?') | Some(b'{'), Syntax::Basic)
-        )
+        let brace = self.peek() == Some(b'{')
+            && self.syn == Syntax::Extended
+            && self.intervals
+            && (!self.lenient_interval || self.valid_interval_ahead());
+        brace
+            || matches!(
+                (self.peek(), self.peek2(), self.syn),
+                (Some(b'*'), _, _)
+                    | (Some(b'+') | Some(b'?'), _, Syntax::Emacs | Syntax::Extended)
+                    | (Some(b'\\'), Some(b'{'), Syntax::Basic)
+            )
+            || (self.bre_ops
+                && self.syn == Syntax::Basic
+                && self.peek() == Some(b'\\')
+                && matches!(self.peek2(), Some(b'+' | b'?')))
+    }
+
+    /// Whether an ERE `{` at the cursor opens a well-formed interval
+    /// (`{m}`, `{m,}`, `{,n}`, `{m,n}`): where it doesn't, the lenient types
+    /// take the `{` as a literal.
+    fn valid_interval_ahead(&self) -> bool {
+        let rest = &self.p[self.i + 1..];
+        let Some(end) = rest.iter().position(|&c| c == b'}') else { return false };
+        let body = &rest[..end];
+        let mut parts = body.splitn(2, |&c| c == b',');
+        let lo = parts.next().unwrap_or_default();
+        let hi = parts.next();
+        let digits = |s: &[u8]| s.iter().all(u8::is_ascii_digit);
+        digits(lo) && hi.is_none_or(digits) && !(lo.is_empty() && hi.is_none_or(<[u8]>::is_empty))
     }
 
     fn postfix(&mut self, mut atom: Ast) -> Result<Ast, RegexError> {
+        let mut first = true;
         while self.is_repeat_op() {
+            if self.strict {
+                // `^*` (ERE), `a**` and `a*\{2\}` (BRE): nothing to repeat.
+                let assertion = match &atom {
+                    Ast::Assert(Inst::LineStart) => self.syn == Syntax::Extended,
+                    Ast::Assert(_) => self.syn == Syntax::Extended || self.peek2() == Some(b'{'),
+                    _ => false,
+                };
+                let stacked = !first
+                    && self.syn == Syntax::Basic
+                    && (self.peek() == Some(b'*') || self.peek2() == Some(b'{'));
+                if assertion || stacked {
+                    return Err(BAD_DUP);
+                }
+            }
+            // BRE: `*` right after an anchor or `\<`-like assertion is a
+            // literal star, and so (outside the strict types) is an
+            // interval's `\{`.
+            if self.syn == Syntax::Basic && matches!(atom, Ast::Assert(_)) {
+                break;
+            }
+            first = false;
             let (min, max) = match self.peek() {
                 Some(b'*') => {
                     self.i += 1;
@@ -244,7 +352,13 @@ impl Parser<'_> {
             self.peek() == Some(b'}')
         };
         if !close {
-            return Err(RegexError("Unmatched \\{"));
+            // GNU: the pattern ended inside the braces, or something other
+            // than digits and a comma is in them.
+            return Err(RegexError(if self.i >= self.p.len() {
+                "Unmatched \\{"
+            } else {
+                "Invalid content of \\{\\}"
+            }));
         }
         self.i += if escaped { 2 } else { 1 };
         let min = min.unwrap_or(0);
@@ -256,25 +370,50 @@ impl Parser<'_> {
 
     fn atom(&mut self, depth: usize, at_start: bool) -> Result<Ast, RegexError> {
         let c = self.p[self.i];
+        if self.strict && at_start {
+            let dup = match self.syn {
+                Syntax::Extended => matches!(c, b'*' | b'+' | b'?' | b'{'),
+                _ => c == b'\\' && self.peek2() == Some(b'{'),
+            };
+            if dup {
+                return Err(BAD_DUP);
+            }
+        }
         self.i += 1;
         match c {
             b'.' => Ok(Ast::Any),
             b'[' => {
+                // `[` or `[^` ending the pattern is a bad pattern, not an
+                // unmatched bracket (GNU).
+                let body = self.i + usize::from(self.peek() == Some(b'^'));
+                if body >= self.p.len() {
+                    return Err(RegexError("Invalid regular expression"));
+                }
+                if self.syn == Syntax::Emacs {
+                    // No [:classes:] in Emacs syntax: `[[:x:]]` is a set
+                    // of `[:x` followed by `:]`.
+                    let neg = self.peek() == Some(b'^');
+                    let Some((mut set, next)) = plain_bracket(self.p, self.i) else {
+                        return Err(RegexError("Unmatched [, [^, [:, [., or [="));
+                    };
+                    self.i = next;
+                    if self.casefold {
+                        fold_set(&mut set, neg);
+                    }
+                    return Ok(Ast::Set(set));
+                }
+                if bad_class(self.p, self.i) {
+                    return Err(RegexError("Invalid character class name"));
+                }
+                if reversed_range(self.p, self.i) {
+                    return Err(RegexError("Invalid range end"));
+                }
+                let neg = self.peek() == Some(b'^');
                 match parse_bracket(self.p, self.i) {
                     Some((mut set, next)) => {
-                        if self.syn == Syntax::Emacs {
-                            // No [:classes:] in Emacs syntax: reparse plainly.
-                            if let Some((s2, n2)) = plain_bracket(self.p, self.i) {
-                                set = s2;
-                                self.i = n2;
-                            } else {
-                                self.i = next;
-                            }
-                        } else {
-                            self.i = next;
-                        }
+                        self.i = next;
                         if self.casefold {
-                            set.fold_case();
+                            fold_set(&mut set, neg);
                         }
                         Ok(Ast::Set(set))
                     }
@@ -298,11 +437,14 @@ impl Parser<'_> {
             }
             b'*' if at_start => Ok(self.lit(b'*')),
             b'+' | b'?' if at_start && self.syn == Syntax::Emacs => Ok(self.lit(c)),
+            // Strict types were refused above; the others take a leading
+            // operator literally.
+            b'+' | b'?' | b'{' if at_start && self.syn == Syntax::Extended => Ok(self.lit(c)),
             b'*' | b'+' | b'?' | b'{' if self.syn == Syntax::Extended => {
                 if c == b'{' {
                     Ok(self.lit(c))
                 } else {
-                    Err(RegexError("Invalid preceding regular expression"))
+                    Err(BAD_DUP)
                 }
             }
             b'(' if self.syn == Syntax::Extended => self.group(depth),
@@ -313,6 +455,7 @@ impl Parser<'_> {
                 self.i += 1;
                 match n {
                     b'(' if self.syn != Syntax::Extended => self.group(depth),
+                    b'1'..=b'9' if !self.backrefs => Ok(self.lit(n)),
                     b'1'..=b'9' => {
                         let k = (n - b'0') as usize;
                         if !self.closed.contains(&k) {
@@ -320,6 +463,9 @@ impl Parser<'_> {
                         }
                         self.has_backref = true;
                         Ok(Ast::Backref(k))
+                    }
+                    b'w' | b'W' | b'<' | b'>' | b'b' | b'B' | b'`' | b'\'' if !self.gnu_ops => {
+                        Ok(self.lit(n))
                     }
                     b'w' | b'W' => {
                         let mut s = ByteSet::default();
@@ -355,6 +501,73 @@ impl Parser<'_> {
         self.closed.push(k);
         Ok(Ast::Group(Box::new(inner), k))
     }
+}
+
+/// Case-folds a bracket's set: a negated one is folded as the bytes it
+/// lists, then negated again, so `[^a]` under -iregex excludes `A` too.
+fn fold_set(set: &mut ByteSet, negated: bool) {
+    if negated {
+        set.negate();
+    }
+    set.fold_case();
+    if negated {
+        set.negate();
+    }
+}
+
+/// Whether the bracket expression starting at `i` (after its `[`) names a
+/// character class that doesn't exist before it closes.
+fn bad_class(p: &[u8], i: usize) -> bool {
+    let mut j = i + usize::from(p.get(i) == Some(&b'^'));
+    let start = j;
+    while j < p.len() {
+        if p[j] == b']' && j > start {
+            return false;
+        }
+        if p[j] == b'[' && p.get(j + 1) == Some(&b':') {
+            if let Some(k) = (j + 2..p.len().saturating_sub(1)).find(|&k| &p[k..k + 2] == b":]") {
+                if !crate::bracket::ByteSet::default().add_class(&p[j + 2..k]) {
+                    return true;
+                }
+                j = k + 2;
+                continue;
+            }
+        }
+        j += 1;
+    }
+    false
+}
+
+/// Whether the bracket expression starting at `i` (after its `[`) holds a
+/// range whose end sorts before its start (`[z-a]`), before it closes.
+fn reversed_range(p: &[u8], i: usize) -> bool {
+    let mut j = i + usize::from(p.get(i) == Some(&b'^'));
+    let start = j;
+    while j < p.len() {
+        let c = p[j];
+        if c == b']' && j > start {
+            return false;
+        }
+        if c == b'[' && matches!(p.get(j + 1), Some(b':' | b'=' | b'.')) {
+            let d = p[j + 1];
+            if let Some(k) =
+                (j + 2..p.len().saturating_sub(1)).find(|&k| p[k] == d && p[k + 1] == b']')
+            {
+                j = k + 2;
+                // A class can't start a range (`[[:digit:]-z]`).
+                if d == b':' && p.get(j) == Some(&b'-') && p.get(j + 1).is_some_and(|&e| e != b']')
+                {
+                    return true;
+                }
+                continue;
+            }
+        }
+        if p.get(j + 1) == Some(&b'-') && j + 2 < p.len() && p[j + 2] != b']' && c > p[j + 2] {
+            return true;
+        }
+        j += if p.get(j + 1) == Some(&b'-') && j + 2 < p.len() && p[j + 2] != b']' { 3 } else { 1 };
+    }
+    false
 }
 
 /// A bracket expression without classes (Emacs): `[` … `]`.
@@ -499,11 +712,19 @@ fn is_word(b: u8) -> bool {
 }
 
 impl Regex {
-    pub fn new(pat: &[u8], syn: Syntax, casefold: bool) -> Result<Regex, RegexError> {
+    pub fn new(pat: &[u8], ty: impl Into<RegexType>, casefold: bool) -> Result<Regex, RegexError> {
+        let RegexType { syn, strict, lenient_interval, intervals, backrefs, gnu_ops, bre_ops } =
+            ty.into();
         let mut p = Parser {
             p: pat,
             i: 0,
             syn,
+            strict,
+            lenient_interval,
+            intervals,
+            backrefs,
+            gnu_ops,
+            bre_ops,
             groups: 0,
             casefold,
             has_backref: false,
