@@ -892,3 +892,82 @@ fn full_disk() {
         }
     }
 }
+
+/// `-files0-from`: starting points from a NUL-separated list (a file or
+/// standard input), empty names reported in their place, the list's own
+/// errors, and what can't be combined with it.
+#[test]
+fn files0_from() {
+    let t = nasty();
+    let lists = TempDir::new("find-files0");
+    let l = |name: &str, data: &[u8]| {
+        let p = lists.join(name);
+        std::fs::write(&p, data).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let plain = l("plain", b"a/file.c\0a/b\0missing\0ldir");
+    let holes = l("holes", b"a/file.c\0\0a/b\0\0");
+    let empty = l("empty", b"");
+    let dash = l("dash", b"-lead\0-\0");
+    let gone = lists.join("gone'x").to_str().unwrap().to_string();
+    let dir = lists.path().to_str().unwrap().to_string();
+    let mut runs: Vec<Run> = [
+        vec!["-files0-from", &plain],
+        vec!["-files0-from", &plain, "-maxdepth", "0"],
+        vec!["-L", "-files0-from", &plain, "-maxdepth", "0", "-printf", "%p %y\n"],
+        vec!["-name", "*.c", "-files0-from", &plain],
+        vec!["-files0-from", &holes],
+        vec!["-files0-from", &holes, "-quit"],
+        vec!["-files0-from", &empty],
+        vec!["-files0-from", &dash],
+        vec!["-files0-from", &empty, "-files0-from", &plain],
+        vec!["-files0-from", &gone],
+        vec!["-files0-from", &dir],
+        vec!["-files0-from"],
+        vec![".", "-files0-from", &plain],
+        vec!["a", ".", "-files0-from", &plain],
+    ]
+    .iter()
+    .map(|a| run_in(t.path(), a))
+    .collect();
+    for (stdin, args) in [
+        (&b"a/b\0\0-lead"[..], &["-files0-from", "-"][..]),
+        (b"a/b\0", &["-files0-from", "-", "-ok", "echo", "{}", ";"]),
+        (b"a/b\0", &["-files0-from", "-", "-okdir", "echo", "{}", ";"]),
+    ] {
+        let mut r = run_in(t.path(), args);
+        r.stdin = Some(stdin.to_vec());
+        runs.push(r);
+    }
+    check_all(runs.into_iter(), compare_sorted);
+}
+
+/// Error messages come out between the output lines they follow, as with
+/// GNU's error(), which flushes stdout first: compared with stderr and
+/// stdout on one pipe (single-threaded, where the order is defined).
+#[test]
+fn messages_interleave_with_output() {
+    let t = nasty();
+    for args in [
+        &["a/file.c", "missing", "ldir", "-maxdepth", "0"][..],
+        &["-j1", ".", "-name", "s5*", "-print", "-newer", "missing"],
+        &["-j1", "a", "missing", "-name", "*.c"],
+    ] {
+        let run = |prog: &std::path::Path, skip_j: bool| {
+            let a: Vec<&str> = args.iter().copied().filter(|x| !(skip_j && *x == "-j1")).collect();
+            let out = Command::new("sh")
+                .arg("-c")
+                .arg("exec \"$0\" \"$@\" 2>&1")
+                .arg(prog)
+                .args(&a)
+                .current_dir(t.path())
+                .env("LC_ALL", "C")
+                .output()
+                .unwrap();
+            String::from_utf8_lossy(&out.stdout).replace("lfind:", "find:")
+        };
+        let gnu = run(std::path::Path::new("find"), true);
+        let ours = run(&crate::util::ours("lfind"), false);
+        assert_eq!(ours, gnu, "args {args:?}");
+    }
+}

@@ -4,6 +4,7 @@
 //! shell patterns.
 
 pub mod argmatch;
+pub mod files0;
 pub mod glob;
 pub mod mode;
 pub mod msg;

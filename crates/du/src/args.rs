@@ -5,7 +5,6 @@
 //! (bad sizes) end the run at once, as in GNU.
 
 use std::ffi::OsString;
-use std::os::unix::ffi::OsStrExt;
 
 use cli::opts::{Item, Parser};
 use cli::quote;
@@ -102,6 +101,8 @@ enum Style {
 const STYLE_ARGS: &[(&str, Style)] =
     &[("full-iso", Style::Full), ("long-iso", Style::Long), ("iso", Style::Iso)];
 const STYLE_VALID: &str = "  - 'full-iso'\n  - 'long-iso'\n  - 'iso'";
+
+pub use cli::files0::{read_named_file, ReadError};
 
 /// Reads a file named on the command line (`-X FILE`).
 pub type FileReader = dyn Fn(&[u8]) -> Result<Vec<u8>, ReadError>;
@@ -315,34 +316,4 @@ fn time_format(
         Style::Long => TimeFormat::long_iso(),
         Style::Iso => TimeFormat::iso(),
     })
-}
-
-/// Why a file named on the command line could not be read.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ReadError {
-    Open(ringio::Errno),
-    Read(ringio::Errno),
-}
-
-impl ReadError {
-    pub fn errno(self) -> ringio::Errno {
-        match self {
-            ReadError::Open(e) | ReadError::Read(e) => e,
-        }
-    }
-}
-
-/// Reads a file named on the command line (`-` = standard input).
-pub fn read_named_file(name: &[u8]) -> Result<Vec<u8>, ReadError> {
-    use std::io::Read;
-    let errno = |e: std::io::Error| ringio::Errno(e.raw_os_error().unwrap_or(libc::EIO));
-    let mut data = Vec::new();
-    if name == b"-" {
-        std::io::stdin().lock().read_to_end(&mut data).map_err(|e| ReadError::Read(errno(e)))?;
-    } else {
-        let mut f = std::fs::File::open(std::ffi::OsStr::from_bytes(name))
-            .map_err(|e| ReadError::Open(errno(e)))?;
-        f.read_to_end(&mut data).map_err(|e| ReadError::Read(errno(e)))?;
-    }
-    Ok(data)
 }

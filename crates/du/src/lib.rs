@@ -8,7 +8,6 @@
 
 pub mod args;
 pub mod exclude;
-pub mod files0;
 pub mod line;
 pub mod links;
 pub mod plan;
@@ -25,6 +24,8 @@ use std::ffi::OsString;
 use std::io::Write;
 
 use hashbrown::HashSet;
+
+use cli::files0;
 
 use crate::args::{ArgError, Command};
 use crate::links::Id;

@@ -94,6 +94,11 @@ impl<'p> Finder<'p> {
         self.failed.load(Ordering::Relaxed)
     }
 
+    /// -quit was reached, or a signal asks to stop: no more starting points.
+    pub fn quitting(&self) -> bool {
+        self.quit.load(Ordering::Relaxed) || ringio::sys::signal::interrupted()
+    }
+
     pub fn fail(&self) {
         self.failed.store(true, Ordering::Relaxed);
     }
@@ -192,7 +197,9 @@ impl<'p> Finder<'p> {
             Prim::True | Prim::Print { .. } | Prim::Prune | Prim::Quit => Tri::T,
             Prim::False => Tri::F,
             Prim::Name(g) => tf(g.matches(name)),
-            Prim::Path(_) | Prim::Regex(_) | Prim::Access(_) | Prim::Exec(_) => Tri::U,
+            Prim::Path(_) | Prim::Regex(_) | Prim::Access(_) | Prim::Exec(_) | Prim::Context(_) => {
+                Tri::U
+            }
             Prim::Lname(_) => {
                 if d_type != dtype::UNKNOWN && d_type != dtype::LNK && !follow_all {
                     Tri::F
@@ -323,6 +330,20 @@ struct Cx<'a, 'e> {
 }
 
 impl Cx<'_, '_> {
+    /// Reports an error about the current file, after writing out what
+    /// this thread printed so far: GNU's error() flushes stdout first, so
+    /// on a pipe shared with stderr each message lands where it happened.
+    fn report(&mut self, path: &[u8], e: Errno) {
+        self.f.flush_local(self.local);
+        self.f.report(path, e);
+    }
+
+    /// A message of our own, flushed like [`Cx::report`]'s.
+    fn message(&mut self, m: &str) {
+        self.f.flush_local(self.local);
+        cli::msg::error(m);
+    }
+
     fn follow(&self) -> bool {
         match self.f.plan.follow {
             Follow::Always => true,
@@ -353,7 +374,7 @@ impl Cx<'_, '_> {
             }
             Err(err) => {
                 self.st_err = true;
-                self.f.report(self.e.path, err);
+                self.report(self.e.path, err);
                 None
             }
         }
@@ -472,6 +493,7 @@ impl Cx<'_, '_> {
                 }
                 self.link_target().is_some_and(|t| g.matches(&t))
             }
+            Prim::Context(g) => self.context().is_some_and(|c| g.matches(&c)),
             Prim::Type(m) => {
                 let d = self.d_type();
                 m & type_bit(d) != 0
@@ -590,7 +612,7 @@ impl Cx<'_, '_> {
             match self.lazy_stat(false) {
                 Ok(s) => dtype::from_mode(s.stx_mode as u32),
                 Err(e) => {
-                    self.f.report(self.e.path, e);
+                    self.report(self.e.path, e);
                     dtype::UNKNOWN
                 }
             }
@@ -602,9 +624,37 @@ impl Cx<'_, '_> {
             match self.lazy_stat(true) {
                 Ok(s) => dtype::from_mode(s.stx_mode as u32),
                 Err(e) => {
-                    self.f.report(self.e.path, e);
+                    self.report(self.e.path, e);
                     dtype::UNKNOWN
                 }
+            }
+        }
+    }
+
+    /// `security.selinux` of the file (followed as find follows), without
+    /// its NUL; on failure GNU's "getfilecon failed" message and status 1.
+    fn context(&mut self) -> Option<Vec<u8>> {
+        let name = cstr(self.e.rel_name);
+        let mut buf = Vec::with_capacity(256);
+        let r = ringio::sys::getxattrat(
+            self.e.dirfd,
+            &name,
+            c"security.selinux",
+            self.follow(),
+            &mut buf,
+        );
+        match r {
+            Ok(_) => {
+                if buf.last() == Some(&0) {
+                    buf.pop();
+                }
+                Some(buf)
+            }
+            Err(e) => {
+                let what = format!("getfilecon failed: {}", q(self.e.path));
+                self.message(&format!("{what}: {}", e.message()));
+                self.f.fail();
+                None
             }
         }
     }
@@ -636,7 +686,7 @@ impl Cx<'_, '_> {
         let fd = match ringio::sys::openat(self.e.dirfd, &name, flags, 0) {
             Ok(fd) => fd,
             Err(e) => {
-                self.f.report(self.e.path, e);
+                self.report(self.e.path, e);
                 return false;
             }
         };
@@ -653,7 +703,7 @@ impl Cx<'_, '_> {
                     }
                 }
                 Err(e) => {
-                    self.f.report(self.e.path, e);
+                    self.report(self.e.path, e);
                     empty = false;
                     break;
                 }
@@ -736,7 +786,7 @@ impl Cx<'_, '_> {
                 if e == Errno::ENOENT && self.f.plan.ignore_race {
                     return true;
                 }
-                cli::msg::error(&format!("cannot delete {}: {}", q(path), e.message()));
+                self.message(&format!("cannot delete {}: {}", q(path), e.message()));
                 self.f.fail();
                 false
             }
@@ -899,6 +949,9 @@ impl Info for Cx<'_, '_> {
         }
         Cx::link_target(self)
     }
+    fn context(&mut self) -> Option<Vec<u8>> {
+        Cx::context(self)
+    }
     fn user(&mut self, uid: u32) -> Option<Vec<u8>> {
         self.local.names.user(uid).map(|n| n.to_vec())
     }
@@ -976,6 +1029,7 @@ impl Visitor for Finder<'_> {
         // (Under -L that includes links that can't be followed.)
         if let Some(err) = e.stat_error {
             if e.depth >= plan.mindepth || plan.follow == Follow::Always {
+                self.flush_local(local);
                 self.report(e.path, err);
             }
             return Visit::Skip;
@@ -1026,7 +1080,9 @@ impl Visitor for Finder<'_> {
         }
     }
 
-    fn error(&self, _local: &mut Local, err: &WalkError, _acc: Option<&()>) {
+    fn error(&self, local: &mut Local, err: &WalkError, _acc: Option<&()>) {
+        // What this thread printed goes out first, as with GNU's error().
+        self.flush_local(local);
         match err {
             WalkError::Root { path, errno } => {
                 cli::msg::error(&format!("{}: {}", q(path), errno.message()));

@@ -74,6 +74,8 @@ pub enum Prim {
     /// -path / -wholename (and the -i variants).
     Path(Glob),
     Lname(Glob),
+    /// -context: the SELinux context matches.
+    Context(Glob),
     Regex(Regex),
     Type(u16),
     XType(u16),

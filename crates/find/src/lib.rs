@@ -29,11 +29,14 @@
 //! GNU's manual says, where GNU's optimiser swaps the operands of `,` when
 //! B is cheaper (`find . -mtime -1 , -name '*.c'` prints what -mtime
 //! matched, even with -O0); birth time (`-newerB*`,
-//! `%B`) works where GNU's build here says the system lacks it; `%Z` prints
-//! nothing; `\c` in -printf doesn't flush (records stay whole across
-//! threads); `-ls` column widths grow per thread; dates for `-newerXt` are
-//! `@secs`, `YYYY-MM-DD[ HH:MM[:SS[.frac]]]`, `now`, `today`, `yesterday`,
-//! `tomorrow` only; `-files0-from` is not supported.
+//! `%B`) works where GNU's build here says the system lacks it; `\c` in
+//! -printf doesn't flush (records stay whole across threads); `-ls` column
+//! widths grow per thread; dates for `-newerXt` are `@secs`,
+//! `YYYY-MM-DD[ HH:MM[:SS[.frac]]]`, `now`, `today`, `yesterday`,
+//! `tomorrow` only; in a parallel walk a message follows the output of its
+//! own thread only (GNU's order, everything printed before it first, holds
+//! single-threaded); `-context` is refused without SELinux, as GNU does,
+//! and matches the `security.selinux` attribute where it is on.
 //!
 //! User and group names come from `cli::users` (name service only, cached
 //! per walker thread); `timefmt` is find's layer over `cli::timefmt`.
@@ -69,7 +72,7 @@ pub fn needs_order(plan: &Plan) -> bool {
 
 /// Runs lfind with `args` (without `argv[0]`); returns the exit status.
 pub fn run(args: Vec<OsString>) -> i32 {
-    let (plan, warnings) = match parse::parse(args) {
+    let (mut plan, warnings) = match parse::parse(args) {
         Ok(p) => p,
         Err(ParseError::Print(text)) => {
             let mut out = cli::Out::stdout();
@@ -80,9 +83,30 @@ pub fn run(args: Vec<OsString>) -> i32 {
             cli::msg::error(&m);
             return 1;
         }
+        Err(ParseError::Msgs(v)) => {
+            for m in &v {
+                cli::msg::error(m);
+            }
+            return 1;
+        }
     };
     for w in &warnings {
         cli::msg::error(w);
+    }
+    // -files0-from: the starting points, and where the list's empty names
+    // fall among them (each is reported when the walk reaches it).
+    let mut list_errors: Vec<(usize, String)> = Vec::new();
+    if let Some(list) = &plan.files0 {
+        match read_start_list(list) {
+            Ok((roots, errors)) => {
+                plan.roots = roots;
+                list_errors = errors;
+            }
+            Err(m) => {
+                cli::msg::error(&m);
+                return 1;
+            }
+        }
     }
     ringio::sys::time::tzset();
     ringio::sys::signal::catch_signals();
@@ -94,8 +118,22 @@ pub fn run(args: Vec<OsString>) -> i32 {
         sort: plan.sort,
         follow_roots: plan.follow != Follow::Never,
     };
-    walk::walk(&plan.roots, &opts, &finder);
-    let mut ok = !finder.failed();
+    // Roots are walked one after another anyway: cut the list where an
+    // error is due, so it comes out between the right starting points.
+    let mut from = 0;
+    let mut list_failed = false;
+    let end = (plan.roots.len(), String::new());
+    for (at, msg) in list_errors.iter().chain([&end]) {
+        if *at > from && !finder.quitting() {
+            walk::walk(&plan.roots[from..*at], &opts, &finder);
+            from = *at;
+        }
+        if !msg.is_empty() && !finder.quitting() {
+            cli::msg::error(msg);
+            list_failed = true;
+        }
+    }
+    let mut ok = !finder.failed() && !list_failed;
     if !ringio::sys::signal::interrupted() {
         for x in &plan.execs {
             if x.plus && !x.flush() {
@@ -112,4 +150,37 @@ pub fn run(args: Vec<OsString>) -> i32 {
     } else {
         1
     }
+}
+
+/// A `-files0-from` list read: the starting points, and for each empty
+/// name the message and how many starting points come before it.
+type StartList = (Vec<Vec<u8>>, Vec<(usize, String)>);
+
+/// Reads a `-files0-from` list; Err is the message for a list that can't
+/// be opened or read.
+fn read_start_list(list: &[u8]) -> Result<StartList, String> {
+    let shown = if list == b"-" {
+        "'(standard input)'".to_string()
+    } else {
+        String::from_utf8_lossy(&cli::quote::quote(list, cli::quote::Style::Locale)).into_owned()
+    };
+    let data = cli::files0::read_named_file(list).map_err(|e| match e {
+        cli::files0::ReadError::Open(errno) => {
+            format!("cannot open {shown} for reading: {}", errno.message())
+        }
+        cli::files0::ReadError::Read(errno) => format!("{shown}: read error: {}", errno.message()),
+    })?;
+    let mut roots = Vec::new();
+    let mut errors = Vec::new();
+    // `-` in the list is a file named `-`, even when the list is stdin.
+    for name in cli::files0::split(&data, false) {
+        match name {
+            cli::files0::Name::Ok(p) => roots.push(p),
+            cli::files0::Name::Empty(n) => {
+                errors.push((roots.len(), format!("{shown}:{n}: invalid zero-length file name")))
+            }
+            cli::files0::Name::StdinDash => roots.push(b"-".to_vec()),
+        }
+    }
+    Ok((roots, errors))
 }

@@ -58,12 +58,17 @@ pub struct Plan {
     pub execs: Vec<ExecSpec>,
     /// The time find started (reference for -mtime etc.).
     pub now: (i64, i64),
+    /// `-files0-from FILE`: the starting points come from FILE (`-` is
+    /// standard input), read by [`crate::run`]; `roots` is then empty.
+    pub files0: Option<Vec<u8>>,
 }
 
 /// Why the command line was refused (the message, without the program name).
 #[derive(Debug)]
 pub enum ParseError {
     Msg(String),
+    /// Several messages, each on its own line.
+    Msgs(Vec<String>),
     /// -help / -version: print this and exit 0.
     Print(String),
 }
@@ -111,6 +116,7 @@ pub fn parse(args: Vec<OsString>) -> Result<(Plan, Vec<String>), ParseError> {
             outs: vec![OutTarget::Stdout],
             execs: Vec::new(),
             now: (now.0, now.1 as i64),
+            files0: None,
         },
         syntax: RegexType::EMACS,
         daystart: false,
@@ -124,15 +130,30 @@ pub fn parse(args: Vec<OsString>) -> Result<(Plan, Vec<String>), ParseError> {
         p.plan.roots.push(a.clone());
         p.i += 1;
     }
-    if p.plan.roots.is_empty() {
-        p.plan.roots.push(b".".to_vec());
-    }
+    let operands = std::mem::take(&mut p.plan.roots);
     let expr = if p.i < p.args.len() { Some(p.comma()?) } else { None };
     if let Some(a) = p.args.get(p.i) {
         return match a.as_slice() {
             b")" => err("you have too many ')'"),
             _ => err(format!("paths must precede expression: `{}'", lossy(a))),
         };
+    }
+    match &p.plan.files0 {
+        None if operands.is_empty() => p.plan.roots.push(b".".to_vec()),
+        None => p.plan.roots = operands,
+        Some(_) if !operands.is_empty() => {
+            return Err(ParseError::Msgs(vec![
+                format!("extra operand {}", q(&operands[0])),
+                "file operands cannot be combined with -files0-from".into(),
+            ]))
+        }
+        Some(list) => {
+            let asks = p.plan.execs.iter().any(|x| x.ok);
+            if list == b"-" && asks {
+                // GNU's message ends in a newline of its own.
+                return err("option -files0-from reading from standard input cannot be combined with -ok, -okdir\n");
+            }
+        }
     }
     let expr = expr.unwrap_or(Expr::P(Prim::True));
     let has_action = expr.any(&|p| p.is_action());
@@ -422,6 +443,11 @@ impl P {
                 }
                 Prim::True
             }
+            Id::Files0From => {
+                // The last one counts, as in GNU.
+                self.plan.files0 = Some(self.arg(n)?);
+                Prim::True
+            }
             Id::Regextype => {
                 let v = self.arg(n)?;
                 match RegexType::from_name(&v) {
@@ -457,6 +483,14 @@ impl P {
             Id::Lname | Id::Ilname => {
                 let v = self.arg(n)?;
                 Prim::Lname(Glob::new(&v, folding(n == b"-ilname")))
+            }
+            Id::Context => {
+                let v = self.arg(n)?;
+                // GNU refuses the test where SELinux is off (no selinuxfs).
+                if !std::path::Path::new("/sys/fs/selinux/enforce").exists() {
+                    return err("invalid predicate -context: SELinux is not enabled.".to_string());
+                }
+                Prim::Context(Glob::new(&v, folding(false)))
             }
             Id::Regex | Id::Iregex => {
                 let v = self.arg(n)?;
@@ -551,7 +585,8 @@ impl P {
             Id::Used => {
                 let v = self.arg(n)?;
                 let Some((cmp, num)) = parse_float_cmp(&v) else {
-                    return err(format!("invalid argument `{}' to `{}'", lossy(&v), lossy(n)));
+                    // GNU words -used's error apart from the other tests'.
+                    return err(format!("Invalid argument {} to -used", lossy(&v)));
                 };
                 Prim::Used { cmp, n: num }
             }
@@ -785,12 +820,81 @@ fn parse_int_cmp(v: &[u8]) -> Option<(Cmp, u64)> {
     Some((c, parse_u64(rest)?))
 }
 
+/// `[+-]NUMBER` for the time tests: after the comparison sign, the number
+/// is whatever C's strtod reads in the C locale and must be all of the
+/// argument (GNU's xstrtod): so `+-1`, ` 1`, `1e2`, `0x10` and `inf` are
+/// numbers, `1 ` and `1e400` are not.
 fn parse_float_cmp(v: &[u8]) -> Option<(Cmp, f64)> {
     let (c, rest) = split_cmp(v);
-    if rest.is_empty() || !rest.iter().all(|b| b.is_ascii_digit() || *b == b'.') {
+    Some((c, c_strtod(rest)?))
+}
+
+/// C's strtod over all of `s` (C locale); None where it would stop early,
+/// read nothing, overflow, or give NaN.
+fn c_strtod(s: &[u8]) -> Option<f64> {
+    let mut i =
+        s.iter().take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')).count();
+    let neg = match s.get(i) {
+        Some(b'-') => {
+            i += 1;
+            true
+        }
+        Some(b'+') => {
+            i += 1;
+            false
+        }
+        _ => false,
+    };
+    let body = &s[i..];
+    let lower: Vec<u8> = body.to_ascii_lowercase();
+    let v = if lower == b"inf" || lower == b"infinity" {
+        f64::INFINITY
+    } else if let Some(hex) = lower.strip_prefix(b"0x") {
+        hex_float(hex)?
+    } else {
+        // Digits, an optional point, digits (one at least), then an
+        // optional exponent: exactly what Rust's parser takes, once the
+        // forms it accepts and C doesn't (inf/nan spellings) are out.
+        if !body.first().is_some_and(|b| b.is_ascii_digit() || *b == b'.') {
+            return None;
+        }
+        let v: f64 = std::str::from_utf8(body).ok()?.parse().ok()?;
+        if v.is_infinite() {
+            return None; // ERANGE
+        }
+        v
+    };
+    Some(if neg { -v } else { v })
+}
+
+/// The part of a C hexadecimal float after `0x`: hex digits with an
+/// optional point (one digit at least), then an optional `p[+-]N`.
+fn hex_float(h: &[u8]) -> Option<f64> {
+    let (mant, exp) = match h.iter().position(|&b| b == b'p') {
+        Some(k) => (&h[..k], Some(&h[k + 1..])),
+        None => (h, None),
+    };
+    let (int, frac) = match mant.iter().position(|&b| b == b'.') {
+        Some(k) => (&mant[..k], &mant[k + 1..]),
+        None => (mant, &[][..]),
+    };
+    if int.is_empty() && frac.is_empty() {
         return None;
     }
-    Some((c, std::str::from_utf8(rest).ok()?.parse().ok()?))
+    let mut v = 0f64;
+    for &d in int {
+        v = v * 16.0 + (d as char).to_digit(16)? as f64;
+    }
+    let mut scale = 1.0 / 16.0;
+    for &d in frac {
+        v += (d as char).to_digit(16)? as f64 * scale;
+        scale /= 16.0;
+    }
+    if let Some(e) = exp {
+        let e: i32 = std::str::from_utf8(e).ok()?.parse().ok()?;
+        v *= 2f64.powi(e);
+    }
+    v.is_finite().then_some(v)
 }
 
 fn parse_size(v: &[u8]) -> Result<Prim, ParseError> {
@@ -935,6 +1039,7 @@ mod tests {
         match parse(args.iter().map(OsString::from).collect()) {
             Ok((plan, _)) => Ok(plan),
             Err(ParseError::Msg(m)) => Err(m),
+            Err(ParseError::Msgs(v)) => Err(v.join("\n")),
             Err(ParseError::Print(_)) => Err("done".into()),
         }
     }

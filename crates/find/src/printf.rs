@@ -19,6 +19,10 @@ pub trait Info {
     /// Birth time, if the file system records it.
     fn birth(&mut self) -> Option<(i64, i64)>;
     fn link_target(&mut self) -> Option<Vec<u8>>;
+    /// The SELinux context (the `security.selinux` attribute, as GNU's
+    /// getfilecon reads it), or None after the implementation reported
+    /// why not.
+    fn context(&mut self) -> Option<Vec<u8>>;
     fn user(&mut self, uid: u32) -> Option<Vec<u8>>;
     fn group(&mut self, gid: u32) -> Option<Vec<u8>>;
     fn fstype(&mut self, dev: u64) -> Vec<u8>;
@@ -412,7 +416,11 @@ fn directive(out: &mut Vec<u8>, d: Dir, info: &mut dyn Info) -> Value {
         Dir::Uid => push_u(out, s(st).stx_uid as u64),
         Dir::Type => out.push(info.type_letter()),
         Dir::FollowType => out.push(info.follow_type_letter()),
-        Dir::Context => {}
+        Dir::Context => {
+            if let Some(c) = info.context() {
+                out.extend_from_slice(&c);
+            }
+        }
     }
     Value::Str
 }

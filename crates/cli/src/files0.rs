@@ -1,5 +1,8 @@
-//! `--files0-from=F`: operands read from a file (or standard input) as
-//! NUL-terminated names.
+//! `--files0-from=F` (du) and `-files0-from F` (find): operands read from a
+//! file or standard input as NUL-terminated names, and reading such named
+//! files.
+
+use std::os::unix::ffi::OsStrExt;
 
 /// One name of the list, or why it is not usable.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,6 +31,36 @@ pub fn split(data: &[u8], from_stdin: bool) -> Vec<Name> {
         });
     }
     out
+}
+
+/// Why a file named on the command line could not be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReadError {
+    Open(ringio::Errno),
+    Read(ringio::Errno),
+}
+
+impl ReadError {
+    pub fn errno(self) -> ringio::Errno {
+        match self {
+            ReadError::Open(e) | ReadError::Read(e) => e,
+        }
+    }
+}
+
+/// Reads a file named on the command line (`-` = standard input).
+pub fn read_named_file(name: &[u8]) -> Result<Vec<u8>, ReadError> {
+    use std::io::Read;
+    let errno = |e: std::io::Error| ringio::Errno(e.raw_os_error().unwrap_or(libc::EIO));
+    let mut data = Vec::new();
+    if name == b"-" {
+        std::io::stdin().lock().read_to_end(&mut data).map_err(|e| ReadError::Read(errno(e)))?;
+    } else {
+        let mut f = std::fs::File::open(std::ffi::OsStr::from_bytes(name))
+            .map_err(|e| ReadError::Open(errno(e)))?;
+        f.read_to_end(&mut data).map_err(|e| ReadError::Read(errno(e)))?;
+    }
+    Ok(data)
 }
 
 #[cfg(test)]
