@@ -627,6 +627,9 @@ fn errors_and_messages() {
             &["-type", "f,f"],
             &["-perm", "999"],
             &["-regextype", "foo"],
+            &["-D", "help"],
+            &["-D", "foo,help"],
+            &["-D", "exec,bogus", "-maxdepth", "0"],
             // Regex errors: GNU's prefix, its message per type.
             &["-regex", "["],
             &["-regex", "[^"],

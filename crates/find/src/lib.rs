@@ -36,7 +36,9 @@
 //! `tomorrow` only; in a parallel walk a message follows the output of its
 //! own thread only (GNU's order, everything printed before it first, holds
 //! single-threaded); `-context` is refused without SELinux, as GNU does,
-//! and matches the `security.selinux` attribute where it is on.
+//! and matches the `security.selinux` attribute where it is on; `-D`
+//! flags other than `help` are accepted without GNU's diagnostics (they
+//! trace GNU's own optimiser and fts).
 //!
 //! User and group names come from `cli::users` (name service only, cached
 //! per walker thread); `timefmt` is find's layer over `cli::timefmt`.

@@ -73,6 +73,20 @@ pub enum ParseError {
     Print(String),
 }
 
+/// `-D help`. The flags are accepted; their diagnostics describe GNU's
+/// internals (its optimiser, fts) and lfind prints none of them.
+const DEBUG_HELP: &str = "Valid arguments for -D:
+exec       Show diagnostic information relating to -exec, -execdir, -ok and -okdir
+opt        Show diagnostic information relating to optimisation
+rates      Indicate how often each predicate succeeded
+search     Navigate the directory tree verbosely
+stat       Trace calls to stat(2) and lstat(2)
+time       Show diagnostic information relating to time-of-day and timestamp comparisons
+tree       Display the expression tree
+all        Set all of the debug flags (but help)
+help       Explain the various -D options
+";
+
 fn err<T>(s: impl Into<String>) -> Result<T, ParseError> {
     Err(ParseError::Msg(s.into()))
 }
@@ -222,6 +236,13 @@ impl P {
                             self.warnings
                                 .push(format!("Ignoring unrecognised debug flag {}", q(flag)));
                         }
+                    }
+                    if d.split(|&c| c == b',').any(|f| f == b"help") {
+                        // The warnings so far come first, as in GNU.
+                        for w in self.warnings.drain(..) {
+                            cli::msg::error(&w);
+                        }
+                        return Err(ParseError::Print(DEBUG_HELP.into()));
                     }
                 }
                 Id::Threads => {
