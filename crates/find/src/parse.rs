@@ -233,8 +233,11 @@ impl P {
                                 | b"all"
                                 | b"help"
                         ) {
+                            // GNU names the list's first flag, whichever is
+                            // unknown (its strtok has cut the argument there).
+                            let first = d.split(|&c| c == b',').next().unwrap_or_default();
                             self.warnings
-                                .push(format!("Ignoring unrecognised debug flag {}", q(flag)));
+                                .push(format!("Ignoring unrecognised debug flag {}", q(first)));
                         }
                     }
                     if d.split(|&c| c == b',').any(|f| f == b"help") {
