@@ -224,6 +224,12 @@ pub struct Entry {
     pub acl: bool,
     /// Has file capabilities (colour `ca`).
     pub cap: bool,
+    /// The SELinux context (`security.selinux`, without its NUL), when
+    /// the file has one and `-l`/`-Z` asked.
+    pub scontext: Option<Box<[u8]>>,
+    /// The attribute list showed `security.selinux` (its value is asked
+    /// for next).
+    pub label_listed: bool,
     /// Was given on the command line.
     pub cmdline: bool,
 }
@@ -243,6 +249,12 @@ impl Entry {
 
     pub fn is_dir(&self) -> bool {
         self.file_type() == FileType::Dir
+    }
+
+    /// Whether `-l` marks the file with GNU's `.` (a security context and
+    /// no ACL); "unlabeled" doesn't count.
+    pub fn labeled(&self) -> bool {
+        self.scontext.as_deref().is_some_and(|c| !c.is_empty() && c != b"unlabeled")
     }
 
     /// The inode number: from stat when known, else d_ino.

@@ -19,6 +19,7 @@ use crate::plan::Plan;
 const ACL_ACCESS: &CStr = c"system.posix_acl_access";
 const ACL_DEFAULT: &CStr = c"system.posix_acl_default";
 const CAPABILITY: &CStr = c"security.capability";
+const SELINUX: &CStr = c"security.selinux";
 
 /// What an entry-level token asks for (low bits of the token).
 const OP_STAT: u64 = 0;
@@ -29,7 +30,13 @@ const OP_ACL_DEFAULT: u64 = 4;
 const OP_CAP: u64 = 5;
 /// The O_PATH open of an entry handled through a descriptor (see [`ByFd`]).
 const OP_OPATH: u64 = 6;
-const OP_BITS: u64 = 3;
+/// The list of an entry's extended attribute names: ACLs and a security
+/// context in one call where the engine runs syscalls (GNU asks getxattr
+/// for each).
+const OP_XLIST: u64 = 7;
+/// The entry's SELinux context (`security.selinux`).
+const OP_LABEL: u64 = 8;
+const OP_BITS: u64 = 4;
 
 /// Most operations a directory listing keeps in flight (see `read_dir_with`):
 /// with the thread pool every finished one is a ~300-byte completion
@@ -124,6 +131,14 @@ pub struct Gather {
     /// The file system of the directory being read refused an ACL query
     /// (no ACL support): skip the rest of its entries' queries.
     no_acl: bool,
+    /// The same for security contexts (as GNU's getfilecon cache does).
+    no_label: bool,
+    /// Under io_uring (which can't list attributes), whether the directory
+    /// being read has a security context itself: only then are its
+    /// entries' contexts asked for, one GETXATTR each. (A labelled file in
+    /// an unlabelled directory shows no context there; on SELinux systems
+    /// everything is labelled, elsewhere nothing is.)
+    labels_here: bool,
     /// Treat every d_type as DT_UNKNOWN (`LSR_IGNORE_DTYPE=1`), so tests
     /// can drive the stat-for-type path that file systems without d_type
     /// (some network and FUSE file systems) take.
@@ -189,6 +204,8 @@ impl Gather {
             inline,
             swapped: false,
             no_acl: false,
+            no_label: false,
+            labels_here: true,
             ignore_dtype,
             comps: Vec::new(),
             mask,
@@ -342,6 +359,22 @@ impl Gather {
         for mut c in eng_comps {
             store(&mut entries, &mut Vec::new(), &mut link_errors, &mut c);
         }
+        // Contexts the attribute lists showed, asked for now.
+        for (i, e) in entries.iter().enumerate() {
+            if e.label_listed {
+                self.eng.getxattr(
+                    tok(i, OP_LABEL),
+                    libc::AT_FDCWD,
+                    &e.name,
+                    SELINUX,
+                    true,
+                    Vec::with_capacity(256),
+                );
+            }
+        }
+        for mut c in self.collect() {
+            store(&mut entries, &mut Vec::new(), &mut link_errors, &mut c);
+        }
         link_errors.sort_unstable_by_key(|(i, _)| *i);
         self.operand_link_errors = link_errors;
         for e in entries {
@@ -409,7 +442,11 @@ impl Gather {
                 );
             }
         }
-        if long && (t != FileType::Link || deref_all) && !self.no_acl && !skip_acl {
+        let not_link = t != FileType::Link || deref_all;
+        let wants_acl = long && not_link && !self.no_acl && !skip_acl;
+        // GNU shows a file's SELinux context with -Z, and marks it `.` in -l.
+        let wants_label = (long || plan.context) && !self.no_label && !skip_acl;
+        if wants_acl || (wants_label && self.uring()) {
             // GNU asks getxattr (following links) of the file's path; relative
             // to the directory's descriptor it is a one-component lookup. The
             // ring's GETXATTR resolves from the cwd only: on a local file
@@ -427,16 +464,53 @@ impl Gather {
                 }
                 _ => (dirfd, name),
             };
-            self.eng.getxattr(tok(i, OP_ACL), dfd, p, ACL_ACCESS, true, Vec::new());
-            if t == FileType::Dir {
-                self.eng.getxattr(tok(i, OP_ACL_DEFAULT), dfd, p, ACL_DEFAULT, true, Vec::new());
+            if self.uring() {
+                // The ring has no LISTXATTR: one GETXATTR per question,
+                // batched (no more syscalls); a context only where the
+                // directory has one (see `labels_here`).
+                if wants_acl {
+                    self.eng.getxattr(tok(i, OP_ACL), dfd, p, ACL_ACCESS, true, Vec::new());
+                    if t == FileType::Dir {
+                        let tk = tok(i, OP_ACL_DEFAULT);
+                        self.eng.getxattr(tk, dfd, p, ACL_DEFAULT, true, Vec::new());
+                    }
+                }
+                if wants_label && self.labels_here {
+                    let b = Vec::with_capacity(256);
+                    self.eng.getxattr(tok(i, OP_LABEL), dfd, p, SELINUX, not_link, b);
+                }
+            } else if wants_acl {
+                // One listxattr answers both the ACL and the context
+                // questions: the context's value is asked for only when the
+                // list shows one (see `Gather::listed`).
+                self.eng.listxattr(tok(i, OP_XLIST), dfd, p, true, Vec::new());
             }
             self.abs = abs;
+        }
+        if wants_label && !self.uring() && !wants_acl {
+            // -Z alone, or a symlink under -l: its own context (lgetxattr).
+            let b = Vec::with_capacity(256);
+            self.eng.getxattr(tok(i, OP_LABEL), dirfd, name, SELINUX, not_link, b);
         }
         if t == FileType::Regular
             && plan.colors.as_ref().is_some_and(|c| c.is_colored(crate::colors::Key::Cap))
         {
             self.eng.getxattr(tok(i, OP_CAP), dirfd, name, CAPABILITY, false, Vec::new());
+        }
+    }
+
+    /// Asks for entry `i`'s context after its attribute list showed one:
+    /// through its descriptor when it is handled that way (see [`ByFd`]),
+    /// else by name in the directory `dirfd`.
+    fn ask_label(&mut self, i: usize, name: &[u8], dirfd: i32) {
+        let b = Vec::with_capacity(256);
+        match self.by_fd.fd(i) {
+            Some(fd) => {
+                let p = format!("/proc/self/fd/{fd}");
+                self.eng.getxattr(tok(i, OP_LABEL), libc::AT_FDCWD, p.as_bytes(), SELINUX, true, b);
+                self.by_fd.left[i] += 1;
+            }
+            None => self.eng.getxattr(tok(i, OP_LABEL), dirfd, name, SELINUX, true, b),
         }
     }
 
@@ -498,20 +572,31 @@ impl Gather {
         let r = ringio::sys::statx(fd, c"", flags, self.mask, &mut st).map(|()| &st);
         put_stat(&mut listing.entries[i], &mut listing.errors, i, r);
         let mut left = 0;
-        if !self.no_acl {
-            let mut p = [0u8; 32];
-            let n = {
-                use std::io::Write;
-                let mut w = &mut p[..];
-                let _ = write!(w, "/proc/self/fd/{fd}");
-                32 - w.len()
-            };
-            let p = &p[..n];
-            self.eng.getxattr(tok(i, OP_ACL), libc::AT_FDCWD, p, ACL_ACCESS, true, Vec::new());
+        let mut p = [0u8; 32];
+        let n = {
+            use std::io::Write;
+            let mut w = &mut p[..];
+            let _ = write!(w, "/proc/self/fd/{fd}");
+            32 - w.len()
+        };
+        let p = &p[..n];
+        if !self.uring() && (!self.no_acl || !self.no_label) {
+            // One LISTXATTR answers the ACL and context questions.
+            self.eng.listxattr(tok(i, OP_XLIST), libc::AT_FDCWD, p, true, Vec::new());
             left += 1;
-            if t == FileType::Dir {
-                let tk = tok(i, OP_ACL_DEFAULT);
-                self.eng.getxattr(tk, libc::AT_FDCWD, p, ACL_DEFAULT, true, Vec::new());
+        } else {
+            if !self.no_acl {
+                self.eng.getxattr(tok(i, OP_ACL), libc::AT_FDCWD, p, ACL_ACCESS, true, Vec::new());
+                left += 1;
+                if t == FileType::Dir {
+                    let tk = tok(i, OP_ACL_DEFAULT);
+                    self.eng.getxattr(tk, libc::AT_FDCWD, p, ACL_DEFAULT, true, Vec::new());
+                    left += 1;
+                }
+            }
+            if !self.no_label && self.labels_here {
+                let b = Vec::with_capacity(256);
+                self.eng.getxattr(tok(i, OP_LABEL), libc::AT_FDCWD, p, SELINUX, true, b);
                 left += 1;
             }
         }
@@ -536,7 +621,7 @@ impl Gather {
 
     /// One operation on entry `i`'s descriptor completed; the last closes it.
     fn by_fd_done(&mut self, i: usize, op: u64, entries: &[Entry], dirfd: i32) {
-        if !matches!(op, OP_ACL | OP_ACL_DEFAULT) {
+        if !matches!(op, OP_ACL | OP_ACL_DEFAULT | OP_XLIST | OP_LABEL) {
             return;
         }
         let Some(fd) = self.by_fd.fd(i) else { return };
@@ -560,6 +645,19 @@ impl Gather {
             self.swap_inline(true);
         }
         r
+    }
+
+    /// Whether the engine in use is a ring.
+    fn uring(&self) -> bool {
+        self.eng.backend() == ringio::Backend::Uring
+    }
+
+    /// The main engine's backend, whichever engine is in use now.
+    fn main_backend(&self) -> ringio::Backend {
+        match (&self.inline, self.swapped) {
+            (Some(i), true) => i.backend(),
+            _ => self.eng.backend(),
+        }
     }
 
     /// Exchanges the main and the inline engine (when `on` and one exists).
@@ -590,6 +688,12 @@ impl Gather {
         };
         let mut listing = Listing::default();
         self.no_acl = false;
+        self.no_label = false;
+        self.labels_here = true;
+        if (plan.long() || plan.context) && self.main_backend() == ringio::Backend::Uring {
+            let r = ringio::sys::getxattrat(fd, c".", SELINUX, true, &mut Vec::new());
+            self.labels_here = r.is_ok();
+        }
         // On a high-latency file system (the engine checked the directory
         // as it opened it) every request is a round trip: even a small
         // directory's stats must be in flight together, so the main engine
@@ -740,8 +844,11 @@ impl Gather {
                             op == OP_STAT && listing.entries[i].dtype == ringio::dtype::UNKNOWN;
                         let (ents, errs, links) =
                             (&mut listing.entries, &mut listing.errors, &mut listing.link_errors);
-                        if store(ents, errs, links, c) {
-                            self.no_acl = true;
+                        let refused = store(ents, errs, links, c);
+                        self.no_acl |= refused.acl;
+                        self.no_label |= refused.label;
+                        if op == OP_XLIST && listing.entries[i].label_listed {
+                            self.ask_label(i, &listing.entries[i].name, fd);
                         }
                         self.by_fd_done(i, op, &listing.entries, fd);
                         if was_unknown && listing.entries[i].meta.is_some() {
@@ -763,18 +870,30 @@ impl Gather {
     }
 }
 
-/// Records one entry-level completion.
-/// Records one entry-level completion; returns true when an ACL query
-/// showed the file system has no ACLs at all.
+/// What a file system refused: ACL queries, context queries (it has no
+/// such attributes at all, so the rest of the directory isn't asked).
+#[derive(Default)]
+struct Refused {
+    acl: bool,
+    label: bool,
+}
+
+/// Whether a `listxattr` result holds `name` (names end in a NUL).
+fn listed(list: &[u8], name: &CStr) -> bool {
+    list.split(|&b| b == 0).any(|n| n == name.to_bytes())
+}
+
+/// Records one entry-level completion; says what the file system refused.
 fn store(
     entries: &mut [Entry],
     errors: &mut Vec<(usize, Errno)>,
     link_errors: &mut Vec<(usize, Errno)>,
     c: &mut Completion,
-) -> bool {
+) -> Refused {
     let i = (c.token >> OP_BITS) as usize;
     let op = c.token & ((1 << OP_BITS) - 1);
-    let Some(e) = entries.get_mut(i) else { return false };
+    let mut refused = Refused::default();
+    let Some(e) = entries.get_mut(i) else { return refused };
     match op {
         OP_STAT => put_stat(e, errors, i, c.stat()),
         OP_TARGET => match c.stat() {
@@ -789,10 +908,31 @@ fn store(
             if matches!(c.result, Ok(n) if n > 0) {
                 e.acl = true;
             }
-            if c.result == Err(Errno(libc::EOPNOTSUPP)) {
-                return true;
-            }
+            refused.acl = c.result == Err(Errno(libc::EOPNOTSUPP));
         }
+        OP_XLIST => match c.result {
+            Ok(_) => {
+                let list = c.take_buf();
+                let dir = e.file_type() == FileType::Dir;
+                e.acl = listed(&list, ACL_ACCESS) || (dir && listed(&list, ACL_DEFAULT));
+                e.label_listed = listed(&list, SELINUX);
+            }
+            Err(err) if err == Errno(libc::EOPNOTSUPP) => {
+                refused.acl = true;
+                refused.label = true;
+            }
+            Err(_) => {}
+        },
+        OP_LABEL => match c.result {
+            Ok(_) => {
+                let mut v = c.take_buf();
+                if v.last() == Some(&0) {
+                    v.pop();
+                }
+                e.scontext = Some(v.into_boxed_slice());
+            }
+            Err(err) => refused.label = err == Errno(libc::EOPNOTSUPP),
+        },
         OP_CAP => {
             if matches!(c.result, Ok(n) if n > 0) {
                 e.cap = true;
@@ -800,7 +940,7 @@ fn store(
         }
         _ => {}
     }
-    false
+    refused
 }
 
 /// Records entry `i`'s stat, or the error GNU reports for it.

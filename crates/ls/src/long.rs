@@ -171,7 +171,10 @@ pub fn print<S: Sink>(
     extra: &[Entry],
     dired: &mut Vec<(i64, i64)>,
 ) {
-    let any_acl = entries.iter().chain(extra).any(|e| e.acl);
+    // GNU widens every mode by a marker column when any file has an ACL
+    // (`+`) or a security context (`.`).
+    let any_acl = entries.iter().chain(extra).any(|e| e.acl || e.labeled());
+    let w_context = entries.iter().chain(extra).map(|e| context_of(e).len()).max().unwrap_or(1);
     let (mut w_inode, mut w_blocks, mut w_nlink, mut w_owner, mut w_group, mut w_size) =
         (0, 0, 0, 0, 0, 0);
     let (mut w_major, mut w_minor) = (0, 0);
@@ -227,6 +230,8 @@ pub fn print<S: Sink>(
         if any_acl {
             out.push(if e.acl {
                 b'+'
+            } else if e.labeled() {
+                b'.'
             } else if e.meta.is_none() {
                 b'?'
             } else {
@@ -256,7 +261,10 @@ pub fn print<S: Sink>(
             left(out, f.owner.bytes(), w_owner, f.owner_numeric);
         }
         if plan.context {
-            out.extend_from_slice(b"? ");
+            let c = context_of(e);
+            out.extend_from_slice(c);
+            out.resize(out.len() + w_context.saturating_sub(c.len()), b' ');
+            out.push(b' ');
         }
         match &f.dev {
             Some((a, b)) => {
@@ -319,5 +327,13 @@ pub fn print<S: Sink>(
         }
         out.push(plan.eol);
         sink.line_done();
+    }
+}
+
+/// The security context as `-Z` shows it: `?` when there is none.
+pub fn context_of(e: &Entry) -> &[u8] {
+    match e.scontext.as_deref() {
+        Some(c) if e.labeled() => c,
+        _ => b"?",
     }
 }

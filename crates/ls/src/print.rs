@@ -139,6 +139,12 @@ impl<'a> Printer<'a> {
         let commas = plan.format == Format::Commas;
         let mut w_inode = 0;
         let mut w_blocks = 0;
+        // -Z: contexts right-aligned to the widest (none in -m).
+        let w_context = if plan.context && !commas {
+            entries.iter().chain(extra).map(|e| crate::long::context_of(e).len()).max().unwrap_or(1)
+        } else {
+            0
+        };
         if !commas && (plan.inode || plan.size_blocks) {
             // Directory operands count too, as in GNU, whose widths grow as
             // each command-line argument is stat'ed, before the directories
@@ -170,7 +176,7 @@ impl<'a> Printer<'a> {
                 w += 1 + if commas { num.len() } else { w_blocks };
             }
             if plan.context {
-                w += 2;
+                w += 1 + w_context.max(crate::long::context_of(e).len());
             }
             if plan.indicator != Indicator::None && indicator(plan, e).is_some() {
                 w += 1;
@@ -205,8 +211,11 @@ impl<'a> Printer<'a> {
                 col += 1 + w_blocks.max(num.len());
             }
             if plan.context {
-                out.extend_from_slice(b"? ");
-                col += 2;
+                let c = crate::long::context_of(e);
+                out.resize(out.len() + w_context.saturating_sub(c.len()), b' ');
+                out.extend_from_slice(c);
+                out.push(b' ');
+                col += 1 + w_context.max(c.len());
             }
             let link = links.get(i).and_then(|l| l.as_deref());
             this.painter.name(plan, out, e, q, false, some_quoted, col, link);

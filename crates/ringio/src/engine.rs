@@ -352,6 +352,21 @@ impl Engine {
         self.push(token, Op::GetXattr { dirfd, path, name, follow, buf });
     }
 
+    /// Lists the extended attribute names of `path` (relative to `dirfd`,
+    /// following a final symlink when `follow`) into `buf`, NUL after each.
+    /// The ring has no opcode for it: under io_uring it runs as a syscall.
+    pub fn listxattr(
+        &mut self,
+        token: Token,
+        dirfd: RawFd,
+        path: &[u8],
+        follow: bool,
+        buf: Vec<u8>,
+    ) {
+        let path = self.arena.push(path);
+        self.push(token, Op::ListXattr { dirfd, path, follow, buf });
+    }
+
     /// Reads into `buf`'s spare capacity (appending after its length), at
     /// `offset` or the file position. A short read is returned as is.
     pub fn read(&mut self, token: Token, fd: RawFd, buf: Vec<u8>, offset: Option<u64>) {

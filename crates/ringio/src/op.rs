@@ -45,6 +45,12 @@ pub(crate) enum Op {
         follow: bool,
         buf: Vec<u8>,
     },
+    ListXattr {
+        dirfd: RawFd,
+        path: PathPtr,
+        follow: bool,
+        buf: Vec<u8>,
+    },
     Read {
         fd: RawFd,
         buf: Vec<u8>,
@@ -104,6 +110,10 @@ impl Op {
             }
             Op::GetXattr { dirfd, path, name, follow, mut buf } => {
                 let r = sys::getxattrat(dirfd, cstr(path), name, follow, &mut buf);
+                (r.map(|n| n as u64), Data::Buf(buf))
+            }
+            Op::ListXattr { dirfd, path, follow, mut buf } => {
+                let r = sys::listxattrat(dirfd, cstr(path), follow, &mut buf);
                 (r.map(|n| n as u64), Data::Buf(buf))
             }
             Op::Read { fd, mut buf, offset } => {

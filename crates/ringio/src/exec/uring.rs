@@ -300,7 +300,7 @@ impl UringExec {
                 }
                 opcode::GetXattr::CODE
             }
-            Op::Getdents { .. } | Op::ReadLink { .. } => return false,
+            Op::Getdents { .. } | Op::ReadLink { .. } | Op::ListXattr { .. } => return false,
         };
         self.caps.supports(code)
     }
@@ -409,7 +409,9 @@ impl UringExec {
                 )
                 .build()
             }
-            Op::Getdents { .. } | Op::ReadLink { .. } => unreachable!("never sent to the ring"),
+            Op::Getdents { .. } | Op::ReadLink { .. } | Op::ListXattr { .. } => {
+                unreachable!("never sent to the ring")
+            }
         }
         .user_data(idx as u64);
         // SAFETY: everything the SQE points at is owned by this slot (its

@@ -178,6 +178,68 @@ pub fn getxattrat(
     Ok(r)
 }
 
+/// Lists the extended attribute names of `path` relative to `dirfd` into
+/// `buf` (each name ends in a NUL), growing it when the list doesn't fit.
+/// Uses `listxattrat` (Linux 6.13) and falls back to `[l]listxattr` on
+/// `/proc/self/fd/N/path` where it is missing.
+pub fn listxattrat(
+    dirfd: RawFd,
+    path: &CStr,
+    follow: bool,
+    buf: &mut Vec<u8>,
+) -> Result<usize, Errno> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    static NO_LISTXATTRAT: AtomicBool = AtomicBool::new(false);
+    const SYS_LISTXATTRAT: libc::c_long = 465;
+    if buf.capacity() < 256 {
+        buf.reserve(256);
+    }
+    loop {
+        buf.clear();
+        let cap = buf.capacity();
+        let mut r = Err(Errno::ENOSYS);
+        if !NO_LISTXATTRAT.load(Ordering::Relaxed) && cfg!(target_arch = "x86_64") {
+            let at_flags = if follow { 0 } else { libc::AT_SYMLINK_NOFOLLOW };
+            // SAFETY: path is NUL-terminated; the kernel writes at most cap
+            // bytes into the vector's allocation.
+            r = retry(|| unsafe {
+                libc::syscall(
+                    SYS_LISTXATTRAT,
+                    dirfd,
+                    path.as_ptr(),
+                    at_flags,
+                    buf.as_mut_ptr(),
+                    cap,
+                ) as _
+            });
+            if r == Err(Errno::ENOSYS) {
+                NO_LISTXATTRAT.store(true, Ordering::Relaxed);
+            }
+        }
+        if r == Err(Errno::ENOSYS) {
+            let full = proc_path(dirfd, path);
+            // SAFETY: full is NUL-terminated; the kernel writes at most cap bytes.
+            r = retry(|| unsafe {
+                if follow {
+                    libc::listxattr(full.as_ptr(), buf.as_mut_ptr().cast(), cap) as _
+                } else {
+                    libc::llistxattr(full.as_ptr(), buf.as_mut_ptr().cast(), cap) as _
+                }
+            });
+        }
+        match r {
+            Ok(n) => {
+                // SAFETY: the kernel wrote n <= cap bytes.
+                unsafe { buf.set_len(n.min(cap)) };
+                return Ok(n);
+            }
+            // The list grew past the buffer: try again with room for more.
+            Err(e) if e == Errno(libc::ERANGE) && cap < 1 << 20 => buf.reserve(cap * 4),
+            Err(e) => return Err(e),
+        }
+    }
+}
+
 fn proc_path(dirfd: RawFd, path: &CStr) -> std::ffi::CString {
     let p = path.to_bytes();
     let v = if dirfd == libc::AT_FDCWD || p.first() == Some(&b'/') {
