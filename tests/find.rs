@@ -838,7 +838,7 @@ fn sigint_stops_cleanly() {
     assert_eq!(out.status.signal(), Some(libc::SIGINT), "{:?}", out.status);
 }
 
-/// Syscalls: no more than GNU find's for the same walk (strace -f -c).
+/// Syscalls: no more than GNU find's for the same walk (counted from strace -f).
 #[test]
 fn syscalls_no_more_than_gnu() {
     if !crate::util::have("strace") {

@@ -8,7 +8,7 @@
 //! tool is not implemented yet. The budgets are deliberately loose starting
 //! points: the tools' owners tighten them as the tools get there.
 //!
-//! A count taken with `strace -f -c` covers every thread of the process;
+//! A count taken from `strace -f` covers every thread of the process;
 //! an io_uring_enter counts once however many operations it carried, and
 //! io-wq kernel workers are not seen.
 
@@ -18,7 +18,7 @@ use std::path::Path;
 use std::process::{Command, ExitStatus, Stdio};
 use std::sync::OnceLock;
 
-use crate::strace::parse_strace_summary;
+use crate::strace::{count_trace, TRACE_ARGS};
 use crate::util::{self, TempDir, BACKENDS};
 
 /// `lsr -al` on 10,000 files with the io_uring backend: every syscall of
@@ -75,16 +75,11 @@ pub fn strace_usable() -> bool {
             return false;
         }
         let t = TempDir::new("strace-probe");
-        let out = t.join("summary");
-        let ok = command(
-            Path::new("true"),
-            &[],
-            &[],
-            &["-f".as_ref(), "-c".as_ref(), "-o".as_ref(), out.as_os_str()],
-        )
-        .status()
-        .is_ok_and(|s| s.success())
-            && std::fs::read_to_string(&out).is_ok_and(|s| parse_strace_summary(&s).is_some());
+        let out = t.join("trace");
+        let ok = command(Path::new("true"), &[], &[], &trace_args(&out))
+            .status()
+            .is_ok_and(|s| s.success())
+            && std::fs::read_to_string(&out).is_ok_and(|s| count_trace(&s).is_some());
         if !ok {
             eprintln!("skipped: strace cannot trace here (ptrace not permitted?)");
         }
@@ -92,7 +87,15 @@ pub fn strace_usable() -> bool {
     })
 }
 
-/// Runs `program args` (stdout to /dev/null) under `strace -f -c` and
+/// strace's arguments to write a countable trace to `out`.
+fn trace_args(out: &Path) -> Vec<&OsStr> {
+    let mut v: Vec<&OsStr> = TRACE_ARGS.iter().map(OsStr::new).collect();
+    v.push(OsStr::new("-o"));
+    v.push(out.as_os_str());
+    v
+}
+
+/// Runs `program args` (stdout to /dev/null) under `strace -f` and
 /// returns its counts; None when strace is unusable here.
 pub fn count_syscalls(program: &Path, args: &[&OsStr], env: &[(&str, &str)]) -> Option<Syscalls> {
     if !strace_usable() {
@@ -101,18 +104,10 @@ pub fn count_syscalls(program: &Path, args: &[&OsStr], env: &[(&str, &str)]) -> 
     // Not while the fault suite has io_uring disabled machine-wide.
     let _kernel = util::kernel_state_shared();
     let t = TempDir::new("strace");
-    let out = t.join("summary");
-    let status = command(
-        program,
-        args,
-        env,
-        &["-f".as_ref(), "-c".as_ref(), "-o".as_ref(), out.as_os_str()],
-    )
-    .status()
-    .expect("run strace");
-    let text = std::fs::read_to_string(&out).expect("strace summary");
-    let (total, calls) =
-        parse_strace_summary(&text).unwrap_or_else(|| panic!("unparsable strace summary:\n{text}"));
+    let out = t.join("trace");
+    let status = command(program, args, env, &trace_args(&out)).status().expect("run strace");
+    let text = std::fs::read_to_string(&out).expect("strace trace");
+    let (total, calls) = count_trace(&text).unwrap_or_else(|| panic!("empty strace trace"));
     Some(Syscalls { status, total, calls })
 }
 

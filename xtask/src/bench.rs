@@ -7,8 +7,8 @@
 //! wall time of spawn + (draining stdout, in pipe mode) + wait, taken with
 //! `Instant`; nothing is subtracted. The CPU column is user + system time of
 //! the child tree from `wait4`. Syscalls are counted once per command by a
-//! separate `strace -f -c` run (io_uring_enter counts as one syscall, whatever
-//! it carried).
+//! separate `strace -f` run, counted from its whole trace (see strace.rs;
+//! io_uring_enter counts as one syscall, whatever it carried).
 
 use std::collections::{BTreeSet, HashMap};
 use std::ffi::OsString;
@@ -362,10 +362,10 @@ fn run_once(
     Ok(Sample { wall, cpu: tv(ru.ru_utime) + tv(ru.ru_stime), code, out })
 }
 
-/// One `strace -f -c` run of the row; None if strace is missing or failed.
+/// One traced run of the row (see `strace`); None if strace is missing or failed.
 fn count_syscalls(row: &Row, cwd: &Path, mode: Stdout, tmp: &Path) -> Option<u64> {
     let mut cmd = Command::new("strace");
-    cmd.args(["-f", "-c", "-o"]).arg(tmp).arg("--").args(&row.argv);
+    cmd.args(crate::strace::TRACE_ARGS).arg("-o").arg(tmp).arg("--").args(&row.argv);
     cmd.env("LC_ALL", "C");
     match row.backend {
         Some(b) => cmd.env("RINGIO_BACKEND", b),
@@ -382,7 +382,7 @@ fn count_syscalls(row: &Row, cwd: &Path, mode: Stdout, tmp: &Path) -> Option<u64
     };
     let text = fs::read_to_string(tmp).ok().filter(|_| ok)?;
     let _ = fs::remove_file(tmp);
-    crate::strace::parse_strace_summary(&text).map(|(total, _)| total)
+    crate::strace::count_trace(&text).map(|(total, _)| total)
 }
 
 struct Result_ {
@@ -636,7 +636,7 @@ fn render(
         s,
         "- method: per workload, 1 warm-up run, then {} rounds running every command once in turn; \
          wall = spawn + wait (+ draining stdout for `pipe`) with `Instant`, nothing subtracted; \
-         cpu = user + sys of the child from `wait4` (median); syscalls = one `strace -f -c` run{}; \
+         cpu = user + sys of the child from `wait4` (median); syscalls = one `strace -f` run, counted from its trace{}; \
          `LC_ALL=C`; commands run in the fixtures directory\n- ×GNU and ×best = median / median of the GNU row, \
          and of the fastest row that is not ours; `[backend]` rows force `RINGIO_BACKEND`\n\
          - stdout = bytes the warm-up run printed; on our rows `=` means byte-identical to GNU, \

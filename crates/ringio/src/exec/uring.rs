@@ -19,7 +19,7 @@
 use std::collections::VecDeque;
 use std::mem::ManuallyDrop;
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::sync::OnceLock;
+use std::sync::{Mutex, OnceLock};
 
 use io_uring::{cqueue, opcode, types, IoUring, Probe};
 
@@ -86,12 +86,22 @@ fn build(flags: u32, entries: u32) -> std::io::Result<IoUring> {
 /// ENOMEM from memlock, a refused register call): the engine then falls back
 /// silently.
 pub(crate) fn caps() -> Option<&'static Caps> {
+    caps_sized(4)
+}
+
+/// The ring the probe was made with, when it was made at an engine's size:
+/// the first engine takes it instead of setting up (and mapping) a second.
+static PROBE_RING: Mutex<Option<(u32, IoUring)>> = Mutex::new(None);
+
+/// [`caps`], probing (the first time) with a ring of `entries` that the
+/// caller can then take from [`PROBE_RING`].
+fn caps_sized(entries: u32) -> Option<&'static Caps> {
     static CAPS: OnceLock<Option<Caps>> = OnceLock::new();
     CAPS.get_or_init(|| {
         let candidates =
             [FLAG_SINGLE_DEFER | FLAG_SUBMIT_ALL, FLAG_COOP | FLAG_SUBMIT_ALL, FLAG_SUBMIT_ALL, 0];
         for flags in candidates {
-            let Ok(ring) = build(flags, 4) else { continue };
+            let Ok(mut ring) = build(flags, entries) else { continue };
             let mut probe = Probe::new();
             if ring.submitter().register_probe(&mut probe).is_err() {
                 return None;
@@ -101,8 +111,11 @@ pub(crate) fn caps() -> Option<&'static Caps> {
             }
             // A ring that can't complete a NOP (seccomp allowing setup but
             // refusing enter) is no ring at all.
-            if !nop_roundtrip(ring) {
+            if !nop_roundtrip(&mut ring) {
                 return None;
+            }
+            if entries > 4 {
+                *PROBE_RING.lock().unwrap_or_else(|e| e.into_inner()) = Some((entries, ring));
             }
             return Some(Caps { flags, probe });
         }
@@ -111,7 +124,7 @@ pub(crate) fn caps() -> Option<&'static Caps> {
     .as_ref()
 }
 
-fn nop_roundtrip(mut ring: IoUring) -> bool {
+fn nop_roundtrip(ring: &mut IoUring) -> bool {
     let e = opcode::Nop::new().build().user_data(7);
     // SAFETY: a NOP references no memory.
     if unsafe { ring.submission().push(&e) }.is_err() {
@@ -182,9 +195,15 @@ impl UringExec {
     /// A ring allowing `depth` operations in flight, io-wq capped at
     /// `iowq_workers` per class. Fails when io_uring is unusable.
     pub(crate) fn new(depth: usize, iowq_workers: u32) -> std::io::Result<UringExec> {
-        let caps = caps().ok_or_else(|| std::io::Error::from_raw_os_error(libc::ENOSYS))?;
         let entries = depth.clamp(4, 32768).next_power_of_two() as u32;
-        let ring = build(caps.flags, entries)?;
+        let caps =
+            caps_sized(entries).ok_or_else(|| std::io::Error::from_raw_os_error(libc::ENOSYS))?;
+        let probed = PROBE_RING.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let ring = match probed {
+            // The probe's NOP completed and was consumed: the ring is empty.
+            Some((n, ring)) if n == entries => ring,
+            _ => build(caps.flags, entries)?,
+        };
         // Measured: the default (8 workers on 2 CPUs) helped nothing. Ignore a
         // refusal: the cap is a tuning, not a requirement.
         let mut max = [iowq_workers, iowq_workers];
