@@ -90,8 +90,10 @@ pub(crate) fn caps() -> Option<&'static Caps> {
 }
 
 /// The ring the probe was made with, when it was made at an engine's size:
-/// the first engine takes it instead of setting up (and mapping) a second.
-static PROBE_RING: Mutex<Option<(u32, IoUring)>> = Mutex::new(None);
+/// the engine that asked takes it instead of setting up (and mapping) a
+/// second. Only on the thread that made it: a SINGLE_ISSUER ring belongs to
+/// its creator, and another thread's enters would fail with EEXIST.
+static PROBE_RING: Mutex<Option<(u32, std::thread::ThreadId, IoUring)>> = Mutex::new(None);
 
 /// [`caps`], probing (the first time) with a ring of `entries` that the
 /// caller can then take from [`PROBE_RING`].
@@ -115,7 +117,8 @@ fn caps_sized(entries: u32) -> Option<&'static Caps> {
                 return None;
             }
             if entries > 4 {
-                *PROBE_RING.lock().unwrap_or_else(|e| e.into_inner()) = Some((entries, ring));
+                let me = std::thread::current().id();
+                *PROBE_RING.lock().unwrap_or_else(|e| e.into_inner()) = Some((entries, me, ring));
             }
             return Some(Caps { flags, probe });
         }
@@ -198,11 +201,21 @@ impl UringExec {
         let entries = depth.clamp(4, 32768).next_power_of_two() as u32;
         let caps =
             caps_sized(entries).ok_or_else(|| std::io::Error::from_raw_os_error(libc::ENOSYS))?;
-        let probed = PROBE_RING.lock().unwrap_or_else(|e| e.into_inner()).take();
+        let probed = {
+            let mut g = PROBE_RING.lock().unwrap_or_else(|e| e.into_inner());
+            let mine = g
+                .as_ref()
+                .is_some_and(|(n, t, _)| *n == entries && *t == std::thread::current().id());
+            if mine {
+                g.take()
+            } else {
+                None
+            }
+        };
         let ring = match probed {
             // The probe's NOP completed and was consumed: the ring is empty.
-            Some((n, ring)) if n == entries => ring,
-            _ => build(caps.flags, entries)?,
+            Some((_, _, ring)) => ring,
+            None => build(caps.flags, entries)?,
         };
         // Measured: the default (8 workers on 2 CPUs) helped nothing. Ignore a
         // refusal: the cap is a tuning, not a requirement.
