@@ -359,6 +359,18 @@ impl Sink for Flushing<'_> {
     }
 }
 
+/// Whether names that need no quotes get a space where others have their
+/// opening quote (GNU's alignment of shell/c-maybe quoted names, in long
+/// format and in columns of a known width), when any name of the listing
+/// is quoted.
+pub fn aligns_quotes(plan: &Plan) -> bool {
+    matches!(
+        plan.quoter.style,
+        cli::quote::Style::Shell | cli::quote::Style::ShellEscape | cli::quote::Style::CMaybe
+    ) && (plan.format == Format::Long
+        || (matches!(plan.format, Format::Columns | Format::Across) && plan.width > 0))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -453,16 +465,4 @@ mod tests {
         f.meta = Some(Meta { mode: libc::S_IFREG | 0o644, ino: 77, ..Meta::default() });
         assert_eq!(render(&p, &[d, f]), " ? a\\ dir\n77 plain\n");
     }
-}
-
-/// Whether names that need no quotes get a space where others have their
-/// opening quote (GNU's alignment of shell/c-maybe quoted names, in long
-/// format and in columns of a known width), when any name of the listing
-/// is quoted.
-pub fn aligns_quotes(plan: &Plan) -> bool {
-    matches!(
-        plan.quoter.style,
-        cli::quote::Style::Shell | cli::quote::Style::ShellEscape | cli::quote::Style::CMaybe
-    ) && (plan.format == Format::Long
-        || (matches!(plan.format, Format::Columns | Format::Across) && plan.width > 0))
 }
