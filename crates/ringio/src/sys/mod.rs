@@ -17,6 +17,7 @@ pub mod users;
 
 use std::ffi::CStr;
 use std::os::fd::RawFd;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::errno::{check, Errno};
 
@@ -126,7 +127,6 @@ pub fn getxattrat(
     follow: bool,
     buf: &mut Vec<u8>,
 ) -> Result<usize, Errno> {
-    use std::sync::atomic::{AtomicBool, Ordering};
     static NO_GETXATTRAT: AtomicBool = AtomicBool::new(false);
     const SYS_GETXATTRAT: libc::c_long = 464;
 
@@ -136,46 +136,38 @@ pub fn getxattrat(
         size: u32,
         flags: u32,
     }
-    buf.clear();
-    let cap = buf.capacity();
-    if !NO_GETXATTRAT.load(Ordering::Relaxed) && cfg!(target_arch = "x86_64") {
-        let mut args = XattrArgs { value: buf.as_mut_ptr() as u64, size: cap as u32, flags: 0 };
-        let at_flags = if follow { 0 } else { libc::AT_SYMLINK_NOFOLLOW };
-        // SAFETY: path and name are NUL-terminated; args points at a live struct
-        // whose value/size describe the vector's allocated capacity.
-        let r = retry(|| unsafe {
-            libc::syscall(
-                SYS_GETXATTRAT,
-                dirfd,
-                path.as_ptr(),
-                at_flags,
-                name.as_ptr(),
-                &mut args as *mut XattrArgs,
-                std::mem::size_of::<XattrArgs>(),
-            ) as _
-        });
-        match r {
-            Err(e) if e == Errno::ENOSYS => NO_GETXATTRAT.store(true, Ordering::Relaxed),
-            Ok(n) => {
-                // SAFETY: the kernel wrote n ≤ cap bytes (0 written when cap == 0).
-                unsafe { buf.set_len(n.min(cap)) };
-                return Ok(n);
-            }
-            Err(e) => return Err(e),
-        }
-    }
-    let full = proc_path(dirfd, path);
-    // SAFETY: full and name are NUL-terminated; the kernel writes at most cap bytes.
-    let r = retry(|| unsafe {
-        if follow {
-            libc::getxattr(full.as_ptr(), name.as_ptr(), buf.as_mut_ptr().cast(), cap) as _
-        } else {
-            libc::lgetxattr(full.as_ptr(), name.as_ptr(), buf.as_mut_ptr().cast(), cap) as _
-        }
-    })?;
-    // SAFETY: as above.
-    unsafe { buf.set_len(r.min(cap)) };
-    Ok(r)
+    xattr_call(
+        &NO_GETXATTRAT,
+        buf,
+        |p, cap| {
+            let mut args = XattrArgs { value: p as u64, size: cap as u32, flags: 0 };
+            // SAFETY: path and name are NUL-terminated; args points at a live
+            // struct whose value/size describe the vector's allocated capacity.
+            retry(|| unsafe {
+                libc::syscall(
+                    SYS_GETXATTRAT,
+                    dirfd,
+                    path.as_ptr(),
+                    at_flags(follow),
+                    name.as_ptr(),
+                    &mut args as *mut XattrArgs,
+                    std::mem::size_of::<XattrArgs>(),
+                ) as _
+            })
+        },
+        |p, cap| {
+            let full = proc_path(dirfd, path);
+            // SAFETY: full and name are NUL-terminated; the kernel writes at
+            // most cap bytes at p, the vector's allocation.
+            retry(|| unsafe {
+                if follow {
+                    libc::getxattr(full.as_ptr(), name.as_ptr(), p.cast(), cap) as _
+                } else {
+                    libc::lgetxattr(full.as_ptr(), name.as_ptr(), p.cast(), cap) as _
+                }
+            })
+        },
+    )
 }
 
 /// Lists the extended attribute names of `path` relative to `dirfd` into
@@ -188,56 +180,80 @@ pub fn listxattrat(
     follow: bool,
     buf: &mut Vec<u8>,
 ) -> Result<usize, Errno> {
-    use std::sync::atomic::{AtomicBool, Ordering};
     static NO_LISTXATTRAT: AtomicBool = AtomicBool::new(false);
     const SYS_LISTXATTRAT: libc::c_long = 465;
     if buf.capacity() < 256 {
         buf.reserve(256);
     }
     loop {
-        buf.clear();
-        let cap = buf.capacity();
-        let mut r = Err(Errno::ENOSYS);
-        if !NO_LISTXATTRAT.load(Ordering::Relaxed) && cfg!(target_arch = "x86_64") {
-            let at_flags = if follow { 0 } else { libc::AT_SYMLINK_NOFOLLOW };
-            // SAFETY: path is NUL-terminated; the kernel writes at most cap
-            // bytes into the vector's allocation.
-            r = retry(|| unsafe {
-                libc::syscall(
-                    SYS_LISTXATTRAT,
-                    dirfd,
-                    path.as_ptr(),
-                    at_flags,
-                    buf.as_mut_ptr(),
-                    cap,
-                ) as _
-            });
-            if r == Err(Errno::ENOSYS) {
-                NO_LISTXATTRAT.store(true, Ordering::Relaxed);
-            }
-        }
-        if r == Err(Errno::ENOSYS) {
-            let full = proc_path(dirfd, path);
-            // SAFETY: full is NUL-terminated; the kernel writes at most cap bytes.
-            r = retry(|| unsafe {
-                if follow {
-                    libc::listxattr(full.as_ptr(), buf.as_mut_ptr().cast(), cap) as _
-                } else {
-                    libc::llistxattr(full.as_ptr(), buf.as_mut_ptr().cast(), cap) as _
-                }
-            });
-        }
+        let r = xattr_call(
+            &NO_LISTXATTRAT,
+            buf,
+            |p, cap| {
+                // SAFETY: path is NUL-terminated; the kernel writes at most
+                // cap bytes at p, the vector's allocation.
+                retry(|| unsafe {
+                    libc::syscall(SYS_LISTXATTRAT, dirfd, path.as_ptr(), at_flags(follow), p, cap)
+                        as _
+                })
+            },
+            |p, cap| {
+                let full = proc_path(dirfd, path);
+                // SAFETY: full is NUL-terminated; the kernel writes at most cap bytes at p.
+                retry(|| unsafe {
+                    if follow {
+                        libc::listxattr(full.as_ptr(), p.cast(), cap) as _
+                    } else {
+                        libc::llistxattr(full.as_ptr(), p.cast(), cap) as _
+                    }
+                })
+            },
+        );
         match r {
-            Ok(n) => {
-                // SAFETY: the kernel wrote n <= cap bytes.
-                unsafe { buf.set_len(n.min(cap)) };
-                return Ok(n);
-            }
             // The list grew past the buffer: try again with room for more.
-            Err(e) if e == Errno(libc::ERANGE) && cap < 1 << 20 => buf.reserve(cap * 4),
-            Err(e) => return Err(e),
+            Err(e) if e == Errno(libc::ERANGE) && buf.capacity() < 1 << 20 => {
+                buf.reserve(buf.capacity() * 4)
+            }
+            r => return r,
         }
     }
+}
+
+fn at_flags(follow: bool) -> libc::c_int {
+    if follow {
+        0
+    } else {
+        libc::AT_SYMLINK_NOFOLLOW
+    }
+}
+
+/// One attribute call into `buf`'s capacity: `at` (an `*xattrat` syscall,
+/// Linux 6.13) unless the kernel lacks it — learnt from its first ENOSYS
+/// and remembered in `missing` — else `by_path` (the path-based call on
+/// `/proc/self/fd/N/path`). Both get the buffer's pointer and capacity;
+/// `buf`'s length becomes what the kernel wrote.
+fn xattr_call(
+    missing: &AtomicBool,
+    buf: &mut Vec<u8>,
+    at: impl FnOnce(*mut u8, usize) -> Result<usize, Errno>,
+    by_path: impl FnOnce(*mut u8, usize) -> Result<usize, Errno>,
+) -> Result<usize, Errno> {
+    buf.clear();
+    let (p, cap) = (buf.as_mut_ptr(), buf.capacity());
+    let mut r = Err(Errno::ENOSYS);
+    if !missing.load(Ordering::Relaxed) && cfg!(target_arch = "x86_64") {
+        r = at(p, cap);
+        if r == Err(Errno::ENOSYS) {
+            missing.store(true, Ordering::Relaxed);
+        }
+    }
+    if r == Err(Errno::ENOSYS) {
+        r = by_path(p, cap);
+    }
+    let n = r?;
+    // SAFETY: the kernel wrote n bytes, at most cap (none when cap == 0).
+    unsafe { buf.set_len(n.min(cap)) };
+    Ok(n)
 }
 
 fn proc_path(dirfd: RawFd, path: &CStr) -> std::ffi::CString {
