@@ -402,11 +402,8 @@ impl Parser<'_> {
                     }
                     return Ok(Ast::Set(set));
                 }
-                if bad_class(self.p, self.i) {
-                    return Err(RegexError("Invalid character class name"));
-                }
-                if reversed_range(self.p, self.i) {
-                    return Err(RegexError("Invalid range end"));
+                if let Some(e) = bracket_error(self.p, self.i) {
+                    return Err(e);
                 }
                 let neg = self.peek() == Some(b'^');
                 match parse_bracket(self.p, self.i) {
@@ -515,59 +512,46 @@ fn fold_set(set: &mut ByteSet, negated: bool) {
     }
 }
 
-/// Whether the bracket expression starting at `i` (after its `[`) names a
-/// character class that doesn't exist before it closes.
-fn bad_class(p: &[u8], i: usize) -> bool {
+/// What GNU refuses in the bracket expression starting at `i` (after its
+/// `[`), the first in the pattern: an unknown `[:class:]`, a range whose
+/// end sorts before its start (`[z-a]`), a class starting a range
+/// (`[[:digit:]-z]`). The set itself is built by `parse_bracket`.
+fn bracket_error(p: &[u8], i: usize) -> Option<RegexError> {
+    const BAD_RANGE: RegexError = RegexError("Invalid range end");
     let mut j = i + usize::from(p.get(i) == Some(&b'^'));
     let start = j;
-    while j < p.len() {
-        if p[j] == b']' && j > start {
-            return false;
-        }
-        if p[j] == b'[' && p.get(j + 1) == Some(&b':') {
-            if let Some(k) = (j + 2..p.len().saturating_sub(1)).find(|&k| &p[k..k + 2] == b":]") {
-                if !crate::bracket::ByteSet::default().add_class(&p[j + 2..k]) {
-                    return true;
-                }
-                j = k + 2;
-                continue;
-            }
-        }
-        j += 1;
-    }
-    false
-}
-
-/// Whether the bracket expression starting at `i` (after its `[`) holds a
-/// range whose end sorts before its start (`[z-a]`), before it closes.
-fn reversed_range(p: &[u8], i: usize) -> bool {
-    let mut j = i + usize::from(p.get(i) == Some(&b'^'));
-    let start = j;
+    // A `-` at `j` followed by something other than the closing `]`.
+    let dash_at = |j: usize| p.get(j) == Some(&b'-') && p.get(j + 1).is_some_and(|&e| e != b']');
     while j < p.len() {
         let c = p[j];
         if c == b']' && j > start {
-            return false;
+            return None;
         }
         if c == b'[' && matches!(p.get(j + 1), Some(b':' | b'=' | b'.')) {
             let d = p[j + 1];
             if let Some(k) =
                 (j + 2..p.len().saturating_sub(1)).find(|&k| p[k] == d && p[k + 1] == b']')
             {
+                if d == b':' && !ByteSet::default().add_class(&p[j + 2..k]) {
+                    return Some(RegexError("Invalid character class name"));
+                }
                 j = k + 2;
-                // A class can't start a range (`[[:digit:]-z]`).
-                if d == b':' && p.get(j) == Some(&b'-') && p.get(j + 1).is_some_and(|&e| e != b']')
-                {
-                    return true;
+                if d == b':' && dash_at(j) {
+                    return Some(BAD_RANGE);
                 }
                 continue;
             }
         }
-        if p.get(j + 1) == Some(&b'-') && j + 2 < p.len() && p[j + 2] != b']' && c > p[j + 2] {
-            return true;
+        if dash_at(j + 1) {
+            if c > p[j + 2] {
+                return Some(BAD_RANGE);
+            }
+            j += 3;
+        } else {
+            j += 1;
         }
-        j += if p.get(j + 1) == Some(&b'-') && j + 2 < p.len() && p[j + 2] != b']' { 3 } else { 1 };
     }
-    false
+    None
 }
 
 /// A bracket expression without classes (Emacs): `[` … `]`.
