@@ -506,8 +506,9 @@ impl Gather {
         let b = Vec::with_capacity(256);
         match self.by_fd.fd(i) {
             Some(fd) => {
-                let p = format!("/proc/self/fd/{fd}");
-                self.eng.getxattr(tok(i, OP_LABEL), libc::AT_FDCWD, p.as_bytes(), SELINUX, true, b);
+                let mut p = [0u8; 32];
+                let p = proc_fd(&mut p, fd);
+                self.eng.getxattr(tok(i, OP_LABEL), libc::AT_FDCWD, p, SELINUX, true, b);
                 self.by_fd.left[i] += 1;
             }
             None => self.eng.getxattr(tok(i, OP_LABEL), dirfd, name, SELINUX, true, b),
@@ -573,13 +574,7 @@ impl Gather {
         put_stat(&mut listing.entries[i], &mut listing.errors, i, r);
         let mut left = 0;
         let mut p = [0u8; 32];
-        let n = {
-            use std::io::Write;
-            let mut w = &mut p[..];
-            let _ = write!(w, "/proc/self/fd/{fd}");
-            32 - w.len()
-        };
-        let p = &p[..n];
+        let p = proc_fd(&mut p, fd);
         if !self.uring() && (!self.no_acl || !self.no_label) {
             // One LISTXATTR answers the ACL and context questions.
             self.eng.listxattr(tok(i, OP_XLIST), libc::AT_FDCWD, p, true, Vec::new());
@@ -955,4 +950,14 @@ fn put_stat(e: &mut Entry, errors: &mut Vec<(usize, Errno)>, i: usize, r: Result
             errors.push((i, err));
         }
     }
+}
+
+/// `/proc/self/fd/FD`, written into `buf`: the path that reaches an
+/// O_PATH descriptor's file (see [`ByFd`]).
+fn proc_fd(buf: &mut [u8; 32], fd: i32) -> &[u8] {
+    use std::io::Write;
+    let mut w = &mut buf[..];
+    let _ = write!(w, "/proc/self/fd/{fd}");
+    let n = 32 - w.len();
+    &buf[..n]
 }
