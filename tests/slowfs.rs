@@ -256,7 +256,7 @@ fn mirror(tag: &str) -> Option<(TempDir, PathBuf, PathBuf, Server)> {
         eprintln!("skipping: {why}");
         return None;
     }
-    let Some(xtask) = slowmount::xtask() else {
+    let Some(xtask) = util::xtask_bin() else {
         eprintln!("skipping: the xtask binary could not be built");
         return None;
     };

@@ -1,14 +1,14 @@
 //! Starting `cargo xtask slowfs` from the tests: shared by the slow-fs
-//! comparisons (tests/slowfs.rs) and the fault suite's misbehaving file
-//! systems (tests/faults/misfs.rs).
+//! comparisons (tests/slowfs.rs), the fault suite's misbehaving file
+//! systems (tests/faults/misfs.rs) and xtask's own slowfs tests
+//! (xtask/tests/slowfs.rs, which include this file by path), so it uses
+//! nothing but std.
 
 use std::ffi::OsStr;
 use std::fs;
 use std::io::{BufRead, BufReader, Read};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
-
-use crate::util;
 
 /// Why a FUSE file system cannot be mounted here, if it cannot.
 pub fn unusable() -> Option<String> {
@@ -24,27 +24,6 @@ pub fn unusable() -> Option<String> {
         return Some(format!("/dev/fuse: {e}"));
     }
     None
-}
-
-/// The xtask binary next to ours, built if it is not there yet (a plain
-/// `cargo test --test integration` does not build other packages).
-pub fn xtask() -> Option<PathBuf> {
-    let bin_dir = util::ours("lsr").parent()?.to_path_buf();
-    let exe = bin_dir.join("xtask");
-    if !exe.exists() {
-        let profile = match bin_dir.file_name()?.to_str()? {
-            "debug" => "dev".to_string(),
-            p => p.to_string(),
-        };
-        let st = Command::new(env!("CARGO"))
-            .args(["build", "--quiet", "-p", "xtask", "--bin", "xtask", "--profile", &profile])
-            .status()
-            .ok()?;
-        if !st.success() {
-            return None;
-        }
-    }
-    exe.exists().then_some(exe)
 }
 
 /// Whether `mp` is a mount point now.

@@ -608,3 +608,24 @@ pub fn kernel_state_shared() -> std::sync::RwLockReadGuard<'static, ()> {
 pub fn kernel_state_exclusive() -> std::sync::RwLockWriteGuard<'static, ()> {
     KERNEL_STATE.write().unwrap_or_else(|e| e.into_inner())
 }
+
+/// The xtask binary next to ours, built if it is not there yet (a plain
+/// `cargo test --test integration` does not build other packages).
+pub fn xtask_bin() -> Option<PathBuf> {
+    let bin_dir = ours("lsr").parent()?.to_path_buf();
+    let exe = bin_dir.join("xtask");
+    if !exe.exists() {
+        let profile = match bin_dir.file_name()?.to_str()? {
+            "debug" => "dev".to_string(),
+            p => p.to_string(),
+        };
+        let st = Command::new(env!("CARGO"))
+            .args(["build", "--quiet", "-p", "xtask", "--bin", "xtask", "--profile", &profile])
+            .status()
+            .ok()?;
+        if !st.success() {
+            return None;
+        }
+    }
+    exe.exists().then_some(exe)
+}

@@ -26,7 +26,7 @@ impl Mount {
             skip("misbehaving file systems", &why);
             return None;
         }
-        let Some(xtask) = slowmount::xtask() else {
+        let Some(xtask) = util::xtask_bin() else {
             skip("misbehaving file systems", "the xtask binary could not be built");
             return None;
         };

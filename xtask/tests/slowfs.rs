@@ -6,31 +6,20 @@
 
 use std::ffi::OsStr;
 use std::fs;
-use std::io::{BufRead, BufReader, Read};
+use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::sync::{Arc, Barrier};
 use std::time::{Duration, Instant};
 
-const XTASK: &str = env!("CARGO_BIN_EXE_xtask");
+#[path = "../../tests/slowmount.rs"]
+mod slowmount;
 
-/// Why FUSE cannot be used here, if it cannot.
-fn fuse_unusable() -> Option<String> {
-    let status = fs::read_to_string("/proc/self/status").unwrap_or_default();
-    let euid = status
-        .lines()
-        .find_map(|l| l.strip_prefix("Uid:"))
-        .and_then(|l| l.split_whitespace().nth(1).map(str::to_string));
-    if euid.as_deref() != Some("0") {
-        return Some("not running as root (mount(2) of a FUSE file system needs it)".into());
-    }
-    if let Err(e) = fs::OpenOptions::new().read(true).write(true).open("/dev/fuse") {
-        return Some(format!("/dev/fuse: {e}"));
-    }
-    None
-}
+use slowmount::mounted;
+
+const XTASK: &str = env!("CARGO_BIN_EXE_xtask");
 
 fn have(cmd: &str) -> bool {
     Command::new("sh")
@@ -63,16 +52,6 @@ impl Drop for Scratch {
     }
 }
 
-fn mounted(mp: &Path) -> bool {
-    let want = mp.as_os_str().as_bytes();
-    let text = fs::read("/proc/self/mountinfo").unwrap_or_default();
-    text.split(|&b| b == b'\n').any(|line| {
-        let f: Vec<&[u8]> = line.split(|&b| b == b' ').collect();
-        // Our test paths have no characters mountinfo escapes.
-        f.len() > 4 && f[4] == want
-    })
-}
-
 /// A running `xtask slowfs` in the foreground.
 struct Server {
     child: Child,
@@ -83,29 +62,15 @@ impl Server {
     /// Starts the server; None (after printing why) when the kernel refuses
     /// the mount for lack of privilege, so the test can skip.
     fn start(src: &Path, mp: &Path, extra: &[&str]) -> Option<Server> {
-        fs::create_dir_all(mp).unwrap();
-        let mut child = Command::new(XTASK)
-            .arg("slowfs")
-            .arg(mp)
-            .arg("--source")
-            .arg(src)
-            .args(extra)
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("run xtask");
-        let mut line = String::new();
-        BufReader::new(child.stdout.take().unwrap()).read_line(&mut line).unwrap();
-        if line.trim() != "ready" {
-            let mut err = String::new();
-            let _ = child.stderr.take().unwrap().read_to_string(&mut err);
-            let _ = child.wait();
-            if err.contains("mount(2)") && err.contains("Operation not permitted") {
-                eprintln!("skipping: FUSE cannot be mounted here: {}", err.trim());
+        let extra: Vec<&OsStr> = extra.iter().map(OsStr::new).collect();
+        let child = match slowmount::start(Path::new(XTASK), src, mp, &extra) {
+            Ok(c) => c,
+            Err(err) if err.contains("mount(2)") && err.contains("Operation not permitted") => {
+                eprintln!("skipping: FUSE cannot be mounted here: {err}");
                 return None;
             }
-            panic!("slowfs did not become ready: stdout {line:?}, stderr {err}");
-        }
+            Err(err) => panic!("slowfs did not become ready: {err}"),
+        };
         assert!(mounted(mp), "ready, but {} is not in mountinfo", mp.display());
         Some(Server { child, mp: mp.to_path_buf() })
     }
@@ -267,7 +232,7 @@ fn stats_value(stats: &str, key: &str) -> u64 {
 
 #[test]
 fn gnu_tools_see_the_source_through_a_slow_mount() {
-    if let Some(why) = fuse_unusable() {
+    if let Some(why) = slowmount::unusable() {
         eprintln!("skipping: {why}");
         return;
     }
@@ -354,7 +319,7 @@ fn gnu_tools_see_the_source_through_a_slow_mount() {
 
 #[test]
 fn daemon_mode_and_signals_unmount_cleanly() {
-    if let Some(why) = fuse_unusable() {
+    if let Some(why) = slowmount::unusable() {
         eprintln!("skipping: {why}");
         return;
     }
