@@ -5,6 +5,7 @@ mod du;
 mod faults;
 mod find;
 mod finish;
+mod locales;
 mod ls;
 mod slowfs;
 mod slowmount;

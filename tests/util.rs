@@ -629,3 +629,49 @@ pub fn xtask_bin() -> Option<PathBuf> {
     }
     exe.exists().then_some(exe)
 }
+
+/// The locales the differential suites run in: the two glibc builds in and
+/// three that `cargo xtask test` generates (GNU's output differs in each:
+/// collation, dates, numbers, messages, quote marks).
+pub const LOCALES: [&str; 5] = ["C", "C.UTF-8", "en_US.UTF-8", "de_DE.UTF-8", "ja_JP.UTF-8"];
+
+/// A prerequisite is missing: under `CI=true` (where `cargo xtask test` was
+/// meant to install it) that fails the test; elsewhere the skip is printed
+/// so the run shows it.
+pub fn prerequisite_missing(test: &str, what: &str) {
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{test}: {what} (cargo xtask test installs it; CI=true makes a skip a failure)");
+    }
+    eprintln!("SKIPPED {test}: {what}");
+}
+
+/// Whether glibc has `name` (C and POSIX always; C.UTF-8 is built in).
+pub fn locale_installed(name: &str) -> bool {
+    use std::sync::OnceLock;
+    static LIST: OnceLock<Vec<String>> = OnceLock::new();
+    let norm = |s: &str| s.to_ascii_lowercase().replace("utf-8", "utf8");
+    let list = LIST.get_or_init(|| {
+        Command::new("locale")
+            .arg("-a")
+            .output()
+            .map(|o| String::from_utf8_lossy(&o.stdout).lines().map(norm).collect())
+            .unwrap_or_default()
+    });
+    name == "C" || name == "POSIX" || list.contains(&norm(name))
+}
+
+/// The [`LOCALES`] installed here; each missing one is reported through
+/// [`prerequisite_missing`] (a failure under CI).
+pub fn locales(test: &str) -> Vec<&'static str> {
+    LOCALES
+        .iter()
+        .copied()
+        .filter(|l| {
+            let ok = locale_installed(l);
+            if !ok {
+                prerequisite_missing(test, &format!("locale {l} is not installed"));
+            }
+            ok
+        })
+        .collect()
+}

@@ -2,6 +2,6 @@ cli::sigpipe_hook!();
 cli::stdio_hook!();
 
 fn main() {
-    cli::init("lcat");
+    cli::init("lcat", cli::locale::Domain::Coreutils);
     std::process::exit(cat::run(std::env::args_os().skip(1).collect()));
 }

@@ -14,7 +14,43 @@ const TEST_PACKAGES: &[(&str, &str)] = &[
     ("findutils", "find"),
     ("util-linux", "setpriv"),
     ("man-db", "man"),
+    ("locales", "locale-gen"),
 ];
+
+/// The locales the differential suites run in besides C and C.UTF-8 (which
+/// glibc builds in): GNU's output differs in each (collation, dates,
+/// numbers, messages), see tests/locales.rs.
+pub const TEST_LOCALES: &[&str] = &["en_US.UTF-8", "de_DE.UTF-8", "ja_JP.UTF-8"];
+
+/// Whether `locale -a` lists `name` (glibc normalises "UTF-8" to "utf8").
+fn locale_installed(name: &str) -> bool {
+    let norm = |s: &str| s.to_ascii_lowercase().replace("utf-8", "utf8");
+    Command::new("locale")
+        .arg("-a")
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).lines().any(|l| norm(l) == norm(name)))
+        .unwrap_or(false)
+}
+
+/// Generates the test locales that are missing, with `localedef` (the
+/// `locales` package's data; about a second each). Reports, but does not
+/// fail: the locale tests say what is missing, and fail under CI=true.
+pub fn ensure_locales() {
+    for name in TEST_LOCALES {
+        if locale_installed(name) {
+            continue;
+        }
+        let (lang, charmap) = name.split_once('.').unwrap_or((name, "UTF-8"));
+        eprintln!("xtask: generating locale {name}");
+        let ok = Command::new("localedef")
+            .args(["-i", lang, "-f", charmap, name])
+            .status()
+            .is_ok_and(|s| s.success() || locale_installed(name));
+        if !ok {
+            eprintln!("xtask: could not generate locale {name}; the locale tests will say so");
+        }
+    }
+}
 
 fn have(cmd: &str) -> bool {
     Command::new("sh")
@@ -52,5 +88,7 @@ pub fn ensure_packages(list: &[(&str, &str)]) -> Result<(), String> {
 }
 
 pub fn ensure_test_packages() -> Result<(), String> {
-    ensure_packages(TEST_PACKAGES)
+    ensure_packages(TEST_PACKAGES)?;
+    ensure_locales();
+    Ok(())
 }

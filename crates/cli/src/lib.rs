@@ -6,6 +6,7 @@
 pub mod argmatch;
 pub mod files0;
 pub mod glob;
+pub mod locale;
 pub mod mode;
 pub mod msg;
 pub mod num;
@@ -60,9 +61,11 @@ macro_rules! c_main {
     };
 }
 
-/// Sets up a tool's process: program name from argv[0] (so a symlink named
-/// `ls` reports as `ls`), SIGPIPE as GNU has it.
-pub fn init(default_name: &str) {
+/// Sets up a tool's process: the user's locale and GNU's message catalogs
+/// for `domain` (first, as GNU's mains do), program name from argv[0] (so
+/// a symlink named `ls` reports as `ls`), SIGPIPE as GNU has it.
+pub fn init(default_name: &str, domain: locale::Domain) {
+    locale::init(domain);
     msg::init_progname(default_name);
     ringio::sys::mem::set_oom_name(progname());
     ringio::sys::mem::adapt_to_limits();

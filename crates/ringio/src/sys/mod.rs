@@ -6,6 +6,7 @@
 pub mod access;
 pub mod fnmatch;
 pub mod fs;
+pub mod locale;
 pub mod mem;
 pub mod proc;
 pub mod seccomp;

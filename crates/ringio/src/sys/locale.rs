@@ -1,0 +1,251 @@
+//! The C library's locale machinery, as GNU's tools use it: `setlocale`,
+//! collation, multibyte decoding and character classes, `nl_langinfo`,
+//! `localeconv`, `strftime` and gettext.
+//!
+//! GNU's tools call glibc for every locale-dependent decision, and no crate
+//! reproduces glibc's answers (collation tables, `wcwidth` over Unicode 14,
+//! which bytes are invalid in which charset), so the tools call the same
+//! functions. Everything here is a thin, safe wrapper; the policy (what is
+//! cached, what the C locale short-cuts) lives in `cli::locale`.
+
+use std::cmp::Ordering;
+use std::ffi::{c_char, c_int, CStr};
+
+use crate::sys::time::Tm;
+
+/// A wide character as glibc's `wchar_t` (UCS-4 on Linux).
+pub type WChar = i32;
+
+extern "C" {
+    fn mbrtowc(pwc: *mut WChar, s: *const c_char, n: usize, ps: *mut MbState) -> usize;
+    fn wcwidth(c: WChar) -> c_int;
+    fn iswprint(c: u32) -> c_int;
+    fn iswcntrl(c: u32) -> c_int;
+    fn towlower(c: u32) -> u32;
+    fn __ctype_get_mb_cur_max() -> usize;
+    fn dcgettext(domain: *const c_char, msgid: *const c_char, category: c_int) -> *mut c_char;
+    fn bindtextdomain(domain: *const c_char, dir: *const c_char) -> *mut c_char;
+    fn textdomain(domain: *const c_char) -> *mut c_char;
+}
+
+/// glibc's `mbstate_t`: 8 bytes (a count and a value), all-zero initially.
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+pub struct MbState {
+    count: c_int,
+    value: u32,
+}
+
+/// `LC_*` categories, re-exported so callers need no libc.
+pub use libc::{LC_ALL, LC_COLLATE, LC_CTYPE, LC_MESSAGES, LC_NUMERIC, LC_TIME};
+
+/// `setlocale(LC_ALL, "")`: the user's locale from LC_ALL, LC_*, LANG.
+/// glibc's all-or-nothing rule applies: when any category names a locale
+/// that isn't installed the call fails and everything stays "C", as in GNU.
+pub fn set_from_env() -> bool {
+    // SAFETY: the argument is a static NUL-terminated string; the tools call
+    // this first, on the main thread, before any other thread exists (glibc
+    // requires that setlocale not race other locale users).
+    !unsafe { libc::setlocale(libc::LC_ALL, c"".as_ptr()) }.is_null()
+}
+
+/// The name of the locale in force for `category` ("C", "de_DE.UTF-8", …).
+pub fn name(category: c_int) -> Vec<u8> {
+    // SAFETY: a NULL locale argument only queries; the returned string is
+    // copied before any other setlocale call can overwrite it.
+    let p = unsafe { libc::setlocale(category, std::ptr::null()) };
+    if p.is_null() {
+        return b"C".to_vec();
+    }
+    // SAFETY: setlocale returned a NUL-terminated string owned by libc.
+    unsafe { CStr::from_ptr(p) }.to_bytes().to_vec()
+}
+
+/// `MB_CUR_MAX`: 1 in single-byte locales (C, POSIX), 6 in UTF-8 ones.
+pub fn mb_cur_max() -> usize {
+    // SAFETY: a pure query of the current LC_CTYPE.
+    unsafe { __ctype_get_mb_cur_max() }
+}
+
+/// `strcoll` of two NUL-terminated strings.
+pub fn strcoll(a: &CStr, b: &CStr) -> Ordering {
+    // SAFETY: both strings are NUL-terminated and live for the call.
+    unsafe { libc::strcoll(a.as_ptr(), b.as_ptr()) }.cmp(&0)
+}
+
+/// Appends `strxfrm(s)` (without its NUL) to `out`.
+pub fn strxfrm_into(out: &mut Vec<u8>, s: &CStr) {
+    let start = out.len();
+    let mut cap = s.to_bytes().len() * 4 + 16;
+    loop {
+        out.resize(start + cap, 0);
+        // SAFETY: the destination has `cap` writable bytes; s is NUL-terminated.
+        let n = unsafe { libc::strxfrm(out[start..].as_mut_ptr().cast(), s.as_ptr(), cap) };
+        if n < cap {
+            out.truncate(start + n);
+            return;
+        }
+        cap = n + 1;
+    }
+}
+
+/// One step of multibyte decoding.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decoded {
+    /// A character and the bytes it took (a NUL byte decodes as `Char(0, 1)`).
+    Char(WChar, usize),
+    /// The first byte starts no valid sequence.
+    Invalid,
+    /// The bytes end inside a sequence.
+    Incomplete,
+}
+
+/// `mbrtowc` on the start of `s` (non-empty), from the initial shift state.
+pub fn decode(s: &[u8]) -> Decoded {
+    let mut st = MbState::default();
+    let mut wc: WChar = 0;
+    // SAFETY: the pointer and length describe `s`; mbrtowc reads at most
+    // `s.len()` bytes and writes one wchar_t and the state we own.
+    let n = unsafe { mbrtowc(&mut wc, s.as_ptr().cast(), s.len(), &mut st) };
+    match n {
+        usize::MAX => Decoded::Invalid,
+        n if n == usize::MAX - 1 => Decoded::Incomplete,
+        0 => Decoded::Char(0, 1),
+        n => Decoded::Char(wc, n),
+    }
+}
+
+/// `wcwidth`: columns the character takes, -1 when it isn't printable.
+pub fn width(c: WChar) -> i32 {
+    // SAFETY: a pure table lookup in the current LC_CTYPE.
+    unsafe { wcwidth(c) }
+}
+
+/// `iswprint`.
+pub fn is_print(c: WChar) -> bool {
+    // SAFETY: a pure table lookup in the current LC_CTYPE.
+    unsafe { iswprint(c as u32) != 0 }
+}
+
+/// `iswcntrl`.
+pub fn is_cntrl(c: WChar) -> bool {
+    // SAFETY: a pure table lookup in the current LC_CTYPE.
+    unsafe { iswcntrl(c as u32) != 0 }
+}
+
+/// `towlower`.
+pub fn to_lower(c: WChar) -> WChar {
+    // SAFETY: a pure table lookup in the current LC_CTYPE.
+    unsafe { towlower(c as u32) as WChar }
+}
+
+/// `nl_langinfo(item)` copied out (ABMON_1.., DAY_1.., CODESET, D_T_FMT …).
+pub fn langinfo(item: libc::nl_item) -> Vec<u8> {
+    // SAFETY: nl_langinfo returns a NUL-terminated string owned by libc (never
+    // NULL in glibc); it is copied before another locale call can change it.
+    let p = unsafe { libc::nl_langinfo(item) };
+    if p.is_null() {
+        return Vec::new();
+    }
+    // SAFETY: as above.
+    unsafe { CStr::from_ptr(p) }.to_bytes().to_vec()
+}
+
+pub use libc::{ABDAY_1, ABMON_1, CODESET, DAY_1, D_FMT, D_T_FMT, MON_1, T_FMT, T_FMT_AMPM};
+
+/// What `localeconv()` says about numbers.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Numeric {
+    pub decimal_point: Vec<u8>,
+    pub thousands_sep: Vec<u8>,
+    /// The C library's grouping string (group sizes; CHAR_MAX ends grouping).
+    pub grouping: Vec<u8>,
+}
+
+pub fn numeric() -> Numeric {
+    // SAFETY: localeconv returns a pointer to a static struct of libc's; the
+    // strings are copied before any other locale call could change them.
+    let lc = unsafe { &*libc::localeconv() };
+    let s = |p: *const c_char| {
+        if p.is_null() {
+            Vec::new()
+        } else {
+            // SAFETY: localeconv's fields are NUL-terminated strings.
+            unsafe { CStr::from_ptr(p) }.to_bytes().to_vec()
+        }
+    };
+    Numeric {
+        decimal_point: s(lc.decimal_point),
+        thousands_sep: s(lc.thousands_sep),
+        grouping: s(lc.grouping),
+    }
+}
+
+/// Appends `strftime(fmt, tm)` to `out`. `fmt` must not contain NUL. An
+/// expansion that is legitimately empty (`%p` in de_DE) appends nothing.
+pub fn strftime_into(out: &mut Vec<u8>, fmt: &CStr, tm: &Tm) {
+    // SAFETY: tm is a plain C struct for which all-zero bytes are valid.
+    let mut c: libc::tm = unsafe { std::mem::zeroed() };
+    c.tm_year = (tm.year - 1900) as c_int;
+    c.tm_mon = tm.mon as c_int;
+    c.tm_mday = tm.mday as c_int;
+    c.tm_hour = tm.hour as c_int;
+    c.tm_min = tm.min as c_int;
+    c.tm_sec = tm.sec as c_int;
+    c.tm_wday = tm.wday as c_int;
+    c.tm_yday = tm.yday as c_int;
+    c.tm_isdst = tm.isdst;
+    c.tm_gmtoff = tm.gmtoff as _;
+    let mut zone = tm.zone.clone();
+    zone.push(0);
+    c.tm_zone = zone.as_ptr().cast();
+    // strftime returns 0 both for "no room" and for an empty result; a
+    // leading space in the format (removed afterwards) tells them apart.
+    let mut f = Vec::with_capacity(fmt.to_bytes().len() + 2);
+    f.push(b' ');
+    f.extend_from_slice(fmt.to_bytes());
+    f.push(0);
+    let mut cap = 256usize;
+    loop {
+        let mut buf = vec![0u8; cap];
+        // SAFETY: buf has `cap` writable bytes, f is NUL-terminated, and c
+        // (with its zone string, alive until the end of this function) is
+        // a valid struct tm.
+        let n = unsafe { libc::strftime(buf.as_mut_ptr().cast(), cap, f.as_ptr().cast(), &c) };
+        if n > 0 {
+            out.extend_from_slice(&buf[1..n]);
+            return;
+        }
+        if cap > 1 << 20 {
+            return;
+        }
+        cap *= 4;
+    }
+}
+
+/// Binds `domain`'s catalogs to `dir` and makes it the default domain.
+pub fn text_domain(domain: &CStr, dir: &CStr) {
+    // SAFETY: both are NUL-terminated static strings; glibc copies them.
+    unsafe {
+        bindtextdomain(domain.as_ptr(), dir.as_ptr());
+        textdomain(domain.as_ptr());
+    }
+}
+
+/// `dcgettext(NULL, msgid, category)`: the translation in the default
+/// domain, or `None` when the catalog has none (glibc then returns the
+/// msgid pointer itself, which is how GNU's `gettext_quote` tells a
+/// translation that happens to equal the msgid from no translation).
+pub fn translate(msgid: &'static CStr, category: c_int) -> Option<&'static [u8]> {
+    // SAFETY: msgid is NUL-terminated and static; glibc returns either that
+    // pointer or one into a catalog it has mapped for the rest of the
+    // process (catalogs are never unmapped while the locale stays set, and
+    // the tools set it once, before any lookup).
+    let p = unsafe { dcgettext(std::ptr::null(), msgid.as_ptr(), category) };
+    if p.is_null() || std::ptr::eq(p.cast_const(), msgid.as_ptr()) {
+        None
+    } else {
+        // SAFETY: as above: a NUL-terminated string that lives as long as the process.
+        Some(unsafe { CStr::from_ptr(p) }.to_bytes())
+    }
+}

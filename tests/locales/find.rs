@@ -1,0 +1,4 @@
+//! Locale differential tests: find.
+
+#[allow(unused_imports)]
+use crate::util::*;

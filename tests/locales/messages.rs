@@ -1,0 +1,4 @@
+//! Locale differential tests: messages.
+
+#[allow(unused_imports)]
+use crate::util::*;

@@ -1,0 +1,4 @@
+//! Locale differential tests: names.
+
+#[allow(unused_imports)]
+use crate::util::*;

@@ -1,0 +1,4 @@
+//! Locale differential tests: numbers.
+
+#[allow(unused_imports)]
+use crate::util::*;

@@ -1,0 +1,4 @@
+//! Locale differential tests: sort.
+
+#[allow(unused_imports)]
+use crate::util::*;

@@ -1,0 +1,4 @@
+//! Locale differential tests: times.
+
+#[allow(unused_imports)]
+use crate::util::*;
