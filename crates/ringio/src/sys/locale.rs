@@ -49,6 +49,14 @@ pub fn set_from_env() -> bool {
     !unsafe { libc::setlocale(libc::LC_ALL, c"".as_ptr()) }.is_null()
 }
 
+/// `setlocale(category, name)` with an explicit name (tests, and callers
+/// that must switch one category); false when the locale isn't installed.
+pub fn set_named(category: c_int, name: &CStr) -> bool {
+    // SAFETY: name is NUL-terminated for the call; the caller guarantees no
+    // other thread uses locale-dependent functions meanwhile (glibc's rule).
+    !unsafe { libc::setlocale(category, name.as_ptr()) }.is_null()
+}
+
 /// The name of the locale in force for `category` ("C", "de_DE.UTF-8", …).
 pub fn name(category: c_int) -> Vec<u8> {
     // SAFETY: a NULL locale argument only queries; the returned string is

@@ -1,0 +1,95 @@
+//! Facts about glibc's locales that the tools rely on, re-measured on the
+//! machine that runs the tests (docs/locale.md says what relies on each).
+//! A test binary of its own: `setlocale` is process-wide, and no other test
+//! may see the locale change under it.
+
+use std::cmp::Ordering;
+use std::ffi::CString;
+
+use ringio::sys::locale;
+
+/// A small deterministic generator (xorshift), so a failure reproduces.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+}
+
+/// Names from the alphabet that makes collation interesting: mixed case,
+/// accents, ß, punctuation, digits, CJK, a combining mark, and bytes that
+/// are not valid UTF-8 (lone continuation bytes, 0xfe/0xff, truncated
+/// sequences).
+fn random_name(r: &mut Rng) -> CString {
+    const PIECES: &[&[u8]] = &[
+        b"a", b"A", b"b", b"B", b"e", b"E", b"z", b"0", b"1", b"9", b"_", b"-", b".", b" ", b"~",
+        "é".as_bytes(), "É".as_bytes(), "ß".as_bytes(), "ä".as_bytes(), "日".as_bytes(),
+        "あ".as_bytes(), "\u{301}".as_bytes(), "ｆ".as_bytes(), b"\xff", b"\xfe", b"\x80",
+        b"\xe6\x97", b"\x01",
+    ];
+    let len = 1 + (r.next() % 6) as usize;
+    let mut v = Vec::new();
+    for _ in 0..len {
+        v.extend_from_slice(PIECES[(r.next() % PIECES.len() as u64) as usize]);
+    }
+    CString::new(v).unwrap()
+}
+
+fn set(name: &str) -> bool {
+    let c = CString::new(name).unwrap();
+    // The process is this test binary alone and this test runs its cases
+    // in one thread (see main below), so changing the locale races nothing.
+    locale::set_named(libc::LC_ALL, &c)
+}
+
+/// `cli::locale` treats C.UTF-8's collation as byte order (no strcoll call
+/// per comparison). glibc's C.UTF-8 collates by code point, which UTF-8's
+/// byte order preserves, and (measured here) it orders invalid sequences
+/// by byte too.
+fn c_utf8_collates_as_strcmp() {
+    if !set("C.UTF-8") {
+        panic!("C.UTF-8 is built into glibc (libc-bin); setlocale refused it");
+    }
+    let mut r = Rng(0x9e37_79b9_7f4a_7c15);
+    let names: Vec<CString> = (0..1500).map(|_| random_name(&mut r)).collect();
+    let mut pairs = 0usize;
+    for a in &names {
+        for b in &names {
+            let want = a.as_bytes().cmp(b.as_bytes());
+            let got = locale::strcoll(a, b);
+            assert_eq!(got, want, "strcoll({a:?}, {b:?}) in C.UTF-8");
+            pairs += 1;
+        }
+    }
+    eprintln!("C.UTF-8: strcoll == strcmp on {pairs} pairs");
+}
+
+/// Why lsr does not sort by `strxfrm` keys alone: in en_US.UTF-8 they
+/// disagree with `strcoll` (which GNU ls uses) on rare pairs.
+fn en_us_keys_disagree_with_strcoll() {
+    if !set("en_US.UTF-8") {
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            panic!("en_US.UTF-8 is not installed (cargo xtask test generates it)");
+        }
+        eprintln!("SKIPPED en_US_keys_disagree_with_strcoll: en_US.UTF-8 not installed");
+        return;
+    }
+    let a = CString::new("0ß").unwrap();
+    let b = CString::new("~0~ß").unwrap();
+    let (mut ka, mut kb) = (Vec::new(), Vec::new());
+    locale::strxfrm_into(&mut ka, &a);
+    locale::strxfrm_into(&mut kb, &b);
+    assert_eq!(locale::strcoll(&a, &b), Ordering::Less);
+    assert_eq!(ka.cmp(&kb), Ordering::Greater, "glibc's keys now agree: see docs/locale.md");
+}
+
+#[test]
+fn facts() {
+    // One #[test], so the cases share one thread and run in order.
+    c_utf8_collates_as_strcmp();
+    en_us_keys_disagree_with_strcoll();
+}
