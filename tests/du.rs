@@ -722,6 +722,7 @@ fn syscalls_stay_per_entry() {
     let entries = 20 + 20 * 25;
     for backend in ["sync", "threads"] {
         let out = Command::new("strace")
+            .env("LC_ALL", "C")
             .args([
                 "-f",
                 "-c",

@@ -893,7 +893,13 @@ fn head_closes_pipe_quietly() {
     // Out of space: an error and status 2, like GNU.
     if Path::new("/dev/full").exists() {
         let f = std::fs::OpenOptions::new().write(true).open("/dev/full").unwrap();
-        let o = Command::new(ours).arg("-l").current_dir(t.path()).stdout(f).output().unwrap();
+        let o = Command::new(ours)
+            .env("LC_ALL", "C")
+            .arg("-l")
+            .current_dir(t.path())
+            .stdout(f)
+            .output()
+            .unwrap();
         assert_eq!(o.status.code(), Some(2));
         assert!(String::from_utf8_lossy(&o.stderr).contains("write error"));
     }
@@ -915,6 +921,7 @@ fn no_stat_without_need() {
     for args in [&[][..], &["-1"], &["-a"], &["-U"], &["-r"], &["-p"], &["--file-type"], &["-C"]] {
         for b in ["sync", "threads"] {
             let o = Command::new("strace")
+                .env("LC_ALL", "C")
                 .args([
                     "-f",
                     "-qq",
@@ -955,6 +962,7 @@ fn uring_syscall_budget() {
     }
     let ours = env!("CARGO_BIN_EXE_lsr");
     let o = Command::new("strace")
+        .env("LC_ALL", "C")
         .args(["-f", "-c", "-o", "/dev/stderr"])
         .arg(ours)
         .arg("-al")

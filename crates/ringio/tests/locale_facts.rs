@@ -26,10 +26,34 @@ impl Rng {
 /// sequences).
 fn random_name(r: &mut Rng) -> CString {
     const PIECES: &[&[u8]] = &[
-        b"a", b"A", b"b", b"B", b"e", b"E", b"z", b"0", b"1", b"9", b"_", b"-", b".", b" ", b"~",
-        "é".as_bytes(), "É".as_bytes(), "ß".as_bytes(), "ä".as_bytes(), "日".as_bytes(),
-        "あ".as_bytes(), "\u{301}".as_bytes(), "ｆ".as_bytes(), b"\xff", b"\xfe", b"\x80",
-        b"\xe6\x97", b"\x01",
+        b"a",
+        b"A",
+        b"b",
+        b"B",
+        b"e",
+        b"E",
+        b"z",
+        b"0",
+        b"1",
+        b"9",
+        b"_",
+        b"-",
+        b".",
+        b" ",
+        b"~",
+        "é".as_bytes(),
+        "É".as_bytes(),
+        "ß".as_bytes(),
+        "ä".as_bytes(),
+        "日".as_bytes(),
+        "あ".as_bytes(),
+        "\u{301}".as_bytes(),
+        "ｆ".as_bytes(),
+        b"\xff",
+        b"\xfe",
+        b"\x80",
+        b"\xe6\x97",
+        b"\x01",
     ];
     let len = 1 + (r.next() % 6) as usize;
     let mut v = Vec::new();
