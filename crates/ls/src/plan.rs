@@ -152,11 +152,8 @@ impl Plan {
 
         // Read leniently, as GNU's human_options does for the environment
         // (BLOCK_SIZE=2x means 2).
-        let default_block = if env.posixly_correct {
-            SizeFormat::Blocks { block: 512, suffix: None }
-        } else {
-            SizeFormat::Blocks { block: 1024, suffix: None }
-        };
+        let default_block =
+            if env.posixly_correct { SizeFormat::blocks(512) } else { SizeFormat::blocks(1024) };
         // A set but unusable value still counts as set: GNU then shows
         // file sizes, too, in the default block size.
         let env_size = env
@@ -170,7 +167,7 @@ impl Plan {
             .map(|v| cli::size::parse_block_size_lenient(v).unwrap_or(default_block));
         // -k gives way to -h, --si and --block-size wherever they are, and
         // beats the environment (for block counts only), as in GNU.
-        let kibi = a.kibibytes.then_some(SizeFormat::Blocks { block: 1024, suffix: None });
+        let kibi = a.kibibytes.then_some(SizeFormat::blocks(1024));
         let block_size = a.block_size.or(kibi).or(env_size).or(blocksize).unwrap_or(default_block);
 
         let quoting = match a.quoting {
