@@ -102,8 +102,11 @@ fn case(
     });
 }
 
+/// A case: environment variables, then arguments.
+type Case = (&'static [(&'static str, &'static str)], &'static [&'static str]);
+
 /// ls cases without a `total` line (file operands): numbers only.
-const LS_OPERANDS: &[(&[(&str, &str)], &[&str])] = &[
+const LS_OPERANDS: &[Case] = &[
     (&[], &["-lgoh", "--time-style=+"]),
     (&[], &["-lgo", "--si", "--time-style=+"]),
     (&[], &["-lsgoh", "--time-style=+"]),
@@ -134,7 +137,7 @@ const LS_OPERANDS: &[(&[(&str, &str)], &[&str])] = &[
 const FILES: &[&str] = &["b1000", "big", "empty", "k1016", "real12", "small", "sp123", "sparse5g"];
 
 /// ls cases listing the directory: the same numbers plus the `total` line.
-const LS_DIRECTORY: &[(&[(&str, &str)], &[&str])] = &[
+const LS_DIRECTORY: &[Case] = &[
     (&[], &["-lgoh", "--time-style=+", "fx"]),
     (&[], &["-s", "--block-size='1", "fx"]),
     (&[], &["-sh", "fx"]),
@@ -159,7 +162,7 @@ fn ls_cases(cases: &mut Cases, dir: &Path, locpath: Option<&Path>, locale: &str)
 }
 
 /// du cases without a `total` line.
-const DU_PLAIN: &[(&[(&str, &str)], &[&str])] = &[
+const DU_PLAIN: &[Case] = &[
     (&[], &["-ah", "fx"]),
     (&[], &["-a", "--si", "fx"]),
     (&[], &["-ah", "--apparent-size", "fx"]),
@@ -181,7 +184,7 @@ const DU_PLAIN: &[(&[(&str, &str)], &[&str])] = &[
 ];
 
 /// du cases with the `-c` total line.
-const DU_TOTAL: &[(&[(&str, &str)], &[&str])] = &[
+const DU_TOTAL: &[Case] = &[
     (&[], &["-ch", "--si", "fx/big"]),
     (&[], &["-ch", "fx/big", "fx/real12"]),
     (&[("BLOCK_SIZE", "'1")], &["-c", "fx/big"]),
