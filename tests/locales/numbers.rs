@@ -131,6 +131,12 @@ const LS_OPERANDS: &[Case] = &[
     (&[("BLOCKSIZE", "'1")], &["-lsgo", "--time-style=+"]),
     (&[("BLOCKSIZE", "'1")], &["-s"]),
     (&[("LS_BLOCK_SIZE", "'1"), ("POSIXLY_CORRECT", "1")], &["-s"]),
+    // human_options' corners: a zero keeps the ' (default block, grouped),
+    // any error drops it.
+    (&[("BLOCK_SIZE", "'0")], &["-lsgo", "--time-style=+"]),
+    (&[("LS_BLOCK_SIZE", "'0"), ("POSIXLY_CORRECT", "1")], &["-lsgo", "--time-style=+"]),
+    (&[("BLOCK_SIZE", "'1x")], &["-lsgo", "--time-style=+"]),
+    (&[("BLOCKSIZE", "'1Z")], &["-s"]),
 ];
 
 /// The files the operand cases list (no directory: no `total`).
@@ -181,6 +187,10 @@ const DU_PLAIN: &[Case] = &[
     (&[("BLOCK_SIZE", "'1")], &["-b", "fx/real12"]),
     (&[("BLOCK_SIZE", "'1")], &["-m", "fx/real12"]),
     (&[("DU_BLOCK_SIZE", "'h")], &["-a", "fx"]),
+    (&[("DU_BLOCK_SIZE", "'0")], &["-a", "fx"]),
+    (&[("BLOCK_SIZE", "'0"), ("POSIXLY_CORRECT", "1")], &["-a", "fx"]),
+    (&[("BLOCK_SIZE", "'1x")], &["-a", "fx"]),
+    (&[("BLOCKSIZE", "'0x")], &["-a", "fx"]),
 ];
 
 /// du cases with the `-c` total line.

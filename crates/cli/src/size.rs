@@ -273,19 +273,22 @@ pub fn parse_block_size_checked(spec: &str) -> Result<SizeFormat, NumError> {
 }
 
 /// A block size from the environment, read as GNU's human_options reads
-/// one when the caller ignores its errors (du's `DU_BLOCK_SIZE`,
-/// `BLOCK_SIZE`, `BLOCKSIZE`): a bad suffix keeps the number before it
-/// (`2x` is 2), an overflow gives the largest size. `None` when nothing
-/// usable is left (no number, or zero): the caller's default applies.
-pub fn parse_block_size_lenient(spec: &str) -> Option<SizeFormat> {
-    let group = spec.starts_with('\'');
-    let plain = |block| SizeFormat::Blocks { block, suffix: None, group };
+/// one when the caller ignores its errors (`DU_BLOCK_SIZE`, `BLOCK_SIZE`,
+/// `LS_BLOCK_SIZE`, `BLOCKSIZE`): a bad suffix keeps the number before it
+/// (`2x` is 2), an overflow gives the largest size, and nothing usable (no
+/// number, or zero) gives `default_block` (1024, or 512 under
+/// POSIXLY_CORRECT). Any error also drops the `'` (`'1x` is 1, ungrouped),
+/// but a zero does not (`'0` is the default block, grouped).
+pub fn parse_block_size_lenient(spec: &str, default_block: u64) -> SizeFormat {
+    let plain = SizeFormat::blocks;
     match parse(spec) {
-        Ok(SizeFormat::Blocks { block: 0, .. }) => None,
-        Ok(f) => Some(f),
-        Err(NumError::InvalidSuffix(v)) if v > 0 => Some(plain(v)),
-        Err(NumError::TooLarge) => Some(plain(u64::MAX)),
-        Err(_) => None,
+        Ok(SizeFormat::Blocks { block: 0, group, .. }) => {
+            SizeFormat::Blocks { block: default_block, suffix: None, group }
+        }
+        Ok(f) => f,
+        Err(NumError::InvalidSuffix(v)) if v > 0 => plain(v),
+        Err(NumError::TooLarge) => plain(u64::MAX),
+        Err(_) => plain(default_block),
     }
 }
 
@@ -417,15 +420,9 @@ mod tests {
         assert_eq!(parse_block_size_checked("0x"), Err(NumError::Invalid));
         assert_eq!(parse_block_size_checked("0Y"), Err(NumError::Invalid));
         assert_eq!(parse_block_size_checked(" K"), Err(NumError::Invalid));
-        assert_eq!(
-            parse_block_size_lenient("2x"),
-            Some(SizeFormat::Blocks { block: 2, suffix: None, group: false })
-        );
-        assert_eq!(
-            parse_block_size_lenient("1Z"),
-            Some(SizeFormat::Blocks { block: u64::MAX, suffix: None, group: false })
-        );
-        assert_eq!(parse_block_size_lenient("0x"), None);
+        assert_eq!(parse_block_size_lenient("2x", 1024), SizeFormat::blocks(2));
+        assert_eq!(parse_block_size_lenient("1Z", 1024), SizeFormat::blocks(u64::MAX));
+        assert_eq!(parse_block_size_lenient("0x", 512), SizeFormat::blocks(512));
     }
 
     fn grouped(n: u128, sep: &[u8], grouping: &[u8]) -> String {
@@ -478,9 +475,18 @@ mod tests {
         assert!(f.grouped());
         assert_eq!(f, SizeFormat::Blocks { block: 1, suffix: None, group: true });
         assert_eq!(parse_block_size("'h"), Some(SizeFormat::Human { si: false, group: true }));
+        // GNU's humblock forgets the ' on any error, but not on a zero.
+        assert_eq!(parse_block_size_lenient("'2x", 1024), SizeFormat::blocks(2));
+        assert_eq!(parse_block_size_lenient("'1Z", 1024), SizeFormat::blocks(u64::MAX));
+        assert_eq!(parse_block_size_lenient("'x", 1024), SizeFormat::blocks(1024));
         assert_eq!(
-            parse_block_size_lenient("'2x"),
-            Some(SizeFormat::Blocks { block: 2, suffix: None, group: true })
+            parse_block_size_lenient("'0", 512),
+            SizeFormat::Blocks { block: 512, suffix: None, group: true }
+        );
+        assert_eq!(parse_block_size_lenient("'0x", 512), SizeFormat::blocks(512));
+        assert_eq!(
+            parse_block_size_lenient("'K", 512),
+            SizeFormat::Blocks { block: 1024, suffix: Some("K"), group: true }
         );
         // The C locale has nothing to group with.
         assert_eq!(f.format(123456789), "123456789");

@@ -9,14 +9,11 @@ use cli::size::SizeFormat;
 /// read leniently as GNU du does (it ignores human_options' errors there:
 /// `BLOCK_SIZE=2x` is 2); otherwise 1024, or 512 under `POSIXLY_CORRECT`.
 pub fn from_env(get: impl Fn(&str) -> Option<String>) -> SizeFormat {
-    ["DU_BLOCK_SIZE", "BLOCK_SIZE", "BLOCKSIZE"]
-        .iter()
-        .find_map(|v| get(v))
-        .and_then(|spec| cli::size::parse_block_size_lenient(&spec))
-        .unwrap_or_else(|| {
-            let block = if get("POSIXLY_CORRECT").is_some() { 512 } else { 1024 };
-            SizeFormat::blocks(block)
-        })
+    let block = if get("POSIXLY_CORRECT").is_some() { 512 } else { 1024 };
+    match ["DU_BLOCK_SIZE", "BLOCK_SIZE", "BLOCKSIZE"].iter().find_map(|v| get(v)) {
+        Some(spec) => cli::size::parse_block_size_lenient(&spec, block),
+        None => SizeFormat::blocks(block),
+    }
 }
 
 /// Appends a count (`--inodes`): GNU formats it with a block size of 1,
