@@ -9,34 +9,98 @@ use crate::num::{self, NumError};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum SizeFormat {
     /// Units of `block` bytes, rounded up; with `suffix` the unit letter(s)
-    /// follow the number (`--block-size=K` prints `12K`).
-    Blocks { block: u64, suffix: Option<&'static str> },
-    /// Autoscaled with K/M/G… (1024) or k/M/G… (1000).
-    Human { si: bool },
+    /// follow the number (`--block-size=K` prints `12K`); with `group` the
+    /// digits are grouped as LC_NUMERIC says (the `'` of `--block-size`).
+    Blocks { block: u64, suffix: Option<&'static str>, group: bool },
+    /// Autoscaled with K/M/G… (1024) or k/M/G… (1000), the tenths after
+    /// LC_NUMERIC's decimal point; `group` as for `Blocks` (`'h`).
+    Human { si: bool, group: bool },
 }
 
 impl SizeFormat {
-    pub const BYTES: SizeFormat = SizeFormat::Blocks { block: 1, suffix: None };
+    pub const BYTES: SizeFormat = SizeFormat::Blocks { block: 1, suffix: None, group: false };
+
+    /// Blocks of `block` bytes, ungrouped and without a unit.
+    pub const fn blocks(block: u64) -> SizeFormat {
+        SizeFormat::Blocks { block, suffix: None, group: false }
+    }
+
+    /// Autoscaled, ungrouped.
+    pub const fn human(si: bool) -> SizeFormat {
+        SizeFormat::Human { si, group: false }
+    }
+
+    /// Whether digits are grouped (the specification began with `'`).
+    pub fn grouped(self) -> bool {
+        match self {
+            SizeFormat::Blocks { group, .. } | SizeFormat::Human { group, .. } => group,
+        }
+    }
 
     /// Formats `bytes`.
     pub fn format(self, bytes: u64) -> String {
         let mut v = Vec::new();
         self.format_into(&mut v, bytes);
-        String::from_utf8(v).expect("digits and ASCII units")
+        // Digits, ASCII units and the locale's separators, which a UTF-8
+        // or ASCII locale keeps valid; anything else is shown lossily.
+        String::from_utf8(v).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
     }
 
-    /// Appends `bytes`, formatted, to `out` (no allocation for block counts).
+    /// Appends `bytes`, formatted, to `out` (no allocation, and no look at
+    /// the locale, for plain block counts).
     pub fn format_into(self, out: &mut Vec<u8>, bytes: u64) {
         match self {
-            SizeFormat::Blocks { block, suffix } => {
-                push_u128(out, (bytes as u128).div_ceil(block.max(1) as u128));
+            SizeFormat::Blocks { block, suffix, group } => {
+                let n = (bytes as u128).div_ceil(block.max(1) as u128);
+                if group {
+                    push_grouped(out, n, &Separators::current());
+                } else {
+                    push_u128(out, n);
+                }
                 if let Some(s) = suffix {
                     out.extend_from_slice(s.as_bytes());
                 }
             }
-            SizeFormat::Human { si } => {
-                out.extend_from_slice(human(bytes, if si { 1000 } else { 1024 }).as_bytes())
+            SizeFormat::Human { si, group } => {
+                human_into(out, bytes, if si { 1000 } else { 1024 }, group, &Separators::current())
             }
+        }
+    }
+}
+
+/// What LC_NUMERIC puts into a size, as gnulib's human_readable takes it
+/// from localeconv: the decimal point only when it is 1 to MB_LEN_MAX
+/// bytes long (else `.`), the thousands separator only when it is at most
+/// MB_LEN_MAX bytes (else none), and the grouping string as is.
+#[derive(Clone, Copy, Debug)]
+pub struct Separators<'a> {
+    pub point: &'a [u8],
+    pub thousands: &'a [u8],
+    /// Group sizes from the right; the last one repeats, and `CHAR_MAX`
+    /// (or more) means no further grouping.
+    pub grouping: &'a [u8],
+}
+
+/// glibc's MB_LEN_MAX.
+const MB_LEN_MAX: usize = 16;
+
+impl Separators<'static> {
+    /// The C locale's: `.`, no grouping.
+    pub const C: Separators<'static> = Separators { point: b".", thousands: b"", grouping: b"" };
+
+    /// The separators of the locale in force.
+    pub fn current() -> Separators<'static> {
+        let n = &crate::locale::info().numeric;
+        Separators::new(&n.decimal_point, &n.thousands_sep, &n.grouping)
+    }
+}
+
+impl<'a> Separators<'a> {
+    pub fn new(point: &'a [u8], thousands: &'a [u8], grouping: &'a [u8]) -> Separators<'a> {
+        Separators {
+            point: if (1..=MB_LEN_MAX).contains(&point.len()) { point } else { b"." },
+            thousands: if thousands.len() <= MB_LEN_MAX { thousands } else { b"" },
+            grouping,
         }
     }
 }
@@ -55,15 +119,109 @@ fn push_u128(out: &mut Vec<u8>, mut n: u128) {
     out.extend_from_slice(&tmp[i..]);
 }
 
+/// Appends `n` with its digits grouped: the group sizes are read from the
+/// right end of the number; a zero byte (the end of the C string) repeats
+/// the previous size, and CHAR_MAX or above leaves the remaining digits
+/// whole. An empty grouping string groups nothing.
+pub fn push_grouped(out: &mut Vec<u8>, n: u128, sep: &Separators) {
+    let start = out.len();
+    push_u128(out, n);
+    let digits = out.split_off(start);
+    let mut cuts = Vec::new(); // group lengths, rightmost first
+    let mut left = digits.len();
+    let mut size = usize::MAX;
+    let mut g = sep.grouping.iter();
+    while left > 0 {
+        match g.next() {
+            Some(&b) if b >= 127 => size = usize::MAX,
+            Some(&0) | None => {}
+            Some(&b) => size = b as usize,
+        }
+        let take = size.min(left);
+        cuts.push(take);
+        left -= take;
+        if size == usize::MAX {
+            break;
+        }
+    }
+    let mut at = 0;
+    for (k, len) in cuts.iter().rev().enumerate() {
+        if k > 0 {
+            out.extend_from_slice(sep.thousands);
+        }
+        out.extend_from_slice(&digits[at..at + len]);
+        at += len;
+    }
+}
+
+/// The columns a formatted size takes (gnulib's mbswidth, which ls pads
+/// the size and block columns by): its byte length unless the locale's
+/// separators are multibyte (fr_FR groups with U+202F, 3 bytes, 1 column).
+pub fn columns(text: &[u8]) -> usize {
+    if text.is_ascii() {
+        return text.len();
+    }
+    use ringio::sys::locale::{decode, is_cntrl, width, Decoded};
+    let mut cols = 0;
+    let mut rest = text;
+    while let Some(&b) = rest.first() {
+        if b.is_ascii() {
+            cols += usize::from(!b.is_ascii_control());
+            rest = &rest[1..];
+            continue;
+        }
+        match decode(rest) {
+            Decoded::Char(wc, len) => {
+                let w = width(wc);
+                cols += if w >= 0 { w as usize } else { usize::from(!is_cntrl(wc)) };
+                rest = &rest[len.max(1)..];
+            }
+            // An undecodable byte counts as one column, as in mbswidth.
+            Decoded::Invalid | Decoded::Incomplete => {
+                cols += 1;
+                rest = &rest[1..];
+            }
+        }
+    }
+    cols
+}
+
 const PREFIXES: &[u8] = b"KMGTPEZYRQ";
 
-/// Autoscaled size rounded up: below 10 units one decimal ("1.0K", "9.9M"),
-/// otherwise an integer ("10K"); plain bytes below one unit ("512").
+/// Autoscaled size rounded up, with the locale's decimal point, ungrouped:
+/// below 10 units one decimal ("1.0K", "9.9M"), otherwise an integer
+/// ("10K"); plain bytes below one unit ("512").
 pub fn human(bytes: u64, base: u64) -> String {
+    let mut v = Vec::new();
+    human_into(&mut v, bytes, base, false, &Separators::current());
+    String::from_utf8(v).unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
+}
+
+/// [`human`] into `out`, with the given separators, grouping the integer
+/// part when `group` (1024-based sizes from 1000 units up: `1,016K`).
+pub fn human_into(out: &mut Vec<u8>, bytes: u64, base: u64, group: bool, sep: &Separators) {
+    let (whole, tenth, exp) = human_parts(bytes, base);
+    if group {
+        push_grouped(out, whole, sep);
+    } else {
+        push_u128(out, whole);
+    }
+    if let Some(t) = tenth {
+        out.extend_from_slice(sep.point);
+        out.push(b'0' + t);
+    }
+    if exp > 0 {
+        out.push(if base == 1000 && exp == 1 { b'k' } else { PREFIXES[exp - 1] });
+    }
+}
+
+/// The integer part, the tenths digit if one is shown, and the power of
+/// `base` (0: plain bytes) of an autoscaled size, rounded up as GNU does.
+fn human_parts(bytes: u64, base: u64) -> (u128, Option<u8>, usize) {
     let base = base as u128;
     let n = bytes as u128;
     if n < base {
-        return n.to_string();
+        return (n, None, 0);
     }
     let mut exp = 0usize;
     let mut unit = 1u128;
@@ -71,34 +229,26 @@ pub fn human(bytes: u64, base: u64) -> String {
         unit *= base;
         exp += 1;
     }
-    let letter = |e: usize| {
-        let c = PREFIXES[e - 1] as char;
-        if base == 1000 && e == 1 {
-            'k'
-        } else {
-            c
-        }
-    };
     if n < 10 * unit {
         let tenths = (n * 10).div_ceil(unit);
         if tenths < 100 {
-            return format!("{}.{}{}", tenths / 10, tenths % 10, letter(exp));
+            return (tenths / 10, Some((tenths % 10) as u8), exp);
         }
-        return format!("10{}", letter(exp));
+        return (10, None, exp);
     }
     let whole = n.div_ceil(unit);
     if whole >= base && exp < PREFIXES.len() {
         // 1023.1K rounds up to 1024K, which GNU shows as 1.0M.
-        return format!("1.0{}", letter(exp + 1));
+        return (1, Some(0), exp + 1);
     }
-    format!("{whole}{}", letter(exp))
+    (whole, None, exp)
 }
 
 /// Parses a GNU block-size specification (`--block-size`, `BLOCK_SIZE`,
 /// `DU_BLOCK_SIZE`, `LS_BLOCK_SIZE`): `human-readable`, `si`, or an optional
 /// integer followed by an optional unit (K, KB, KiB, M, … ; B/bytes).
-/// A leading `'` (thousands grouping) is accepted and ignored in the C
-/// locale, which has no grouping character. Returns `None` when invalid.
+/// A leading `'` groups the digits as LC_NUMERIC says (nothing to group
+/// with in C and C.UTF-8). Returns `None` when invalid.
 pub fn parse_block_size(spec: &str) -> Option<SizeFormat> {
     parse_block_size_checked(spec).ok()
 }
@@ -123,18 +273,22 @@ pub fn parse_block_size_checked(spec: &str) -> Result<SizeFormat, NumError> {
 }
 
 /// A block size from the environment, read as GNU's human_options reads
-/// one when the caller ignores its errors (du's `DU_BLOCK_SIZE`,
-/// `BLOCK_SIZE`, `BLOCKSIZE`): a bad suffix keeps the number before it
-/// (`2x` is 2), an overflow gives the largest size. `None` when nothing
-/// usable is left (no number, or zero): the caller's default applies.
-pub fn parse_block_size_lenient(spec: &str) -> Option<SizeFormat> {
-    let plain = |block| SizeFormat::Blocks { block, suffix: None };
+/// one when the caller ignores its errors (`DU_BLOCK_SIZE`, `BLOCK_SIZE`,
+/// `LS_BLOCK_SIZE`, `BLOCKSIZE`): a bad suffix keeps the number before it
+/// (`2x` is 2), an overflow gives the largest size, and nothing usable (no
+/// number, or zero) gives `default_block` (1024, or 512 under
+/// POSIXLY_CORRECT). Any error also drops the `'` (`'1x` is 1, ungrouped),
+/// but a zero does not (`'0` is the default block, grouped).
+pub fn parse_block_size_lenient(spec: &str, default_block: u64) -> SizeFormat {
+    let plain = SizeFormat::blocks;
     match parse(spec) {
-        Ok(SizeFormat::Blocks { block: 0, .. }) => None,
-        Ok(f) => Some(f),
-        Err(NumError::InvalidSuffix(v)) if v > 0 => Some(plain(v)),
-        Err(NumError::TooLarge) => Some(plain(u64::MAX)),
-        Err(_) => None,
+        Ok(SizeFormat::Blocks { block: 0, group, .. }) => {
+            SizeFormat::Blocks { block: default_block, suffix: None, group }
+        }
+        Ok(f) => f,
+        Err(NumError::InvalidSuffix(v)) if v > 0 => plain(v),
+        Err(NumError::TooLarge) => plain(u64::MAX),
+        Err(_) => plain(default_block),
     }
 }
 
@@ -143,19 +297,22 @@ pub fn parse_block_size_lenient(spec: &str) -> Option<SizeFormat> {
 const BLOCK_SUFFIXES: &str = "eEgGkKmMpPtTyYzZ0";
 
 fn parse(spec: &str) -> Result<SizeFormat, NumError> {
-    let spec = spec.strip_prefix('\'').unwrap_or(spec);
+    let (group, spec) = match spec.strip_prefix('\'') {
+        Some(rest) => (true, rest),
+        None => (false, spec),
+    };
     if !spec.is_empty() {
         // GNU's argmatch: an abbreviation of either keyword.
         if "human-readable".starts_with(spec) {
-            return Ok(SizeFormat::Human { si: false });
+            return Ok(SizeFormat::Human { si: false, group });
         }
         if "si".starts_with(spec) {
-            return Ok(SizeFormat::Human { si: true });
+            return Ok(SizeFormat::Human { si: true, group });
         }
     }
     let p = num::parse_unsigned(spec, BLOCK_SUFFIXES, true)?;
     let suffix = p.no_digits.then(|| unit_suffix(p.value, spec));
-    Ok(SizeFormat::Blocks { block: p.value, suffix })
+    Ok(SizeFormat::Blocks { block: p.value, suffix, group })
 }
 
 /// The unit GNU prints after sizes when the block size was a unit alone
@@ -215,27 +372,36 @@ mod tests {
     fn block_sizes() {
         assert_eq!(
             parse_block_size("K"),
-            Some(SizeFormat::Blocks { block: 1024, suffix: Some("K") })
+            Some(SizeFormat::Blocks { block: 1024, suffix: Some("K"), group: false })
         );
-        assert_eq!(parse_block_size("1K"), Some(SizeFormat::Blocks { block: 1024, suffix: None }));
+        assert_eq!(
+            parse_block_size("1K"),
+            Some(SizeFormat::Blocks { block: 1024, suffix: None, group: false })
+        );
         assert_eq!(
             parse_block_size("MB"),
-            Some(SizeFormat::Blocks { block: 1_000_000, suffix: Some("MB") })
+            Some(SizeFormat::Blocks { block: 1_000_000, suffix: Some("MB"), group: false })
         );
         assert_eq!(
             parse_block_size("KB"),
-            Some(SizeFormat::Blocks { block: 1000, suffix: Some("kB") })
+            Some(SizeFormat::Blocks { block: 1000, suffix: Some("kB"), group: false })
         );
-        assert_eq!(parse_block_size("0x10"), Some(SizeFormat::Blocks { block: 16, suffix: None }));
-        assert_eq!(parse_block_size("010"), Some(SizeFormat::Blocks { block: 8, suffix: None }));
+        assert_eq!(
+            parse_block_size("0x10"),
+            Some(SizeFormat::Blocks { block: 16, suffix: None, group: false })
+        );
+        assert_eq!(
+            parse_block_size("010"),
+            Some(SizeFormat::Blocks { block: 8, suffix: None, group: false })
+        );
         assert_eq!(parse_block_size_checked("1.5K"), Err(NumError::InvalidSuffix(1)));
         assert_eq!(parse_block_size_checked("1Z"), Err(NumError::TooLarge));
         assert_eq!(parse_block_size_checked("B"), Err(NumError::Invalid));
-        assert_eq!(parse_block_size("human"), Some(SizeFormat::Human { si: false }));
-        assert_eq!(parse_block_size("si"), Some(SizeFormat::Human { si: true }));
+        assert_eq!(parse_block_size("human"), Some(SizeFormat::human(false)));
+        assert_eq!(parse_block_size("si"), Some(SizeFormat::human(true)));
         assert_eq!(parse_block_size("0"), None);
         assert_eq!(parse_block_size("x"), None);
-        assert_eq!(SizeFormat::Blocks { block: 1024, suffix: None }.format(1), "1");
+        assert_eq!(SizeFormat::Blocks { block: 1024, suffix: None, group: false }.format(1), "1");
     }
 
     #[test]
@@ -254,14 +420,75 @@ mod tests {
         assert_eq!(parse_block_size_checked("0x"), Err(NumError::Invalid));
         assert_eq!(parse_block_size_checked("0Y"), Err(NumError::Invalid));
         assert_eq!(parse_block_size_checked(" K"), Err(NumError::Invalid));
+        assert_eq!(parse_block_size_lenient("2x", 1024), SizeFormat::blocks(2));
+        assert_eq!(parse_block_size_lenient("1Z", 1024), SizeFormat::blocks(u64::MAX));
+        assert_eq!(parse_block_size_lenient("0x", 512), SizeFormat::blocks(512));
+    }
+
+    fn grouped(n: u128, sep: &[u8], grouping: &[u8]) -> String {
+        let mut v = Vec::new();
+        push_grouped(&mut v, n, &Separators::new(b".", sep, grouping));
+        String::from_utf8(v).unwrap()
+    }
+
+    #[test]
+    fn grouping_follows_localeconv() {
+        // en_US/de_DE "\3\3", ja_JP "\3" (repeats), en_IN "\3\2".
+        assert_eq!(grouped(123456789, b",", b"\x03\x03"), "123,456,789");
+        assert_eq!(grouped(123456789, b".", b"\x03"), "123.456.789");
+        assert_eq!(grouped(1234567890, b",", b"\x03\x02"), "1,23,45,67,890");
+        assert_eq!(grouped(999, b",", b"\x03"), "999");
+        assert_eq!(grouped(1000, b",", b"\x03"), "1,000");
+        assert_eq!(grouped(0, b",", b"\x03"), "0");
+        // CHAR_MAX stops grouping; C has no grouping at all.
+        assert_eq!(grouped(123456789, b",", b"\x03\x7f"), "123456,789");
+        assert_eq!(grouped(123456789, b"", b""), "123456789");
+        assert_eq!(grouped(123456789, b"", b"\x03"), "123456789");
+        // fr_FR: U+202F, three bytes.
+        assert_eq!(grouped(1234567, "\u{202f}".as_bytes(), b"\x03"), "1\u{202f}234\u{202f}567");
+        // gnulib ignores an over-long separator and decimal point.
+        let long = [b'x'; 17];
+        let s = Separators::new(&long, &long, b"\x03");
+        assert_eq!(s.point, b".");
+        assert_eq!(s.thousands, b"");
+    }
+
+    #[test]
+    fn human_with_locale_separators() {
+        let de = Separators::new(b",", b".", b"\x03\x03");
+        let h = |bytes, base, group| {
+            let mut v = Vec::new();
+            human_into(&mut v, bytes, base, group, &de);
+            String::from_utf8(v).unwrap()
+        };
+        assert_eq!(h(1234567, 1024, false), "1,2M");
+        assert_eq!(h(1234567, 1000, false), "1,3M");
+        assert_eq!(h(1040000, 1024, true), "1.016K");
+        assert_eq!(h(1040000, 1024, false), "1016K");
+        assert_eq!(h(1000, 1024, true), "1.000");
+        assert_eq!(h(1024 * 1024 - 1, 1024, true), "1,0M");
+    }
+
+    #[test]
+    fn quote_flag_groups() {
+        let f = parse_block_size("'1").unwrap();
+        assert!(f.grouped());
+        assert_eq!(f, SizeFormat::Blocks { block: 1, suffix: None, group: true });
+        assert_eq!(parse_block_size("'h"), Some(SizeFormat::Human { si: false, group: true }));
+        // GNU's humblock forgets the ' on any error, but not on a zero.
+        assert_eq!(parse_block_size_lenient("'2x", 1024), SizeFormat::blocks(2));
+        assert_eq!(parse_block_size_lenient("'1Z", 1024), SizeFormat::blocks(u64::MAX));
+        assert_eq!(parse_block_size_lenient("'x", 1024), SizeFormat::blocks(1024));
         assert_eq!(
-            parse_block_size_lenient("2x"),
-            Some(SizeFormat::Blocks { block: 2, suffix: None })
+            parse_block_size_lenient("'0", 512),
+            SizeFormat::Blocks { block: 512, suffix: None, group: true }
         );
+        assert_eq!(parse_block_size_lenient("'0x", 512), SizeFormat::blocks(512));
         assert_eq!(
-            parse_block_size_lenient("1Z"),
-            Some(SizeFormat::Blocks { block: u64::MAX, suffix: None })
+            parse_block_size_lenient("'K", 512),
+            SizeFormat::Blocks { block: 1024, suffix: Some("K"), group: true }
         );
-        assert_eq!(parse_block_size_lenient("0x"), None);
+        // The C locale has nothing to group with.
+        assert_eq!(f.format(123456789), "123456789");
     }
 }

@@ -166,10 +166,10 @@ pub fn parse(
                 Ok(u) => units = Some(u),
                 Err(e) => return Err(num_error(e, &spelled.shown(), &val)),
             },
-            Id::Human => units = Some(SizeFormat::Human { si: false }),
-            Id::Si => units = Some(SizeFormat::Human { si: true }),
-            Id::Kilo => units = Some(SizeFormat::Blocks { block: 1024, suffix: None }),
-            Id::Mega => units = Some(SizeFormat::Blocks { block: 1 << 20, suffix: None }),
+            Id::Human => units = Some(SizeFormat::human(false)),
+            Id::Si => units = Some(SizeFormat::human(true)),
+            Id::Kilo => units = Some(SizeFormat::blocks(1024)),
+            Id::Mega => units = Some(SizeFormat::blocks(1 << 20)),
             Id::Total => total = true,
             Id::MaxDepth => match num::parse_unsigned(&text, "", false) {
                 Ok(n) if n.value <= i64::MAX as u64 && !n.no_digits => {

@@ -271,6 +271,18 @@ impl Format {
                             pad_str(out, &masked, sp)
                         }
                         Value::Str => pad_str(out, &tmp, sp),
+                        Value::Float(v) => {
+                            let fs = ringio::sys::locale::FloatSpec {
+                                minus: sp.minus,
+                                plus: sp.plus,
+                                space: sp.space,
+                                hash: sp.hash,
+                                zero: sp.zero,
+                                width: sp.width,
+                                prec: sp.prec,
+                            };
+                            ringio::sys::locale::printf_double(out, fs, b'g', v)
+                        }
                         Value::Int(n) => pad_int(out, n, sp, 10),
                         Value::Oct(n) => pad_int(out, n, sp, 8),
                     }
@@ -289,6 +301,10 @@ fn flush_lit(items: &mut Vec<Item>, lit: &mut Vec<u8>) {
 
 enum Value {
     Str,
+    /// Printed as C's `%g` with the directive's flags, width and precision
+    /// (GNU find hands them to printf: `%.2S`, `%+S`, `%08S`), with
+    /// LC_NUMERIC's decimal point.
+    Float(f64),
     Int(i64),
     Oct(i64),
 }
@@ -404,7 +420,7 @@ fn directive(out: &mut Vec<u8>, d: Dir, info: &mut dyn Info) -> Value {
             } else {
                 (st.stx_blocks as f64 * 512.0) / st.stx_size as f64
             };
-            out.extend_from_slice(fmt_g(v).as_bytes());
+            return Value::Float(v);
         }
         Dir::User => {
             let uid = s(st).stx_uid;
@@ -423,29 +439,6 @@ fn directive(out: &mut Vec<u8>, d: Dir, info: &mut dyn Info) -> Value {
         }
     }
     Value::Str
-}
-
-/// C's `%g` (6 significant digits, trailing zeros dropped).
-fn fmt_g(v: f64) -> String {
-    if v == 0.0 {
-        return "0".into();
-    }
-    let exp = v.abs().log10().floor() as i32;
-    if !(-5..6).contains(&exp) {
-        let s = format!("{:.5e}", v);
-        // Rust: 1.23450e3 → C: 1.2345e+03
-        let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
-        let m = m.trim_end_matches('0').trim_end_matches('.');
-        let e: i32 = e.parse().unwrap_or(0);
-        return format!("{m}e{}{:02}", if e < 0 { '-' } else { '+' }, e.abs());
-    }
-    let decimals = (5 - exp).max(0) as usize;
-    let s = format!("{:.*}", decimals, v);
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
 }
 
 fn pad_str(out: &mut Vec<u8>, s: &[u8], sp: &Spec) {
@@ -514,8 +507,5 @@ mod tests {
         assert_eq!(dir_name(b"/"), b"");
         assert_eq!(dir_name(b"d/"), b"d");
         assert_eq!(dir_name(b"/x"), b"");
-        assert_eq!(fmt_g(1.0), "1");
-        assert_eq!(fmt_g(0.5), "0.5");
-        assert_eq!(fmt_g(2.0 / 3.0), "0.666667");
     }
 }

@@ -341,12 +341,12 @@ fn apply(a: &mut Args, id: Id, v: Option<OsString>) -> Result<(), ArgError> {
         Id::DirsFirst => a.dirs_first = true,
         Id::NoGroup => a.no_group = true,
         Id::Human => {
-            a.file_size = Some(SizeFormat::Human { si: false });
-            a.block_size = Some(SizeFormat::Human { si: false });
+            a.file_size = Some(SizeFormat::human(false));
+            a.block_size = Some(SizeFormat::human(false));
         }
         Id::Si => {
-            a.file_size = Some(SizeFormat::Human { si: true });
-            a.block_size = Some(SizeFormat::Human { si: true });
+            a.file_size = Some(SizeFormat::human(true));
+            a.block_size = Some(SizeFormat::human(true));
         }
         Id::DerefArgs => a.deref = Some(Deref::CommandLine),
         Id::DerefArgDirs => a.deref = Some(Deref::CommandLineDirs),

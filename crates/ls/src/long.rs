@@ -65,6 +65,12 @@ impl Text {
     fn len(&self) -> usize {
         self.bytes().len()
     }
+
+    /// Display columns: a size grouped with a multibyte separator (fr_FR's
+    /// U+202F) is narrower than its bytes, and GNU pads sizes by columns.
+    fn columns(&self) -> usize {
+        cli::size::columns(self.bytes())
+    }
 }
 
 /// Field texts for one line, before padding.
@@ -84,7 +90,9 @@ fn size_text(f: cli::size::SizeFormat, bytes: u64) -> Text {
     if f == cli::size::SizeFormat::BYTES {
         Text::num(bytes)
     } else {
-        Text::from_bytes(f.format(bytes).as_bytes())
+        let mut v = Vec::with_capacity(24);
+        f.format_into(&mut v, bytes);
+        Text::from_bytes(&v)
     }
 }
 
@@ -185,11 +193,11 @@ pub fn print<S: Sink>(
             w_minor = w_minor.max(b.len());
         }
         w_inode = w_inode.max(f.inode.len());
-        w_blocks = w_blocks.max(f.blocks.len());
+        w_blocks = w_blocks.max(f.blocks.columns());
         w_nlink = w_nlink.max(f.nlink.len());
         w_owner = w_owner.max(f.owner.len());
         w_group = w_group.max(f.group.len());
-        w_size = w_size.max(f.size.len());
+        w_size = w_size.max(f.size.columns());
     }
     if w_major > 0 {
         w_size = w_size.max(w_major + 2 + w_minor);
@@ -200,6 +208,10 @@ pub fn print<S: Sink>(
     let pad_left = |out: &mut Vec<u8>, s: &[u8], w: usize| {
         out.resize(out.len() + w.saturating_sub(s.len()), b' ');
         out.extend_from_slice(s);
+    };
+    let pad_cols = |out: &mut Vec<u8>, t: &Text, w: usize| {
+        out.resize(out.len() + w.saturating_sub(t.columns()), b' ');
+        out.extend_from_slice(t.bytes());
     };
     let mut name = Quoted::default();
     for (k, e) in entries.iter().enumerate() {
@@ -217,7 +229,7 @@ pub fn print<S: Sink>(
             out.push(b' ');
         }
         if plan.size_blocks {
-            pad_left(out, f.blocks.bytes(), w_blocks);
+            pad_cols(out, &f.blocks, w_blocks);
             out.push(b' ');
         }
         match &e.meta {
@@ -273,7 +285,7 @@ pub fn print<S: Sink>(
                 out.extend_from_slice(b", ");
                 pad_left(out, b.bytes(), w_minor);
             }
-            None => pad_left(out, f.size.bytes(), w_size),
+            None => pad_cols(out, &f.size, w_size),
         }
         out.push(b' ');
         match time_of(e, plan.time) {

@@ -152,25 +152,17 @@ impl Plan {
 
         // Read leniently, as GNU's human_options does for the environment
         // (BLOCK_SIZE=2x means 2).
-        let default_block = if env.posixly_correct {
-            SizeFormat::Blocks { block: 512, suffix: None }
-        } else {
-            SizeFormat::Blocks { block: 1024, suffix: None }
-        };
+        let default_n = if env.posixly_correct { 512 } else { 1024 };
+        let default_block = SizeFormat::blocks(default_n);
+        let lenient = |v: &str| cli::size::parse_block_size_lenient(v, default_n);
         // A set but unusable value still counts as set: GNU then shows
         // file sizes, too, in the default block size.
-        let env_size = env
-            .block_size
-            .as_deref()
-            .map(|v| cli::size::parse_block_size_lenient(v).unwrap_or(default_block));
+        let env_size = env.block_size.as_deref().map(lenient);
         let file_size = a.file_size.or(env_size).unwrap_or(SizeFormat::BYTES);
-        let blocksize = env
-            .blocksize
-            .as_deref()
-            .map(|v| cli::size::parse_block_size_lenient(v).unwrap_or(default_block));
+        let blocksize = env.blocksize.as_deref().map(lenient);
         // -k gives way to -h, --si and --block-size wherever they are, and
         // beats the environment (for block counts only), as in GNU.
-        let kibi = a.kibibytes.then_some(SizeFormat::Blocks { block: 1024, suffix: None });
+        let kibi = a.kibibytes.then_some(SizeFormat::blocks(1024));
         let block_size = a.block_size.or(kibi).or(env_size).or(blocksize).unwrap_or(default_block);
 
         let quoting = match a.quoting {

@@ -43,7 +43,7 @@ impl<'a> Printer<'a> {
             out.extend_from_slice(b"  ");
         }
         out.extend_from_slice(b"total ");
-        out.extend_from_slice(self.plan.block_size.format(blocks * 512).as_bytes());
+        self.plan.block_size.format_into(out, blocks * 512);
         out.push(self.plan.eol);
     }
 
@@ -132,7 +132,7 @@ impl<'a> Printer<'a> {
         let blocks_text = |e: &Entry, v: &mut Vec<u8>| {
             v.clear();
             match e.meta {
-                Some(m) => v.extend_from_slice(plan.block_size.format(m.blocks * 512).as_bytes()),
+                Some(m) => plan.block_size.format_into(v, m.blocks * 512),
                 None => v.push(b'?'),
             }
         };
@@ -156,7 +156,10 @@ impl<'a> Printer<'a> {
                 }
                 if plan.size_blocks {
                     blocks_text(e, &mut num);
-                    w_blocks = w_blocks.max(num.len());
+                    // Measured in columns but padded in bytes below, as
+                    // GNU's printf("%*s") pads (they differ only for a
+                    // multibyte thousands separator).
+                    w_blocks = w_blocks.max(cli::size::columns(&num));
                 }
             }
         }

@@ -189,6 +189,71 @@ pub fn numeric() -> Numeric {
     }
 }
 
+/// How [`printf_double`] formats: C's printf flags, width and precision.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct FloatSpec {
+    pub minus: bool,
+    pub plus: bool,
+    pub space: bool,
+    pub hash: bool,
+    pub zero: bool,
+    pub width: Option<usize>,
+    pub prec: Option<usize>,
+}
+
+/// Appends C's `printf("%<flags><width>.<prec><conv>", v)`: the decimal
+/// point is LC_NUMERIC's (find's `%S` prints `40,96` in de_DE), and every
+/// corner of `%g` (exponents, `#`, precision 0) is glibc's own. `conv` must
+/// be one of `eEfFgGaA` (anything else appends nothing). A width or
+/// precision above `i32::MAX`, which printf cannot honour, appends nothing.
+pub fn printf_double(out: &mut Vec<u8>, spec: FloatSpec, conv: u8, v: f64) {
+    if !b"eEfFgGaA".contains(&conv) {
+        return;
+    }
+    let limit = i32::MAX as usize;
+    if spec.width.is_some_and(|w| w > limit) || spec.prec.is_some_and(|p| p > limit) {
+        return;
+    }
+    let mut fmt = Vec::with_capacity(32);
+    fmt.push(b'%');
+    for (on, c) in [
+        (spec.minus, b'-'),
+        (spec.plus, b'+'),
+        (spec.space, b' '),
+        (spec.hash, b'#'),
+        (spec.zero, b'0'),
+    ] {
+        if on {
+            fmt.push(c);
+        }
+    }
+    if let Some(w) = spec.width {
+        fmt.extend_from_slice(w.to_string().as_bytes());
+    }
+    if let Some(p) = spec.prec {
+        fmt.push(b'.');
+        fmt.extend_from_slice(p.to_string().as_bytes());
+    }
+    fmt.push(conv);
+    fmt.push(0);
+    let mut buf = vec![0u8; 64];
+    loop {
+        // SAFETY: `fmt` is NUL-terminated and holds exactly one conversion,
+        // built above from printf flags, digits and a floating-point
+        // conversion letter, so it consumes exactly the one double passed;
+        // snprintf writes at most `buf.len()` bytes (NUL included) into
+        // the buffer we own.
+        let n =
+            unsafe { libc::snprintf(buf.as_mut_ptr().cast(), buf.len(), fmt.as_ptr().cast(), v) };
+        let Ok(n) = usize::try_from(n) else { return };
+        if n < buf.len() {
+            out.extend_from_slice(&buf[..n]);
+            return;
+        }
+        buf.resize(n + 1, 0);
+    }
+}
+
 /// Appends `strftime(fmt, tm)` to `out`. `fmt` must not contain NUL. An
 /// expansion that is legitimately empty (`%p` in de_DE) appends nothing.
 pub fn strftime_into(out: &mut Vec<u8>, fmt: &CStr, tm: &Tm) {
@@ -255,5 +320,33 @@ pub fn translate(msgid: &'static CStr, category: c_int) -> Option<&'static [u8]>
     } else {
         // SAFETY: as above: a NUL-terminated string that lives as long as the process.
         Some(unsafe { CStr::from_ptr(p) }.to_bytes())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn g(spec: FloatSpec, v: f64) -> String {
+        let mut out = Vec::new();
+        printf_double(&mut out, spec, b'g', v);
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn printf_double_is_c_printf() {
+        // Tests run in the C locale (nothing here calls setlocale).
+        let d = FloatSpec::default();
+        assert_eq!(g(d, 40.96), "40.96");
+        assert_eq!(g(d, 2.0 / 3.0), "0.666667");
+        assert_eq!(g(d, 1e-7), "1e-07");
+        assert_eq!(g(FloatSpec { prec: Some(0), ..d }, 40.96), "4e+01");
+        assert_eq!(g(FloatSpec { hash: true, ..d }, 40.96), "40.9600");
+        assert_eq!(g(FloatSpec { zero: true, width: Some(8), ..d }, 1.5), "000001.5");
+        assert_eq!(g(FloatSpec { minus: true, plus: true, width: Some(6), ..d }, 1.5), "+1.5  ");
+        assert_eq!(g(FloatSpec { width: Some(100), ..d }, 1.0).len(), 100);
+        let mut out = Vec::new();
+        printf_double(&mut out, d, b'n', 1.0);
+        assert!(out.is_empty());
     }
 }
