@@ -657,6 +657,9 @@ impl P {
             }
             Id::GroupName => {
                 let v = self.arg(n)?;
+                if v.is_empty() {
+                    return err(t(c"argument to -group is empty, but should be a group name", &[]));
+                }
                 match cli::users::gid_of(&v) {
                     Some(g) => Prim::Gid(Cmp::Eq, g as u64),
                     None => match parse_u64(&v) {
