@@ -35,10 +35,7 @@ pub fn complaint(e: NoMatch, value: &[u8], context: &[u8]) -> Vec<u8> {
         NoMatch::Invalid => c"invalid argument %s for %s",
         NoMatch::Ambiguous => c"ambiguous argument %s for %s",
     };
-    crate::locale::trf(
-        msgid,
-        &[&quote(value, Style::Locale), &quote(context.as_ref(), Style::Locale)],
-    )
+    crate::locale::trf(msgid, &[&quote(value, Style::Locale), &quote(context, Style::Locale)])
 }
 
 /// GNU's argmatch_valid text: `Valid arguments are:` (translated) and a
