@@ -32,15 +32,19 @@ impl FileError {
             // message separator).
             m = cli::quote::quote(&self.name, cli::quote::Style::ShellEscapeAlways);
         }
-        m.extend_from_slice(b": ");
         match &self.kind {
             FileErrorKind::Open(e)
             | FileErrorKind::Stat(e)
             | FileErrorKind::Read(e)
-            | FileErrorKind::Close(e) => m.extend_from_slice(e.message().as_bytes()),
-            FileErrorKind::InputIsOutput => m.extend_from_slice(b"input file is output file"),
+            | FileErrorKind::Close(e) => {
+                m.extend_from_slice(b": ");
+                m.extend_from_slice(e.message().as_bytes());
+                m
+            }
+            FileErrorKind::InputIsOutput => {
+                cli::locale::trf(c"%s: input file is output file", &[&m])
+            }
         }
-        m
     }
 }
 
@@ -56,10 +60,18 @@ pub enum Fatal {
 impl Fatal {
     pub fn message(&self) -> Vec<u8> {
         match self {
-            Fatal::StdoutStat(e) => format!("standard output: {}", e.message()).into_bytes(),
-            Fatal::Write(e) => format!("write error: {}", e.message()).into_bytes(),
+            Fatal::StdoutStat(e) => with_errno(c"standard output", *e),
+            Fatal::Write(e) => with_errno(c"write error", *e),
         }
     }
+}
+
+/// `<translated head>: <errno text>`, as GNU's error(…, errno, _(head)).
+pub fn with_errno(head: &'static std::ffi::CStr, e: Errno) -> Vec<u8> {
+    let mut m = cli::locale::tr(head).to_vec();
+    m.extend_from_slice(b": ");
+    m.extend_from_slice(e.message().as_bytes());
+    m
 }
 
 /// Either kind, as the copy loop returns them.

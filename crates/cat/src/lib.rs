@@ -72,7 +72,7 @@ fn concatenate(plan: &Plan) -> i32 {
         Ok(()) => status,
         Err(FinishError::Fatal(f)) => fatal(&f),
         Err(FinishError::CloseStdin(e)) => {
-            cli::msg::error_bytes(&[b"closing standard input: ", e.message().as_bytes()]);
+            cli::msg::error_bytes(&[&error::with_errno(c"closing standard input", e)]);
             1
         }
     }

@@ -25,6 +25,37 @@ pub fn argmatch<T: Copy + PartialEq>(arg: &[u8], table: &[(&str, T)]) -> Result<
     }
 }
 
+/// GNU's argmatch_invalid line (without the program name): `invalid
+/// argument 'x' for '--sort'`, or `ambiguous argument …`, translated, the
+/// value and the option's name quoted in the `locale` style as GNU's
+/// quote() does.
+pub fn complaint(e: NoMatch, value: &[u8], context: &[u8]) -> Vec<u8> {
+    use crate::quote::{quote, Style};
+    let msgid = match e {
+        NoMatch::Invalid => c"invalid argument %s for %s",
+        NoMatch::Ambiguous => c"ambiguous argument %s for %s",
+    };
+    crate::locale::trf(msgid, &[&quote(value, Style::Locale), &quote(context, Style::Locale)])
+}
+
+/// GNU's argmatch_valid text: `Valid arguments are:` (translated) and a
+/// `  - 'name'` line per value, names of one value sharing a line as the
+/// table lists them side by side (`'always', 'yes', 'force'`). No final
+/// newline.
+pub fn valid_list<T: PartialEq>(table: &[(&str, T)]) -> Vec<u8> {
+    use crate::quote::{quote, Style};
+    let mut out = crate::locale::tr(c"Valid arguments are:").to_vec();
+    for (i, (name, v)) in table.iter().enumerate() {
+        if i > 0 && table[i - 1].1 == *v {
+            out.extend_from_slice(b", ");
+        } else {
+            out.extend_from_slice(b"\n  - ");
+        }
+        out.extend_from_slice(&quote(name.as_bytes(), Style::Locale));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -40,5 +71,17 @@ mod tests {
         assert_eq!(argmatch(b"", T), Err(NoMatch::Ambiguous));
         assert_eq!(argmatch(b"x", T), Err(NoMatch::Invalid));
         assert_eq!(argmatch(b"nevers", T), Err(NoMatch::Invalid));
+    }
+
+    #[test]
+    fn messages_in_c() {
+        assert_eq!(
+            complaint(NoMatch::Invalid, b"x", b"--color"),
+            b"invalid argument 'x' for '--color'"
+        );
+        assert_eq!(
+            valid_list(T),
+            b"Valid arguments are:\n  - 'never', 'no', 'none'\n  - 'auto'\n  - 'always'"
+        );
     }
 }

@@ -67,7 +67,7 @@ macro_rules! c_main {
 pub fn init(default_name: &str, domain: locale::Domain) {
     locale::init(domain);
     msg::init_progname(default_name);
-    ringio::sys::mem::set_oom_name(progname());
+    ringio::sys::mem::set_oom_name(progname(), locale::tr(c"memory exhausted"));
     ringio::sys::mem::adapt_to_limits();
     ringio::sys::sigpipe::restore();
 }

@@ -113,6 +113,13 @@ pub fn tr_in(msgid: &'static CStr, category: i32) -> &'static [u8] {
     sys::translate(msgid, category).unwrap_or(msgid.to_bytes())
 }
 
+/// glibc's own translation of `msgid` (the `libc` text domain), for the
+/// texts GNU's tools get from glibc rather than from their own catalog:
+/// getopt's complaints and regex compilation errors.
+pub fn tr_libc(msgid: &'static CStr) -> &'static [u8] {
+    sys::translate_in(c"libc", msgid, sys::LC_MESSAGES).unwrap_or(msgid.to_bytes())
+}
+
 /// Whether the catalog has an entry for `msgid` at all (GNU's
 /// `gettext_quote` uses a catalog's quote marks even when they equal the
 /// msgid).

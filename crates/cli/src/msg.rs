@@ -53,6 +53,16 @@ pub fn error_bytes(parts: &[&[u8]]) {
     let _ = std::io::stderr().lock().write_all(&line);
 }
 
+/// GNU's close_stdout complaint: `prog: write error` (translated), with
+/// the errno's text when there is one.
+pub fn write_error(e: Option<ringio::Errno>) {
+    let head = crate::locale::tr(c"write error");
+    match e {
+        Some(e) => error_bytes(&[head, b": ", e.message().as_bytes()]),
+        None => error_bytes(&[head]),
+    }
+}
+
 /// `prog: message`.
 pub fn error(message: &str) {
     error_bytes(&[message.as_bytes()]);
@@ -72,11 +82,11 @@ pub fn usage_error_bytes(message: &[u8]) {
     s.extend_from_slice(b": ");
     s.extend_from_slice(message);
     s.push(b'\n');
-    s.extend_from_slice(try_help().as_bytes());
+    s.extend_from_slice(&try_help());
     let _ = std::io::stderr().lock().write_all(&s);
 }
 
-/// GNU's `Try 'prog --help' for more information.` line.
-pub fn try_help() -> String {
-    format!("Try '{} --help' for more information.\n", progname())
+/// GNU's `Try 'prog --help' for more information.` line, translated.
+pub fn try_help() -> Vec<u8> {
+    crate::locale::trf(c"Try '%s --help' for more information.\n", &[progname().as_bytes()])
 }

@@ -23,12 +23,15 @@ impl NumError {
     /// and value `arg`, which GNU puts between single quotes as it is (no
     /// quoting style: a newline in it is printed raw).
     pub fn message(self, opt: &str, arg: &[u8]) -> Vec<u8> {
-        let (head, tail) = match self {
-            NumError::Invalid => (format!("invalid {opt} argument '"), "'"),
-            NumError::InvalidSuffix(_) => (format!("invalid suffix in {opt} argument '"), "'"),
-            NumError::TooLarge => (format!("{opt} argument '"), "' too large"),
+        let msgid = match self {
+            NumError::Invalid => c"invalid %s%s argument '%s'",
+            NumError::InvalidSuffix(_) => c"invalid suffix in %s%s argument '%s'",
+            NumError::TooLarge => c"%s%s argument '%s' too large",
         };
-        [head.as_bytes(), arg, tail.as_bytes()].concat()
+        // GNU passes the dashes and the name apart (translations reorder).
+        let n = opt.bytes().take(2).take_while(|&c| c == b'-').count();
+        let (dashes, name) = opt.as_bytes().split_at(n);
+        crate::locale::trf(msgid, &[dashes, name, arg])
     }
 }
 

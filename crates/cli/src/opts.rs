@@ -387,39 +387,51 @@ pub enum UsageError {
 }
 
 impl UsageError {
-    /// The message, without the program name.
+    /// The message, without the program name, in glibc's words: GNU's
+    /// tools print getopt's complaints, which glibc translates in its own
+    /// `libc` text domain (its msgids carry the `%s: ` for the program
+    /// name and the newline, which are left out here).
     pub fn message(&self) -> Vec<u8> {
-        let mut m = Vec::new();
-        match self {
+        use crate::locale::{format, tr_libc};
+        // A long option as getopt shows it: its prefix, then the rest.
+        let split = |arg: &[u8]| -> (Vec<u8>, Vec<u8>) {
+            let n = arg.iter().take(2).take_while(|&&c| c == b'-').count();
+            (arg[..n].to_vec(), arg[n..].to_vec())
+        };
+        let (fmt, args): (&[u8], Vec<Vec<u8>>) = match self {
             UsageError::InvalidShort(b) => {
-                m.extend_from_slice(b"invalid option -- '");
-                m.push(*b);
-                m.push(b'\'');
+                (tr_libc(c"%s: invalid option -- '%c'\n"), vec![vec![*b]])
             }
             UsageError::ShortNeedsArg(b) => {
-                m.extend_from_slice(b"option requires an argument -- '");
-                m.push(*b);
-                m.push(b'\'');
+                (tr_libc(c"%s: option requires an argument -- '%c'\n"), vec![vec![*b]])
             }
             UsageError::Unrecognized(arg) => {
-                m.extend_from_slice(b"unrecognized option '");
-                m.extend_from_slice(arg);
-                m.push(b'\'');
+                let (p, r) = split(arg);
+                (tr_libc(c"%s: unrecognized option '%s%s'\n"), vec![p, r])
             }
             UsageError::Ambiguous(arg, names) => {
-                m.extend_from_slice(b"option '");
-                m.extend_from_slice(arg);
-                m.extend_from_slice(b"' is ambiguous; possibilities:");
+                let (p, r) = split(arg);
+                let head = tr_libc(c"%s: option '%s%s' is ambiguous; possibilities:");
+                let mut m = format(strip_prog(head), &[&p, &r]);
+                // glibc prints the candidates untranslated.
                 for n in names {
                     m.extend_from_slice(format!(" '--{n}'").as_bytes());
                 }
+                return m;
             }
-            UsageError::NoArgument(name) => m.extend_from_slice(
-                format!("option '--{name}' doesn't allow an argument").as_bytes(),
+            UsageError::NoArgument(name) => (
+                tr_libc(c"%s: option '%s%s' doesn't allow an argument\n"),
+                vec![b"--".to_vec(), name.as_bytes().to_vec()],
             ),
-            UsageError::LongNeedsArg(name) => {
-                m.extend_from_slice(format!("option '--{name}' requires an argument").as_bytes())
-            }
+            UsageError::LongNeedsArg(name) => (
+                tr_libc(c"%s: option '%s%s' requires an argument\n"),
+                vec![b"--".to_vec(), name.as_bytes().to_vec()],
+            ),
+        };
+        let refs: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
+        let mut m = format(strip_prog(fmt), &refs);
+        if m.last() == Some(&b'\n') {
+            m.pop();
         }
         m
     }
@@ -428,6 +440,12 @@ impl UsageError {
     pub fn text(&self) -> String {
         String::from_utf8_lossy(&self.message()).into_owned()
     }
+}
+
+/// A glibc getopt format without its leading `%s: ` (the program name,
+/// which the tools print themselves).
+fn strip_prog(fmt: &[u8]) -> &[u8] {
+    fmt.strip_prefix(b"%s: ").unwrap_or(fmt)
 }
 
 /// What the command line holds next.

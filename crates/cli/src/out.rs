@@ -104,7 +104,7 @@ impl Out {
         match self.error {
             None => true,
             Some(e) => {
-                crate::msg::error(&format!("write error: {}", e.message()));
+                crate::msg::write_error(Some(e));
                 false
             }
         }

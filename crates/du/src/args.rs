@@ -14,7 +14,7 @@ use crate::plan::{Deref, Operands, Plan, TimeKind};
 use crate::timestyle::TimeFormat;
 use crate::units;
 use crate::usage::{Id, GETOPT_ORDER, OPTIONS};
-use cli::argmatch::NoMatch;
+use cli::locale::tr;
 use cli::num::{self, NumError};
 use cli::size::SizeFormat;
 
@@ -44,6 +44,11 @@ impl ArgError {
     }
 }
 
+/// `_(msgid)` with its one `%s` filled in.
+fn tr_with(msgid: &'static std::ffi::CStr, arg: &[u8]) -> Vec<u8> {
+    cli::locale::trf(msgid, &[arg])
+}
+
 fn num_error(e: NumError, opt: &str, arg: &[u8]) -> ArgError {
     ArgError::fatal(e.message(opt, arg))
 }
@@ -53,21 +58,14 @@ fn argmatch<T: Copy + PartialEq>(
     arg: &[u8],
     table: &[(&str, T)],
     context: &str,
-    valid: &str,
 ) -> Result<T, ArgError> {
-    let q = |b: &[u8]| String::from_utf8_lossy(&quote::quote(b, quote::Style::Locale)).into_owned();
-    let first = match cli::argmatch::argmatch(arg, table) {
+    let e = match cli::argmatch::argmatch(arg, table) {
         Ok(v) => return Ok(v),
-        Err(NoMatch::Ambiguous) => {
-            format!("ambiguous argument {} for {}", q(arg), q(context.as_bytes()))
-        }
-        Err(NoMatch::Invalid) => {
-            format!("invalid argument {} for {}", q(arg), q(context.as_bytes()))
-        }
+        Err(e) => e,
     };
-    let mut lines = vec![first.into_bytes(), b"Valid arguments are:".to_vec()];
-    lines.extend(valid.lines().map(|l| l.as_bytes().to_vec()));
-    // These go out as they are, without the program name.
+    let mut lines = vec![cli::argmatch::complaint(e, arg, context.as_bytes())];
+    // The list goes out as it is, without the program name.
+    lines.extend(cli::argmatch::valid_list(table).split(|&b| b == b'\n').map(<[u8]>::to_vec));
     Err(ArgError { lines: tag_raw(lines), try_help: true })
 }
 
@@ -90,7 +88,6 @@ const TIME_ARGS: &[(&str, TimeKind)] = &[
     ("ctime", TimeKind::Ctime),
     ("status", TimeKind::Ctime),
 ];
-const TIME_VALID: &str = "  - 'atime', 'access', 'use'\n  - 'ctime', 'status'";
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Style {
@@ -100,7 +97,6 @@ enum Style {
 }
 const STYLE_ARGS: &[(&str, Style)] =
     &[("full-iso", Style::Full), ("long-iso", Style::Long), ("iso", Style::Iso)];
-const STYLE_VALID: &str = "  - 'full-iso'\n  - 'long-iso'\n  - 'iso'";
 
 pub use cli::files0::{read_named_file, ReadError};
 
@@ -175,13 +171,10 @@ pub fn parse(
                 Ok(n) if n.value <= i64::MAX as u64 && !n.no_digits => {
                     max_depth = Some(n.value as usize)
                 }
-                _ => soft.push(
-                    [
-                        b"invalid maximum depth ".as_slice(),
-                        &quote::quote(&val, quote::Style::Locale),
-                    ]
-                    .concat(),
-                ),
+                _ => soft.push(tr_with(
+                    c"invalid maximum depth %s",
+                    &quote::quote(&val, quote::Style::Locale),
+                )),
             },
             Id::DerefArgs => deref = Deref::Args,
             Id::DerefAll => deref = Deref::Always,
@@ -193,7 +186,7 @@ pub fn parse(
             Id::Summarize => summarize = true,
             Id::Threshold => match num::parse_signed(&text, "kKmMGTPEZY0", true) {
                 Ok(0) if val.first() == Some(&b'-') => {
-                    return Err(ArgError::fatal("invalid --threshold argument '-0'"))
+                    return Err(ArgError::fatal(tr(c"invalid --threshold argument '-0'")))
                 }
                 Ok(n) => threshold = n,
                 Err(e) => return Err(num_error(e, &spelled.shown(), &val)),
@@ -201,7 +194,7 @@ pub fn parse(
             Id::Time => {
                 time = Some(match &value {
                     None => TimeKind::Mtime,
-                    Some(v) => argmatch(v, TIME_ARGS, "--time", TIME_VALID)?,
+                    Some(v) => argmatch(v, TIME_ARGS, "--time")?,
                 })
             }
             Id::TimeStyle => time_style = Some(val),
@@ -220,19 +213,20 @@ pub fn parse(
         return Err(ArgError::usage(soft));
     }
     if all && summarize {
-        return Err(ArgError::usage(vec![b"cannot both summarize and show all entries".to_vec()]));
+        return Err(ArgError::usage(vec![
+            tr(c"cannot both summarize and show all entries").to_vec()
+        ]));
     }
     let mut warnings = Vec::new();
     if summarize {
         match max_depth {
-            Some(0) => {
-                warnings.push(b"warning: summarizing is the same as using --max-depth=0".to_vec())
-            }
+            Some(0) => warnings
+                .push(tr(c"warning: summarizing is the same as using --max-depth=0").to_vec()),
             Some(d) => {
-                return Err(ArgError::usage(vec![format!(
-                    "warning: summarizing conflicts with --max-depth={d}"
-                )
-                .into_bytes()]))
+                return Err(ArgError::usage(vec![tr_with(
+                    c"warning: summarizing conflicts with --max-depth=%lu",
+                    d.to_string().as_bytes(),
+                )]))
             }
             None => {}
         }
@@ -240,7 +234,7 @@ pub fn parse(
     }
     if inodes && apparent {
         warnings.push(
-            b"warning: options --apparent-size and -b are ineffective with --inodes".to_vec(),
+            tr(c"warning: options --apparent-size and -b are ineffective with --inodes").to_vec(),
         );
     }
     let time = match time {
@@ -251,9 +245,9 @@ pub fn parse(
         Some(f) => {
             if let Some(first) = operands.first() {
                 return Err(ArgError::usage(vec![
-                    [b"extra operand ".as_slice(), &quote::quote(first, quote::Style::Locale)]
+                    tr_with(c"extra operand %s", &quote::quote(first, quote::Style::Locale)),
+                    [&[RAW][..], tr(c"file operands cannot be combined with --files0-from")]
                         .concat(),
-                    [&[RAW][..], b"file operands cannot be combined with --files0-from"].concat(),
                 ]));
             }
             Operands::Files0(f)
@@ -311,7 +305,7 @@ fn time_format(
     if let Some(f) = style.strip_prefix(b"+") {
         return Ok(TimeFormat(f.to_vec()));
     }
-    Ok(match argmatch(&style, STYLE_ARGS, "time style", STYLE_VALID)? {
+    Ok(match argmatch(&style, STYLE_ARGS, "time style")? {
         Style::Full => TimeFormat::full_iso(),
         Style::Long => TimeFormat::long_iso(),
         Style::Iso => TimeFormat::iso(),

@@ -60,7 +60,6 @@ fn print_and_exit(text: &str) -> i32 {
 }
 
 fn usage_error(e: &ArgError) {
-    let prog = cli::progname();
     let styled = cli::msg::styled_progname();
     let mut s = Vec::new();
     for l in &e.lines {
@@ -75,7 +74,7 @@ fn usage_error(e: &ArgError) {
         s.push(b'\n');
     }
     if e.try_help {
-        s.extend_from_slice(format!("Try '{prog} --help' for more information.\n").as_bytes());
+        s.extend_from_slice(&cli::msg::try_help());
     }
     let _ = std::io::stderr().lock().write_all(&s);
 }
@@ -209,7 +208,7 @@ fn execute(plan: &Plan) -> i32 {
     du.flush_name_errors(usize::MAX);
     if plan.total {
         let mut lines = Vec::new();
-        line::push(&mut lines, plan, &du.grand_total(), b"total");
+        line::push(&mut lines, plan, &du.grand_total(), cli::locale::tr(c"total"));
         sink.write(&mut lines);
     }
     let ok = sink.finish();

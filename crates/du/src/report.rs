@@ -29,47 +29,41 @@ pub enum DuError {
 impl DuError {
     /// The message, without the program name.
     pub fn message(&self) -> Vec<u8> {
-        let mut m = Vec::new();
-        let reason = |m: &mut Vec<u8>, e: &Errno| {
+        use cli::locale::{tr, trf};
+        let mut m = match self {
+            DuError::Access { path, .. } => trf(c"cannot access %s", &[&quote::operand(path)]),
+            DuError::ReadDir { path, .. } => {
+                trf(c"cannot read directory %s", &[&quote::operand(path)])
+            }
+            DuError::Read { path, .. } => quote::file(path),
+            DuError::EmptyName { list, n } => {
+                // GNU: "%s:%lu: %s" around the translated reason.
+                let mut m = quote::file(list);
+                m.extend_from_slice(format!(":{n}: ").as_bytes());
+                m.extend_from_slice(tr(c"invalid zero-length file name"));
+                m
+            }
+            DuError::StdinDash => trf(
+                c"when reading file names from stdin, no file name of %s allowed",
+                &[&quote::operand(b"-")],
+            ),
+            DuError::Files0Read { list, .. } => trf(c"%s: read error", &[&quote::file(list)]),
+            DuError::EmptyOperand => tr(c"invalid zero-length file name").to_vec(),
+            DuError::Files0Open { list, .. } => {
+                trf(c"cannot open %s for reading", &[&quote::operand(list)])
+            }
+        };
+        let errno = match self {
+            DuError::Access { errno, .. } => *errno,
+            DuError::ReadDir { errno, .. }
+            | DuError::Read { errno, .. }
+            | DuError::Files0Read { errno, .. }
+            | DuError::Files0Open { errno, .. } => Some(*errno),
+            _ => None,
+        };
+        if let Some(e) = errno {
             m.extend_from_slice(b": ");
             m.extend_from_slice(e.message().as_bytes());
-        };
-        match self {
-            DuError::Access { path, errno } => {
-                m.extend_from_slice(b"cannot access ");
-                m.extend_from_slice(&quote::operand(path));
-                if let Some(e) = errno {
-                    reason(&mut m, e);
-                }
-            }
-            DuError::ReadDir { path, errno } => {
-                m.extend_from_slice(b"cannot read directory ");
-                m.extend_from_slice(&quote::operand(path));
-                reason(&mut m, errno);
-            }
-            DuError::Read { path, errno } => {
-                m.extend_from_slice(&quote::file(path));
-                reason(&mut m, errno);
-            }
-            DuError::EmptyName { list, n } => {
-                m.extend_from_slice(&quote::file(list));
-                m.extend_from_slice(format!(":{n}: invalid zero-length file name").as_bytes());
-            }
-            DuError::StdinDash => m.extend_from_slice(
-                b"when reading file names from stdin, no file name of '-' allowed",
-            ),
-            DuError::Files0Read { list, errno } => {
-                m.extend_from_slice(&quote::file(list));
-                m.extend_from_slice(b": read error");
-                reason(&mut m, errno);
-            }
-            DuError::EmptyOperand => m.extend_from_slice(b"invalid zero-length file name"),
-            DuError::Files0Open { list, errno } => {
-                m.extend_from_slice(b"cannot open ");
-                m.extend_from_slice(&quote::operand(list));
-                m.extend_from_slice(b" for reading");
-                reason(&mut m, errno);
-            }
         }
         m
     }

@@ -120,11 +120,7 @@ impl<'p> Finder<'p> {
                     // GNU's close_stdout adds this line, with the errno only
                     // when closing failed too: stdout was closed from the
                     // start (`>&-`).
-                    if ringio::sys::stdfds::was_closed(1) {
-                        cli::msg::error(&format!("write error: {}", e.message()));
-                    } else {
-                        cli::msg::error("write error");
-                    }
+                    cli::msg::write_error(ringio::sys::stdfds::was_closed(1).then_some(e));
                 }
                 ok = false;
             }
@@ -651,8 +647,8 @@ impl Cx<'_, '_> {
                 Some(buf)
             }
             Err(e) => {
-                let what = format!("getfilecon failed: {}", q(self.e.path));
-                self.message(&format!("{what}: {}", e.message()));
+                let what = cli::locale::trf(c"getfilecon failed: %s", &[q(self.e.path).as_bytes()]);
+                self.message(&format!("{}: {}", String::from_utf8_lossy(&what), e.message()));
                 self.f.fail();
                 None
             }
@@ -786,7 +782,8 @@ impl Cx<'_, '_> {
                 if e == Errno::ENOENT && self.f.plan.ignore_race {
                     return true;
                 }
-                self.message(&format!("cannot delete {}: {}", q(path), e.message()));
+                let what = cli::locale::trf(c"cannot delete %s", &[q(path).as_bytes()]);
+                self.message(&format!("{}: {}", String::from_utf8_lossy(&what), e.message()));
                 self.f.fail();
                 false
             }
@@ -1092,11 +1089,10 @@ impl Visitor for Finder<'_> {
                 self.report(path, *errno);
             }
             WalkError::Loop { path, ancestor } => {
-                cli::msg::error(&format!(
-                    "File system loop detected; {} is part of the same file system loop as {}.",
-                    q(path),
-                    q(ancestor)
-                ));
+                cli::msg::error_bytes(&[&cli::locale::trf(
+                    c"File system loop detected; %s is part of the same file system loop as %s.",
+                    &[q(path).as_bytes(), q(ancestor).as_bytes()],
+                )]);
                 self.fail();
             }
         }

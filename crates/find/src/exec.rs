@@ -88,12 +88,7 @@ impl ExecSpec {
 
     /// Asks `< cmd ... path > ? ` on stderr and reads the answer from stdin.
     pub fn confirm(&self, path: &[u8]) -> bool {
-        let mut prompt = Vec::new();
-        prompt.extend_from_slice(b"< ");
-        prompt.extend_from_slice(&self.argv[0]);
-        prompt.extend_from_slice(b" ... ");
-        prompt.extend_from_slice(path);
-        prompt.extend_from_slice(b" > ? ");
+        let prompt = cli::locale::trf(c"< %s ... %s > ? ", &[&self.argv[0], path]);
         let _ = std::io::stderr().write_all(&prompt);
         let mut line = Vec::new();
         let _ = std::io::stdin().lock().read_until(b'\n', &mut line);
@@ -189,7 +184,10 @@ pub fn run(argv: &[Vec<u8>], cwd: Cwd, null_stdin: bool) -> Outcome {
             if st.success() {
                 Outcome::Success
             } else if let Some(sig) = st.signal() {
-                cli::msg::error(&format!("{} terminated by signal {sig}", q(&argv[0])));
+                cli::msg::error_bytes(&[&cli::locale::trf(
+                    c"%s terminated by signal %d",
+                    &[q(&argv[0]).as_bytes(), sig.to_string().as_bytes()],
+                )]);
                 Outcome::Error
             } else {
                 Outcome::Failure

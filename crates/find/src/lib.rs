@@ -168,9 +168,13 @@ fn read_start_list(list: &[u8]) -> Result<StartList, String> {
     };
     let data = cli::files0::read_named_file(list).map_err(|e| match e {
         cli::files0::ReadError::Open(errno) => {
-            format!("cannot open {shown} for reading: {}", errno.message())
+            let head = cli::locale::trf(c"cannot open %s for reading", &[shown.as_bytes()]);
+            format!("{}: {}", String::from_utf8_lossy(&head), errno.message())
         }
-        cli::files0::ReadError::Read(errno) => format!("{shown}: read error: {}", errno.message()),
+        cli::files0::ReadError::Read(errno) => {
+            let head = cli::locale::trf(c"%s: read error", &[shown.as_bytes()]);
+            format!("{}: {}", String::from_utf8_lossy(&head), errno.message())
+        }
     })?;
     let mut roots = Vec::new();
     let mut errors = Vec::new();
@@ -179,7 +183,8 @@ fn read_start_list(list: &[u8]) -> Result<StartList, String> {
         match name {
             cli::files0::Name::Ok(p) => roots.push(p),
             cli::files0::Name::Empty(n) => {
-                errors.push((roots.len(), format!("{shown}:{n}: invalid zero-length file name")))
+                let why = cli::locale::tr_str(c"invalid zero-length file name");
+                errors.push((roots.len(), format!("{shown}:{n}: {why}")))
             }
             cli::files0::Name::StdinDash => roots.push(b"-".to_vec()),
         }

@@ -91,6 +91,13 @@ fn err<T>(s: impl Into<String>) -> Result<T, ParseError> {
     Err(ParseError::Msg(s.into()))
 }
 
+/// `_(msgid)` in findutils' domain with its `%s`s filled in, as text
+/// (translations are in the locale's charset: UTF-8, or ASCII with `?`
+/// under LC_CTYPE=C).
+fn t(msgid: &'static std::ffi::CStr, args: &[&[u8]]) -> String {
+    lossy(&cli::locale::trf(msgid, args))
+}
+
 fn lossy(b: &[u8]) -> String {
     String::from_utf8_lossy(b).into_owned()
 }
@@ -148,8 +155,8 @@ pub fn parse(args: Vec<OsString>) -> Result<(Plan, Vec<String>), ParseError> {
     let expr = if p.i < p.args.len() { Some(p.comma()?) } else { None };
     if let Some(a) = p.args.get(p.i) {
         return match a.as_slice() {
-            b")" => err("you have too many ')'"),
-            _ => err(format!("paths must precede expression: `{}'", lossy(a))),
+            b")" => err(t(c"you have too many ')'", &[])),
+            _ => err(t(c"paths must precede expression: `%s'", &[a])),
         };
     }
     match &p.plan.files0 {
@@ -157,15 +164,18 @@ pub fn parse(args: Vec<OsString>) -> Result<(Plan, Vec<String>), ParseError> {
         None => p.plan.roots = operands,
         Some(_) if !operands.is_empty() => {
             return Err(ParseError::Msgs(vec![
-                format!("extra operand {}", q(&operands[0])),
-                "file operands cannot be combined with -files0-from".into(),
+                t(c"extra operand %s", &[q(&operands[0]).as_bytes()]),
+                t(c"file operands cannot be combined with -files0-from", &[]),
             ]))
         }
         Some(list) => {
             let asks = p.plan.execs.iter().any(|x| x.ok);
             if list == b"-" && asks {
                 // GNU's message ends in a newline of its own.
-                return err("option -files0-from reading from standard input cannot be combined with -ok, -okdir\n");
+                return err(t(
+                    c"option -files0-from reading from standard input cannot be combined with -ok, -okdir\n",
+                    &[],
+                ));
             }
         }
     }
@@ -178,7 +188,7 @@ pub fn parse(args: Vec<OsString>) -> Result<(Plan, Vec<String>), ParseError> {
     };
     if p.plan.expr.any(&|p| matches!(p, Prim::Delete)) {
         if !p.plan.depth_first && p.plan.expr.any(&|p| matches!(p, Prim::Prune)) {
-            return err("The -delete action automatically turns on -depth, but -prune does nothing when -depth is in effect.  If you want to carry on anyway, just explicitly use the -depth option.");
+            return err(t(c"The -delete action automatically turns on -depth, but -prune does nothing when -depth is in effect.  If you want to carry on anyway, just explicitly use the -depth option.", &[]));
         }
         p.plan.depth_first = true;
     }
@@ -218,7 +228,7 @@ impl P {
                 Id::Debug => {
                     self.i += 1;
                     let Some(d) = self.args.get(self.i) else {
-                        return err("Missing argument after the -D option.");
+                        return err(t(c"Missing argument after the -D option.", &[]));
                     };
                     for flag in d.split(|&c| c == b',') {
                         if !matches!(
@@ -236,8 +246,10 @@ impl P {
                             // GNU names the list's first flag, whichever is
                             // unknown (its strtok has cut the argument there).
                             let first = d.split(|&c| c == b',').next().unwrap_or_default();
-                            self.warnings
-                                .push(format!("Ignoring unrecognised debug flag {}", q(first)));
+                            self.warnings.push(t(
+                                c"Ignoring unrecognised debug flag %s",
+                                &[q(first).as_bytes()],
+                            ));
                         }
                     }
                     if d.split(|&c| c == b',').any(|f| f == b"help") {
@@ -323,46 +335,43 @@ impl P {
 
     fn unary(&mut self) -> Result<Expr, ParseError> {
         let Some(a) = self.peek().map(|a| a.to_vec()) else {
-            return err("invalid expression");
+            return err(t(c"invalid expression", &[]));
         };
         match a.as_slice() {
             b"!" | b"-not" => {
                 self.i += 1;
                 if self.i >= self.args.len() {
-                    return err(format!("expected an expression after '{}'", lossy(&a)));
+                    return err(t(c"expected an expression after '%s'", &[&a]));
                 }
                 if let Some(op @ (b"-o" | b"-or" | b"-a" | b"-and")) = self.peek() {
-                    return err(format!(
-                        "invalid expression; you have used a binary operator '{}' with nothing before it.",
-                        lossy(op)
-                    ));
+                    return err(t(c"invalid expression; you have used a binary operator '%s' with nothing before it.", &[op]));
                 }
                 Ok(Expr::Not(Box::new(self.unary()?)))
             }
             b"(" => {
                 self.i += 1;
                 if self.peek() == Some(b")") {
-                    return err("invalid expression; empty parentheses are not allowed.");
+                    return err(t(c"invalid expression; empty parentheses are not allowed.", &[]));
                 }
                 if self.i >= self.args.len() {
-                    return err(
-                        "invalid expression; I was expecting to find a ')' somewhere but did not see one.",
-                    );
+                    // Nothing at all after the '(': findutils 4.9 words this apart.
+                    return err(t(
+                        c"invalid expression; expected to find a ')' but didn't see one. Perhaps you need an extra predicate after '%s'",
+                        &[b"("],
+                    ));
                 }
                 let e = self.comma()?;
                 if self.peek() != Some(b")") {
-                    return err(
-                        "invalid expression; I was expecting to find a ')' somewhere but did not see one.",
-                    );
+                    return err(t(c"invalid expression; I was expecting to find a ')' somewhere but did not see one.", &[]));
                 }
                 self.i += 1;
                 Ok(e)
             }
-            b"-o" | b"-or" | b"-a" | b"-and" | b"," => err(format!(
-                "invalid expression; you have used a binary operator '{}' with nothing before it.",
-                lossy(&a)
+            b"-o" | b"-or" | b"-a" | b"-and" | b"," => err(t(
+                c"invalid expression; you have used a binary operator '%s' with nothing before it.",
+                &[&a],
             )),
-            b")" => err("invalid expression; you have too many ')'"),
+            b")" => err(t(c"invalid expression; you have too many ')'", &[])),
             _ => {
                 self.i += 1;
                 self.primary(&a)
@@ -376,7 +385,7 @@ impl P {
                 self.i += 1;
                 Ok(v.clone())
             }
-            None => err(format!("missing argument to `{}'", lossy(name))),
+            None => err(t(c"missing argument to `%s'", &[name])),
         }
     }
 
@@ -418,9 +427,9 @@ impl P {
             primaries::lookup(n).filter(|p| !matches!(p.kind, Kind::Leading | Kind::Operator));
         let Some(found) = found else {
             if !n.starts_with(b"-") {
-                return err(format!("paths must precede expression: `{}'", lossy(n)));
+                return err(t(c"paths must precede expression: `%s'", &[n]));
             }
-            return err(format!("unknown predicate `{}'", lossy(n)));
+            return err(t(c"unknown predicate `%s'", &[n]));
         };
         let prim = match found.id {
             Id::True => Prim::True,
@@ -454,10 +463,9 @@ impl P {
             Id::Maxdepth | Id::Mindepth => {
                 let v = self.arg(n)?;
                 let Some(d) = parse_usize(&v) else {
-                    return err(format!(
-                        "Expected a positive decimal integer argument to {}, but got {}",
-                        lossy(n),
-                        q(&v)
+                    return err(t(
+                        c"Expected a positive decimal integer argument to %s, but got %s",
+                        &[n, q(&v).as_bytes()],
                     ));
                 };
                 if n == b"-maxdepth" {
@@ -477,9 +485,12 @@ impl P {
                 match RegexType::from_name(&v) {
                     Some(s) => self.syntax = s,
                     None => {
-                        return err(format!(
-                            "Unknown regular expression type {}; valid types are 'findutils-default', 'ed', 'emacs', 'gnu-awk', 'grep', 'posix-awk', 'awk', 'posix-basic', 'posix-egrep', 'egrep', 'posix-extended', 'posix-minimal-basic', 'sed'.",
-                            q(&v)
+                        return err(t(
+                            c"Unknown regular expression type %s; valid types are %s.",
+                            &[
+                                q(&v).as_bytes(),
+                                b"'findutils-default', 'ed', 'emacs', 'gnu-awk', 'grep', 'posix-awk', 'awk', 'posix-basic', 'posix-egrep', 'egrep', 'posix-extended', 'posix-minimal-basic', 'sed'",
+                            ],
                         ))
                     }
                 }
@@ -512,7 +523,7 @@ impl P {
                 let v = self.arg(n)?;
                 // GNU refuses the test where SELinux is off (no selinuxfs).
                 if !std::path::Path::new("/sys/fs/selinux/enforce").exists() {
-                    return err("invalid predicate -context: SELinux is not enabled.".to_string());
+                    return err(t(c"invalid predicate -context: SELinux is not enabled.", &[]));
                 }
                 Prim::Context(Glob::new(&v, folding(false)))
             }
@@ -521,11 +532,11 @@ impl P {
                 match Regex::new(&v, self.syntax, n == b"-iregex") {
                     Ok(r) => Prim::Regex(r),
                     Err(e) => {
-                        return err(format!(
-                            "failed to compile regular expression '{}': {}",
-                            lossy(&v),
-                            e.0
-                        ))
+                        // The reason is glibc's regcomp text, from glibc's catalog.
+                        return err(t(
+                            c"failed to compile regular expression '%s': %s",
+                            &[&v, cli::locale::tr_libc(e.0)],
+                        ));
                     }
                 }
             }
@@ -564,19 +575,19 @@ impl P {
                     _ => None,
                 };
                 let Some(k) = kind(xc) else {
-                    return err(format!("invalid predicate `{}'", lossy(x)));
+                    return err(t(c"invalid predicate `%s'", &[x]));
                 };
                 if yc != b't' && kind(yc).is_none() {
-                    return err(format!("invalid predicate `{}'", lossy(x)));
+                    return err(t(c"invalid predicate `%s'", &[x]));
                 }
                 let v = self.arg(n)?;
                 let t = if yc == b't' {
                     match parse_date(&v, self.plan.now) {
                         Some(t) => t,
                         None => {
-                            return err(format!(
-                                "I cannot figure out how to interpret {} as a date or time",
-                                q(&v)
+                            return err(t(
+                                c"I cannot figure out how to interpret %s as a date or time",
+                                &[q(&v).as_bytes()],
                             ))
                         }
                     }
@@ -595,7 +606,7 @@ impl P {
             Id::Mtime | Id::Atime | Id::Ctime | Id::Mmin | Id::Amin | Id::Cmin => {
                 let v = self.arg(n)?;
                 let Some((cmp, num)) = parse_float_cmp(&v) else {
-                    return err(format!("invalid argument `{}' to `{}'", lossy(&v), lossy(n)));
+                    return err(t(c"invalid argument `%s' to `%s'", &[&v, n]));
                 };
                 let kind = match n[1] {
                     b'a' => TimeKind::Access,
@@ -610,7 +621,7 @@ impl P {
                 let v = self.arg(n)?;
                 let Some((cmp, num)) = parse_float_cmp(&v) else {
                     // GNU words -used's error apart from the other tests'.
-                    return err(format!("Invalid argument {} to -used", lossy(&v)));
+                    return err(t(c"Invalid argument %s to -used", &[&v]));
                 };
                 Prim::Used { cmp, n: num }
             }
@@ -619,40 +630,53 @@ impl P {
                 match crate::perm::parse(&v) {
                     Some((kind, mode)) => {
                         if kind == crate::expr::PermKind::Any && mode == 0 {
-                            self.warnings.push(format!(
-                                "warning: you have specified a mode pattern {} (which is equivalent to /000). The meaning of -perm /000 has now been changed to be consistent with -perm -000; that is, while it used to match no files, it now matches all files.",
-                                lossy(&v)
-                            ));
+                            self.warnings.push(t(c"warning: you have specified a mode pattern %s (which is equivalent to /000). The meaning of -perm /000 has now been changed to be consistent with -perm -000; that is, while it used to match no files, it now matches all files.", &[&v]));
                         }
                         Prim::Perm { kind, mode }
                     }
-                    None => return err(format!("invalid mode {}", q(&v))),
+                    None => return err(t(c"invalid mode %s", &[q(&v).as_bytes()])),
                 }
             }
             Id::User => {
                 let v = self.arg(n)?;
+                if v.is_empty() {
+                    return err(t(c"The argument to -user should not be empty", &[]));
+                }
                 match cli::users::uid_of(&v) {
                     Some(u) => Prim::Uid(Cmp::Eq, u as u64),
                     None => match parse_u64(&v) {
                         Some(u) if !v.is_empty() => Prim::Uid(Cmp::Eq, u),
-                        _ => return err(format!("{} is not the name of a known user", q(&v))),
+                        _ => {
+                            return err(t(
+                                c"%s is not the name of a known user",
+                                &[q(&v).as_bytes()],
+                            ))
+                        }
                     },
                 }
             }
             Id::GroupName => {
                 let v = self.arg(n)?;
+                if v.is_empty() {
+                    return err(t(c"argument to -group is empty, but should be a group name", &[]));
+                }
                 match cli::users::gid_of(&v) {
                     Some(g) => Prim::Gid(Cmp::Eq, g as u64),
                     None => match parse_u64(&v) {
                         Some(g) if !v.is_empty() => Prim::Gid(Cmp::Eq, g),
-                        _ => return err(format!("{} is not the name of an existing group", q(&v))),
+                        _ => {
+                            return err(t(
+                                c"%s is not the name of an existing group",
+                                &[q(&v).as_bytes()],
+                            ))
+                        }
                     },
                 }
             }
             Id::Uid | Id::Gid | Id::Links | Id::Inum => {
                 let v = self.arg(n)?;
                 let Some((cmp, num)) = parse_int_cmp(&v) else {
-                    return err(format!("invalid argument `{}' to `{}'", lossy(&v), lossy(n)));
+                    return err(t(c"invalid argument `%s' to `%s'", &[&v, n]));
                 };
                 match n {
                     b"-uid" => Prim::Uid(cmp, num),
@@ -694,7 +718,7 @@ impl P {
             Id::Fprintf => {
                 let file = self.arg(n)?;
                 let Some(f) = self.args.get(self.i).cloned() else {
-                    return err(format!("invalid argument `{}' to `{}'", lossy(&file), lossy(n)));
+                    return err(t(c"invalid argument `%s' to `%s'", &[&file, n]));
                 };
                 self.i += 1;
                 let out = self.out_index(&file)?;
@@ -737,7 +761,7 @@ impl P {
         let mut plus = false;
         loop {
             let Some(a) = self.args.get(self.i) else {
-                return err(format!("missing argument to `{}'", lossy(n)));
+                return err(t(c"missing argument to `%s'", &[n]));
             };
             self.i += 1;
             if a == b";" {
@@ -751,11 +775,11 @@ impl P {
             argv.push(a.clone());
         }
         if argv.is_empty() {
-            return err(format!("missing argument to `{}'", lossy(n)));
+            return err(t(c"missing argument to `%s'", &[n]));
         }
         let ok = n.starts_with(b"-ok");
         if plus && ok {
-            return err(format!("missing argument to `{}'", lossy(n)));
+            return err(t(c"missing argument to `%s'", &[n]));
         }
         if plus && argv[..argv.len() - 1].iter().any(|a| a == b"{}") {
             return err("Only one instance of {} is supported with -exec+ or -execdir+".to_string());
@@ -767,7 +791,9 @@ impl P {
         let follow = self.plan.follow != Follow::Never;
         let c = match std::ffi::CString::new(path.to_vec()) {
             Ok(c) => c,
-            Err(_) => return err(format!("{}: Invalid argument", q(path))),
+            Err(_) => {
+                return err(format!("{}: {}", q(path), ringio::Errno(libc::EINVAL).message()))
+            }
         };
         let mut st = ringio::sys::statx_zeroed();
         let flags = if follow { 0 } else { libc::AT_SYMLINK_NOFOLLOW };
@@ -804,9 +830,9 @@ fn folding(casefold: bool) -> cli::glob::Flags {
 /// action, where it only says the expression is invalid.
 fn dangling_op<T>(left: &Expr, op: &str) -> Result<T, ParseError> {
     if left.any(&|p| p.is_action()) {
-        err("invalid expression")
+        err(t(c"invalid expression", &[]))
     } else {
-        err(format!("expected an expression after '{op}'"))
+        err(t(c"expected an expression after '%s'", &[op.to_string().as_bytes()]))
     }
 }
 
@@ -926,7 +952,7 @@ fn parse_size(v: &[u8]) -> Result<Prim, ParseError> {
     let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
     let (num, suffix) = rest.split_at(digits);
     if num.is_empty() && suffix.is_empty() {
-        return err(format!("invalid -size type `{}'", lossy(v)));
+        return err(t(c"invalid -size type `%c'", &[v]));
     }
     let unit = match suffix {
         b"" | b"b" => 512,
@@ -935,11 +961,11 @@ fn parse_size(v: &[u8]) -> Result<Prim, ParseError> {
         b"k" => 1024,
         b"M" => 1024 * 1024,
         b"G" => 1024 * 1024 * 1024,
-        [c] => return err(format!("invalid -size type `{}'", *c as char)),
-        _ => return err(format!("Invalid argument `{}' to -size", lossy(v))),
+        [c] => return err(t(c"invalid -size type `%c'", &[&[*c]])),
+        _ => return err(t(c"Invalid argument `%s%s' to -size", &[v, b""])),
     };
     let Some(n) = parse_u64(num) else {
-        return err(format!("Invalid argument `{}' to -size", lossy(v)));
+        return err(t(c"Invalid argument `%s%s' to -size", &[v, b""]));
     };
     Ok(Prim::Size { cmp, n, unit })
 }
@@ -947,21 +973,18 @@ fn parse_size(v: &[u8]) -> Result<Prim, ParseError> {
 fn parse_types(n: &[u8], v: &[u8]) -> Result<u16, ParseError> {
     let mut mask = 0u16;
     if v.is_empty() {
-        return err(format!("Arguments to {} should contain at least one letter", lossy(n)));
+        return err(t(c"Arguments to %s should contain at least one letter", &[n]));
     }
     let parts: Vec<&[u8]> = v.split(|&c| c == b',').collect();
     for (k, part) in parts.iter().enumerate() {
         if part.is_empty() {
             if k + 1 == parts.len() {
-                return err(format!(
-                    "Last file type in list argument to {} is missing, i.e., list is ending on: ','",
-                    lossy(n)
-                ));
+                return err(t(c"Last file type in list argument to %s is missing, i.e., list is ending on: ','", &[n]));
             }
-            return err(format!("Must separate multiple arguments to {} using: ','", lossy(n)));
+            return err(t(c"Must separate multiple arguments to %s using: ','", &[n]));
         }
         if part.len() > 1 {
-            return err(format!("Must separate multiple arguments to {} using: ','", lossy(n)));
+            return err(t(c"Must separate multiple arguments to %s using: ','", &[n]));
         }
         let bit = match part[0] {
             b'b' => tmask::BLK,
@@ -973,14 +996,13 @@ fn parse_types(n: &[u8], v: &[u8]) -> Result<u16, ParseError> {
             b's' => tmask::SOCK,
             b'D' => tmask::DOOR,
             other => {
-                return err(format!("Unknown argument to {}: {}", lossy(n), other as char));
+                return err(t(c"Unknown argument to %s: %c", &[n, &[other]]));
             }
         };
         if mask & bit != 0 {
-            return err(format!(
-                "Duplicate file type '{}' in the argument list to {}.",
-                part[0] as char,
-                lossy(n)
+            return err(t(
+                c"Duplicate file type '%c' in the argument list to %s.",
+                &[&[part[0]], n],
             ));
         }
         mask |= bit;

@@ -103,6 +103,11 @@ pub struct Format {
     pub items: Vec<Item>,
 }
 
+/// `_(msgid)` in findutils' domain, filled in, as text.
+fn t(msgid: &'static std::ffi::CStr, args: &[&[u8]]) -> String {
+    String::from_utf8_lossy(&cli::locale::trf(msgid, args)).into_owned()
+}
+
 /// A format error, GNU's message text.
 #[derive(Debug)]
 pub struct FormatError(pub String);
@@ -118,6 +123,7 @@ impl Format {
             if c == b'\\' {
                 i += 1;
                 let Some(&e) = f.get(i) else {
+                    warn(t(c"warning: escape `\\' followed by nothing at all", &[]));
                     lit.push(b'\\');
                     break;
                 };
@@ -146,7 +152,7 @@ impl Format {
                         lit.push(v as u8);
                     }
                     other => {
-                        warn(format!("warning: unrecognized escape `\\{}'", other as char));
+                        warn(t(c"warning: unrecognized escape `\\%c'", &[&[other]]));
                         lit.push(b'\\');
                         lit.push(other);
                     }
@@ -162,7 +168,7 @@ impl Format {
             let start = i;
             i += 1;
             if i >= f.len() {
-                return Err(FormatError("error: % at end of format string".into()));
+                return Err(FormatError(t(c"error: %s at end of format string", &[b"%"])));
             }
             if f[i] == b'%' {
                 lit.push(b'%');
@@ -194,17 +200,20 @@ impl Format {
                 sp.prec = Some(num(&mut i).unwrap_or(0));
             }
             let Some(&d) = f.get(i) else {
-                return Err(FormatError("error: % at end of format string".into()));
+                return Err(FormatError(t(c"error: %s at end of format string", &[b"%"])));
             };
             i += 1;
             let dir = match d {
                 b'a' | b'c' | b't' => Dir::CTime(d),
                 b'A' | b'B' | b'C' | b'T' => {
                     let Some(&k) = f.get(i) else {
-                        return Err(FormatError(format!(
-                            "error: missing time format letter after %{}",
-                            d as char
-                        )));
+                        // GNU warns and prints the directive as it is.
+                        warn(t(
+                            c"warning: format directive `%%%c' should be followed by another character",
+                            &[&[d]],
+                        ));
+                        lit.extend_from_slice(&f[start..i]);
+                        continue;
                     };
                     i += 1;
                     Dir::Time(d, k)
@@ -234,7 +243,7 @@ impl Format {
                 b'Y' => Dir::FollowType,
                 b'Z' => Dir::Context,
                 other => {
-                    warn(format!("warning: unrecognized format directive `%{}'", other as char));
+                    warn(t(c"warning: unrecognized format directive `%%%c'", &[&[other]]));
                     lit.extend_from_slice(&f[start..i]);
                     continue;
                 }

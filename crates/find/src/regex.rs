@@ -93,11 +93,11 @@ impl From<Syntax> for RegexType {
     }
 }
 
-const BAD_DUP: RegexError = RegexError("Invalid preceding regular expression");
+const BAD_DUP: RegexError = RegexError(c"Invalid preceding regular expression");
 
 /// A pattern error: GNU's wording where it has one.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct RegexError(pub &'static str);
+pub struct RegexError(pub &'static std::ffi::CStr);
 
 #[derive(Clone, Debug)]
 enum Inst {
@@ -216,7 +216,7 @@ impl Parser<'_> {
                     items.push(atom);
                     continue;
                 }
-                return Err(RegexError("Unmatched ) or \\)"));
+                return Err(RegexError(c"Unmatched ) or \\)"));
             }
             let at_start = self.i == start;
             let atom = self.atom(depth, at_start)?;
@@ -355,15 +355,15 @@ impl Parser<'_> {
             // GNU: the pattern ended inside the braces, or something other
             // than digits and a comma is in them.
             return Err(RegexError(if self.i >= self.p.len() {
-                "Unmatched \\{"
+                c"Unmatched \\{"
             } else {
-                "Invalid content of \\{\\}"
+                c"Invalid content of \\{\\}"
             }));
         }
         self.i += if escaped { 2 } else { 1 };
         let min = min.unwrap_or(0);
         if max.is_some_and(|m| m < min) || min > 255 || max.is_some_and(|m| m > 255) {
-            return Err(RegexError("Invalid content of \\{\\}"));
+            return Err(RegexError(c"Invalid content of \\{\\}"));
         }
         Ok((min, max))
     }
@@ -387,14 +387,14 @@ impl Parser<'_> {
                 // unmatched bracket (GNU).
                 let body = self.i + usize::from(self.peek() == Some(b'^'));
                 if body >= self.p.len() {
-                    return Err(RegexError("Invalid regular expression"));
+                    return Err(RegexError(c"Invalid regular expression"));
                 }
                 if self.syn == Syntax::Emacs {
                     // No [:classes:] in Emacs syntax: `[[:x:]]` is a set
                     // of `[:x` followed by `:]`.
                     let neg = self.peek() == Some(b'^');
                     let Some((mut set, next)) = plain_bracket(self.p, self.i) else {
-                        return Err(RegexError("Unmatched [, [^, [:, [., or [="));
+                        return Err(RegexError(c"Unmatched [, [^, [:, [., or [="));
                     };
                     self.i = next;
                     if self.casefold {
@@ -414,7 +414,7 @@ impl Parser<'_> {
                         }
                         Ok(Ast::Set(set))
                     }
-                    None => Err(RegexError("Unmatched [, [^, [:, [., or [=")),
+                    None => Err(RegexError(c"Unmatched [, [^, [:, [., or [=")),
                 }
             }
             b'^' => {
@@ -447,7 +447,7 @@ impl Parser<'_> {
             b'(' if self.syn == Syntax::Extended => self.group(depth),
             b'\\' => {
                 let Some(n) = self.peek() else {
-                    return Err(RegexError("Trailing backslash"));
+                    return Err(RegexError(c"Trailing backslash"));
                 };
                 self.i += 1;
                 match n {
@@ -456,7 +456,7 @@ impl Parser<'_> {
                     b'1'..=b'9' => {
                         let k = (n - b'0') as usize;
                         if !self.closed.contains(&k) {
-                            return Err(RegexError("Invalid back reference"));
+                            return Err(RegexError(c"Invalid back reference"));
                         }
                         self.has_backref = true;
                         Ok(Ast::Backref(k))
@@ -492,7 +492,7 @@ impl Parser<'_> {
         let k = self.groups;
         let inner = self.alt(depth + 1)?;
         if !self.at_close() {
-            return Err(RegexError("Unmatched ( or \\("));
+            return Err(RegexError(c"Unmatched ( or \\("));
         }
         self.i += if self.syn == Syntax::Extended { 1 } else { 2 };
         self.closed.push(k);
@@ -517,7 +517,7 @@ fn fold_set(set: &mut ByteSet, negated: bool) {
 /// end sorts before its start (`[z-a]`), a class starting a range
 /// (`[[:digit:]-z]`). The set itself is built by `parse_bracket`.
 fn bracket_error(p: &[u8], i: usize) -> Option<RegexError> {
-    const BAD_RANGE: RegexError = RegexError("Invalid range end");
+    const BAD_RANGE: RegexError = RegexError(c"Invalid range end");
     let mut j = i + usize::from(p.get(i) == Some(&b'^'));
     let start = j;
     // A `-` at `j` followed by something other than the closing `]`.
@@ -533,7 +533,7 @@ fn bracket_error(p: &[u8], i: usize) -> Option<RegexError> {
                 (j + 2..p.len().saturating_sub(1)).find(|&k| p[k] == d && p[k + 1] == b']')
             {
                 if d == b':' && !ByteSet::default().add_class(&p[j + 2..k]) {
-                    return Some(RegexError("Invalid character class name"));
+                    return Some(RegexError(c"Invalid character class name"));
                 }
                 j = k + 2;
                 if d == b':' && dash_at(j) {
@@ -716,7 +716,7 @@ impl Regex {
         };
         let ast = p.alt(0)?;
         if p.i < pat.len() {
-            return Err(RegexError("Unmatched ) or \\)"));
+            return Err(RegexError(c"Unmatched ) or \\)"));
         }
         let mut c = Compiler { prog: Vec::new(), marks: 0, dot_newline: syn != Syntax::Emacs };
         c.comp(&ast);

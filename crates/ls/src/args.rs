@@ -172,11 +172,11 @@ impl Default for Args {
 #[derive(Debug, PartialEq, Eq)]
 pub enum ArgError {
     /// The message line; "Try --help" follows.
-    Usage(String),
+    Usage(Vec<u8>),
     /// `invalid argument 'x' for '--opt'` with the list of valid ones.
     BadChoice { value: String, option: String, valid: Vec<&'static str> },
     /// A message printed without the "Try" line.
-    Plain(String),
+    Plain(Vec<u8>),
     /// getopt's own complaint (bytes: an invalid option may not be UTF-8).
     Getopt(cli::opts::UsageError),
 }
@@ -265,25 +265,38 @@ pub fn line_length(v: &str) -> Option<usize> {
 }
 
 fn parse_width(v: &str) -> Result<usize, ArgError> {
-    line_length(v).ok_or_else(|| ArgError::Plain(format!("invalid line width: {}", quote_arg(v))))
+    // GNU words these "%s: %s" around a translated head.
+    line_length(v).ok_or_else(|| ArgError::Plain(headed(c"invalid line width", v, None)))
 }
 
 fn parse_tabsize(v: &str) -> Result<usize, ArgError> {
     match cli::num::parse_unsigned(v, "", false) {
         Ok(n) => Ok(n.value as usize),
-        Err(cli::num::NumError::TooLarge) => Err(ArgError::Plain(format!(
-            "invalid tab size: {}: {}",
-            quote_arg(v),
-            ringio::Errno(libc::EOVERFLOW).message()
+        Err(cli::num::NumError::TooLarge) => Err(ArgError::Plain(headed(
+            c"invalid tab size",
+            v,
+            Some(ringio::Errno(libc::EOVERFLOW)),
         ))),
-        Err(_) => Err(ArgError::Plain(format!("invalid tab size: {}", quote_arg(v)))),
+        Err(_) => Err(ArgError::Plain(headed(c"invalid tab size", v, None))),
     }
 }
 
 /// GNU's quote() of an option's value: its `locale` style, in the C locale
 /// `'…'` with C escapes.
-fn quote_arg(v: &str) -> String {
-    String::from_utf8_lossy(&cli::quote::quote(v.as_bytes(), Style::Locale)).into_owned()
+fn quote_arg(v: &str) -> Vec<u8> {
+    cli::quote::quote(v.as_bytes(), Style::Locale)
+}
+
+/// `<translated head>: 'value'` and, when given, `: <errno text>`.
+fn headed(head: &'static std::ffi::CStr, v: &str, e: Option<ringio::Errno>) -> Vec<u8> {
+    let mut m = cli::locale::tr(head).to_vec();
+    m.extend_from_slice(b": ");
+    m.extend_from_slice(&quote_arg(v));
+    if let Some(e) = e {
+        m.extend_from_slice(b": ");
+        m.extend_from_slice(e.message().as_bytes());
+    }
+    m
 }
 
 /// What one option does to [`Args`].
@@ -296,10 +309,8 @@ fn apply(a: &mut Args, id: Id, v: Option<OsString>) -> Result<(), ArgError> {
         Id::Escape => a.quoting = Some(Style::Escape),
         Id::BlockSize => {
             let spec = val();
-            let f = cli::size::parse_block_size_checked(&spec).map_err(|e| {
-                let m = e.message("--block-size", spec.as_bytes());
-                ArgError::Plain(String::from_utf8_lossy(&m).into_owned())
-            })?;
+            let f = cli::size::parse_block_size_checked(&spec)
+                .map_err(|e| ArgError::Plain(e.message("--block-size", spec.as_bytes())))?;
             a.file_size = Some(f);
             a.block_size = Some(f);
         }
@@ -437,7 +448,10 @@ fn apply(a: &mut Args, id: Id, v: Option<OsString>) -> Result<(), ArgError> {
             let depth = match v {
                 None => None,
                 Some(d) => Some(s(&d).parse::<usize>().map_err(|_| {
-                    ArgError::Plain(format!("invalid tree depth: {}", quote_arg(&s(&d))))
+                    // Not a GNU option: no catalog has this.
+                    ArgError::Plain(
+                        [b"invalid tree depth: ".as_slice(), &quote_arg(&s(&d))].concat(),
+                    )
                 })?),
             };
             a.tree = Some(depth);

@@ -32,23 +32,22 @@ impl LsError {
 
     /// The message after `prog: `, as GNU prints it.
     pub fn message(&self) -> Vec<u8> {
-        let with = |what: &str, path: &[u8], e: &Errno| {
-            let mut v = what.as_bytes().to_vec();
-            v.push(b' ');
-            v.extend_from_slice(&cli::quote::operand(path));
+        use cli::locale::trf;
+        let with = |msgid: &'static std::ffi::CStr, path: &[u8], e: &Errno| {
+            let mut v = trf(msgid, &[&cli::quote::operand(path)]);
             v.extend_from_slice(b": ");
             v.extend_from_slice(e.message().as_bytes());
             v
         };
         match self {
-            LsError::Access { path, errno, .. } => with("cannot access", path, errno),
-            LsError::OpenDir { path, errno, .. } => with("cannot open directory", path, errno),
-            LsError::ReadDir { path, errno, .. } => with("reading directory", path, errno),
-            LsError::ReadLink { path, errno, .. } => with("cannot read symbolic link", path, errno),
+            LsError::Access { path, errno, .. } => with(c"cannot access %s", path, errno),
+            LsError::OpenDir { path, errno, .. } => with(c"cannot open directory %s", path, errno),
+            LsError::ReadDir { path, errno, .. } => with(c"reading directory %s", path, errno),
+            LsError::ReadLink { path, errno, .. } => {
+                with(c"cannot read symbolic link %s", path, errno)
+            }
             LsError::Loop { path } => {
-                let mut v = cli::quote::file(path);
-                v.extend_from_slice(b": not listing already-listed directory");
-                v
+                trf(c"%s: not listing already-listed directory", &[&cli::quote::file(path)])
             }
         }
     }

@@ -73,7 +73,7 @@ pub fn run() -> i32 {
         }
     };
     for w in &warnings.0 {
-        cli::msg::error(w);
+        cli::msg::error_bytes(&[w]);
     }
     let mut ls = Ls::new(&plan);
     ls.main(&a.files);
@@ -89,35 +89,41 @@ fn arg_error_status(e: &ArgError) -> i32 {
 }
 
 fn report_arg_error(e: &ArgError) {
+    use cli::locale::tr;
     match e {
-        ArgError::Usage(m) => cli::msg::usage_error(m),
+        ArgError::Usage(m) => cli::msg::usage_error_bytes(m),
         ArgError::Getopt(e) => cli::msg::usage_error_bytes(&e.message()),
-        ArgError::Plain(m) => cli::msg::error(m),
+        ArgError::Plain(m) => cli::msg::error_bytes(&[m]),
         ArgError::BadChoice { value, option, valid } => {
             let (kind, v) = match value.strip_prefix("ambiguous:") {
-                Some(v) => ("ambiguous", v),
-                None => ("invalid", value.as_str()),
+                Some(v) => (cli::argmatch::NoMatch::Ambiguous, v),
+                None => (cli::argmatch::NoMatch::Invalid, value.as_str()),
             };
+            let mut s = cli::argmatch::complaint(kind, v.as_bytes(), option.as_bytes());
+            s.push(b'\n');
             if option == "time style" {
-                cli::msg::usage_error(&format!(
-                    "{kind} argument {} for 'time style'\nValid arguments are:\n  - [posix-]full-iso\n  - [posix-]long-iso\n  - [posix-]iso\n  - [posix-]locale\n  - +FORMAT (e.g., +%H:%M) for a 'date'-style format",
-                    String::from_utf8_lossy(&quote::quote(v.as_bytes(), quote::Style::Locale)),
-                ));
-                return;
+                // GNU spells this list out itself: with the `posix-`
+                // prefixes and the `+FORMAT` line, not through argmatch.
+                s.extend_from_slice(tr(c"Valid arguments are:\n"));
+                for n in ["full-iso", "long-iso", "iso", "locale"] {
+                    s.extend_from_slice(format!("  - [posix-]{n}\n").as_bytes());
+                }
+                s.extend_from_slice(tr(c"  - +FORMAT (e.g., +%H:%M) for a 'date'-style format\n"));
+                s.pop();
+            } else {
+                s.extend_from_slice(tr(c"Valid arguments are:"));
+                // argmatch lists synonyms on one line: "  - 'always', 'yes', 'force'".
+                for g in &group_synonyms(option, valid) {
+                    s.extend_from_slice(b"\n  - ");
+                    for (i, n) in g.iter().enumerate() {
+                        if i > 0 {
+                            s.extend_from_slice(b", ");
+                        }
+                        s.extend_from_slice(&quote::quote(n.as_bytes(), quote::Style::Locale));
+                    }
+                }
             }
-            let mut s = format!(
-                "{kind} argument {} for {}\nValid arguments are:",
-                String::from_utf8_lossy(&quote::quote(v.as_bytes(), quote::Style::Locale)),
-                String::from_utf8_lossy(&quote::quote(option.as_bytes(), quote::Style::Locale)),
-            );
-            // argmatch lists synonyms on one line: "  - 'always', 'yes', 'force'".
-            let groups = group_synonyms(option, valid);
-            for g in &groups {
-                s.push_str("\n  - ");
-                let parts: Vec<String> = g.iter().map(|n| format!("'{n}'")).collect();
-                s.push_str(&parts.join(", "));
-            }
-            cli::msg::usage_error(&s);
+            cli::msg::usage_error_bytes(&s);
         }
     }
 }

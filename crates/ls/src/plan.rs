@@ -61,7 +61,7 @@ impl Env {
 
 /// Warnings GNU prints while resolving (not fatal).
 #[derive(Debug, Default)]
-pub struct Warnings(pub Vec<String>);
+pub struct Warnings(pub Vec<Vec<u8>>);
 
 #[derive(Clone, Debug)]
 pub struct Plan {
@@ -171,12 +171,9 @@ impl Plan {
                 Some(q) => q,
                 None => {
                     if let Some(bad) = env.quoting_style.as_deref() {
-                        warn.0.push(format!(
-                            "ignoring invalid value of environment variable QUOTING_STYLE: {}",
-                            String::from_utf8_lossy(&cli::quote::quote(
-                                bad.as_bytes(),
-                                Style::ShellEscapeAlways
-                            ))
+                        warn.0.push(cli::locale::trf(
+                            c"ignoring invalid value of environment variable QUOTING_STYLE: %s",
+                            &[&cli::quote::quote(bad.as_bytes(), Style::Locale)],
                         ));
                     }
                     if env.stdout_tty {
@@ -237,12 +234,15 @@ impl Plan {
                 Setup::Off => {}
                 Setup::Unparsable(key) => {
                     if let Some(k) = key {
-                        warn.0.push(format!(
-                            "unrecognized prefix: {}",
-                            String::from_utf8_lossy(&cli::quote::operand(&k))
+                        warn.0.push(cli::locale::trf(
+                            c"unrecognized prefix: %s",
+                            &[&cli::quote::quote(&k, Style::Locale)],
                         ));
                     }
-                    warn.0.push("unparsable value for LS_COLORS environment variable".into());
+                    warn.0.push(
+                        cli::locale::tr(c"unparsable value for LS_COLORS environment variable")
+                            .to_vec(),
+                    );
                 }
             }
         }
@@ -251,7 +251,9 @@ impl Plan {
         // offsets would have to skip them), before checking --zero.
         let dired = a.dired && long && !on(a.hyperlink);
         if dired && a.zero {
-            return Err(ArgError::Plain("--dired and --zero are incompatible".into()));
+            return Err(ArgError::Plain(
+                cli::locale::tr(c"--dired and --zero are incompatible").to_vec(),
+            ));
         }
         let uses_width = matches!(format, Format::Columns | Format::Across | Format::Commas);
         let mut width = 80;
@@ -265,9 +267,9 @@ impl Plan {
                         width = n;
                         set = true;
                     }
-                    None => warn.0.push(format!(
-                        "ignoring invalid width in environment variable COLUMNS: {}",
-                        String::from_utf8_lossy(&cli::quote::operand(c.as_bytes()))
+                    None => warn.0.push(cli::locale::trf(
+                        c"ignoring invalid width in environment variable COLUMNS: %s",
+                        &[&cli::quote::quote(c.as_bytes(), Style::Locale)],
                     )),
                 }
             }
@@ -283,9 +285,9 @@ impl Plan {
         } else if let Some(t) = env.tabsize.as_deref() {
             match cli::num::parse_unsigned(t, "", false) {
                 Ok(n) => tabsize = n.value as usize,
-                Err(_) => warn.0.push(format!(
-                    "ignoring invalid tab size in environment variable TABSIZE: {}",
-                    String::from_utf8_lossy(&cli::quote::operand(t.as_bytes()))
+                Err(_) => warn.0.push(cli::locale::trf(
+                    c"ignoring invalid tab size in environment variable TABSIZE: %s",
+                    &[&cli::quote::quote(t.as_bytes(), Style::Locale)],
                 )),
             }
         }

@@ -42,7 +42,10 @@ impl<'a> Printer<'a> {
         if self.plan.dired {
             out.extend_from_slice(b"  ");
         }
-        out.extend_from_slice(b"total ");
+        // Looked up once: -lR prints it per directory.
+        static TOTAL: std::sync::OnceLock<&'static [u8]> = std::sync::OnceLock::new();
+        out.extend_from_slice(TOTAL.get_or_init(|| cli::locale::tr(c"total")));
+        out.push(b' ');
         self.plan.block_size.format_into(out, blocks * 512);
         out.push(self.plan.eol);
     }

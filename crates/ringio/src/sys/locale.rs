@@ -310,11 +310,31 @@ pub fn text_domain(domain: &CStr, dir: &CStr) {
 /// msgid pointer itself, which is how GNU's `gettext_quote` tells a
 /// translation that happens to equal the msgid from no translation).
 pub fn translate(msgid: &'static CStr, category: c_int) -> Option<&'static [u8]> {
-    // SAFETY: msgid is NUL-terminated and static; glibc returns either that
-    // pointer or one into a catalog it has mapped for the rest of the
-    // process (catalogs are never unmapped while the locale stays set, and
-    // the tools set it once, before any lookup).
-    let p = unsafe { dcgettext(std::ptr::null(), msgid.as_ptr(), category) };
+    lookup(None, msgid, category)
+}
+
+/// `dcgettext(domain, msgid, category)`: the translation in another text
+/// domain (glibc's getopt words its complaints in the `libc` domain, and
+/// GNU's tools print them from there).
+pub fn translate_in(
+    domain: &'static CStr,
+    msgid: &'static CStr,
+    category: c_int,
+) -> Option<&'static [u8]> {
+    lookup(Some(domain), msgid, category)
+}
+
+fn lookup(
+    domain: Option<&'static CStr>,
+    msgid: &'static CStr,
+    category: c_int,
+) -> Option<&'static [u8]> {
+    let domain = domain.map_or(std::ptr::null(), CStr::as_ptr);
+    // SAFETY: msgid (and domain, when given) are NUL-terminated and static;
+    // glibc returns either msgid's pointer or one into a catalog it has
+    // mapped for the rest of the process (catalogs are never unmapped while
+    // the locale stays set, and the tools set it once, before any lookup).
+    let p = unsafe { dcgettext(domain, msgid.as_ptr(), category) };
     if p.is_null() || std::ptr::eq(p.cast_const(), msgid.as_ptr()) {
         None
     } else {

@@ -63,11 +63,14 @@ pub fn adapt_to_limits() {
 static OOM_PREFIX: OnceLock<Vec<u8>> = OnceLock::new();
 static OOM_STATUS: AtomicI32 = AtomicI32::new(1);
 
-/// Sets the program name of the out-of-memory message (`name: memory
-/// exhausted`); the first call wins.
-pub fn set_oom_name(name: &str) {
+/// Sets the out-of-memory message: `name: <text>` (the text is the
+/// caller's translation of "memory exhausted", prepared now because
+/// nothing can be looked up once memory has run out); the first call wins.
+pub fn set_oom_name(name: &str, text: &[u8]) {
     let mut v = name.as_bytes().to_vec();
-    v.extend_from_slice(b": memory exhausted\n");
+    v.extend_from_slice(b": ");
+    v.extend_from_slice(text);
+    v.push(b'\n');
     let _ = OOM_PREFIX.set(v);
 }
 
