@@ -701,6 +701,34 @@ mod tests {
     }
 
     #[test]
+    fn gnu_flag_and_modifier_rules() {
+        // '-' suppresses padding of names too; lower case wins for %P and
+        // %#Z; modifiers a conversion lacks print the directive as written.
+        assert_eq!(f("%-5a|%5a|%05b|%^P|%#P|%^#Z"), "Tue|  Tue|00Mar|am|am|utc");
+        assert_eq!(f("%Ox|%5Ox|%Ea|%Ed|%E%|%Oq"), "%Ox| %5Ox|%Ea|%Ed|%E%|%Oq");
+        assert_eq!(f("%-30c|%030D"), "Tue Mar  5 07:08:09 2024|000000000000000000000003/05/24");
+    }
+
+    #[test]
+    fn first_percent_b_skips_escaped_percents() {
+        assert_eq!(first_percent_b(b"%e. %b %Y "), Some(4));
+        assert_eq!(first_percent_b(b"%%b %^b %b"), Some(8));
+        assert_eq!(first_percent_b(b"%Y-%m-%d"), None);
+        assert_eq!(first_percent_b(b"%"), None);
+    }
+
+    #[test]
+    fn c_locale_styles_are_not_localized() {
+        let s = TimeStyle::parse_in("posix-bogus", false).unwrap();
+        assert_eq!(s, TimeStyle::locale());
+        assert!(TimeStyle::parse_in("posix-bogus", true).is_err());
+        assert_eq!(
+            TimeStyle::parse_in("+a\nb\nc", false),
+            Err(StyleError::Format("a\nb\nc".into()))
+        );
+    }
+
+    #[test]
     fn six_month_rule() {
         let now = (1_000_000_000, 0);
         assert!(is_recent((now.0 - 10, 0), now));

@@ -91,7 +91,7 @@ pub fn ls_date(out: &mut Vec<u8>, secs: i64, nsec: i64, now: (i64, i64)) {
     const OLD: i64 = 180 * 24 * 60 * 60;
     const AHEAD: i64 = 60 * 60;
     let age = now.0.saturating_sub(secs);
-    let recent = age <= OLD && age >= -AHEAD;
+    let recent = (-AHEAD..=OLD).contains(&age);
     let fmt = if recent { LOCALE_RECENT } else { LOCALE_OLD };
     format(out, fmt.as_bytes(), &tm_of(secs), nsec);
 }
