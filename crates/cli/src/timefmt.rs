@@ -9,8 +9,27 @@ use ringio::sys::time::{localtime, Tm};
 /// A time style: the formats for old and recent timestamps.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TimeStyle {
-    pub old: String,
-    pub recent: String,
+    pub old: Vec<u8>,
+    pub recent: Vec<u8>,
+    /// GNU ls's month-aligned formats, `[old, recent][month]`: each format
+    /// with its first `%b` replaced by that month's abbreviation, padded
+    /// to the widest one (see [`padded_months`]). `None` where ls doesn't
+    /// pad: the C locale, or one of its give-up cases.
+    months: Option<Box<[[Vec<u8>; 12]; 2]>>,
+    /// LC_TIME is not C/POSIX: the conversions that depend on it come
+    /// from the C library (see [`strftime_localized`]).
+    localized: bool,
+}
+
+/// Why a `--time-style`/`TIME_STYLE` value is refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum StyleError {
+    /// Not a (prefix of a) keyword; `value` is what is left after the
+    /// `posix-` prefixes, which GNU names in its message.
+    Choice { value: String, why: crate::argmatch::NoMatch },
+    /// A `+FORMAT` with more than one newline (GNU: "invalid time style
+    /// format"); carries the format after the `+`.
+    Format(String),
 }
 
 /// The longest timestamp text GNU ls prints (its strftime buffer): longer
@@ -27,54 +46,102 @@ pub const MAX_FIELD_WIDTH: usize = 4096;
 /// Half a Gregorian year, GNU's "six months".
 pub const SIX_MONTHS: i64 = 31_556_952 / 2;
 
-/// The C locale's `ls -l` date formats for old and recent timestamps.
+/// The C locale's `ls -l` date formats for old and recent timestamps
+/// (also the msgids under which GNU's catalogs translate them).
 pub const LOCALE_OLD: &str = "%b %e  %Y";
 pub const LOCALE_RECENT: &str = "%b %e %H:%M";
+
+/// GNU ls's limit on a month-aligned format, and on a padded month
+/// name, in bytes; at or over it ls gives up aligning.
+const ABFORMAT_SIZE: usize = 128;
+
+/// The widest a month abbreviation is shown, in columns; wider ones are cut.
+const MAX_MON_WIDTH: usize = 12;
 
 impl TimeStyle {
     /// The C locale's default (`ls -l`).
     pub fn locale() -> TimeStyle {
-        TimeStyle { old: LOCALE_OLD.into(), recent: LOCALE_RECENT.into() }
+        TimeStyle {
+            old: LOCALE_OLD.into(),
+            recent: LOCALE_RECENT.into(),
+            months: None,
+            localized: false,
+        }
     }
 
-    /// Parses a `--time-style`/`TIME_STYLE` value. `posix-` prefixed styles
-    /// mean the locale style in the C locale. Errors carry nothing: the
-    /// caller prints GNU's "invalid argument" message.
+    /// Parses a `--time-style`/`TIME_STYLE` value for the locale in force.
+    /// Errors carry nothing: the caller prints GNU's message.
     pub fn parse(s: &str) -> Option<TimeStyle> {
         TimeStyle::parse_checked(s).ok()
     }
 
     /// Like [`TimeStyle::parse`], saying why a style is refused. As GNU ls
     /// does, a keyword may be abbreviated to any unambiguous prefix
-    /// (`long` is long-iso, `lo` is ambiguous), after an optional `posix-`.
-    pub fn parse_checked(s: &str) -> Result<TimeStyle, crate::argmatch::NoMatch> {
-        if let Some(f) = s.strip_prefix('+') {
-            return Ok(match f.split_once('\n') {
-                Some((old, recent)) => TimeStyle { old: old.into(), recent: recent.into() },
-                None => TimeStyle { old: f.into(), recent: f.into() },
-            });
+    /// (`long` is long-iso, `lo` is ambiguous), after optional `posix-`
+    /// prefixes.
+    pub fn parse_checked(s: &str) -> Result<TimeStyle, StyleError> {
+        TimeStyle::parse_in(s, crate::locale::info().time_hard)
+    }
+
+    /// [`TimeStyle::parse_checked`] with LC_TIME's hardness given: `hard`
+    /// (LC_TIME not C/POSIX) translates the `locale` formats through the
+    /// LC_TIME catalog, lets `posix-STYLE` mean STYLE and aligns month names.
+    pub fn parse_in(s: &str, hard: bool) -> Result<TimeStyle, StyleError> {
+        let mut s = s;
+        while let Some(rest) = s.strip_prefix("posix-") {
+            if !hard {
+                // In the C/POSIX locale GNU ls takes any posix-STYLE as the
+                // locale style without looking at STYLE.
+                return Ok(TimeStyle::locale());
+            }
+            s = rest;
         }
-        if s.starts_with("posix-") {
-            // In the C/POSIX locale GNU ls takes any posix-STYLE as the
-            // locale style without looking at STYLE.
-            return Ok(TimeStyle::locale());
-        }
-        #[derive(Clone, Copy, PartialEq)]
-        enum K {
-            Full,
-            Long,
-            Iso,
-            Locale,
-        }
-        const KEYWORDS: &[(&str, K)] =
-            &[("full-iso", K::Full), ("long-iso", K::Long), ("iso", K::Iso), ("locale", K::Locale)];
-        let same = |f: &str| TimeStyle { old: f.into(), recent: f.into() };
-        Ok(match crate::argmatch::argmatch(s.as_bytes(), KEYWORDS)? {
-            K::Full => same("%Y-%m-%d %H:%M:%S.%N %z"),
-            K::Long => same("%Y-%m-%d %H:%M"),
-            K::Iso => TimeStyle { old: "%Y-%m-%d ".into(), recent: "%m-%d %H:%M".into() },
-            K::Locale => TimeStyle::locale(),
-        })
+        let (old, recent): (Vec<u8>, Vec<u8>) = if let Some(f) = s.strip_prefix('+') {
+            match f.split_once('\n') {
+                Some((_, recent)) if recent.contains('\n') => {
+                    return Err(StyleError::Format(f.into()))
+                }
+                Some((old, recent)) => (old.into(), recent.into()),
+                None => (f.into(), f.into()),
+            }
+        } else {
+            #[derive(Clone, Copy, PartialEq)]
+            enum K {
+                Full,
+                Long,
+                Iso,
+                Locale,
+            }
+            const KEYWORDS: &[(&str, K)] = &[
+                ("full-iso", K::Full),
+                ("long-iso", K::Long),
+                ("iso", K::Iso),
+                ("locale", K::Locale),
+            ];
+            let k = crate::argmatch::argmatch(s.as_bytes(), KEYWORDS)
+                .map_err(|why| StyleError::Choice { value: s.into(), why })?;
+            match k {
+                K::Full => ("%Y-%m-%d %H:%M:%S.%N %z".into(), "%Y-%m-%d %H:%M:%S.%N %z".into()),
+                K::Long => ("%Y-%m-%d %H:%M".into(), "%Y-%m-%d %H:%M".into()),
+                K::Iso => ("%Y-%m-%d ".into(), "%m-%d %H:%M".into()),
+                K::Locale if hard => {
+                    use crate::locale::tr_in;
+                    use ringio::sys::locale::LC_TIME;
+                    (tr_in(c"%b %e  %Y", LC_TIME).into(), tr_in(c"%b %e %H:%M", LC_TIME).into())
+                }
+                K::Locale => (LOCALE_OLD.into(), LOCALE_RECENT.into()),
+            }
+        };
+        // In the C locale every abbreviation is three letters: aligning
+        // them changes nothing, so it is not even tried.
+        let months = if hard { month_formats(&old, &recent) } else { None };
+        Ok(TimeStyle { old, recent, months, localized: hard })
+    }
+
+    /// Whether either format shows nanoseconds (`%N`), so that times in
+    /// the same second can print differently.
+    pub fn shows_nanoseconds(&self) -> bool {
+        self.old.contains(&b'N') || self.recent.contains(&b'N')
     }
 
     /// Formats `(secs, nsec)` given the current time; a timestamp in the
@@ -85,11 +152,19 @@ impl TimeStyle {
     /// `+FORMAT`) is printed as seconds since the epoch instead.
     pub fn format(&self, out: &mut Vec<u8>, secs: i64, nsec: u32, now: (i64, u32)) {
         let recent = is_recent((secs, nsec), now);
-        let f = if recent { &self.recent } else { &self.old };
         match localtime(secs) {
             Some(tm) => {
+                let f = match &self.months {
+                    Some(m) => &m[usize::from(recent)][tm.mon as usize % 12],
+                    None if recent => &self.recent,
+                    None => &self.old,
+                };
                 let start = out.len();
-                strftime(out, f.as_bytes(), &tm, nsec);
+                if self.localized {
+                    strftime_localized(out, f, &tm, nsec);
+                } else {
+                    strftime(out, f, &tm, nsec);
+                }
                 if out.len() - start > TIME_STAMP_LEN_MAXIMUM {
                     out.truncate(start);
                     out.extend_from_slice(secs.to_string().as_bytes());
@@ -98,6 +173,111 @@ impl TimeStyle {
             None => out.extend_from_slice(secs.to_string().as_bytes()),
         }
     }
+}
+
+/// Where the first `%b` of a format starts (`%%` is skipped; `%^b` and
+/// the like don't count), as GNU ls looks for it.
+fn first_percent_b(f: &[u8]) -> Option<usize> {
+    let mut i = 0;
+    while i + 1 < f.len() {
+        if f[i] == b'%' {
+            match f[i + 1] {
+                b'b' => return Some(i),
+                b'%' => i += 1,
+                _ => {}
+            }
+        }
+        i += 1;
+    }
+    None
+}
+
+/// GNU ls's month-aligned formats for `old` and `recent`, or `None` where
+/// it gives up: neither format has a `%b`, the names can't be padded
+/// ([`padded_months`]), or a resulting format reaches 128 bytes.
+fn month_formats(old: &[u8], recent: &[u8]) -> Option<Box<[[Vec<u8>; 12]; 2]>> {
+    let pb = [first_percent_b(old), first_percent_b(recent)];
+    if pb == [None, None] {
+        return None;
+    }
+    let names = padded_months()?;
+    let mut out: Box<[[Vec<u8>; 12]; 2]> = Box::default();
+    for (k, fmt) in [old, recent].into_iter().enumerate() {
+        for (mon, name) in names.iter().enumerate() {
+            let f = match pb[k] {
+                None => fmt.to_vec(),
+                Some(p) => [&fmt[..p], name, &fmt[p + 2..]].concat(),
+            };
+            if f.len() >= ABFORMAT_SIZE {
+                return None;
+            }
+            out[k][mon] = f;
+        }
+    }
+    Some(out)
+}
+
+/// LC_TIME's twelve month abbreviations as GNU ls aligns them: each cut
+/// to [`MAX_MON_WIDTH`] columns and padded with spaces to the widest
+/// (columns as LC_CTYPE measures them, bytes in a single-byte locale), on
+/// the left for a name that starts with an ASCII digit and on the right
+/// otherwise. A non-printable character counts as U+FFFD, which replaces
+/// it. `None` where ls gives up: a name holds `%` (it is pasted into a
+/// format) or isn't valid in LC_CTYPE's encoding, or a padded name
+/// reaches 128 bytes.
+fn padded_months() -> Option<[Vec<u8>; 12]> {
+    use ringio::sys::locale as sys;
+    let multibyte = crate::locale::info().multibyte;
+    // Each name as (bytes, columns) per character, already cut.
+    let mut cut: Vec<(Vec<u8>, usize)> = Vec::with_capacity(12);
+    for i in 0..12 {
+        let name = sys::langinfo(sys::ABMON_1 + i);
+        if name.contains(&b'%') {
+            return None;
+        }
+        let (mut bytes, mut cols) = (Vec::with_capacity(name.len()), 0);
+        let mut rest = &name[..];
+        while !rest.is_empty() {
+            let (len, w, replaced) = if multibyte {
+                match sys::decode(rest) {
+                    sys::Decoded::Char(wc, len) => match sys::width(wc) {
+                        w if w >= 0 => (len, w as usize, false),
+                        _ => (len, 1, true),
+                    },
+                    _ => return None,
+                }
+            } else {
+                (1, 1, false)
+            };
+            if cols + w > MAX_MON_WIDTH {
+                break;
+            }
+            cols += w;
+            if replaced {
+                bytes.extend_from_slice("\u{FFFD}".as_bytes());
+            } else {
+                bytes.extend_from_slice(&rest[..len]);
+            }
+            rest = &rest[len..];
+        }
+        cut.push((bytes, cols));
+    }
+    let widest = cut.iter().map(|c| c.1).max().unwrap_or(0);
+    let mut out: [Vec<u8>; 12] = Default::default();
+    for (slot, (name, cols)) in out.iter_mut().zip(cut) {
+        let fill = widest - cols;
+        if name.len() + fill >= ABFORMAT_SIZE {
+            return None;
+        }
+        if name.first().is_some_and(u8::is_ascii_digit) {
+            slot.resize(fill, b' ');
+            slot.extend_from_slice(&name);
+        } else {
+            slot.extend_from_slice(&name);
+            slot.resize(name.len() + fill, b' ');
+        }
+    }
+    Some(out)
 }
 
 /// GNU ls's six-month rule.
@@ -134,6 +314,118 @@ enum Pad {
 /// A strftime for the C locale with GNU's extensions. Unknown conversions
 /// are copied as written, as glibc does.
 pub fn strftime(out: &mut Vec<u8>, fmt: &[u8], tm: &Tm, nsec: u32) {
+    render(out, fmt, tm, nsec, false);
+}
+
+/// [`strftime`] for a locale whose LC_TIME isn't C/POSIX: the conversions
+/// that depend on LC_TIME (names of days and months, `%c %x %X %r`, AM/PM,
+/// and anything with an `E`/`O` modifier) come from the C library's
+/// strftime, flags and width included, as GNU's strftime hands them to it;
+/// the rest, numbers and GNU's extensions (`%N`, `%:z`), are the same in
+/// every locale and stay here.
+pub fn strftime_localized(out: &mut Vec<u8>, fmt: &[u8], tm: &Tm, nsec: u32) {
+    render(out, fmt, tm, nsec, true);
+}
+
+/// Whether GNU's strftime refuses `modifier` on `conv` and prints the
+/// directive as written: `E`/`O` on what has no alternative form.
+fn bad_modifier(conv: u8, modifier: Option<u8>) -> bool {
+    match modifier {
+        None => false,
+        Some(b'E') => matches!(
+            conv,
+            b'%' | b'a'
+                | b'A'
+                | b'b'
+                | b'h'
+                | b'B'
+                | b'd'
+                | b'e'
+                | b'g'
+                | b'G'
+                | b'H'
+                | b'I'
+                | b'j'
+                | b'k'
+                | b'l'
+                | b'm'
+                | b'M'
+                | b'N'
+                | b'q'
+                | b'S'
+                | b'u'
+                | b'U'
+                | b'V'
+                | b'w'
+                | b'W'
+        ),
+        Some(_) => matches!(conv, b'%' | b'a' | b'A' | b'c' | b'q' | b'x' | b'X' | b'Y'),
+    }
+}
+
+/// Whether GNU's strftime asks the C library for conversion `conv` (with
+/// `modifier`) because its text depends on LC_TIME.
+fn depends_on_lc_time(conv: u8, modifier: Option<u8>) -> bool {
+    match conv {
+        b'a' | b'A' | b'b' | b'h' | b'B' | b'c' | b'p' | b'P' | b'r' | b'x' | b'X' => true,
+        b'C' | b'y' | b'Y' if modifier == Some(b'E') => true,
+        // Alternative digits (ja_JP's 〇一二…).
+        b'C' | b'd' | b'e' | b'g' | b'G' | b'H' | b'I' | b'j' | b'k' | b'l' | b'm' | b'M'
+        | b'S' | b'u' | b'U' | b'V' | b'w' | b'W' | b'y' => modifier == Some(b'O'),
+        _ => false,
+    }
+}
+
+/// How a flag changes the case of a conversion's text, as GNU's strftime
+/// decides: `^` upper-cases; `#` upper-cases names and lower-cases AM/PM
+/// and the zone; `%P` is always lower case, and lower case wins.
+fn case_of(conv: u8, upper: bool, swap: bool) -> Case {
+    match conv {
+        b'P' => Case::Lower,
+        b'p' | b'Z' if swap => Case::Lower,
+        b'a' | b'A' | b'b' | b'h' | b'B' if swap => Case::Upper,
+        _ if upper => Case::Upper,
+        _ => Case::Keep,
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Case {
+    Keep,
+    Upper,
+    Lower,
+}
+
+/// Appends `s` padded to `width` (not with the `-` flag; zeros with `0` or
+/// `+`) on the left, then recased.
+fn put_text(out: &mut Vec<u8>, s: &[u8], width: Option<usize>, pad: Pad, case: Case) {
+    if pad != Pad::None {
+        let fill = if pad == Pad::Zero { b'0' } else { b' ' };
+        out.resize(out.len() + width.unwrap_or(0).saturating_sub(s.len()), fill);
+    }
+    let start = out.len();
+    out.extend_from_slice(s);
+    match case {
+        Case::Keep => {}
+        Case::Upper => out[start..].make_ascii_uppercase(),
+        Case::Lower => out[start..].make_ascii_lowercase(),
+    }
+}
+
+/// One conversion's text from the C library's strftime (`%`, the modifier
+/// and the letter, as GNU's strftime asks for it; `%P` as `%p`).
+fn c_strftime(out: &mut Vec<u8>, modifier: Option<u8>, conv: u8, tm: &Tm) {
+    let conv = if conv == b'P' { b'p' } else { conv };
+    let d: &[u8] = match (modifier, conv) {
+        (Some(m), c) if !matches!(c, b'a' | b'A' | b'p' | b'r') => &[b'%', m, conv],
+        _ => &[b'%', conv],
+    };
+    if let Ok(d) = std::ffi::CString::new(d) {
+        ringio::sys::locale::strftime_into(out, &d, tm);
+    }
+}
+
+fn render(out: &mut Vec<u8>, fmt: &[u8], tm: &Tm, nsec: u32, localized: bool) {
     let mut i = 0;
     while i < fmt.len() {
         let c = fmt[i];
@@ -172,7 +464,9 @@ pub fn strftime(out: &mut Vec<u8>, fmt: &[u8], tm: &Tm, nsec: u32) {
             colons += 1;
             i += 1;
         }
+        let mut modifier = None;
         while i < fmt.len() && matches!(fmt[i], b'E' | b'O') {
+            modifier = Some(fmt[i]);
             i += 1;
         }
         let Some(&conv) = fmt.get(i) else {
@@ -180,38 +474,38 @@ pub fn strftime(out: &mut Vec<u8>, fmt: &[u8], tm: &Tm, nsec: u32) {
             break;
         };
         i += 1;
+        let case = case_of(conv, upper, swap);
+        if bad_modifier(conv, modifier) {
+            put_text(out, &fmt[start..i], width, pad, Case::Keep);
+            continue;
+        }
+        // A modifier is rare enough to ask the C library even in the C
+        // locale, where GNU's strftime does too (`%Od` ignores flags there).
+        if (localized || modifier.is_some()) && colons == 0 && depends_on_lc_time(conv, modifier) {
+            let mut v = Vec::new();
+            c_strftime(&mut v, modifier, conv, tm);
+            put_text(out, &v, width, pad, case);
+            continue;
+        }
         let num = |out: &mut Vec<u8>, v: i64, w: usize, default_pad: Pad| {
             let p = if pad == Pad::Default { default_pad } else { pad };
             let w = width.unwrap_or(w);
             push_num(out, v, w, p);
         };
-        let text = |out: &mut Vec<u8>, s: &[u8], lower_on_swap: bool| {
-            let w = width.unwrap_or(0);
-            let fill = if pad == Pad::Zero { b'0' } else { b' ' };
-            for _ in s.len()..w {
-                out.push(fill);
-            }
-            let start = out.len();
-            out.extend_from_slice(s);
-            if upper || (swap && !lower_on_swap) {
-                out[start..].make_ascii_uppercase();
-            } else if swap && lower_on_swap {
-                out[start..].make_ascii_lowercase();
-            }
-        };
+        let text = |out: &mut Vec<u8>, s: &[u8]| put_text(out, s, width, pad, case);
         let hour12 = if tm.hour % 12 == 0 { 12 } else { tm.hour % 12 };
         match (conv, colons) {
-            (b'%', 0) => text(out, b"%", false),
-            (b'a', 0) => text(out, &DAYS[tm.wday as usize % 7].as_bytes()[..3], false),
-            (b'A', 0) => text(out, DAYS[tm.wday as usize % 7].as_bytes(), false),
-            (b'b' | b'h', 0) => text(out, &MONTHS[tm.mon as usize % 12].as_bytes()[..3], false),
-            (b'B', 0) => text(out, MONTHS[tm.mon as usize % 12].as_bytes(), false),
-            (b'c', 0) => sub(out, b"%a %b %e %H:%M:%S %Y", tm, nsec, upper, width),
+            (b'%', 0) => text(out, b"%"),
+            (b'a', 0) => text(out, &DAYS[tm.wday as usize % 7].as_bytes()[..3]),
+            (b'A', 0) => text(out, DAYS[tm.wday as usize % 7].as_bytes()),
+            (b'b' | b'h', 0) => text(out, &MONTHS[tm.mon as usize % 12].as_bytes()[..3]),
+            (b'B', 0) => text(out, MONTHS[tm.mon as usize % 12].as_bytes()),
+            (b'c', 0) => sub(out, b"%a %b %e %H:%M:%S %Y", tm, nsec, case, width, pad),
             (b'C', 0) => num(out, tm.year.div_euclid(100), 2, Pad::Zero),
             (b'd', 0) => num(out, tm.mday as i64, 2, Pad::Zero),
-            (b'D', 0) => sub(out, b"%m/%d/%y", tm, nsec, upper, width),
+            (b'D', 0) => sub(out, b"%m/%d/%y", tm, nsec, case, width, pad),
             (b'e', 0) => num(out, tm.mday as i64, 2, Pad::Space),
-            (b'F', 0) => sub(out, b"%Y-%m-%d", tm, nsec, upper, width),
+            (b'F', 0) => sub(out, b"%Y-%m-%d", tm, nsec, case, width, pad),
             (b'g', 0) => num(out, iso_year(tm).rem_euclid(100), 2, Pad::Zero),
             (b'G', 0) => num(out, iso_year(tm), 1, Pad::Zero),
             (b'H', 0) => num(out, tm.hour as i64, 2, Pad::Zero),
@@ -221,7 +515,7 @@ pub fn strftime(out: &mut Vec<u8>, fmt: &[u8], tm: &Tm, nsec: u32) {
             (b'l', 0) => num(out, hour12 as i64, 2, Pad::Space),
             (b'm', 0) => num(out, tm.mon as i64 + 1, 2, Pad::Zero),
             (b'M', 0) => num(out, tm.min as i64, 2, Pad::Zero),
-            (b'n', 0) => text(out, b"\n", false),
+            (b'n', 0) => text(out, b"\n"),
             (b'N', 0) => {
                 // The width is the number of digits, zero-filled on the
                 // right; '-' drops trailing zeros.
@@ -238,15 +532,15 @@ pub fn strftime(out: &mut Vec<u8>, fmt: &[u8], tm: &Tm, nsec: u32) {
                     }
                 }
             }
-            (b'p', 0) => text(out, if tm.hour < 12 { b"AM" } else { b"PM" }, true),
-            (b'P', 0) => text(out, if tm.hour < 12 { b"am" } else { b"pm" }, false),
+            (b'p', 0) => text(out, if tm.hour < 12 { b"AM" } else { b"PM" }),
+            (b'P', 0) => text(out, if tm.hour < 12 { b"am" } else { b"pm" }),
             (b'q', 0) => num(out, tm.mon as i64 / 3 + 1, 1, Pad::Zero),
-            (b'r', 0) => sub(out, b"%I:%M:%S %p", tm, nsec, upper, width),
-            (b'R', 0) => sub(out, b"%H:%M", tm, nsec, upper, width),
+            (b'r', 0) => sub(out, b"%I:%M:%S %p", tm, nsec, case, width, pad),
+            (b'R', 0) => sub(out, b"%H:%M", tm, nsec, case, width, pad),
             (b's', 0) => num(out, epoch_secs(tm), 1, Pad::Zero),
             (b'S', 0) => num(out, tm.sec as i64, 2, Pad::Zero),
-            (b't', 0) => text(out, b"\t", false),
-            (b'T', 0) => sub(out, b"%H:%M:%S", tm, nsec, upper, width),
+            (b't', 0) => text(out, b"\t"),
+            (b'T', 0) => sub(out, b"%H:%M:%S", tm, nsec, case, width, pad),
             (b'u', 0) => num(out, if tm.wday == 0 { 7 } else { tm.wday as i64 }, 1, Pad::Zero),
             (b'U', 0) => num(out, (tm.yday as i64 + 7 - tm.wday as i64) / 7, 2, Pad::Zero),
             (b'V', 0) => num(out, iso_week(tm), 2, Pad::Zero),
@@ -254,27 +548,21 @@ pub fn strftime(out: &mut Vec<u8>, fmt: &[u8], tm: &Tm, nsec: u32) {
             (b'W', 0) => {
                 num(out, (tm.yday as i64 + 7 - (tm.wday as i64 + 6) % 7) / 7, 2, Pad::Zero)
             }
-            (b'x', 0) => sub(out, b"%m/%d/%y", tm, nsec, upper, width),
-            (b'X', 0) => sub(out, b"%H:%M:%S", tm, nsec, upper, width),
+            (b'x', 0) => sub(out, b"%m/%d/%y", tm, nsec, case, width, pad),
+            (b'X', 0) => sub(out, b"%H:%M:%S", tm, nsec, case, width, pad),
             (b'y', 0) => num(out, tm.year.rem_euclid(100), 2, Pad::Zero),
             (b'Y', 0) => num(out, tm.year, 1, Pad::Zero),
             (b'z', _) if colons <= 3 => zone_offset(out, tm.gmtoff, colons, pad, width),
-            (b'Z', 0) => text(out, &tm.zone, true),
+            (b'Z', 0) => text(out, &tm.zone),
             _ => out.extend_from_slice(&fmt[start..i]),
         }
     }
 }
 
-fn sub(out: &mut Vec<u8>, f: &[u8], tm: &Tm, nsec: u32, upper: bool, width: Option<usize>) {
+fn sub(out: &mut Vec<u8>, f: &[u8], tm: &Tm, nsec: u32, case: Case, w: Option<usize>, pad: Pad) {
     let mut v = Vec::new();
-    strftime(&mut v, f, tm, nsec);
-    if upper {
-        v.make_ascii_uppercase();
-    }
-    for _ in v.len()..width.unwrap_or(0) {
-        out.push(b' ');
-    }
-    out.extend_from_slice(&v);
+    render(&mut v, f, tm, nsec, false);
+    put_text(out, &v, w, pad, if case == Case::Upper { Case::Upper } else { Case::Keep });
 }
 
 fn push_num(out: &mut Vec<u8>, v: i64, width: usize, pad: Pad) {
@@ -410,6 +698,34 @@ mod tests {
         assert_eq!(f("%c"), "Tue Mar  5 07:08:09 2024");
         assert_eq!(f("%Q%"), "%Q%");
         assert_eq!(f("%10Y|%-5H|%10N|%-N"), "0000002024|7|1234567890|123456789");
+    }
+
+    #[test]
+    fn gnu_flag_and_modifier_rules() {
+        // '-' suppresses padding of names too; lower case wins for %P and
+        // %#Z; modifiers a conversion lacks print the directive as written.
+        assert_eq!(f("%-5a|%5a|%05b|%^P|%#P|%^#Z"), "Tue|  Tue|00Mar|am|am|utc");
+        assert_eq!(f("%Ox|%5Ox|%Ea|%Ed|%E%|%Oq"), "%Ox| %5Ox|%Ea|%Ed|%E%|%Oq");
+        assert_eq!(f("%-30c|%030D"), "Tue Mar  5 07:08:09 2024|000000000000000000000003/05/24");
+    }
+
+    #[test]
+    fn first_percent_b_skips_escaped_percents() {
+        assert_eq!(first_percent_b(b"%e. %b %Y "), Some(4));
+        assert_eq!(first_percent_b(b"%%b %^b %b"), Some(8));
+        assert_eq!(first_percent_b(b"%Y-%m-%d"), None);
+        assert_eq!(first_percent_b(b"%"), None);
+    }
+
+    #[test]
+    fn c_locale_styles_are_not_localized() {
+        let s = TimeStyle::parse_in("posix-bogus", false).unwrap();
+        assert_eq!(s, TimeStyle::locale());
+        assert!(TimeStyle::parse_in("posix-bogus", true).is_err());
+        assert_eq!(
+            TimeStyle::parse_in("+a\nb\nc", false),
+            Err(StyleError::Format("a\nb\nc".into()))
+        );
     }
 
     #[test]

@@ -287,18 +287,21 @@ fn time_format(
         None => match env("TIME_STYLE") {
             None => return Ok(TimeFormat::long_iso()),
             Some(s) if s == "locale" => return Ok(TimeFormat::long_iso()),
+            Some(s) if s.starts_with('+') => {
+                let mut v = s.into_bytes();
+                if let Some(nl) = v.iter().position(|&b| b == b'\n') {
+                    v.truncate(nl);
+                }
+                v
+            }
+            // Only a keyword loses its posix- prefixes: "posix-+FMT" keeps
+            // any newline in FMT, as GNU du.
             Some(s) => {
                 let mut s = s.as_str();
                 while let Some(r) = s.strip_prefix("posix-") {
                     s = r;
                 }
-                let mut v = s.as_bytes().to_vec();
-                if v.first() == Some(&b'+') {
-                    if let Some(nl) = v.iter().position(|&b| b == b'\n') {
-                        v.truncate(nl);
-                    }
-                }
-                v
+                s.as_bytes().to_vec()
             }
         },
     };

@@ -24,6 +24,10 @@ impl TimeFormat {
     /// can't convert is printed as seconds, as GNU does.
     pub fn format(&self, out: &mut Vec<u8>, secs: i64, nsec: u32) {
         match localtime(secs) {
+            // Localized and unpadded: du prints `+FORMAT` as date(1) does.
+            Some(tm) if cli::locale::info().time_hard => {
+                cli::timefmt::strftime_localized(out, &self.0, &tm, nsec)
+            }
             Some(tm) => cli::timefmt::strftime(out, &self.0, &tm, nsec),
             None => out.extend_from_slice(secs.to_string().as_bytes()),
         }

@@ -203,7 +203,7 @@ pub fn print<S: Sink>(
         w_size = w_size.max(w_major + 2 + w_minor);
     }
     let time_width = expected_time_width(plan);
-    let ns_matters = plan.time_style.old.contains('N') || plan.time_style.recent.contains('N');
+    let ns_matters = plan.time_style.shows_nanoseconds();
     let mut cached: (Option<(i64, u32, bool)>, Vec<u8>) = (None, Vec::with_capacity(64));
     let pad_left = |out: &mut Vec<u8>, s: &[u8], w: usize| {
         out.resize(out.len() + w.saturating_sub(s.len()), b' ');

@@ -5,7 +5,7 @@
 use cli::glob::{Flags, Glob};
 use cli::quote::{Quoter, Style};
 use cli::size::SizeFormat;
-use cli::timefmt::TimeStyle;
+use cli::timefmt::{StyleError, TimeStyle};
 
 use crate::args::{ArgError, Args, Deref, Format, Hidden, Indicator, Sort, TimeKind, When};
 use crate::colors::{Colors, Setup};
@@ -133,17 +133,25 @@ impl Plan {
         let time_style = if long {
             let spec = a.time_style.clone().or_else(|| env.time_style.clone());
             match spec {
-                None => TimeStyle::locale(),
-                Some(s) => TimeStyle::parse_checked(&s).map_err(|e| {
-                    let v = &s;
-                    ArgError::BadChoice {
-                        value: match e {
+                // Neither the option nor TIME_STYLE: GNU's default, "locale".
+                None => TimeStyle::parse_in("locale", cli::locale::info().time_hard)
+                    .unwrap_or_else(|_| TimeStyle::locale()),
+                Some(s) => TimeStyle::parse_checked(&s).map_err(|e| match e {
+                    StyleError::Choice { value: v, why } => ArgError::BadChoice {
+                        value: match why {
                             cli::argmatch::NoMatch::Ambiguous => format!("ambiguous:{v}"),
-                            cli::argmatch::NoMatch::Invalid => v.to_string(),
+                            cli::argmatch::NoMatch::Invalid => v,
                         },
                         option: "time style".into(),
                         valid: vec!["full-iso", "long-iso", "iso", "locale", "+FORMAT"],
-                    }
+                    },
+                    StyleError::Format(f) => ArgError::Plain(format!(
+                        "invalid time style format {}",
+                        String::from_utf8_lossy(&cli::quote::quote(
+                            f.as_bytes(),
+                            cli::quote::Style::Locale
+                        ))
+                    )),
                 })?,
             }
         } else {
