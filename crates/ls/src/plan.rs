@@ -145,12 +145,9 @@ impl Plan {
                         option: "time style".into(),
                         valid: vec!["full-iso", "long-iso", "iso", "locale", "+FORMAT"],
                     },
-                    StyleError::Format(f) => ArgError::Plain(format!(
-                        "invalid time style format {}",
-                        String::from_utf8_lossy(&cli::quote::quote(
-                            f.as_bytes(),
-                            cli::quote::Style::Locale
-                        ))
+                    StyleError::Format(f) => ArgError::Plain(cli::locale::trf(
+                        c"invalid time style format %s",
+                        &[&cli::quote::quote(f.as_bytes(), cli::quote::Style::Locale)],
                     )),
                 })?,
             }
