@@ -524,7 +524,7 @@ impl P {
                         return err(format!(
                             "failed to compile regular expression '{}': {}",
                             lossy(&v),
-                            e.0
+                            lossy(&e.0)
                         ))
                     }
                 }
