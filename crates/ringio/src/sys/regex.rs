@@ -220,7 +220,8 @@ impl Regex {
         // string pointer and length describe a live slice, which re_match
         // only reads; no registers are asked for. Concurrent calls are
         // serialized by glibc's per-pattern lock (see `Sync` above).
-        let r = unsafe { re_match(self.buf.get(), s.as_ptr().cast(), len, 0, std::ptr::null_mut()) };
+        let r =
+            unsafe { re_match(self.buf.get(), s.as_ptr().cast(), len, 0, std::ptr::null_mut()) };
         usize::try_from(r).ok()
     }
 
