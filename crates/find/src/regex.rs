@@ -3,6 +3,9 @@
 //! (findutils' table of names), `-iregex` adds `RE_ICASE`, and a path
 //! matches only if the match covers all of it.
 
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use ringio::sys::regex as re;
 
 /// A `-regextype`: the syntax bits patterns after it compile with.
@@ -38,19 +41,52 @@ impl RegexType {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RegexError(pub Vec<u8>);
 
-/// A compiled pattern.
+/// A compiled pattern, plus what it takes to compile it again: each walker
+/// thread matches with a copy of its own. glibc serializes matches on one
+/// compiled pattern (its per-pattern lock is held for the whole match), and
+/// in a multibyte locale a match costs microseconds, so one shared pattern
+/// would make `-regex` a single-threaded bottleneck of the parallel walk.
 #[derive(Debug)]
-pub struct Regex(re::Regex);
+pub struct Regex {
+    id: u64,
+    pat: Vec<u8>,
+    bits: re::Syntax,
+    /// The parse-time compilation (it reports errors), also the fallback.
+    shared: re::Regex,
+}
+
+thread_local! {
+    /// This thread's compiled copies, by pattern id (few: one per -regex).
+    static COPIES: RefCell<Vec<(u64, re::Regex)>> = const { RefCell::new(Vec::new()) };
+}
 
 impl Regex {
     pub fn new(pat: &[u8], ty: RegexType, casefold: bool) -> Result<Regex, RegexError> {
+        static NEXT_ID: AtomicU64 = AtomicU64::new(0);
         let bits = if casefold { ty.0 | re::ICASE } else { ty.0 };
-        re::Regex::new(pat, bits).map(Regex).map_err(RegexError)
+        let shared = re::Regex::new(pat, bits).map_err(RegexError)?;
+        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
+        Ok(Regex { id, pat: pat.to_vec(), bits, shared })
     }
 
     /// Whether the pattern matches all of `s`.
     pub fn matches(&self, s: &[u8]) -> bool {
-        self.0.matches_whole(s)
+        COPIES.with(|c| {
+            let Ok(mut copies) = c.try_borrow_mut() else {
+                return self.shared.matches_whole(s);
+            };
+            if let Some((_, r)) = copies.iter().find(|(id, _)| *id == self.id) {
+                return r.matches_whole(s);
+            }
+            match re::Regex::new(&self.pat, self.bits) {
+                Ok(r) => {
+                    let m = r.matches_whole(s);
+                    copies.push((self.id, r));
+                    m
+                }
+                Err(_) => self.shared.matches_whole(s),
+            }
+        })
     }
 }
 
