@@ -976,3 +976,73 @@ fn messages_interleave_with_output() {
         assert_eq!(ours, gnu, "args {args:?}");
     }
 }
+
+/// Random patterns over the regex metacharacters of every dialect (groups,
+/// alternation, intervals, back-references, GNU's assertions, brackets
+/// with backslashes), under every -regextype, against GNU: lfind runs the
+/// same glibc engine with the same syntax bits, so every pattern — valid
+/// or not — must give the same matches or the same message. Seeded, so a
+/// failure repeats.
+#[test]
+fn regex_random_patterns() {
+    let t = TempDir::new("find-rx");
+    build_tree(
+        t.path(),
+        &[
+            "d:a/b",
+            "f:a/b/ab:",
+            "f:a/aab:",
+            "f:a/a{2}:",
+            "f:a/x|y:",
+            "f:a/(a):",
+            "f:a/a\\b:",
+            "f:a/]:",
+            "f:a/b+:",
+            "f:a/ba:",
+            "f:a/abab:",
+            "f:a/a\nb:",
+        ],
+    );
+    const TYPES: &[&str] = &[
+        "findutils-default",
+        "emacs",
+        "posix-basic",
+        "posix-minimal-basic",
+        "posix-extended",
+        "posix-egrep",
+        "egrep",
+        "grep",
+        "awk",
+        "gnu-awk",
+        "posix-awk",
+        "ed",
+        "sed",
+    ];
+    const ATOMS: &[&str] = &[
+        "a", "b", ".", "*", "+", "?", "\\+", "\\?", "|", "\\|", "(", ")", "\\(", "\\)", "{2}",
+        "{1,", "\\{1\\}", "{,2}", "[ab]", "[^a]", "[\\]]", "[]a]", "\\1", "\\b", "\\B", "\\`",
+        "\\'", "\\<", "\\>", "\\w", "\\W", "^", "$", "]", "}", "/", ".*", "{1}", "\\{2\\}", "{0}",
+        "\\n",
+    ];
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = |n: usize| {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        (seed % n as u64) as usize
+    };
+    let mut c = Cases::new("lfind");
+    for ty in TYPES {
+        for _ in 0..40 {
+            let mut p = String::from([".*", "\\./a/", "./a/b/", ""][next(4)]);
+            for _ in 0..1 + next(5) {
+                p.push_str(ATOMS[next(ATOMS.len())]);
+            }
+            let r = run_in(t.path(), &["-regextype", ty, "-regex", &p]);
+            c.run(move || {
+                compare_sorted("lfind", &r, Stderr::Exact);
+            });
+        }
+    }
+    c.finish();
+}

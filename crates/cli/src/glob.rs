@@ -15,7 +15,7 @@ use ringio::sys::fnmatch;
 pub struct Flags {
     /// A leading '.' is matched only by a literal '.' (`FNM_PERIOD`).
     pub period: bool,
-    /// ASCII letters match either case (`FNM_CASEFOLD`).
+    /// Letters match either case (`FNM_CASEFOLD`, in the locale).
     pub casefold: bool,
 }
 

@@ -5,7 +5,7 @@
 //! tree, options, opened output files); [`eval`] is the walk visitor, which
 //! decides per entry whether a stat is needed (partial evaluation on the
 //! name and d_type), evaluates, and buffers output per thread; [`printf`],
-//! [`exec`], [`perm`], [`regex`] (with [`bracket`]) hold the pieces; shell
+//! [`exec`], [`perm`], [`regex`] (glibc's engine) hold the pieces; shell
 //! patterns are `cli::glob`'s.
 //!
 //! Ordering: the walk is parallel by default, so records from different
@@ -43,7 +43,6 @@
 //! User and group names come from `cli::users` (name service only, cached
 //! per walker thread); `timefmt` is find's layer over `cli::timefmt`.
 
-pub mod bracket;
 pub mod eval;
 pub mod exec;
 pub mod expr;

@@ -532,10 +532,10 @@ impl P {
                 match Regex::new(&v, self.syntax, n == b"-iregex") {
                     Ok(r) => Prim::Regex(r),
                     Err(e) => {
-                        // The reason is glibc's regcomp text, from glibc's catalog.
+                        // The reason is glibc's own text, translated in its catalog.
                         return err(t(
                             c"failed to compile regular expression '%s': %s",
-                            &[&v, cli::locale::tr_libc(e.0)],
+                            &[&v, &e.0],
                         ));
                     }
                 }

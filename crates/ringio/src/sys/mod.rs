@@ -9,6 +9,7 @@ pub mod fs;
 pub mod locale;
 pub mod mem;
 pub mod proc;
+pub mod regex;
 pub mod seccomp;
 pub mod signal;
 pub mod sigpipe;
