@@ -209,7 +209,7 @@ fn gnu_options_we_lack() {
         ("/usr/bin/cat", table_names(cat::args::OPTIONS)),
     ] {
         let Some(help) = gnu_help(gnu) else {
-            eprintln!("SKIP: {gnu} not installed");
+            crate::util::prerequisite_missing("gnu_options_we_lack", gnu);
             continue;
         };
         let theirs = gnu_getopt_options(&help);
@@ -347,7 +347,7 @@ fn has_escape(b: &[u8]) -> bool {
 #[test]
 fn color_auto_follows_term_and_no_color() {
     if !have("script") {
-        eprintln!("SKIP: script (util-linux) missing");
+        crate::util::prerequisite_missing("color_auto_follows_term_and_no_color", "script(1)");
         return;
     }
     let t = TempDir::new("colour");
@@ -392,7 +392,7 @@ fn color_auto_follows_term_and_no_color() {
 #[test]
 fn own_colours_only_on_a_terminal() {
     if !have("script") {
-        eprintln!("SKIP: script (util-linux) missing");
+        crate::util::prerequisite_missing("own_colours_only_on_a_terminal", "script(1)");
         return;
     }
     let t = TempDir::new("own-colour");

@@ -112,8 +112,11 @@ fn fixture() -> Fixture {
     let _ = Command::new("chown").arg("65534:65534").arg(r.join("s1025")).status();
     let _ = Command::new("chown").arg("123456:654321").arg(r.join("s1m")).status();
     let _ = Command::new("chown").args(["-h", "4242:0"]).arg(r.join("link")).status();
-    // ACLs where setfacl exists.
-    if have("setfacl") {
+    // ACLs (the `+` of -l): setfacl is a prerequisite `cargo xtask test`
+    // installs; without it both tools see no ACL and the marker goes untested.
+    if !have("setfacl") {
+        crate::util::prerequisite_missing("ls fixture", "setfacl (acl) for the ACL entries");
+    } else {
         std::fs::write(r.join("acl-file"), b"").unwrap();
         std::fs::create_dir(r.join("acl-dir")).unwrap();
         let _ = Command::new("setfacl").args(["-m", "u:nobody:r"]).arg(r.join("acl-file")).status();
@@ -702,7 +705,7 @@ fn dt_unknown_free_paths_and_deep_trees() {
 #[test]
 fn unprivileged_permission_errors() {
     if !have("setpriv") {
-        eprintln!("setpriv missing: skipped");
+        crate::util::prerequisite_missing("unprivileged_permission_errors", "setpriv");
         return;
     }
     let t = TempDir::new("ls-perm");
@@ -821,7 +824,7 @@ fn latin1(s: &str) -> Vec<u8> {
 #[test]
 fn terminal_behaviour() {
     if !have("script") {
-        eprintln!("script missing: skipped");
+        crate::util::prerequisite_missing("terminal_behaviour", "script(1)");
         return;
     }
     let t = fixture();
@@ -903,7 +906,7 @@ fn head_closes_pipe_quietly() {
 #[test]
 fn no_stat_without_need() {
     if !have("strace") {
-        eprintln!("strace missing: skipped");
+        crate::util::prerequisite_missing("no_stat_without_need", "strace");
         return;
     }
     let t = TempDir::new("ls-nostat");
@@ -945,8 +948,12 @@ fn no_stat_without_need() {
 /// The io_uring backend keeps `lsr -al` of 10,000 files under 100 syscalls.
 #[test]
 fn uring_syscall_budget() {
-    if !have("strace") || !ringio::uring_available() {
-        eprintln!("strace or io_uring missing: skipped");
+    if !have("strace") {
+        crate::util::prerequisite_missing("uring_syscall_budget", "strace");
+        return;
+    }
+    if !ringio::uring_available() {
+        crate::util::skipped("uring_syscall_budget", &ringio::uring_description());
         return;
     }
     let t = TempDir::new("ls-budget");
@@ -1287,7 +1294,7 @@ fn selinux_contexts() {
         st.is_ok_and(|s| s.success())
     };
     if !label(".", "system_u:object_r:tmp_t:s0", true) {
-        eprintln!("selinux_contexts: skipped, security.selinux can't be set here");
+        crate::util::skipped("selinux_contexts", "security.selinux can't be set here");
         return;
     }
     label("labelled", "system_u:object_r:user_home_t:s0", true);

@@ -24,12 +24,11 @@ impl Mount {
     /// request (`0`, `5ms`…); None (after saying why) where FUSE can't be.
     pub fn start(src: &Path, mp: &Path, faults: &[&str], latency: &str) -> Option<Mount> {
         if let Some(why) = slowmount::unusable() {
-            skip("misbehaving file systems", &why);
+            slowmount::fuse_missing("misbehaving file systems", &why);
             return None;
         }
         let Some(xtask) = util::xtask_bin() else {
-            skip("misbehaving file systems", "the xtask binary could not be built");
-            return None;
+            panic!("misbehaving file systems: the xtask binary could not be built");
         };
         let mut args: Vec<&OsStr> = vec!["--latency".as_ref(), latency.as_ref()];
         for f in faults {
@@ -41,7 +40,10 @@ impl Mount {
         let child = match slowmount::start(&xtask, src, mp, &args) {
             Ok(c) => c,
             Err(e) => {
-                skip("misbehaving file systems", &format!("slowfs could not mount: {e}"));
+                util::prerequisite_missing(
+                    "misbehaving file systems",
+                    &format!("slowfs could not mount: {e}"),
+                );
                 return None;
             }
         };
