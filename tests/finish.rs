@@ -331,10 +331,19 @@ fn on_tty(cmd: &str, cwd: &Path, env: &[(&str, &str)]) -> Vec<u8> {
     let mut c = Command::new("script");
     c.args(["-qec", cmd, "/dev/null"]).current_dir(cwd).env_clear();
     c.env("PATH", "/usr/local/bin:/usr/bin:/bin").env("LC_ALL", "C").env("TZ", "UTC");
+    // script runs the command with $SHELL (sh without it), and dash's exec
+    // has no -a: both sides would print the same error and compare equal.
+    c.env("SHELL", "/bin/bash");
     for (k, v) in env {
         c.env(k, v);
     }
-    c.stdin(Stdio::null()).output().unwrap().stdout
+    let out = c.stdin(Stdio::null()).output().unwrap().stdout;
+    assert!(
+        !out.windows(9).any(|w| w == b"not found"),
+        "the pty command did not run: {}",
+        String::from_utf8_lossy(&out)
+    );
+    out
 }
 
 fn has_escape(b: &[u8]) -> bool {
