@@ -300,7 +300,10 @@ fn missing_directories_and_bad_names() {
 fn unreadable_files_as_unprivileged_user() {
     // SAFETY: geteuid has no preconditions.
     if unsafe { libc::geteuid() } != 0 {
-        eprintln!("skipped: needs root to switch to an unprivileged user");
+        util::skipped(
+            "unreadable_files_as_unprivileged_user",
+            "needs root to switch to an unprivileged user",
+        );
         return;
     }
     let setup = |dir: &Path| {
@@ -662,7 +665,7 @@ fn slow_checksum(r: &mut impl Read) -> (u64, u64) {
 #[test]
 fn syscalls_of_the_fast_paths() {
     if !util::have("strace") {
-        eprintln!("skipped: no strace");
+        util::prerequisite_missing("syscalls_of_the_fast_paths", "strace");
         return;
     }
     let t = TempDir::new("cat-strace");

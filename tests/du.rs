@@ -629,7 +629,7 @@ fn one_file_system_with_a_mount_point() {
         .status()
         .is_ok_and(|s| s.success());
     if !ok {
-        eprintln!("SKIPPED one_file_system_with_a_mount_point: cannot mount a tmpfs here");
+        util::skipped("one_file_system_with_a_mount_point", "cannot mount a tmpfs here");
         return;
     }
     struct Unmount<'a>(&'a Path);
@@ -708,7 +708,7 @@ fn names_and_output_errors() {
 #[test]
 fn syscalls_stay_per_entry() {
     if !util::have("strace") {
-        eprintln!("SKIPPED syscalls_stay_per_entry: no strace");
+        util::prerequisite_missing("syscalls_stay_per_entry", "strace");
         return;
     }
     let t = TempDir::new("du-sys");
@@ -872,7 +872,7 @@ fn deeper_than_the_descriptor_limit_and_path_max() {
         .status()
         .is_ok_and(|s| s.success());
     if !ok {
-        eprintln!("SKIPPED deeper_than_the_descriptor_limit_and_path_max: no perl");
+        util::prerequisite_missing("deeper_than_the_descriptor_limit_and_path_max", "perl");
         return;
     }
     for args in [&["-s", "deep"][..], &["deep"], &["-a", "--apparent-size", "deep"]] {

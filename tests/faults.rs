@@ -348,8 +348,11 @@ pub fn root() -> bool {
         .unwrap_or(false)
 }
 
+/// A condition this machine can't set up (not root, no tmpfs, no
+/// sysctl): a visible skip. Prerequisites that `cargo xtask test`
+/// installs go through [`util::prerequisite_missing`] instead.
 pub fn skip(case: &str, why: &str) {
-    eprintln!("skipped {case}: {why}");
+    util::skipped(case, why);
 }
 
 /// Records as multisets of lines: for the parallel walkers, whose order

@@ -842,6 +842,7 @@ fn sigint_stops_cleanly() {
 #[test]
 fn syscalls_no_more_than_gnu() {
     if !crate::util::have("strace") {
+        crate::util::prerequisite_missing("syscalls_no_more_than_gnu", "strace");
         return;
     }
     let t = wide();

@@ -209,7 +209,7 @@ fn gnu_options_we_lack() {
         ("/usr/bin/cat", table_names(cat::args::OPTIONS)),
     ] {
         let Some(help) = gnu_help(gnu) else {
-            eprintln!("SKIP: {gnu} not installed");
+            crate::util::prerequisite_missing("gnu_options_we_lack", gnu);
             continue;
         };
         let theirs = gnu_getopt_options(&help);
@@ -331,10 +331,19 @@ fn on_tty(cmd: &str, cwd: &Path, env: &[(&str, &str)]) -> Vec<u8> {
     let mut c = Command::new("script");
     c.args(["-qec", cmd, "/dev/null"]).current_dir(cwd).env_clear();
     c.env("PATH", "/usr/local/bin:/usr/bin:/bin").env("LC_ALL", "C").env("TZ", "UTC");
+    // script runs the command with $SHELL (sh without it), and dash's exec
+    // has no -a: both sides would print the same error and compare equal.
+    c.env("SHELL", "/bin/bash");
     for (k, v) in env {
         c.env(k, v);
     }
-    c.stdin(Stdio::null()).output().unwrap().stdout
+    let out = c.stdin(Stdio::null()).output().unwrap().stdout;
+    assert!(
+        !out.windows(9).any(|w| w == b"not found"),
+        "the pty command did not run: {}",
+        String::from_utf8_lossy(&out)
+    );
+    out
 }
 
 fn has_escape(b: &[u8]) -> bool {
@@ -347,7 +356,7 @@ fn has_escape(b: &[u8]) -> bool {
 #[test]
 fn color_auto_follows_term_and_no_color() {
     if !have("script") {
-        eprintln!("SKIP: script (util-linux) missing");
+        crate::util::prerequisite_missing("color_auto_follows_term_and_no_color", "script(1)");
         return;
     }
     let t = TempDir::new("colour");
@@ -392,7 +401,7 @@ fn color_auto_follows_term_and_no_color() {
 #[test]
 fn own_colours_only_on_a_terminal() {
     if !have("script") {
-        eprintln!("SKIP: script (util-linux) missing");
+        crate::util::prerequisite_missing("own_colours_only_on_a_terminal", "script(1)");
         return;
     }
     let t = TempDir::new("own-colour");

@@ -112,8 +112,11 @@ fn fixture() -> Fixture {
     let _ = Command::new("chown").arg("65534:65534").arg(r.join("s1025")).status();
     let _ = Command::new("chown").arg("123456:654321").arg(r.join("s1m")).status();
     let _ = Command::new("chown").args(["-h", "4242:0"]).arg(r.join("link")).status();
-    // ACLs where setfacl exists.
-    if have("setfacl") {
+    // ACLs (the `+` of -l): setfacl is a prerequisite `cargo xtask test`
+    // installs; without it both tools see no ACL and the marker goes untested.
+    if !have("setfacl") {
+        crate::util::prerequisite_missing("ls fixture", "setfacl (acl) for the ACL entries");
+    } else {
         std::fs::write(r.join("acl-file"), b"").unwrap();
         std::fs::create_dir(r.join("acl-dir")).unwrap();
         let _ = Command::new("setfacl").args(["-m", "u:nobody:r"]).arg(r.join("acl-file")).status();
@@ -702,7 +705,7 @@ fn dt_unknown_free_paths_and_deep_trees() {
 #[test]
 fn unprivileged_permission_errors() {
     if !have("setpriv") {
-        eprintln!("setpriv missing: skipped");
+        crate::util::prerequisite_missing("unprivileged_permission_errors", "setpriv");
         return;
     }
     let t = TempDir::new("ls-perm");
@@ -806,10 +809,18 @@ fn on_tty(prog: &str, args: &[&[u8]], cwd: &Path, env: &[(&str, &str)]) -> Vec<u
     c.current_dir(cwd).env_clear();
     c.env("PATH", "/usr/local/bin:/usr/bin:/bin").env("LC_ALL", "C").env("TZ", "UTC");
     c.env("TERM", "xterm");
+    // script runs the command with $SHELL (sh without it), and dash's exec
+    // has no -a: both sides would print the same error and compare equal.
+    c.env("SHELL", "/bin/bash");
     for (k, v) in env {
         c.env(k, v);
     }
     let o = c.output().unwrap();
+    assert!(
+        !o.stdout.windows(9).any(|w| w == b"not found"),
+        "the pty command did not run: {}",
+        String::from_utf8_lossy(&o.stdout)
+    );
     o.stdout
 }
 
@@ -821,7 +832,7 @@ fn latin1(s: &str) -> Vec<u8> {
 #[test]
 fn terminal_behaviour() {
     if !have("script") {
-        eprintln!("script missing: skipped");
+        crate::util::prerequisite_missing("terminal_behaviour", "script(1)");
         return;
     }
     let t = fixture();
@@ -909,7 +920,7 @@ fn head_closes_pipe_quietly() {
 #[test]
 fn no_stat_without_need() {
     if !have("strace") {
-        eprintln!("strace missing: skipped");
+        crate::util::prerequisite_missing("no_stat_without_need", "strace");
         return;
     }
     let t = TempDir::new("ls-nostat");
@@ -952,8 +963,12 @@ fn no_stat_without_need() {
 /// The io_uring backend keeps `lsr -al` of 10,000 files under 100 syscalls.
 #[test]
 fn uring_syscall_budget() {
-    if !have("strace") || !ringio::uring_available() {
-        eprintln!("strace or io_uring missing: skipped");
+    if !have("strace") {
+        crate::util::prerequisite_missing("uring_syscall_budget", "strace");
+        return;
+    }
+    if !ringio::uring_available() {
+        crate::util::skipped("uring_syscall_budget", &ringio::uring_description());
         return;
     }
     let t = TempDir::new("ls-budget");
@@ -967,6 +982,9 @@ fn uring_syscall_budget() {
         .arg(ours)
         .arg("-al")
         .env("RINGIO_BACKEND", "uring")
+        // The budget is the C locale's: from the caller's LANG (C.UTF-8
+        // here) setlocale would add ~75 calls loading locale files.
+        .env("LC_ALL", "C")
         .env_remove("LD_LIBRARY_PATH")
         .current_dir(t.path())
         .stdout(std::process::Stdio::null())
@@ -1295,7 +1313,7 @@ fn selinux_contexts() {
         st.is_ok_and(|s| s.success())
     };
     if !label(".", "system_u:object_r:tmp_t:s0", true) {
-        eprintln!("selinux_contexts: skipped, security.selinux can't be set here");
+        crate::util::skipped("selinux_contexts", "security.selinux can't be set here");
         return;
     }
     label("labelled", "system_u:object_r:user_home_t:s0", true);
@@ -1322,6 +1340,95 @@ fn selinux_contexts() {
         &["-ZL", "link"],
     ] {
         c.ls(&r, args);
+    }
+    c.finish();
+}
+
+/// Debian's `eval "$(dircolors -b)"`: the LS_COLORS value it exports.
+fn dircolors_default() -> String {
+    let o = Command::new("dircolors").arg("-b").env_clear().output().unwrap();
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    let v = text
+        .lines()
+        .find_map(|l| l.strip_prefix("LS_COLORS='"))
+        .and_then(|l| l.split_once("';"))
+        .map(|(v, _)| v.to_string());
+    v.unwrap_or_else(|| panic!("dircolors -b printed no LS_COLORS: {text}"))
+}
+
+/// GNU's clear-to-end-of-line rule with colour: `\e[K` follows a coloured
+/// name only when the name, printed from column `start` with width `w`,
+/// may wrap (`start / L != (start + w - 1) / L`), where L is COLUMNS (or
+/// the terminal's width, else 80) — consulted in long format too once
+/// --color asks for colour — and where, in long format, GNU counts
+/// `start` only from the end of the owner/group/author/context columns
+/// when any is printed. /usr/bin-like names and long link targets around
+/// columns 80 and 120, under dircolors' defaults and none.
+#[test]
+fn clear_to_end_of_line_with_colour() {
+    let t = TempDir::new("ls-clreol");
+    let d = t.join("bin");
+    std::fs::create_dir(&d).unwrap();
+    for n in (20..130).step_by(3) {
+        let name = format!("{}-{}", "activate-global-python-argcomplete", "x".repeat(n - 20));
+        let p = d.join(&name[..n.min(name.len())]);
+        std::fs::write(&p, b"#!/bin/sh\n").unwrap();
+        crate::util::chmod(&p, 0o755);
+    }
+    for n in [30usize, 45, 60, 70, 75, 80, 85, 95, 110] {
+        let target = format!("/usr/lib/python3/dist-packages/{}", "t".repeat(n));
+        std::os::unix::fs::symlink(&target, d.join(format!("dangling{n}"))).unwrap();
+        std::os::unix::fs::symlink(format!("../{}", "d".repeat(n)), d.join(format!("rel{n}")))
+            .unwrap();
+    }
+    std::fs::create_dir(t.join("d".repeat(110))).unwrap();
+    for n in [30usize, 60, 95] {
+        std::os::unix::fs::symlink("/usr/bin/env", d.join(format!("env{}", "e".repeat(n))))
+            .unwrap();
+    }
+    let dircolors = dircolors_default();
+    let mut c = Cases::new("clear to end of line");
+    for ls_colors in [dircolors.as_str(), ""] {
+        for columns in ["120", "80", "100", "", "0", "zz"] {
+            for args in [
+                &["-l", "--color=always"][..],
+                &["-lo", "--color=always"],
+                &["-lgo", "--color=always"],
+                &["-lin", "--color=always"],
+                &["-ls", "--author", "--color=always"],
+                &["-l", "--color=always", "--time-style=+%s"],
+                &["-1", "--color=always"],
+                &["-C", "--color=always"],
+                &["-l", "-w", "90", "--color=always"],
+                &["-l", "--color=never"],
+            ] {
+                let mut a = args.to_vec();
+                a.push("bin");
+                c.ls_env(t.path(), &a, &[("LS_COLORS", ls_colors), ("COLUMNS", columns)]);
+            }
+        }
+    }
+    // The common interactive case: a terminal that reports no size
+    // (script's pty) with COLUMNS=120, and --color=auto.
+    if !have("script") {
+        crate::util::prerequisite_missing("clear_to_end_of_line_with_colour", "script(1)");
+    } else {
+        let ours = env!("CARGO_BIN_EXE_lsr");
+        for columns in ["120", "80"] {
+            let env = [("LS_COLORS", dircolors.as_str()), ("COLUMNS", columns)];
+            for args in
+                [&[&b"-l"[..], b"--color=auto", b"bin"][..], &[b"--color=auto", b"-1", b"bin"]]
+            {
+                let want = on_tty("/usr/bin/ls", args, t.path(), &env);
+                let got = on_tty(ours, args, t.path(), &env);
+                assert!(
+                    got == want,
+                    "tty {args:?} COLUMNS={columns}\n--- gnu ---\n{}\n--- ours ---\n{}",
+                    String::from_utf8_lossy(&want),
+                    String::from_utf8_lossy(&got)
+                );
+            }
+        }
     }
     c.finish();
 }

@@ -32,7 +32,7 @@ impl Server {
         let child = match slowmount::start(xtask, src, mp, &args) {
             Ok(c) => c,
             Err(e) => {
-                eprintln!("skipping: slowfs could not mount here: {e}");
+                util::prerequisite_missing("slowfs", &format!("slowfs could not mount here: {e}"));
                 return None;
             }
         };
@@ -242,23 +242,16 @@ fn lines(out: &[u8], sorted: bool) -> Vec<Vec<u8>> {
     }
 }
 
-/// Whether our `tool` does its job yet (ldu may still be a stub on a
-/// branch without it): it prints something for the source tree.
-fn implemented(tool: &str, src: &Path) -> bool {
-    !run(tool, &["."], src, None).stdout.is_empty()
-}
-
 /// The test tree (see [`build`]) in a temp dir, mirrored through a 1 ms
 /// slowfs mount: (temp dir, source, mount point, server); None (after
 /// saying why) where FUSE can't be mounted.
 fn mirror(tag: &str) -> Option<(TempDir, PathBuf, PathBuf, Server)> {
     if let Some(why) = slowmount::unusable() {
-        eprintln!("skipping: {why}");
+        slowmount::fuse_missing(tag, &why);
         return None;
     }
     let Some(xtask) = util::xtask_bin() else {
-        eprintln!("skipping: the xtask binary could not be built");
-        return None;
+        panic!("{tag}: the xtask binary could not be built");
     };
     let tmp = TempDir::new(tag);
     let src = tmp.join("src");
@@ -278,15 +271,7 @@ fn mirror(tag: &str) -> Option<(TempDir, PathBuf, PathBuf, Server)> {
 fn tools_print_the_same_through_a_slow_mount() {
     let Some((_tmp, src, mp, mut srv)) = mirror("slowfs") else { return };
 
-    let mut skipped = Vec::new();
     for case in CASES {
-        if !implemented(case.tool, &src) {
-            if !skipped.contains(&case.tool) {
-                eprintln!("skipping {}: it prints nothing here yet", case.tool);
-                skipped.push(case.tool);
-            }
-            continue;
-        }
         let want = run(case.tool, case.args, &src, None);
         for b in std::iter::once(None).chain(BACKENDS.iter().map(|b| Some(*b))) {
             srv.reset();
@@ -326,7 +311,7 @@ fn tools_print_the_same_through_a_slow_mount() {
 
 #[test]
 fn request_budgets_through_a_slow_mount() {
-    let Some((_tmp, src, mp, mut srv)) = mirror("slowfs-budget") else { return };
+    let Some((_tmp, _src, mp, mut srv)) = mirror("slowfs-budget") else { return };
     let n = MANY as u64;
     for b in std::iter::once(None).chain(BACKENDS.iter().map(|b| Some(*b))) {
         let name = b.unwrap_or("default");
@@ -349,16 +334,14 @@ fn request_budgets_through_a_slow_mount() {
         assert!(out.status.success(), "lfind [{name}]: {out:?}");
         assert!(c.get("requests") <= n + 20, "lfind -size [{name}]: {c:?} for {n} files");
         assert!(c.get("getattr") <= 10, "lfind -size [{name}]: {c:?}");
-        // ldu -s: the same, when ldu is there.
-        if implemented("ldu", &src) {
-            srv.reset();
-            let out = run("ldu", &["-s", "many"], &mp, b);
-            let c = srv.counters();
-            assert!(out.status.success(), "ldu [{name}]: {out:?}");
-            assert!(c.get("requests") <= n + 20, "ldu -s [{name}]: {c:?} for {n} files");
-            if b != Some("sync") {
-                assert!(c.get("max_in_flight") >= 8, "ldu -s [{name}] concurrency: {c:?}");
-            }
+        // ldu -s: the same.
+        srv.reset();
+        let out = run("ldu", &["-s", "many"], &mp, b);
+        let c = srv.counters();
+        assert!(out.status.success(), "ldu [{name}]: {out:?}");
+        assert!(c.get("requests") <= n + 20, "ldu -s [{name}]: {c:?} for {n} files");
+        if b != Some("sync") {
+            assert!(c.get("max_in_flight") >= 8, "ldu -s [{name}] concurrency: {c:?}");
         }
     }
     // The same listing on GNU ls, for the record (not asserted: GNU's

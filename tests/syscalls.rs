@@ -3,10 +3,12 @@
 //! times, so they hold on any machine; speed itself is measured by
 //! `cargo xtask bench`, never by a test.
 //!
-//! Every test skips with a message when strace is missing or cannot trace
-//! here (no ptrace in some containers), and the tool tests skip while the
-//! tool is not implemented yet. The budgets are deliberately loose starting
-//! points: the tools' owners tighten them as the tools get there.
+//! Every test skips with a message when strace cannot trace here (no
+//! ptrace in some containers); a missing strace fails under `CI=true`
+//! (`cargo xtask test` installs it). A tool's output is checked against
+//! GNU's before its syscalls are counted: wrong output fails the test.
+//! The budgets are deliberately loose starting points: the tools' owners
+//! tighten them as the tools get there.
 //!
 //! A count taken from `strace -f` covers every thread of the process;
 //! an io_uring_enter counts once however many operations it carried, and
@@ -71,7 +73,7 @@ pub fn strace_usable() -> bool {
     static OK: OnceLock<bool> = OnceLock::new();
     *OK.get_or_init(|| {
         if !util::have("strace") {
-            eprintln!("skipped: strace not installed (cargo xtask test installs it)");
+            util::prerequisite_missing("syscall budgets", "strace");
             return false;
         }
         let t = TempDir::new("strace-probe");
@@ -81,7 +83,7 @@ pub fn strace_usable() -> bool {
             .is_ok_and(|s| s.success())
             && std::fs::read_to_string(&out).is_ok_and(|s| count_trace(&s).is_some());
         if !ok {
-            eprintln!("skipped: strace cannot trace here (ptrace not permitted?)");
+            util::skipped("syscall budgets", "strace cannot trace here (ptrace not permitted?)");
         }
         ok
     })
@@ -187,15 +189,27 @@ fn run(program: &Path, args: &[&OsStr], env: &[(&str, &str)]) -> std::process::O
         .unwrap_or_else(|e| panic!("run {}: {e}", program.display()))
 }
 
-/// Whether `tool args` works yet (today the mains are empty); prints the
-/// skip message when not.
-fn implemented(tool: &str, args: &[&OsStr], works: impl Fn(&[u8]) -> bool) -> bool {
-    let out = run(&util::ours(tool), args, &[]);
-    let ok = out.status.success() && works(&out.stdout);
-    if !ok {
-        eprintln!("skipped: {tool} not implemented yet");
-    }
-    ok
+/// Checks that `tool ARGS` prints what GNU's tool prints (as sorted lines
+/// for the parallel walkers) before its syscalls are counted: a budget met
+/// by wrong output means nothing, so that fails the test.
+fn assert_same_as_gnu(tool: &str, args: &[&OsStr], sorted: bool) {
+    let ours = run(&util::ours(tool), args, &[]);
+    let gnu = run(Path::new(util::gnu(tool)), args, &[]);
+    let lines = |b: &[u8]| {
+        let mut v: Vec<Vec<u8>> = b.split(|&c| c == b'\n').map(<[u8]>::to_vec).collect();
+        if sorted {
+            v.sort();
+        }
+        v
+    };
+    assert!(
+        ours.status.success() && gnu.status.success() && lines(&ours.stdout) == lines(&gnu.stdout),
+        "{tool} {args:?} ({:?}) differs from GNU's ({:?}), so its syscall count means nothing:\n--- ours\n{}\n--- GNU\n{}",
+        ours.status,
+        gnu.status,
+        String::from_utf8_lossy(&ours.stdout),
+        String::from_utf8_lossy(&gnu.stdout)
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -328,7 +342,7 @@ fn engine_statx_budget() {
     let full = flat_dir("sys-engine", 10_000);
     for backend in BACKENDS {
         if backend == "uring" && !ringio::uring_available() {
-            eprintln!("skipped uring: {}", ringio::uring_description());
+            util::skipped("engine_statx_budget [uring]", &ringio::uring_description());
             continue;
         }
         for mode in ["batched", "pipelined"] {
@@ -373,24 +387,18 @@ fn engine_statx_budget() {
 // ---------------------------------------------------------------------------
 // The tools. Budgets to be tightened by their owners.
 
-fn lists_all(n: usize) -> impl Fn(&[u8]) -> bool {
-    move |out: &[u8]| out.split(|&b| b == b'\n').filter(|l| l.starts_with(b"entry-")).count() == n
-}
-
 #[test]
 fn lsr_long_listing_10k_uring_budget() {
     if !strace_usable() {
         return;
     }
     if !ringio::uring_available() {
-        eprintln!("skipped: io_uring unavailable here ({})", ringio::uring_description());
+        util::skipped("lsr_long_listing_10k_uring_budget", &ringio::uring_description());
         return;
     }
     let t = flat_dir("sys-lsr-al", 10_000);
     let dir = t.path().as_os_str();
-    if !implemented("lsr", &["-1".as_ref(), dir], lists_all(10_000)) {
-        return;
-    }
+    assert_same_as_gnu("lsr", &["-1".as_ref(), dir], false);
     let s =
         count_syscalls(&util::ours("lsr"), &["-al".as_ref(), dir], &[("RINGIO_BACKEND", "uring")])
             .unwrap();
@@ -413,9 +421,7 @@ fn lsr_one_per_line_stats_no_entry() {
     }
     let t = flat_dir("sys-lsr-1", 10_000);
     let dir = t.path().as_os_str();
-    if !implemented("lsr", &["-1".as_ref(), dir], lists_all(10_000)) {
-        return;
-    }
+    assert_same_as_gnu("lsr", &["-1".as_ref(), dir], false);
     for backend in BACKENDS {
         let calls = trace(
             &util::ours("lsr"),
@@ -459,12 +465,7 @@ fn lfind_tree_at_most_gnu_find() {
     }
     let t = small_tree("sys-lfind");
     let root = t.path().as_os_str();
-    let gnu_lines =
-        run(Path::new(util::gnu("lfind")), &[root], &[]).stdout.split(|&b| b == b'\n').count();
-    let same_count = |out: &[u8]| out.split(|&b| b == b'\n').count() == gnu_lines;
-    if !implemented("lfind", &[root], same_count) {
-        return;
-    }
+    assert_same_as_gnu("lfind", &[root], true);
     at_most_gnu("lfind", &[root]);
 }
 
@@ -475,9 +476,6 @@ fn ldu_summary_at_most_gnu_du() {
     }
     let t = small_tree("sys-ldu");
     let root = t.path().as_os_str();
-    let gnu_out = run(Path::new(util::gnu("ldu")), &["-s".as_ref(), root], &[]).stdout;
-    if !implemented("ldu", &["-s".as_ref(), root], |out| out == gnu_out) {
-        return;
-    }
+    assert_same_as_gnu("ldu", &["-s".as_ref(), root], false);
     at_most_gnu("ldu", &["-s".as_ref(), root]);
 }

@@ -637,12 +637,29 @@ pub const LOCALES: [&str; 5] = ["C", "C.UTF-8", "en_US.UTF-8", "de_DE.UTF-8", "j
 
 /// A prerequisite is missing: under `CI=true` (where `cargo xtask test` was
 /// meant to install it) that fails the test; elsewhere the skip is printed
-/// so the run shows it.
+/// and logged (see [`skipped`]).
 pub fn prerequisite_missing(test: &str, what: &str) {
     if std::env::var("CI").is_ok_and(|v| v == "true") {
         panic!("{test}: {what} (cargo xtask test installs it; CI=true makes a skip a failure)");
     }
-    eprintln!("SKIPPED {test}: {what}");
+    skipped(test, what);
+}
+
+/// `test` (or a part of it) did not run, for a reason no installation
+/// cures (not root, no SELinux, no io_uring in this kernel…). A passing
+/// test's stderr is hidden, so besides printing it the skip is appended to
+/// the file `RINGUTILS_SKIP_LOG` names: `cargo xtask test` sets it and
+/// lists the skips after the run.
+pub fn skipped(test: &str, why: &str) {
+    eprintln!("SKIPPED {test}: {why}");
+    if let Some(path) = std::env::var_os("RINGUTILS_SKIP_LOG") {
+        use std::io::Write;
+        let f = std::fs::OpenOptions::new().create(true).append(true).open(path);
+        if let Ok(mut f) = f {
+            // One write per line: lines of parallel tests don't interleave.
+            let _ = f.write_all(format!("{test}: {why}\n").as_bytes());
+        }
+    }
 }
 
 /// Whether glibc has `name` (C and POSIX always; C.UTF-8 is built in).

@@ -109,6 +109,8 @@ fn no_threads() {
             super::wait_bounded(c.spawn().unwrap(), super::DEADLINE, "ldu on a pty, ulimit -u 1");
         assert!(r.out().ends_with("\tt\r\n"), "ldu on a pty under ulimit -u 1: {}", r.out());
         assert!(!r.out().contains("panicked"), "{}", r.out());
+    } else {
+        util::prerequisite_missing("ulimit -u on a terminal", "script(1)");
     }
 }
 

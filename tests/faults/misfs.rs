@@ -4,6 +4,7 @@
 //! no latency) — and /proc and /sys files whose size lies.
 
 use std::ffi::OsStr;
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
@@ -23,12 +24,11 @@ impl Mount {
     /// request (`0`, `5ms`…); None (after saying why) where FUSE can't be.
     pub fn start(src: &Path, mp: &Path, faults: &[&str], latency: &str) -> Option<Mount> {
         if let Some(why) = slowmount::unusable() {
-            skip("misbehaving file systems", &why);
+            slowmount::fuse_missing("misbehaving file systems", &why);
             return None;
         }
         let Some(xtask) = util::xtask_bin() else {
-            skip("misbehaving file systems", "the xtask binary could not be built");
-            return None;
+            panic!("misbehaving file systems: the xtask binary could not be built");
         };
         let mut args: Vec<&OsStr> = vec!["--latency".as_ref(), latency.as_ref()];
         for f in faults {
@@ -40,7 +40,10 @@ impl Mount {
         let child = match slowmount::start(&xtask, src, mp, &args) {
             Ok(c) => c,
             Err(e) => {
-                skip("misbehaving file systems", &format!("slowfs could not mount: {e}"));
+                util::prerequisite_missing(
+                    "misbehaving file systems",
+                    &format!("slowfs could not mount: {e}"),
+                );
                 return None;
             }
         };
@@ -170,5 +173,109 @@ fn proc_and_sys_sizes_lie() {
         let got = Case::new("lcat", ["/proc/self/maps"]).run(super::Prog::Ours(None));
         assert_eq!(got.code(), Some(0), "{}", got.err());
         assert!(got.out().lines().count() > 5, "short /proc/self/maps:\n{}", got.out());
+    }
+}
+
+/// A file whose reads fail part-way (EIO from byte 64 KiB of 200 KiB, in
+/// direct I/O): FUSE takes the short reply before the failure as the end
+/// of the file, and splice and sendfile then return 0 where read(2)
+/// returns EIO. lcat must not take that 0 for the end (a truncated copy
+/// with status 0): like GNU cat it reports `cat: bad: Input/output error`,
+/// exits 1 and still copies the next operand — into a pipe, a file,
+/// /dev/null and a terminal, from an operand and from standard input,
+/// with and without formatting, on every backend.
+#[test]
+fn read_error_part_way_is_not_the_end() {
+    let t = TempDir::new("misfs-read");
+    let src = t.join("src");
+    std::fs::create_dir(&src).unwrap();
+    // Text, so a terminal shows it as it is.
+    let text: String =
+        (0..5500).map(|i| format!("line {i:06} of the half-readable file\n")).collect();
+    assert!(text.len() > 150 * 1024);
+    std::fs::write(src.join("bad"), &text).unwrap();
+    std::fs::write(src.join("good"), "first\n").unwrap();
+    std::fs::write(src.join("good2"), "last\n").unwrap();
+    let mp = t.join("mnt");
+    let Some(_m) = Mount::start(&src, &mp, &["read:bad@65536"], "0") else { return };
+    let ops = ["good", "bad", "good2"];
+    // Into a pipe.
+    for args in [&ops[..], &["-n", "good", "bad", "good2"], &["good", "-", "good2"]] {
+        let c = Case::new("lcat", args).cwd(&mp).redirect("<bad");
+        let want = compare(&c, true);
+        assert_eq!(want.code(), Some(1), "GNU cat {args:?}: {}", want.err());
+        assert!(want.err().contains(": Input/output error\n"), "GNU cat {args:?}: {}", want.err());
+    }
+    // Into /dev/null.
+    compare(&Case::new("lcat", ops).cwd(&mp).redirect(">/dev/null"), true);
+    compare(&Case::new("lcat", ["-", "good2"]).cwd(&mp).redirect("<bad >/dev/null"), true);
+    // Into a file (on another file system: copy_file_range refuses, then
+    // sendfile), and through `| cat > file`.
+    let out = t.join("out");
+    let file_cases = [
+        Case::new("lcat", ops).cwd(&mp).redirect(&format!(">{}", out.display())),
+        Case::new("lcat", ["-E", "good", "bad", "good2"])
+            .cwd(&mp)
+            .redirect(&format!(">{}", out.display())),
+        Case::new("lcat", ops)
+            .cwd(&mp)
+            .script(&format!("(TOOL) | cat > {}; exit ${{PIPESTATUS[0]}}", out.display())),
+    ];
+    for c in &file_cases {
+        let want = c.run(super::Prog::Gnu);
+        let want_file = std::fs::read(&out).unwrap();
+        assert_eq!(want.code(), Some(1), "GNU: {}", want.err());
+        assert!(want_file.ends_with(b"last\n") || want_file.ends_with(b"last$\n"));
+        for b in util::BACKENDS {
+            let got = c.run(super::Prog::Ours(Some(b)));
+            let got_file = std::fs::read(&out).unwrap();
+            let what = format!("{:?} {:?} [{b}]", c.printable_args(), c.script);
+            assert_eq!(got.code(), want.code(), "{what}: status; stderr {}", got.err());
+            assert_eq!(got.err(), want.err(), "{what}: stderr");
+            assert!(
+                got_file == want_file,
+                "{what}: {} bytes, GNU {}",
+                got_file.len(),
+                want_file.len()
+            );
+        }
+    }
+    // On a terminal: script(1) gives the pty; stdout and stderr both land
+    // on it, and the status is echoed after.
+    if !util::have("script") {
+        util::prerequisite_missing("lcat read error on a terminal", "script(1)");
+        return;
+    }
+    let run_tty = |prog: &str, backend: &str| {
+        let mut cmd = Command::new("script");
+        cmd.arg("-qec")
+            .arg(format!("(exec -a cat {prog} good bad good2); echo status $?"))
+            .arg("/dev/null")
+            .current_dir(&mp)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("LC_ALL", "C")
+            .env("TERM", "xterm")
+            .env("NO_COLOR", "1")
+            .env("SHELL", "/bin/bash")
+            .env("RINGIO_BACKEND", backend)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .process_group(0);
+        let child = cmd.spawn().unwrap();
+        super::wait_bounded(child, super::DEADLINE, &format!("{prog} on a pty [{backend}]"))
+    };
+    let want = run_tty("/usr/bin/cat", "sync");
+    assert!(want.out().ends_with("status 1\r\n"), "GNU on a pty: {}", want.out());
+    for b in util::BACKENDS {
+        let got = run_tty(&util::ours("lcat").display().to_string(), b);
+        assert!(
+            got.stdout == want.stdout,
+            "[{b}] on a pty: {} bytes, GNU {}; tail {:?}",
+            got.stdout.len(),
+            want.stdout.len(),
+            &got.out()[got.out().len().saturating_sub(200)..]
+        );
     }
 }

@@ -202,3 +202,54 @@ fn tree_changing_during_the_walk() {
     assert!(rounds > 20, "only {rounds} rounds of changes during the walks");
     eprintln!("tree_changing_during_the_walk: {rounds} rounds of changes");
 }
+
+/// A deleted working directory (`mkdir d; cd d; rmdir ../d`): getdents64
+/// says ENOENT there, which POSIX and glibc's readdir (so GNU ls, find and
+/// du) take as the end of the directory. GNU `ls -la` prints `total 0`,
+/// `find .` prints `.`, `du` prints the directory's own blocks, all with
+/// status 0: each tool must match, for every option family, on every
+/// backend.
+#[test]
+fn deleted_working_directory() {
+    let t = TempDir::new("deleted-cwd");
+    let cases: &[(&'static str, &[&str])] = &[
+        ("lsr", &[]),
+        ("lsr", &["-la"]),
+        ("lsr", &["-a"]),
+        ("lsr", &["-A1"]),
+        ("lsr", &["-R"]),
+        ("lsr", &["-laR"]),
+        ("lsr", &["-d"]),
+        ("lsr", &["-ld", "."]),
+        ("lsr", &["-s"]),
+        ("lsr", &["-la", "."]),
+        ("lsr", &["--color=always", "-aF"]),
+        ("lfind", &[]),
+        ("lfind", &["."]),
+        ("lfind", &[".", "-type", "d"]),
+        ("lfind", &[".", "-name", "x"]),
+        ("lfind", &["-mindepth", "1"]),
+        ("lfind", &[".", "-empty"]),
+        ("lfind", &["-L", "."]),
+        ("lfind", &[".", "-depth"]),
+        ("lfind", &[".", "-delete"]),
+        ("lfind", &[".", "-printf", "%p %y %s %d\n"]),
+        ("lfind", &[".", "-printf", "%M %n %u %k %h %f\n"]),
+        ("ldu", &[]),
+        ("ldu", &["."]),
+        ("ldu", &["-s"]),
+        ("ldu", &["-a"]),
+        ("ldu", &["-d0"]),
+        ("ldu", &["-sh"]),
+        ("ldu", &["-b"]),
+        ("ldu", &["-L", "--inodes"]),
+        ("ldu", &["-x", "-c"]),
+    ];
+    for (tool, args) in cases {
+        // bash creates and removes `d` afresh for each run.
+        let c =
+            Case::new(tool, *args).cwd(t.path()).script("mkdir d && cd d && rmdir ../d && TOOL");
+        let want = super::compare(&c, true);
+        assert_eq!(want.code(), Some(0), "GNU {tool} {args:?}: {}", want.err());
+    }
+}

@@ -7,7 +7,7 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::{compare, skip, Case};
+use super::{compare, Case};
 use crate::util::{self, TempDir};
 
 const ESCAPES: &[&[u8]] = &[
@@ -115,7 +115,7 @@ fn raw_controls(out: &[u8]) -> Vec<(usize, u8)> {
 #[test]
 fn nothing_raw_on_a_terminal() {
     if !util::have("script") {
-        skip("names on a terminal", "script(1) from util-linux is not installed");
+        util::prerequisite_missing("names on a terminal", "script(1) from util-linux");
         return;
     }
     let t = TempDir::new("names-tty");

@@ -49,7 +49,7 @@ fn make_million(dir: &Path) {
 #[test]
 fn million_entries_memory_no_worse_than_gnu() {
     if !Path::new("/usr/bin/time").exists() {
-        skip("1M entries", "/usr/bin/time is not installed (GNU time)");
+        util::prerequisite_missing("1M entries", "/usr/bin/time (GNU time)");
         return;
     }
     let s = Scratch::new("million", "1500m");

@@ -180,3 +180,101 @@ fn sysctl_disabled_for_unprivileged() {
     };
     same_as_normal("io_uring_disabled=1 (unprivileged)", &|c| c.unprivileged());
 }
+
+/// A ring that becomes unusable after start: `RINGIO_FAULT=enter:E@N`
+/// (the executor's test hook) makes every io_uring_enter after the N-th
+/// fail with E — EBADF, EEXIST, EPERM (seccomp installed later) or a
+/// never-ending EAGAIN. The engine must finish the work it holds as plain
+/// syscalls: every tool's output is the normal run's, status 0, nothing on
+/// stderr, and nothing spins (a hang is caught by the deadline and fails
+/// the case; no timing is measured).
+#[test]
+fn ring_breaks_after_start() {
+    let t = super::Scratch::new("ring-breaks", "64m");
+    let root = t.join("t");
+    for d in 0..12 {
+        let dir = root.join(format!("d{d:02}/sub"));
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in 0..40 {
+            std::fs::write(dir.join(format!("f{f:02}")), vec![b'x'; f * 100]).unwrap();
+        }
+        std::os::unix::fs::symlink("sub/f01", root.join(format!("d{d:02}/link"))).unwrap();
+    }
+    let big: Vec<u8> = (0..3u32 << 20).map(|i| (i % 253) as u8).collect();
+    std::fs::write(root.join("big"), &big).unwrap();
+    let out = t.join("out");
+    let cases = [
+        Case::new("lsr", ["-lR", "t"]),
+        Case::new("lsr", ["-la", "t/d00/sub"]),
+        Case::new("lfind", ["t", "-printf", "%p %s %y %l\n"]),
+        Case::new("ldu", ["-a", "t"]),
+        Case::new("lcat", ["t/big", "t/d03/sub/f39", "t/big"]),
+        Case::new("lcat", ["-n", "t/big", "-", "t/d00/sub/f10"]).redirect("<t/big"),
+        Case::new("lcat", ["t/big", "t/d01/sub/f20"]).redirect(&format!(">{}", out.display())),
+    ];
+    let hooked = |c: &Case, spec: &str| {
+        let mut c = c.clone().cwd(t.path()).env("RINGIO_FAULT", spec);
+        c.deadline = std::time::Duration::from_secs(60);
+        c
+    };
+    for case in &cases {
+        let case = case.clone().cwd(t.path());
+        let normal = case.run(Prog::Ours(Some("sync")));
+        let normal_file = std::fs::read(&out).unwrap_or_default();
+        assert_eq!(normal.code(), Some(0), "{} normal run: {}", case.tool, normal.err());
+        for spec in [
+            "enter:EBADF@0",
+            "enter:EBADF@1",
+            "enter:EBADF@2",
+            "enter:EEXIST@3",
+            "enter:EPERM@5",
+            "enter:EBADF@9",
+            "enter:EEXIST@20",
+            "enter:EAGAIN@4",
+        ] {
+            let got = hooked(&case, spec).run(Prog::Ours(Some("uring")));
+            let ctx = format!(
+                "{spec}: {} {:?}\nstderr:\n{}",
+                case.tool,
+                case.printable_args(),
+                got.err()
+            );
+            assert_eq!(got.code(), Some(0), "{ctx}");
+            assert!(got.stderr.is_empty(), "{ctx}");
+            if case.tool == "lfind" || case.tool == "ldu" {
+                assert_eq!(lines_sorted(&got.stdout), lines_sorted(&normal.stdout), "{ctx}");
+            } else {
+                assert!(got.stdout == normal.stdout, "{ctx}: stdout differs");
+            }
+            let file = std::fs::read(&out).unwrap_or_default();
+            assert!(file == normal_file, "{ctx}: the output file differs");
+        }
+    }
+    // The hook really takes the ring away: with the fault from the first
+    // enter, the only io_uring_enter reaching the kernel is the probe's
+    // (one NOP per process, before any engine's ring exists).
+    if !util::have("strace") {
+        util::prerequisite_missing("ring_breaks_after_start", "strace");
+        return;
+    }
+    let o = std::process::Command::new("strace")
+        .args(["-f", "-c", "-e", "trace=io_uring_enter,io_uring_setup", "-o"])
+        .arg(t.join("strace.txt"))
+        .arg(util::ours("lsr"))
+        .args(["-lR", "t"])
+        .current_dir(t.path())
+        .env("RINGIO_BACKEND", "uring")
+        .env("RINGIO_FAULT", "enter:EBADF@0")
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let counts = std::fs::read_to_string(t.join("strace.txt")).unwrap();
+    assert!(counts.contains("io_uring_setup"), "no ring was set up:\n{counts}");
+    let enters: u64 = counts
+        .lines()
+        .find(|l| l.ends_with(" io_uring_enter"))
+        .and_then(|l| l.split_whitespace().nth(3))
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    assert!(enters <= 1, "the ring was entered {enters} times:\n{counts}");
+}

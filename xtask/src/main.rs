@@ -86,11 +86,17 @@ fn main() -> ExitCode {
 /// `RINGIO_BACKEND` value.
 fn test(extra: &[String]) -> Result<(), String> {
     setup::ensure_test_packages()?;
+    // The tests log what they skipped here (tests/util.rs `skipped`): a
+    // passing test's stderr is hidden, so the list is printed after the run.
+    let skip_log = target_dir().join("test-skips.log");
+    let _ = std::fs::remove_file(&skip_log);
     let status = Command::new(env!("CARGO"))
         .args(["test", "--workspace", "--all-targets"])
         .args(extra)
+        .env("RINGUTILS_SKIP_LOG", &skip_log)
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
+    report_skips(&skip_log);
     if !status.success() {
         return Err("tests failed".into());
     }
@@ -103,6 +109,21 @@ fn test(extra: &[String]) -> Result<(), String> {
         Ok(())
     } else {
         Err("doc tests failed".into())
+    }
+}
+
+/// Prints the skips the tests logged, if any.
+fn report_skips(log: &Path) {
+    let Ok(text) = std::fs::read_to_string(log) else { return };
+    let mut lines: Vec<&str> = text.lines().collect();
+    lines.sort_unstable();
+    lines.dedup();
+    if lines.is_empty() {
+        return;
+    }
+    eprintln!("\nxtask: {} test parts SKIPPED (see {}):", lines.len(), log.display());
+    for l in lines {
+        eprintln!("  {l}");
     }
 }
 

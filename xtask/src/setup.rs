@@ -5,7 +5,16 @@ use std::process::Command;
 /// Debian packages the test suite uses, with a command that proves each is
 /// present. strace: syscall-budget tests; acl: `setfacl` for ls's `+` marker;
 /// attr: `setfattr`; coreutils/findutils: the GNU tools compared against;
-/// man-db: `man -l` renders the generated man pages (xtask dist's test).
+/// util-linux: `setpriv` (tests as `nobody`) and `script` (a pty);
+/// man-db: `man -l` renders the generated man pages (xtask dist's test);
+/// perl-base: ldu's 1,500-level tree; time: GNU `time` for peak memory in
+/// the fault suite. Under `CI=true` a test whose prerequisite is missing
+/// fails instead of skipping.
+///
+/// The FUSE tests (tests/slowfs.rs, the fault suite's misbehaving file
+/// systems) need no package: `cargo xtask slowfs` speaks the protocol over
+/// /dev/fuse itself and mounts with mount(2), so they need root and the
+/// `fuse` kernel module (see [`ensure_fuse`]), not libfuse or fusermount.
 const TEST_PACKAGES: &[(&str, &str)] = &[
     ("strace", "strace"),
     ("acl", "setfacl"),
@@ -13,9 +22,25 @@ const TEST_PACKAGES: &[(&str, &str)] = &[
     ("coreutils", "ls"),
     ("findutils", "find"),
     ("util-linux", "setpriv"),
+    ("bsdutils", "script"),
     ("man-db", "man"),
     ("locales", "locale-gen"),
+    ("perl-base", "perl"),
+    ("time", "/usr/bin/time"),
 ];
+
+/// Loads the `fuse` module when /dev/fuse is missing (best effort: the
+/// FUSE tests say what is missing, and fail under CI=true).
+pub fn ensure_fuse() {
+    if std::path::Path::new("/dev/fuse").exists() {
+        return;
+    }
+    eprintln!("xtask: /dev/fuse is missing; loading the fuse module");
+    let ok = Command::new("modprobe").arg("fuse").status().is_ok_and(|s| s.success());
+    if !ok || !std::path::Path::new("/dev/fuse").exists() {
+        eprintln!("xtask: no /dev/fuse; the FUSE tests will say so");
+    }
+}
 
 /// The locales the differential suites run in besides C and C.UTF-8 (which
 /// glibc builds in): GNU's output differs in each (collation, dates,
@@ -90,5 +115,6 @@ pub fn ensure_packages(list: &[(&str, &str)]) -> Result<(), String> {
 pub fn ensure_test_packages() -> Result<(), String> {
     ensure_packages(TEST_PACKAGES)?;
     ensure_locales();
+    ensure_fuse();
     Ok(())
 }

@@ -66,7 +66,7 @@ impl Server {
         let child = match slowmount::start(Path::new(XTASK), src, mp, &extra) {
             Ok(c) => c,
             Err(err) if err.contains("mount(2)") && err.contains("Operation not permitted") => {
-                eprintln!("skipping: FUSE cannot be mounted here: {err}");
+                slowmount::fuse_missing("xtask slowfs", &err);
                 return None;
             }
             Err(err) => panic!("slowfs did not become ready: {err}"),
@@ -233,7 +233,7 @@ fn stats_value(stats: &str, key: &str) -> u64 {
 #[test]
 fn gnu_tools_see_the_source_through_a_slow_mount() {
     if let Some(why) = slowmount::unusable() {
-        eprintln!("skipping: {why}");
+        slowmount::fuse_missing("xtask slowfs", &why);
         return;
     }
     let scratch = Scratch::new("gnu");
@@ -320,7 +320,7 @@ fn gnu_tools_see_the_source_through_a_slow_mount() {
 #[test]
 fn daemon_mode_and_signals_unmount_cleanly() {
     if let Some(why) = slowmount::unusable() {
-        eprintln!("skipping: {why}");
+        slowmount::fuse_missing("xtask slowfs", &why);
         return;
     }
     let scratch = Scratch::new("daemon");
@@ -344,7 +344,7 @@ fn daemon_mode_and_signals_unmount_cleanly() {
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     if stderr.contains("mount(2)") && stderr.contains("Operation not permitted") {
-        eprintln!("skipping: FUSE cannot be mounted here: {stderr}");
+        slowmount::fuse_missing("daemon_mode_and_signals_unmount_cleanly", &stderr);
         return;
     }
     assert!(out.status.success(), "{stderr}");

@@ -223,7 +223,11 @@ pub fn print<S: Sink>(
         if plan.dired {
             out.extend_from_slice(b"  ");
         }
-        let line_start_vis = out.len();
+        // Where GNU's clear-to-end-of-line rule counts the name's column
+        // from: the start of the line, or, when owner, group, author or
+        // context columns are printed, their end (GNU writes its line
+        // buffer out before them and counts only what it holds after).
+        let mut line_start_vis = out.len();
         if plan.inode {
             pad_left(out, f.inode.bytes(), w_inode);
             out.push(b' ');
@@ -277,6 +281,9 @@ pub fn print<S: Sink>(
             out.extend_from_slice(c);
             out.resize(out.len() + w_context.saturating_sub(c.len()), b' ');
             out.push(b' ');
+        }
+        if plan.show_owner || plan.show_group || plan.author || plan.context {
+            line_start_vis = out.len();
         }
         match &f.dev {
             Some((a, b)) => {

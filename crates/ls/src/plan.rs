@@ -228,8 +228,39 @@ impl Plan {
             When::Never => false,
             When::Auto => env.stdout_tty,
         };
+        let color_wanted = on(a.color) && !(a.color == When::Auto && env.no_color);
+        // GNU also needs the line length when --color asks for colour (its
+        // clear-to-end-of-line rule, see name.rs), even if LS_COLORS or TERM
+        // then turn colour off: COLUMNS and the terminal's width are
+        // consulted, and a bad COLUMNS warned about (before any LS_COLORS
+        // warning), in every format then.
+        let uses_width =
+            matches!(format, Format::Columns | Format::Across | Format::Commas) || color_wanted;
+        let mut width = 80;
+        if let Some(w) = a.width {
+            width = w;
+        } else if uses_width {
+            let mut set = false;
+            if let Some(c) = env.columns.as_deref().filter(|c| !c.is_empty()) {
+                match crate::args::line_length(c) {
+                    Some(n) => {
+                        width = n;
+                        set = true;
+                    }
+                    None => warn.0.push(cli::locale::trf(
+                        c"ignoring invalid width in environment variable COLUMNS: %s",
+                        &[&cli::quote::quote(c.as_bytes(), Style::Locale)],
+                    )),
+                }
+            }
+            if !set {
+                if let Some(w) = env.term_width {
+                    width = w;
+                }
+            }
+        }
         let mut colors = None;
-        if on(a.color) && !(a.color == When::Auto && env.no_color) {
+        if color_wanted {
             match Colors::from_env(
                 env.ls_colors.as_deref(),
                 env.colorterm.as_deref(),
@@ -259,30 +290,6 @@ impl Plan {
             return Err(ArgError::Plain(
                 cli::locale::tr(c"--dired and --zero are incompatible").to_vec(),
             ));
-        }
-        let uses_width = matches!(format, Format::Columns | Format::Across | Format::Commas);
-        let mut width = 80;
-        if let Some(w) = a.width {
-            width = w;
-        } else if uses_width {
-            let mut set = false;
-            if let Some(c) = env.columns.as_deref().filter(|c| !c.is_empty()) {
-                match crate::args::line_length(c) {
-                    Some(n) => {
-                        width = n;
-                        set = true;
-                    }
-                    None => warn.0.push(cli::locale::trf(
-                        c"ignoring invalid width in environment variable COLUMNS: %s",
-                        &[&cli::quote::quote(c.as_bytes(), Style::Locale)],
-                    )),
-                }
-            }
-            if !set {
-                if let Some(w) = env.term_width {
-                    width = w;
-                }
-            }
         }
         let mut tabsize = 8;
         if let Some(t) = a.tabsize {

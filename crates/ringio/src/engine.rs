@@ -415,7 +415,11 @@ impl Engine {
     /// Submits, then appends at least `min` completions to `out` (fewer only
     /// if fewer are outstanding). Returns how many were appended.
     pub fn wait(&mut self, min: usize, out: &mut Vec<Completion>) -> usize {
-        self.submit();
+        if !self.pending.is_empty() {
+            self.follow_process();
+            // The executor's wait (or poll) below submits what is left.
+            self.exec.submit_for_wait(&mut self.pending, &mut self.ready);
+        }
         let before = out.len();
         out.append(&mut self.ready);
         let got = out.len() - before;

@@ -26,6 +26,15 @@ impl Exec {
         }
     }
 
+    /// [`Exec::submit`] for a caller that waits next: the ring leaves the
+    /// submission to the wait's enter (one system call for both).
+    pub(crate) fn submit_for_wait(&mut self, ops: &mut Vec<Job>, out: &mut Vec<Completion>) {
+        match self {
+            Exec::Uring(e) => e.submit_deferred(ops, out),
+            _ => self.submit(ops, out),
+        }
+    }
+
     /// Blocks until at least `min` completions (capped at what is in flight)
     /// have been appended to `out`.
     pub(crate) fn wait(&mut self, min: usize, out: &mut Vec<Completion>) {

@@ -14,7 +14,13 @@
 //!   lsr's engine drops one stat per directory over ~253 entries that way);
 //! - a short WRITE is resubmitted for the rest (measured: io_uring WRITE to a
 //!   pipe completes 64 KiB of a 128 KiB write); EINTR/EAGAIN are retried;
-//! - on drop, all in-flight operations are reaped before any slot is freed.
+//! - on drop, all in-flight operations are reaped before any slot is freed;
+//! - an io_uring_enter that fails for good (EBADF, EEXIST, EFAULT, ENXIO,
+//!   seccomp's EPERM…: anything but EINTR, and EAGAIN/EBUSY that reaping
+//!   does not cure) breaks the ring for this executor, which then never
+//!   enters it again (so the kernel never reads an SQE it had not taken)
+//!   and runs every operation as a plain syscall: see [`UringExec::salvage`]
+//!   for the ones the ring held at that moment.
 
 use std::collections::VecDeque;
 use std::mem::ManuallyDrop;
@@ -142,6 +148,9 @@ fn nop_roundtrip(ring: &mut IoUring) -> bool {
 struct Slot {
     token: Token,
     op: Option<Op>,
+    /// The kernel took this slot's SQE and has not completed it: its CQE
+    /// may still come, so its memory stays put.
+    in_kernel: bool,
     /// Where the kernel writes a STATX result; boxed so its address survives
     /// the slots vector growing.
     stat: Box<Statx>,
@@ -192,7 +201,65 @@ pub(crate) struct UringExec {
     aux: Option<Aux>,
     /// Non-ring operations on their way to `aux`.
     aux_jobs: Vec<Job>,
+    /// user_data of the SQEs pushed and not yet taken by the kernel, oldest
+    /// first (the kernel takes them in order).
+    sq_order: VecDeque<u64>,
+    /// io_uring_enter failed for good: the ring is never entered again.
+    broken: bool,
+    /// Enters in a row that failed with EAGAIN/EBUSY while nothing completed.
+    stalls: u32,
+    /// Slots whose operation the kernel still held when the ring broke:
+    /// their memory is never freed (the kernel may still write into it).
+    orphans: usize,
+    /// The injected failure (`RINGIO_FAULT`), if any, and enters so far.
+    fault: Option<Fault>,
+    enters: u64,
 }
+
+/// A test hook: `RINGIO_FAULT=enter:ERRNO@N` makes every io_uring_enter
+/// after the first N of each ring fail with ERRNO (a name such as `EBADF`
+/// or a number), as a ring made unusable after start would (seccomp
+/// installed later, a descriptor closed behind the engine's back, a
+/// SINGLE_ISSUER ring entered from the wrong thread). The fault suite uses
+/// it to check that every tool still finishes with the same output.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Fault {
+    errno: i32,
+    after: u64,
+}
+
+impl Fault {
+    fn from_env() -> Option<Fault> {
+        Fault::parse(&std::env::var("RINGIO_FAULT").ok()?)
+    }
+
+    fn parse(spec: &str) -> Option<Fault> {
+        let rest = spec.trim().strip_prefix("enter:")?;
+        let (name, after) = match rest.split_once('@') {
+            Some((n, a)) => (n, a.trim().parse().ok()?),
+            None => (rest, 0),
+        };
+        let errno = match name.trim() {
+            "EBADF" => libc::EBADF,
+            "EEXIST" => libc::EEXIST,
+            "EPERM" => libc::EPERM,
+            "EFAULT" => libc::EFAULT,
+            "ENXIO" => libc::ENXIO,
+            "EINVAL" => libc::EINVAL,
+            "EOWNERDEAD" => libc::EOWNERDEAD,
+            "EAGAIN" => libc::EAGAIN,
+            "EBUSY" => libc::EBUSY,
+            n => n.parse().ok().filter(|&e: &i32| e > 0)?,
+        };
+        Some(Fault { errno, after })
+    }
+}
+
+/// How many EAGAIN/EBUSY enters in a row, with nothing completing in
+/// between, make the ring count as broken; after the first few, each retry
+/// sleeps a millisecond, so a ring that stays busy costs no CPU meanwhile.
+const STALLS_MAX: u32 = 200;
+const STALLS_SLEEP_AFTER: u32 = 4;
 
 impl UringExec {
     /// A ring allowing `depth` operations in flight, io-wq capped at
@@ -236,6 +303,12 @@ impl UringExec {
             inline_only: false,
             aux: None,
             aux_jobs: Vec::new(),
+            sq_order: VecDeque::new(),
+            broken: false,
+            stalls: 0,
+            orphans: 0,
+            fault: Fault::from_env(),
+            enters: 0,
         })
     }
 
@@ -275,10 +348,18 @@ impl UringExec {
             let e = opcode::PollAdd::new(types::Fd(aux.efd.as_raw_fd()), libc::POLLIN as u32)
                 .build()
                 .user_data(AUX_WAKE);
+            if self.broken {
+                return;
+            }
             aux.armed = true;
             // SAFETY: a poll of a descriptor this executor owns (closed only
             // after the ring is gone) references no memory.
-            unsafe { self.push_entry(&e, out) };
+            if !unsafe { self.push_entry(&e, out) } {
+                // The ring broke meanwhile: the pool is waited for directly.
+                if let Some(aux) = self.aux.as_mut() {
+                    aux.armed = false;
+                }
+            }
         }
     }
 
@@ -349,7 +430,24 @@ impl UringExec {
         }
         self.fill(out);
         self.submit_aux(out);
-        self.flush();
+        self.flush(out);
+    }
+
+    /// [`UringExec::submit`] for a caller about to wait: the SQEs are left
+    /// for the wait's enter, which submits and waits in one system call
+    /// (and, should the ring break there, they were never the kernel's).
+    pub(crate) fn submit_deferred(&mut self, ops: &mut Vec<Job>, out: &mut Vec<Completion>) {
+        for (token, op) in ops.drain(..) {
+            if self.goes_to_ring(&op) {
+                self.backlog.push_back((token, op));
+            } else if self.aux.is_some() {
+                self.aux_jobs.push((token, op));
+            } else {
+                out.push(op.execute_sync(token));
+            }
+        }
+        self.fill(out);
+        self.submit_aux(out);
     }
 
     /// Moves backlog operations into free slots and SQEs, up to `cap`.
@@ -366,6 +464,7 @@ impl UringExec {
                     self.slots.push(Slot {
                         token: 0,
                         op: None,
+                        in_kernel: false,
                         stat: Box::new(statx_zeroed()),
                         progress: 0,
                     });
@@ -384,9 +483,18 @@ impl UringExec {
         }
     }
 
-    /// Builds and queues the SQE for slot `idx` (first issue or a retry).
+    /// Builds and queues the SQE for slot `idx` (first issue or a retry);
+    /// on a broken ring, runs it inline instead.
     fn push_sqe(&mut self, idx: u32, out: &mut Vec<Completion>) {
+        if self.broken {
+            if self.slots[idx as usize].op.is_some() {
+                let c = self.run_slot_inline(idx);
+                out.push(c);
+            }
+            return;
+        }
         let slot = &mut self.slots[idx as usize];
+        slot.in_kernel = false;
         let Some(op) = slot.op.as_mut() else { return };
         let entry = match op {
             Op::OpenAt { dirfd, path, flags, mode } => {
@@ -449,42 +557,195 @@ impl UringExec {
         // SAFETY: everything the SQE points at is owned by this slot (its
         // op's buffer, its boxed statx) or by the engine arena, and stays put
         // until the CQE with this user_data is reaped (see module docs).
-        unsafe { self.push_entry(&entry, out) };
+        if !unsafe { self.push_entry(&entry, out) } && self.slots[idx as usize].op.is_some() {
+            // Cannot happen: a ring that broke meanwhile ran every slot the
+            // kernel did not hold (this one included). Belt and braces.
+            let c = self.run_slot_inline(idx);
+            out.push(c);
+        }
     }
 
     /// Queues `e`; a full SQ is handed to the kernel (and completions
-    /// reaped into `out`) until it has room: never dropped.
+    /// reaped into `out`) until it has room: never dropped. Returns false
+    /// (nothing queued) when the ring is or becomes broken.
     ///
     /// # Safety
     /// Whatever `e` points at must stay valid until its CQE is reaped.
-    unsafe fn push_entry(&mut self, e: &io_uring::squeue::Entry, out: &mut Vec<Completion>) {
+    unsafe fn push_entry(
+        &mut self,
+        e: &io_uring::squeue::Entry,
+        out: &mut Vec<Completion>,
+    ) -> bool {
         loop {
+            if self.broken {
+                return false;
+            }
             // SAFETY: the caller keeps what `e` points at alive until its
             // completion (this function's contract).
             if unsafe { self.ring.submission().push(e) }.is_ok() {
                 self.unsubmitted += 1;
-                return;
+                self.sq_order.push_back(e.get_user_data());
+                return true;
             }
-            self.flush();
+            self.flush(out);
             self.reap(out);
         }
     }
 
-    /// Hands queued SQEs to the kernel.
-    fn flush(&mut self) {
-        while self.unsubmitted > 0 {
-            match self.ring.submit() {
-                Ok(n) => self.unsubmitted = self.unsubmitted.saturating_sub(n.max(1)),
-                Err(e) if retryable(&e) => continue,
-                Err(_) => {
-                    // The ring refused submission outright (should not happen
-                    // after a successful probe). The SQEs stay queued and are
-                    // retried on the next enter; nothing is dropped.
-                    return;
+    /// io_uring_enter, through the test hook; afterwards notes which SQEs
+    /// the kernel took.
+    fn enter(&mut self, to_submit: u32, min: u32, flags: u32) -> std::io::Result<usize> {
+        self.enters += 1;
+        let r = match self.fault {
+            Some(f) if self.enters > f.after => Err(std::io::Error::from_raw_os_error(f.errno)),
+            // SAFETY: plain enter with no argument struct.
+            _ => unsafe {
+                self.ring.submitter().enter::<libc::sigset_t>(to_submit, min, flags, None)
+            },
+        };
+        let left = self.ring.submission().len();
+        while self.sq_order.len() > left {
+            if let Some(ud) = self.sq_order.pop_front() {
+                if let Some(slot) = self.slots.get_mut(ud as usize) {
+                    slot.in_kernel = true;
                 }
             }
-            if self.ring.submission().is_empty() {
-                self.unsubmitted = 0;
+        }
+        self.unsubmitted = left;
+        r
+    }
+
+    /// What to do after an enter failed: true to try again at once (EINTR),
+    /// false to go back to reaping (EAGAIN/EBUSY: completions must be taken
+    /// first, with a pause once that keeps not helping), or the ring breaks
+    /// (every other error, or a stall that lasts).
+    fn enter_failed(&mut self, e: &std::io::Error, out: &mut Vec<Completion>) -> bool {
+        match e.raw_os_error() {
+            Some(libc::EINTR) => true,
+            Some(libc::EAGAIN | libc::EBUSY) if self.stalls < STALLS_MAX => {
+                self.stalls += 1;
+                if self.stalls > STALLS_SLEEP_AFTER {
+                    std::thread::sleep(std::time::Duration::from_millis(1));
+                }
+                false
+            }
+            _ => {
+                self.salvage(out);
+                false
+            }
+        }
+    }
+
+    /// Hands queued SQEs to the kernel.
+    fn flush(&mut self, out: &mut Vec<Completion>) {
+        while self.unsubmitted > 0 && !self.broken {
+            let n = self.ring.submission().len() as u32;
+            match self.enter(n, 0, 0) {
+                // Nothing taken though there was something to take: go
+                // back to reaping, as for EBUSY.
+                Ok(0) => {
+                    if !self.enter_failed(&std::io::Error::from_raw_os_error(libc::EBUSY), out) {
+                        return;
+                    }
+                }
+                Ok(_) => {}
+                Err(e) => {
+                    if !self.enter_failed(&e, out) {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The ring broke: from now on every operation runs as a plain syscall,
+    /// and the ring is never entered again. What it held is settled here:
+    /// - completions already posted are reaped as usual;
+    /// - SQEs the kernel never took, and operations waiting for a slot,
+    ///   are run inline: they were never the kernel's;
+    /// - operations the kernel took and has not completed may still be
+    ///   carried out, and may still write into their buffers. Their slots
+    ///   are kept forever (never freed, never reused). Those that can be
+    ///   repeated without harm (statx, getxattr, reads and writes at an
+    ///   offset, fadvise, opens) are run again inline into fresh buffers; a
+    ///   second descriptor may then leak if the kernel's open completes
+    ///   too. A close is the kernel's to finish (its descriptor number
+    ///   stays taken until then, so it can't close another file) and
+    ///   reports success. A splice can be neither repeated nor known: it
+    ///   reports EIO. (Waits submit and wait in one enter, so an operation
+    ///   waited for alone, as lcat's are, is never in that state.)
+    fn salvage(&mut self, out: &mut Vec<Completion>) {
+        if self.broken {
+            return;
+        }
+        self.broken = true;
+        self.inline_only = true;
+        self.reap(out);
+        self.sq_order.clear();
+        self.unsubmitted = 0;
+        if let Some(aux) = self.aux.as_mut() {
+            // Its poll will never be seen: the pool is waited for directly.
+            aux.armed = false;
+        }
+        for idx in 0..self.slots.len() as u32 {
+            let slot = &mut self.slots[idx as usize];
+            if slot.op.is_none() {
+                continue;
+            }
+            if !slot.in_kernel {
+                let c = self.run_slot_inline(idx);
+                out.push(c);
+                continue;
+            }
+            let token = slot.token;
+            let blocking = slot.op.as_ref().is_some_and(may_block);
+            let redo = slot.op.as_ref().map(|op| redo(op, slot.progress));
+            // The slot keeps its op (and buffers) for the kernel.
+            self.orphans += 1;
+            if blocking {
+                self.unbounded -= 1;
+            }
+            self.in_ring -= 1;
+            let c = match redo {
+                Some(Redo::Run(op)) => op.execute_sync(token),
+                Some(Redo::Write { fd, buf, offset, done }) => {
+                    finish_write_inline(token, fd, buf, offset, done)
+                }
+                Some(Redo::Closed) => {
+                    Completion { token, result: Ok(0), eof: false, data: Data::None }
+                }
+                Some(Redo::Unknown) | None => Completion {
+                    token,
+                    result: Err(Errno(libc::EIO)),
+                    eof: false,
+                    data: Data::None,
+                },
+            };
+            out.push(c);
+        }
+        out.extend(self.backlog.drain(..).map(|(t, op)| op.execute_sync(t)));
+    }
+
+    /// Completes slot `idx`'s operation (which the kernel does not hold)
+    /// with plain syscalls and frees the slot.
+    fn run_slot_inline(&mut self, idx: u32) -> Completion {
+        let slot = &mut self.slots[idx as usize];
+        let token = slot.token;
+        let op = slot.op.take();
+        let done = slot.progress;
+        let blocking = op.as_ref().is_some_and(may_block);
+        if blocking {
+            self.unbounded -= 1;
+        }
+        self.in_ring -= 1;
+        self.free.push(idx);
+        match op {
+            Some(Op::Write { fd, buf, offset }) if done > 0 => {
+                finish_write_inline(token, fd, buf, offset, done)
+            }
+            Some(op) => op.execute_sync(token),
+            None => {
+                Completion { token, result: Err(Errno(libc::EIO)), eof: false, data: Data::None }
             }
         }
     }
@@ -506,6 +767,7 @@ impl UringExec {
                 }
                 let idx = cqe.user_data() as u32;
                 let slot = &mut self.slots[idx as usize];
+                slot.in_kernel = false;
                 let blocking = slot.op.as_ref().is_some_and(may_block);
                 if cqe.result() == -libc::ECANCELED {
                     // See `inline_only`: rerun it here, where it cannot be
@@ -543,6 +805,9 @@ impl UringExec {
                 }
             }
         }
+        if got > 0 {
+            self.stalls = 0;
+        }
         for idx in again {
             self.push_sqe(idx, out);
         }
@@ -550,33 +815,27 @@ impl UringExec {
     }
 
     pub(crate) fn poll(&mut self, out: &mut Vec<Completion>) {
-        self.flush();
-        self.enter_getevents(0);
+        self.flush(out);
+        self.enter_getevents(0, out);
         self.reap(out);
         self.fill(out);
         self.submit_aux(out);
-        self.flush();
+        self.flush(out);
     }
 
-    /// io_uring_enter with GETEVENTS: needed under DEFER_TASKRUN for any
-    /// completion to be posted at all.
-    fn enter_getevents(&mut self, min: u32) {
-        loop {
+    /// io_uring_enter with GETEVENTS (submitting what is queued): needed
+    /// under DEFER_TASKRUN for any completion to be posted at all. A failure
+    /// is handled by [`UringExec::enter_failed`].
+    fn enter_getevents(&mut self, min: u32, out: &mut Vec<Completion>) {
+        while !self.broken {
             let to_submit = self.ring.submission().len() as u32;
-            // SAFETY: plain enter with no argument struct.
-            let r = unsafe {
-                self.ring
-                    .submitter()
-                    .enter::<libc::sigset_t>(to_submit, min, 1 /* GETEVENTS */, None)
-            };
-            match r {
-                Ok(_) => {
-                    self.unsubmitted = self.ring.submission().len();
-                    return;
+            match self.enter(to_submit, min, 1 /* GETEVENTS */) {
+                Ok(_) => return,
+                Err(e) => {
+                    if !self.enter_failed(&e, out) {
+                        return;
+                    }
                 }
-                Err(e) if e.raw_os_error() == Some(libc::EINTR) => continue,
-                // EBUSY/EAGAIN: completions must be reaped first; the caller does.
-                Err(_) => return,
             }
         }
     }
@@ -590,7 +849,7 @@ impl UringExec {
             self.fill(out);
             let got = out.len() - before;
             if got >= min || self.in_flight() == 0 {
-                self.flush();
+                self.flush(out);
                 return;
             }
             if self.in_ring == 0 {
@@ -609,7 +868,7 @@ impl UringExec {
             // while the pool works: its wake-up is one CQE among them.
             let greedy = if self.unbounded == 0 && !aux_busy { self.in_ring / 4 } else { 0 };
             let want = (min - got).max(greedy).min(self.in_ring).max(1) as u32;
-            self.enter_getevents(want);
+            self.enter_getevents(want, out);
         }
     }
 }
@@ -635,8 +894,51 @@ fn may_block(op: &Op) -> bool {
     matches!(op, Op::Read { .. } | Op::Write { .. } | Op::Splice { .. })
 }
 
-fn retryable(e: &std::io::Error) -> bool {
-    matches!(e.raw_os_error(), Some(libc::EINTR | libc::EAGAIN | libc::EBUSY))
+/// How an operation the kernel held when the ring broke is settled (see
+/// [`UringExec::salvage`]).
+enum Redo {
+    /// Run this equivalent operation (fresh buffers) inline.
+    Run(Op),
+    /// Write the rest of a positioned write from a copy of its buffer.
+    Write { fd: std::os::fd::RawFd, buf: Vec<u8>, offset: Option<u64>, done: usize },
+    /// A close: the kernel finishes it.
+    Closed,
+    /// Neither repeatable nor knowable.
+    Unknown,
+}
+
+fn redo(op: &Op, done: usize) -> Redo {
+    let fresh = |buf: &Vec<u8>| {
+        let mut v = Vec::with_capacity(buf.capacity());
+        v.extend_from_slice(buf);
+        v
+    };
+    match op {
+        Op::OpenAt { dirfd, path, flags, mode } => {
+            Redo::Run(Op::OpenAt { dirfd: *dirfd, path: *path, flags: *flags, mode: *mode })
+        }
+        Op::Statx { dirfd, path, flags, mask } => {
+            Redo::Run(Op::Statx { dirfd: *dirfd, path: *path, flags: *flags, mask: *mask })
+        }
+        Op::GetXattr { dirfd, path, name, follow, buf } => Redo::Run(Op::GetXattr {
+            dirfd: *dirfd,
+            path: *path,
+            name,
+            follow: *follow,
+            buf: Vec::with_capacity(buf.capacity()),
+        }),
+        Op::Read { fd, buf, offset: Some(o) } => {
+            Redo::Run(Op::Read { fd: *fd, buf: fresh(buf), offset: Some(*o) })
+        }
+        Op::Write { fd, buf, offset: Some(o) } => {
+            Redo::Write { fd: *fd, buf: buf.clone(), offset: Some(*o), done }
+        }
+        Op::Fadvise { fd, offset, len, advice } => {
+            Redo::Run(Op::Fadvise { fd: *fd, offset: *offset, len: *len, advice: *advice })
+        }
+        Op::Close { .. } => Redo::Closed,
+        _ => Redo::Unknown,
+    }
 }
 
 /// Turns a CQE into a completion, or `None` when the operation must be
@@ -709,20 +1011,36 @@ impl Drop for UringExec {
         self.backlog.clear();
         let mut sink = Vec::new();
         let mut spins = 0;
-        while self.in_ring > 0 && spins < 1_000_000 {
-            self.flush();
-            self.enter_getevents(1);
+        while self.in_ring > 0 && spins < 1_000_000 && !self.broken {
+            self.flush(&mut sink);
+            self.enter_getevents(1, &mut sink);
             if self.reap(&mut sink) == 0 {
                 spins += 1;
             }
             sink.clear();
         }
-        if self.in_ring > 0 {
+        if self.in_ring > 0 || self.orphans > 0 {
             // The kernel would not give the operations back: leak their
             // buffers rather than let it write into freed memory.
             std::mem::forget(std::mem::take(&mut self.slots));
         }
         // SAFETY: the ring is dropped exactly once, here.
         unsafe { ManuallyDrop::drop(&mut self.ring) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Fault;
+
+    #[test]
+    fn fault_specs() {
+        let f = |s| Fault::parse(s);
+        assert_eq!(f("enter:EBADF@3"), Some(Fault { errno: libc::EBADF, after: 3 }));
+        assert_eq!(f("enter:EEXIST"), Some(Fault { errno: libc::EEXIST, after: 0 }));
+        assert_eq!(f("enter:22@1"), Some(Fault { errno: 22, after: 1 }));
+        assert_eq!(f("enter:EWHAT@1"), None);
+        assert_eq!(f("setup:EBADF"), None);
+        assert_eq!(f("enter:EBADF@x"), None);
     }
 }

@@ -88,9 +88,17 @@ pub fn getdents64(fd: RawFd, buf: &mut Vec<u8>) -> Result<usize, Errno> {
     let spare = buf.capacity() - len;
     // SAFETY: the kernel writes at most `spare` bytes into the vector's spare
     // capacity, which is allocated and exclusively ours.
-    let n = retry(|| unsafe {
+    let n = match retry(|| unsafe {
         libc::syscall(libc::SYS_getdents64, fd, buf.as_mut_ptr().add(len), spare) as _
-    })?;
+    }) {
+        Ok(n) => n,
+        // The directory was removed while open (a shell's deleted working
+        // directory): Linux says ENOENT, POSIX says readdir reaches its end,
+        // and glibc's readdir — hence GNU ls, find and du — reports the end.
+        // Nothing was written.
+        Err(e) if e == Errno::ENOENT => 0,
+        Err(e) => return Err(e),
+    };
     // SAFETY: the kernel initialised exactly n bytes after len.
     unsafe { buf.set_len(len + n) };
     Ok(n)
