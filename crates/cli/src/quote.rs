@@ -1,5 +1,9 @@
 //! Quoting of file names, following GNU's quoting styles (quotearg) in the
-//! C/POSIX locale, where every byte ≥ 0x80 counts as unprintable.
+//! user's locale: in single-byte locales (C, POSIX) every byte ≥ 0x80 is
+//! unprintable; in multibyte ones names are decoded with `mbrtowc`, and a
+//! character is printable when it decodes and `iswprint` says so. An
+//! invalid byte is escaped alone, an incomplete sequence at the end and an
+//! unprintable character (U+2028) with all their bytes.
 //!
 //! Used for `ls --quoting-style`, and for names in every tool's messages:
 //! ls and du quote operands in errors with `shell-escape-always`
@@ -17,6 +21,8 @@
 //! - otherwise, in the escape styles, a name that ends with an escaped byte
 //!   and contains `'` is rendered a second time with the "inside `$'…'`"
 //!   state left over from the first rendering (`'''it'\''s'$'\n'`).
+
+use ringio::sys::locale;
 
 /// GNU's quoting styles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,9 +44,9 @@ pub enum Style {
     /// C escapes without quotes; spaces escaped too (as ls -b and find -ls
     /// print them).
     Escape,
-    /// 'x' with C escapes (the C locale's rendering of ‘x’).
+    /// ‘x’ with C escapes, in the locale's quote marks ('x' in C).
     Locale,
-    /// "x" with C escapes.
+    /// Like Locale, but "x" where Locale has 'x'.
     CLocale,
 }
 
@@ -106,30 +112,38 @@ impl Quoter {
 
     /// Appends `name` quoted to `out`.
     pub fn quote_into(&self, out: &mut Vec<u8>, name: &[u8]) {
+        let mb = multibyte();
         match self.style {
             Style::Literal => out.extend_from_slice(name),
             Style::Shell | Style::ShellEscape => {
                 let escape = self.style == Style::ShellEscape;
-                if shell_needs_quotes(name, escape, self) {
+                if shell_needs_quotes(name, escape, self, mb) {
                     // The fallback rendering drops the extra bytes (GNU
                     // restarts quotearg without them).
-                    shell_always(out, name, escape, &Quoter::new(Style::ShellAlways));
+                    shell_always(out, name, escape, &Quoter::new(Style::ShellAlways), mb);
                 } else {
                     out.extend_from_slice(name);
                 }
             }
-            Style::ShellAlways => shell_always(out, name, false, self),
-            Style::ShellEscapeAlways => shell_always(out, name, true, self),
-            Style::C | Style::CLocale => c_like(out, name, Some(b'"'), self),
+            Style::ShellAlways => shell_always(out, name, false, self, mb),
+            Style::ShellEscapeAlways => shell_always(out, name, true, self, mb),
+            Style::C => c_like(out, name, b"\"", b"\"", self, mb),
             Style::CMaybe => {
-                if name.iter().any(|&b| b == b'"' || !printable(b) || self.is_extra(b)) {
-                    c_like(out, name, Some(b'"'), &Quoter::new(Style::C));
+                let needs = units(name, mb).any(|u| {
+                    !u.printable
+                        || (u.bytes.len() == 1 && (u.bytes[0] == b'"' || self.is_extra(u.bytes[0])))
+                });
+                if needs {
+                    c_like(out, name, b"\"", b"\"", &Quoter::new(Style::C), mb);
                 } else {
                     out.extend_from_slice(name);
                 }
             }
-            Style::Locale => c_like(out, name, Some(b'\''), self),
-            Style::Escape => c_like(out, name, None, self),
+            Style::Locale | Style::CLocale => {
+                let (l, r) = marks(self.style == Style::CLocale);
+                c_like(out, name, l, r, self, mb)
+            }
+            Style::Escape => c_like(out, name, b"", b"", self, mb),
         }
     }
 
@@ -140,17 +154,192 @@ impl Quoter {
     }
 }
 
+/// Whether names are decoded as multibyte characters (LC_CTYPE has
+/// `MB_CUR_MAX > 1`). In single-byte locales every byte is a character and
+/// only printable ASCII is printable, with no call into the locale.
+fn multibyte() -> bool {
+    crate::locale::info().multibyte
+}
+
+/// The quote marks of the `locale` (or `clocale`) style: gnulib's
+/// `gettext_quote`. The tool's catalog decides when it has any entry for the
+/// msgids "`" and "'" (coreutils de: „ “, ja: ` '); otherwise a UTF-8
+/// charset gets ‘ ’, any other `'` (`"` for clocale).
+fn marks(clocale: bool) -> (&'static [u8], &'static [u8]) {
+    use std::sync::OnceLock;
+    static MARKS: OnceLock<[(&'static [u8], &'static [u8]); 2]> = OnceLock::new();
+    let m = MARKS.get_or_init(|| {
+        let one = |msgid: &'static std::ffi::CStr, utf8: &'static [u8], other: &'static [u8]| {
+            if crate::locale::has_translation(msgid) {
+                crate::locale::tr(msgid)
+            } else if crate::locale::info().utf8 {
+                utf8
+            } else {
+                other
+            }
+        };
+        [
+            (one(c"`", "\u{2018}".as_bytes(), b"'"), one(c"'", "\u{2019}".as_bytes(), b"'")),
+            (one(c"`", "\u{2018}".as_bytes(), b"\""), one(c"'", "\u{2019}".as_bytes(), b"\"")),
+        ]
+    });
+    m[usize::from(clocale)]
+}
+
+/// One character of a name as quotearg steps through it: a single byte, or
+/// in a multibyte locale a decoded character, an invalid byte, or an
+/// incomplete sequence at the end (all its bytes).
+#[derive(Clone, Copy)]
+struct Unit<'a> {
+    bytes: &'a [u8],
+    /// The name from this character on (for the right-quote test).
+    rest: &'a [u8],
+    /// isprint (single-byte), or decodes and iswprint.
+    printable: bool,
+}
+
+struct Units<'a> {
+    rest: &'a [u8],
+    mb: bool,
+}
+
+fn units(name: &[u8], mb: bool) -> Units<'_> {
+    Units { rest: name, mb }
+}
+
+impl<'a> Iterator for Units<'a> {
+    type Item = Unit<'a>;
+
+    #[inline]
+    fn next(&mut self) -> Option<Unit<'a>> {
+        let rest = self.rest;
+        let &b = rest.first()?;
+        // ASCII is itself in every multibyte charset glibc offers here
+        // (UTF-8, EUC-JP), so only bytes ≥ 0x80 are decoded.
+        let (len, printable) = if !self.mb || b < 0x80 {
+            (1, printable(b))
+        } else {
+            match locale::decode(rest) {
+                locale::Decoded::Char(wc, n) => (n, locale::is_print(wc)),
+                locale::Decoded::Invalid => (1, false),
+                locale::Decoded::Incomplete => (rest.len(), false),
+            }
+        };
+        self.rest = &rest[len..];
+        Some(Unit { bytes: &rest[..len], rest, printable })
+    }
+}
+
 /// Printable in the C locale.
 pub fn printable(b: u8) -> bool {
     (0x20..0x7f).contains(&b)
 }
 
-/// Appends `name` with every byte that is not printable in the C locale
-/// replaced by `?`: what GNU find's -print does when its output is a
-/// terminal, so that no file name can send escape sequences (or a fake
-/// newline) to it.
-pub fn qmark_into(out: &mut Vec<u8>, name: &[u8]) {
-    out.extend(name.iter().map(|&b| if printable(b) { b } else { b'?' }));
+/// Appends `name` with every character that is not printable replaced by
+/// `?` (GNU's `-q`, and find's -print to a terminal: lib/qmark.c), so no
+/// file name can send escape sequences (or a fake newline) to a terminal.
+/// Returns the display width of what was appended.
+///
+/// In a multibyte locale a character is kept when `wcwidth` accepts it,
+/// else it becomes one `?`; an invalid byte is one `?`, an incomplete
+/// sequence at the end one `?` for all its bytes. In a single-byte locale
+/// every byte that is not printable ASCII is a `?`.
+pub fn qmark_into(out: &mut Vec<u8>, name: &[u8]) -> usize {
+    if !multibyte() {
+        out.extend(name.iter().map(|&b| if printable(b) { b } else { b'?' }));
+        return name.len();
+    }
+    let start = out.len();
+    out.extend_from_slice(name);
+    qmark_tail(out, start)
+}
+
+/// [`qmark_into`] on a buffer in place (the result is never longer).
+/// Returns the display width.
+pub fn qmark_in_place(buf: &mut Vec<u8>) -> usize {
+    if !multibyte() {
+        for b in buf.iter_mut() {
+            if !printable(*b) {
+                *b = b'?';
+            }
+        }
+        return buf.len();
+    }
+    qmark_tail(buf, 0)
+}
+
+/// The multibyte `?` masking of `buf[start..]`, in place: what is kept moves
+/// down over what was replaced, never past what is still to be read.
+fn qmark_tail(buf: &mut Vec<u8>, start: usize) -> usize {
+    let mut width = 0;
+    let (mut r, mut w) = (start, start);
+    while r < buf.len() {
+        let b = buf[r];
+        if b < 0x80 {
+            buf[w] = if printable(b) { b } else { b'?' };
+            width += 1;
+            r += 1;
+            w += 1;
+            continue;
+        }
+        let skip = match locale::decode(&buf[r..]) {
+            locale::Decoded::Char(wc, n) => match locale::width(wc) {
+                cols if cols >= 0 => {
+                    buf.copy_within(r..r + n, w);
+                    width += cols as usize;
+                    r += n;
+                    w += n;
+                    continue;
+                }
+                _ => n,
+            },
+            locale::Decoded::Invalid => 1,
+            locale::Decoded::Incomplete => buf.len() - r,
+        };
+        buf[w] = b'?';
+        width += 1;
+        r += skip;
+        w += 1;
+    }
+    buf.truncate(w);
+    width
+}
+
+/// Columns a quoted name takes on a terminal (ls's `quote_name_width`,
+/// gnulib's `mbsnwidth`). In a multibyte locale a printable character
+/// counts its `wcwidth`, an invalid byte or an incomplete sequence at the
+/// end 1, any other character 1, or 0 if it is a control character. In a
+/// single-byte locale printable ASCII counts 1 and every other byte 0.
+pub fn display_width(s: &[u8]) -> usize {
+    if !multibyte() {
+        return s.iter().filter(|&&c| printable(c)).count();
+    }
+    let mut width = 0;
+    let mut rest = s;
+    while let Some(&b) = rest.first() {
+        if b < 0x80 {
+            width += usize::from(printable(b));
+            rest = &rest[1..];
+            continue;
+        }
+        let len = match locale::decode(rest) {
+            locale::Decoded::Char(wc, n) => {
+                let w = locale::width(wc);
+                width += if w >= 0 { w as usize } else { usize::from(!locale::is_cntrl(wc)) };
+                n
+            }
+            locale::Decoded::Invalid => {
+                width += 1;
+                1
+            }
+            locale::Decoded::Incomplete => {
+                width += 1;
+                rest.len()
+            }
+        };
+        rest = &rest[len..];
+    }
+    width
 }
 
 /// Bytes that the shell styles quote wherever they appear.
@@ -182,7 +371,7 @@ fn shell_special(b: u8) -> bool {
 }
 
 /// Whether `shell`/`shell-escape` must fall back to quoting `name`.
-fn shell_needs_quotes(name: &[u8], escape: bool, q: &Quoter) -> bool {
+fn shell_needs_quotes(name: &[u8], escape: bool, q: &Quoter, mb: bool) -> bool {
     if name.is_empty() {
         return true;
     }
@@ -192,7 +381,10 @@ fn shell_needs_quotes(name: &[u8], escape: bool, q: &Quoter) -> bool {
     if name.len() == 1 && matches!(name[0], b'{' | b'}') {
         return true;
     }
-    name.iter().any(|&b| shell_special(b) || (escape && !printable(b)) || q.is_extra(b))
+    if name.iter().any(|&b| shell_special(b) || q.is_extra(b)) {
+        return true;
+    }
+    escape && units(name, mb).any(|u| !u.printable)
 }
 
 /// Bytes that read the same inside C double quotes and shell double quotes.
@@ -226,73 +418,83 @@ fn push_c_escape(out: &mut Vec<u8>, b: u8) {
 }
 
 /// One rendering in single quotes; returns the "inside `$'…'`" state at
-/// the end, whether a `'` was seen, and whether every byte was compatible
-/// with double quotes.
+/// the end, whether a `'` was seen, and whether every character was
+/// compatible with double quotes (a printable multibyte character is).
 fn shell_pass(
     out: &mut Vec<u8>,
     name: &[u8],
     escape: bool,
     mut pending: bool,
+    mb: bool,
 ) -> (bool, bool, bool) {
     out.push(b'\'');
     let mut quote_seen = false;
     let mut compat = true;
-    for &b in name {
-        compat &= c_and_shell_compat(b);
+    for u in units(name, mb) {
+        let b = u.bytes[0];
+        compat &= if u.bytes.len() == 1 && b < 0x80 { c_and_shell_compat(b) } else { u.printable };
         if b == b'\'' {
             quote_seen = true;
             out.extend_from_slice(b"'\\''");
             pending = false;
-        } else if escape && !printable(b) {
+        } else if escape && !u.printable {
             if !pending {
                 out.extend_from_slice(b"'$'");
                 pending = true;
             }
-            push_c_escape(out, b);
+            for &b in u.bytes {
+                push_c_escape(out, b);
+            }
         } else {
             if pending {
                 out.extend_from_slice(b"''");
                 pending = false;
             }
-            out.push(b);
+            out.extend_from_slice(u.bytes);
         }
     }
     out.push(b'\'');
     (pending, quote_seen, compat)
 }
 
-fn shell_always(out: &mut Vec<u8>, name: &[u8], escape: bool, extra: &Quoter) {
+fn shell_always(out: &mut Vec<u8>, name: &[u8], escape: bool, extra: &Quoter, mb: bool) {
     let start = out.len();
-    let (pending, quote_seen, compat) = shell_pass(out, name, escape, false);
+    let (pending, quote_seen, compat) = shell_pass(out, name, escape, false, mb);
     if !quote_seen {
         return;
     }
     out.truncate(start);
     if compat {
-        c_like(out, name, Some(b'"'), extra);
+        c_like(out, name, b"\"", b"\"", extra, mb);
     } else {
-        shell_pass(out, name, escape, pending);
+        shell_pass(out, name, escape, pending, mb);
     }
 }
 
-fn c_like(out: &mut Vec<u8>, name: &[u8], q: Option<u8>, quoter: &Quoter) {
-    if let Some(q) = q {
-        out.push(q);
-    }
-    for &b in name {
-        if b == b'\\' {
+/// The C-escape styles between `left` and `right` (both empty for
+/// `escape`, which escapes spaces instead). A backslash goes before every
+/// occurrence of `right` inside the name.
+fn c_like(out: &mut Vec<u8>, name: &[u8], left: &[u8], right: &[u8], quoter: &Quoter, mb: bool) {
+    out.extend_from_slice(left);
+    let bare = right.is_empty();
+    for u in units(name, mb) {
+        let b = u.bytes[0];
+        if !u.printable {
+            for &b in u.bytes {
+                push_c_escape(out, b);
+            }
+        } else if b == b'\\' {
             out.extend_from_slice(b"\\\\");
-        } else if Some(b) == q || quoter.is_extra(b) || (b == b' ' && q.is_none()) {
-            out.extend_from_slice(&[b'\\', b]);
-        } else if printable(b) {
-            out.push(b);
+        } else if (!bare && u.rest.starts_with(right))
+            || (u.bytes.len() == 1 && (quoter.is_extra(b) || (b == b' ' && bare)))
+        {
+            out.push(b'\\');
+            out.extend_from_slice(u.bytes);
         } else {
-            push_c_escape(out, b);
+            out.extend_from_slice(u.bytes);
         }
     }
-    if let Some(q) = q {
-        out.push(q);
-    }
+    out.extend_from_slice(right);
 }
 
 /// Appends `name` quoted in `style` to `out`.
