@@ -112,38 +112,47 @@ impl Quoter {
 
     /// Appends `name` quoted to `out`.
     pub fn quote_into(&self, out: &mut Vec<u8>, name: &[u8]) {
-        let mb = multibyte();
+        // One copy of the code per kind of locale: the single-byte one
+        // compiles to plain byte loops, with no decoding to skip per byte.
+        if multibyte() {
+            self.quote_in::<true>(out, name)
+        } else {
+            self.quote_in::<false>(out, name)
+        }
+    }
+
+    fn quote_in<const MB: bool>(&self, out: &mut Vec<u8>, name: &[u8]) {
         match self.style {
             Style::Literal => out.extend_from_slice(name),
             Style::Shell | Style::ShellEscape => {
                 let escape = self.style == Style::ShellEscape;
-                if shell_needs_quotes(name, escape, self, mb) {
+                if shell_needs_quotes::<MB>(name, escape, self) {
                     // The fallback rendering drops the extra bytes (GNU
                     // restarts quotearg without them).
-                    shell_always(out, name, escape, &Quoter::new(Style::ShellAlways), mb);
+                    shell_always::<MB>(out, name, escape, &Quoter::new(Style::ShellAlways));
                 } else {
                     out.extend_from_slice(name);
                 }
             }
-            Style::ShellAlways => shell_always(out, name, false, self, mb),
-            Style::ShellEscapeAlways => shell_always(out, name, true, self, mb),
-            Style::C => c_like(out, name, b"\"", b"\"", self, mb),
+            Style::ShellAlways => shell_always::<MB>(out, name, false, self),
+            Style::ShellEscapeAlways => shell_always::<MB>(out, name, true, self),
+            Style::C => c_like::<MB>(out, name, b"\"", b"\"", self),
             Style::CMaybe => {
-                let needs = units(name, mb).any(|u| {
+                let needs = units::<MB>(name).any(|u| {
                     !u.printable
                         || (u.bytes.len() == 1 && (u.bytes[0] == b'"' || self.is_extra(u.bytes[0])))
                 });
                 if needs {
-                    c_like(out, name, b"\"", b"\"", &Quoter::new(Style::C), mb);
+                    c_like::<MB>(out, name, b"\"", b"\"", &Quoter::new(Style::C));
                 } else {
                     out.extend_from_slice(name);
                 }
             }
             Style::Locale | Style::CLocale => {
                 let (l, r) = marks(self.style == Style::CLocale);
-                c_like(out, name, l, r, self, mb)
+                c_like::<MB>(out, name, l, r, self)
             }
-            Style::Escape => c_like(out, name, b"", b"", self, mb),
+            Style::Escape => c_like::<MB>(out, name, b"", b"", self),
         }
     }
 
@@ -192,41 +201,46 @@ fn marks(clocale: bool) -> (&'static [u8], &'static [u8]) {
 #[derive(Clone, Copy)]
 struct Unit<'a> {
     bytes: &'a [u8],
-    /// The name from this character on (for the right-quote test).
-    rest: &'a [u8],
     /// isprint (single-byte), or decodes and iswprint.
     printable: bool,
 }
 
-struct Units<'a> {
+struct Units<'a, const MB: bool> {
     rest: &'a [u8],
-    mb: bool,
 }
 
-fn units(name: &[u8], mb: bool) -> Units<'_> {
-    Units { rest: name, mb }
+fn units<const MB: bool>(name: &[u8]) -> Units<'_, MB> {
+    Units { rest: name }
 }
 
-impl<'a> Iterator for Units<'a> {
+impl<'a, const MB: bool> Iterator for Units<'a, MB> {
     type Item = Unit<'a>;
 
     #[inline]
     fn next(&mut self) -> Option<Unit<'a>> {
         let rest = self.rest;
-        let &b = rest.first()?;
-        // ASCII is itself in every multibyte charset glibc offers here
-        // (UTF-8, EUC-JP), so only bytes ≥ 0x80 are decoded.
-        let (len, printable) = if !self.mb || b < 0x80 {
-            (1, printable(b))
-        } else {
-            match locale::decode(rest) {
-                locale::Decoded::Char(wc, n) => (n, locale::is_print(wc)),
-                locale::Decoded::Invalid => (1, false),
-                locale::Decoded::Incomplete => (rest.len(), false),
-            }
-        };
+        if rest.is_empty() {
+            return None;
+        }
+        let (len, printable) = step::<MB>(rest);
         self.rest = &rest[len..];
-        Some(Unit { bytes: &rest[..len], rest, printable })
+        Some(Unit { bytes: &rest[..len], printable })
+    }
+}
+
+/// The length and printability of the character `rest` starts with
+/// (non-empty). ASCII is itself in every multibyte charset glibc offers
+/// here (UTF-8, EUC-JP), so only bytes ≥ 0x80 are decoded.
+#[inline(always)]
+fn step<const MB: bool>(rest: &[u8]) -> (usize, bool) {
+    let b = rest[0];
+    if !MB || b < 0x80 {
+        return (1, printable(b));
+    }
+    match locale::decode(rest) {
+        locale::Decoded::Char(wc, n) => (n, locale::is_print(wc)),
+        locale::Decoded::Invalid => (1, false),
+        locale::Decoded::Incomplete => (rest.len(), false),
     }
 }
 
@@ -371,7 +385,7 @@ fn shell_special(b: u8) -> bool {
 }
 
 /// Whether `shell`/`shell-escape` must fall back to quoting `name`.
-fn shell_needs_quotes(name: &[u8], escape: bool, q: &Quoter, mb: bool) -> bool {
+fn shell_needs_quotes<const MB: bool>(name: &[u8], escape: bool, q: &Quoter) -> bool {
     if name.is_empty() {
         return true;
     }
@@ -381,10 +395,15 @@ fn shell_needs_quotes(name: &[u8], escape: bool, q: &Quoter, mb: bool) -> bool {
     if name.len() == 1 && matches!(name[0], b'{' | b'}') {
         return true;
     }
+    if !MB {
+        return name
+            .iter()
+            .any(|&b| shell_special(b) || (escape && !printable(b)) || q.is_extra(b));
+    }
     if name.iter().any(|&b| shell_special(b) || q.is_extra(b)) {
         return true;
     }
-    escape && units(name, mb).any(|u| !u.printable)
+    escape && units::<MB>(name).any(|u| !u.printable)
 }
 
 /// Bytes that read the same inside C double quotes and shell double quotes.
@@ -420,29 +439,30 @@ fn push_c_escape(out: &mut Vec<u8>, b: u8) {
 /// One rendering in single quotes; returns the "inside `$'…'`" state at
 /// the end, whether a `'` was seen, and whether every character was
 /// compatible with double quotes (a printable multibyte character is).
-fn shell_pass(
+fn shell_pass<const MB: bool>(
     out: &mut Vec<u8>,
     name: &[u8],
     escape: bool,
     mut pending: bool,
-    mb: bool,
 ) -> (bool, bool, bool) {
     out.push(b'\'');
     let mut quote_seen = false;
     let mut compat = true;
-    for u in units(name, mb) {
-        let b = u.bytes[0];
-        compat &= if u.bytes.len() == 1 && b < 0x80 { c_and_shell_compat(b) } else { u.printable };
+    let mut i = 0;
+    while i < name.len() {
+        let b = name[i];
+        let (len, printable) = step::<MB>(&name[i..]);
+        compat &= if len == 1 && b < 0x80 { c_and_shell_compat(b) } else { printable };
         if b == b'\'' {
             quote_seen = true;
             out.extend_from_slice(b"'\\''");
             pending = false;
-        } else if escape && !u.printable {
+        } else if escape && !printable {
             if !pending {
                 out.extend_from_slice(b"'$'");
                 pending = true;
             }
-            for &b in u.bytes {
+            for &b in &name[i..i + len] {
                 push_c_escape(out, b);
             }
         } else {
@@ -450,51 +470,111 @@ fn shell_pass(
                 out.extend_from_slice(b"''");
                 pending = false;
             }
-            out.extend_from_slice(u.bytes);
+            if len == 1 {
+                out.push(b);
+            } else {
+                out.extend_from_slice(&name[i..i + len]);
+            }
         }
+        i += len;
     }
     out.push(b'\'');
     (pending, quote_seen, compat)
 }
 
-fn shell_always(out: &mut Vec<u8>, name: &[u8], escape: bool, extra: &Quoter, mb: bool) {
+fn shell_always<const MB: bool>(out: &mut Vec<u8>, name: &[u8], escape: bool, extra: &Quoter) {
     let start = out.len();
-    let (pending, quote_seen, compat) = shell_pass(out, name, escape, false, mb);
+    let (pending, quote_seen, compat) = shell_pass::<MB>(out, name, escape, false);
     if !quote_seen {
         return;
     }
     out.truncate(start);
     if compat {
-        c_like(out, name, b"\"", b"\"", extra, mb);
+        c_like::<MB>(out, name, b"\"", b"\"", extra);
     } else {
-        shell_pass(out, name, escape, pending, mb);
+        shell_pass::<MB>(out, name, escape, pending);
     }
 }
 
 /// The C-escape styles between `left` and `right` (both empty for
 /// `escape`, which escapes spaces instead). A backslash goes before every
 /// occurrence of `right` inside the name.
-fn c_like(out: &mut Vec<u8>, name: &[u8], left: &[u8], right: &[u8], quoter: &Quoter, mb: bool) {
+fn c_like<const MB: bool>(
+    out: &mut Vec<u8>,
+    name: &[u8],
+    left: &[u8],
+    right: &[u8],
+    quoter: &Quoter,
+) {
+    if !MB && left.len() <= 1 && right.len() <= 1 {
+        return c_like_bytes(out, name, left.first().copied(), right.first().copied(), quoter);
+    }
     out.extend_from_slice(left);
     let bare = right.is_empty();
-    for u in units(name, mb) {
-        let b = u.bytes[0];
-        if !u.printable {
-            for &b in u.bytes {
-                push_c_escape(out, b);
+    let right0 = right.first().copied();
+    let mut i = 0;
+    while i < name.len() {
+        let b = name[i];
+        if MB && b >= 0x80 {
+            let (len, printable) = step::<MB>(&name[i..]);
+            let ch = &name[i..i + len];
+            if !printable {
+                for &b in ch {
+                    push_c_escape(out, b);
+                }
+            } else {
+                if Some(b) == right0 && name[i..].starts_with(right) {
+                    out.push(b'\\');
+                }
+                out.extend_from_slice(ch);
             }
-        } else if b == b'\\' {
-            out.extend_from_slice(b"\\\\");
-        } else if (!bare && u.rest.starts_with(right))
-            || (u.bytes.len() == 1 && (quoter.is_extra(b) || (b == b' ' && bare)))
-        {
-            out.push(b'\\');
-            out.extend_from_slice(u.bytes);
-        } else {
-            out.extend_from_slice(u.bytes);
+            i += len;
+            continue;
         }
+        if b == b'\\' {
+            out.extend_from_slice(b"\\\\");
+        } else if (Some(b) == right0 && name[i..].starts_with(right))
+            || quoter.is_extra(b)
+            || (b == b' ' && bare)
+        {
+            out.extend_from_slice(&[b'\\', b]);
+        } else if printable(b) {
+            out.push(b);
+        } else {
+            push_c_escape(out, b);
+        }
+        i += 1;
     }
     out.extend_from_slice(right);
+}
+
+/// [`c_like`] in a single-byte locale with one-byte quote marks (all of
+/// them but a catalog's multibyte marks in a non-UTF-8 locale): a plain
+/// loop over bytes.
+fn c_like_bytes(
+    out: &mut Vec<u8>,
+    name: &[u8],
+    left: Option<u8>,
+    right: Option<u8>,
+    quoter: &Quoter,
+) {
+    if let Some(q) = left {
+        out.push(q);
+    }
+    for &b in name {
+        if b == b'\\' {
+            out.extend_from_slice(b"\\\\");
+        } else if Some(b) == right || quoter.is_extra(b) || (b == b' ' && right.is_none()) {
+            out.extend_from_slice(&[b'\\', b]);
+        } else if printable(b) {
+            out.push(b);
+        } else {
+            push_c_escape(out, b);
+        }
+    }
+    if let Some(q) = right {
+        out.push(q);
+    }
 }
 
 /// Appends `name` quoted in `style` to `out`.
