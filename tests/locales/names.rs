@@ -292,6 +292,24 @@ fn names_on_a_terminal() {
         }
     }
     c.finish();
+    // Beyond GNU: with --show-control-chars (or --zero) lsr still never
+    // sends a control character to a terminal: C0 bytes, DEL, and in UTF-8
+    // the C1 controls (U+009B is CSI to some terminals).
+    for l in locales("names_on_a_terminal") {
+        let lsr = ours("lsr");
+        for args in [
+            &[&b"-U"[..], b"--show-control-chars"][..],
+            &[b"-U", b"--zero"],
+            &[b"-UlN", b"--show-control-chars"],
+        ] {
+            let got = on_tty("ls", lsr.to_str().unwrap(), args, t.path(), &[("LC_ALL", l)]);
+            let bad = got.iter().any(|&b| (b < 0x20 && !b"\r\n\t\0".contains(&b)) || b == 0x7f);
+            assert!(!bad, "{l} {args:?}: control byte reached the terminal");
+            // (In C, bytes ≥ 0x80 go out as they are, as before.)
+            let csi = got.windows(2).any(|w| w == b"\xc2\x9b");
+            assert!(l == "C" || !csi, "{l} {args:?}: C1 CSI reached the terminal");
+        }
+    }
 }
 
 /// ldu on a terminal: printable names as GNU du prints them (raw, so é and

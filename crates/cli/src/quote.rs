@@ -8,7 +8,8 @@
 //! Used for `ls --quoting-style`, and for names in every tool's messages:
 //! ls and du quote operands in errors with `shell-escape-always`
 //! (`cannot access 'x'`), cat with `shell-escape` (quotes only when needed),
-//! find with `locale` ('x' with C escapes).
+//! find with `locale` (C escapes between the locale's quote marks: 'x' in C,
+//! ‘x’ in UTF-8 locales, a catalog's own marks where it has them).
 //!
 //! The behaviour was worked out by running GNU ls 9.1 over every byte in
 //! several positions (see the differential tests in `tests/ls.rs`). Some of
