@@ -144,6 +144,31 @@ fn ls_quoting_styles_and_widths() {
     c.finish();
 }
 
+/// `-R` directory headers: quoted like names with `:` added, but (GNU)
+/// without -b's escaped space.
+#[test]
+fn ls_recursive_headers() {
+    let t = TempDir::new("names-r");
+    for d in [&b"a b:c/\xe6\x97\xa5 x"[..], b"ls\xe2\x80\xa8sep d", b"it's \xc3\xa9", b"bad\xff d"]
+    {
+        std::fs::create_dir_all(raw_name(t.path(), d)).unwrap();
+    }
+    std::fs::write(raw_name(t.path(), b"a b:c/\xe6\x97\xa5 x/\xc3\xbc"), b"").unwrap();
+    let mut c = Cases::new("locales::names::ls_recursive_headers");
+    for l in locales("ls_recursive_headers") {
+        for style in STYLES {
+            for extra in ["-b", "-q", "-F"] {
+                let mut args = vec!["-RU", extra];
+                if !style.is_empty() {
+                    args.push(style);
+                }
+                case(&mut c, "lsr", Run::new(&args).cwd(t.path()).env("LC_ALL", l));
+            }
+        }
+    }
+    c.finish();
+}
+
 /// Error messages name files in the locale's terms: ls, du and cat with
 /// shell-escape quoting (é printable in UTF-8), find with the locale style
 /// and findutils' marks (none in its catalogs: ‘ ’ in every UTF-8 locale).

@@ -42,8 +42,8 @@ pub enum Style {
     C,
     /// Like C, but without the quotes when nothing needs escaping.
     CMaybe,
-    /// C escapes without quotes; spaces escaped too (as ls -b and find -ls
-    /// print them).
+    /// C escapes without quotes (ls -b adds the space to the bytes to
+    /// escape in file names, not in directory headers).
     Escape,
     /// ‘x’ with C escapes, in the locale's quote marks ('x' in C).
     Locale,
@@ -498,8 +498,8 @@ fn shell_always<const MB: bool>(out: &mut Vec<u8>, name: &[u8], escape: bool, ex
 }
 
 /// The C-escape styles between `left` and `right` (both empty for
-/// `escape`, which escapes spaces instead). A backslash goes before every
-/// occurrence of `right` inside the name.
+/// `escape`). A backslash goes before every occurrence of `right` inside
+/// the name.
 fn c_like<const MB: bool>(
     out: &mut Vec<u8>,
     name: &[u8],
@@ -511,7 +511,6 @@ fn c_like<const MB: bool>(
         return c_like_bytes(out, name, left.first().copied(), right.first().copied(), quoter);
     }
     out.extend_from_slice(left);
-    let bare = right.is_empty();
     let right0 = right.first().copied();
     let mut i = 0;
     while i < name.len() {
@@ -534,10 +533,7 @@ fn c_like<const MB: bool>(
         }
         if b == b'\\' {
             out.extend_from_slice(b"\\\\");
-        } else if (Some(b) == right0 && name[i..].starts_with(right))
-            || quoter.is_extra(b)
-            || (b == b' ' && bare)
-        {
+        } else if (Some(b) == right0 && name[i..].starts_with(right)) || quoter.is_extra(b) {
             out.extend_from_slice(&[b'\\', b]);
         } else if printable(b) {
             out.push(b);
@@ -565,7 +561,7 @@ fn c_like_bytes(
     for &b in name {
         if b == b'\\' {
             out.extend_from_slice(b"\\\\");
-        } else if Some(b) == right || quoter.is_extra(b) || (b == b' ' && right.is_none()) {
+        } else if Some(b) == right || quoter.is_extra(b) {
             out.extend_from_slice(&[b'\\', b]);
         } else if printable(b) {
             out.push(b);
@@ -629,7 +625,7 @@ mod tests {
     #[test]
     fn c_family() {
         assert_eq!(q(b"a\"b\n", Style::C), "\"a\\\"b\\n\"");
-        assert_eq!(q(b"a b\\", Style::Escape), "a\\ b\\\\");
+        assert_eq!(q(b"a b\\", Style::Escape), "a b\\\\");
         assert_eq!(q(b"x'y", Style::Locale), "'x\\'y'");
         assert_eq!(q(b"ab", Style::CMaybe), "ab");
         assert_eq!(q(b"a\tb", Style::CMaybe), "\"a\\tb\"");
