@@ -330,6 +330,8 @@ fn symlinked_as_gnu_names() {
 fn on_tty(cmd: &str, cwd: &Path, env: &[(&str, &str)]) -> Vec<u8> {
     let mut c = Command::new("script");
     c.args(["-qec", cmd, "/dev/null"]).current_dir(cwd).env_clear();
+    // script runs $SHELL; dash (the default /bin/sh) has no `exec -a`.
+    c.env("SHELL", "/bin/bash");
     c.env("PATH", "/usr/local/bin:/usr/bin:/bin").env("LC_ALL", "C").env("TZ", "UTC");
     // script runs the command with $SHELL (sh without it), and dash's exec
     // has no -a: both sides would print the same error and compare equal.

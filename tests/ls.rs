@@ -807,6 +807,8 @@ fn on_tty(prog: &str, args: &[&[u8]], cwd: &Path, env: &[(&str, &str)]) -> Vec<u
     let mut c = Command::new("script");
     c.args(["-qec"]).arg(std::ffi::OsStr::from_bytes(&latin1(&cmd))).arg("/dev/null");
     c.current_dir(cwd).env_clear();
+    // script runs $SHELL; dash (the default /bin/sh) has no `exec -a`.
+    c.env("SHELL", "/bin/bash");
     c.env("PATH", "/usr/local/bin:/usr/bin:/bin").env("LC_ALL", "C").env("TZ", "UTC");
     c.env("TERM", "xterm");
     // script runs the command with $SHELL (sh without it), and dash's exec

@@ -6,7 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::plan::Plan;
 use crate::tally::Dui;
 
-/// Names are shown with non-printable bytes as `?` (stdout is a terminal,
+/// Names are shown with unprintable characters as `?` (stdout is a terminal,
 /// and lines end in newlines). Beyond GNU du, which writes names raw even
 /// to a terminal, where a name can carry escape sequences.
 static QMARK: AtomicBool = AtomicBool::new(false);

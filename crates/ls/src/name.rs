@@ -2,7 +2,7 @@
 //! names of the listing are quoted, coloured, hyperlinked, with an icon and
 //! the type indicator.
 
-use cli::quote::{printable, Style};
+use cli::quote::Style;
 
 use crate::args::Indicator;
 use crate::colors::Key;
@@ -34,30 +34,49 @@ pub fn quote_into(plan: &Plan, name: &[u8], quoter: &cli::quote::Quoter, q: &mut
     q.quoted = bytes.first() != name.first() || bytes.len() != name.len();
     let style = quoter.style;
     if plan.qmark && matches!(style, Style::Literal | Style::Shell | Style::ShellAlways) {
-        for b in bytes.iter_mut() {
-            if !printable(*b) {
-                *b = b'?';
-            }
-        }
-        q.width = bytes.len();
+        q.width = cli::quote::qmark_in_place(bytes);
     } else {
         q.width = display_width(bytes);
         if plan.tty_guard {
             // Beyond GNU: even --show-control-chars or --zero never send a
             // name's control bytes (ESC sequences…) to a terminal.
-            for b in bytes.iter_mut() {
-                if *b < 0x20 || *b == 0x7f {
-                    *b = b'?';
-                }
-            }
+            tty_guard(bytes);
         }
     }
 }
 
-/// Columns a byte string takes in the C locale: printable bytes one,
-/// every other byte none.
+/// Masks control characters with `?`: the C0 bytes and DEL, and in a
+/// multibyte locale also the C1 controls (U+0080–U+009F, two bytes in
+/// UTF-8), which a UTF-8 terminal may act on (U+009B is CSI).
+fn tty_guard(bytes: &mut Vec<u8>) {
+    let mut c1 = false;
+    for b in bytes.iter_mut() {
+        if *b < 0x20 || *b == 0x7f {
+            *b = b'?';
+        }
+        c1 |= *b == 0xc2;
+    }
+    if c1 && cli::locale::info().utf8 {
+        let mut w = 0;
+        let mut r = 0;
+        while r < bytes.len() {
+            if bytes[r] == 0xc2 && bytes.get(r + 1).is_some_and(|&n| (0x80..0xa0).contains(&n)) {
+                bytes[w] = b'?';
+                r += 2;
+            } else {
+                bytes[w] = bytes[r];
+                r += 1;
+            }
+            w += 1;
+        }
+        bytes.truncate(w);
+    }
+}
+
+/// Columns a quoted name takes on the terminal, in the locale's terms
+/// (GNU's quote_name_width): see [`cli::quote::display_width`].
 pub fn display_width(b: &[u8]) -> usize {
-    b.iter().filter(|&&c| printable(c)).count()
+    cli::quote::display_width(b)
 }
 
 /// The indicator character of an entry, if any.

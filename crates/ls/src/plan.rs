@@ -215,13 +215,9 @@ impl Plan {
             Indicator::Classify => quoter = quoter.with_extra(b"=>@|"),
             _ => {}
         }
-        let dir_quoter = {
-            let mut q = Quoter::new(quoting);
-            if quoting == Style::Escape {
-                q = q.with_extra(b" ");
-            }
-            q.with_extra(b":")
-        };
+        // GNU escapes the space for -b in file names only: a directory
+        // header keeps it (`./a b:`), only the colon is added.
+        let dir_quoter = Quoter::new(quoting).with_extra(b":");
 
         let on = |w: When| match w {
             When::Always => true,
