@@ -976,3 +976,41 @@ fn messages_interleave_with_output() {
         assert_eq!(ours, gnu, "args {args:?}");
     }
 }
+
+/// A symlink whose target path runs through a regular file (`link ->
+/// file/x`, ENOTDIR) is a broken link to GNU find: `-xtype l` is true,
+/// `%Y` is `N`, no error without -L; under -L the walk reports it and
+/// still lists it as the link (beside dangling and looping links).
+#[test]
+fn links_through_files() {
+    let t = TempDir::new("find-enotdir");
+    build_tree(
+        t.path(),
+        &[
+            "f:file:",
+            "l:link:file/x",
+            "l:dang:nowhere",
+            "l:loop:loop",
+            "l:self:.",
+            "d:d",
+            "l:d/up:../file/y/z",
+        ],
+    );
+    cases(
+        t.path(),
+        &[
+            &[".", "-xtype", "l"],
+            &[".", "-printf", "%p %Y %y\n"],
+            &[".", "-type", "l", "-printf", "%Y"],
+            &["-L", ".", "-printf", "%p %y %Y %s\n"],
+            &["-L", ".", "-name", "link", "-print", "-size", "0", "-print"],
+            &["-L", ".", "-xtype", "l"],
+            &["-L", ".", "-type", "l"],
+            &["-L", ".", "-samefile", "file"],
+            &["-H", "link", "-samefile", "file"],
+            &["-H", "dang", "-samefile", "file"],
+            &["-H", "link", "dang", "d/up", "-print"],
+            &["-L", "d", "-ls"],
+        ],
+    );
+}

@@ -241,6 +241,40 @@ impl<'p> Finder<'p> {
         }
     }
 
+    /// Evaluates an entry that can't be followed as the symlink it is
+    /// (its lstat), never descending.
+    fn visit_as_link(&self, local: &mut Local, e: &Entry) -> Visit {
+        let mut st = ringio::sys::statx_zeroed();
+        let name = cstr(e.rel_name);
+        let flags = libc::AT_SYMLINK_NOFOLLOW | libc::AT_NO_AUTOMOUNT;
+        let mask = libc::STATX_BASIC_STATS | libc::STATX_BTIME;
+        if ringio::sys::statx(e.dirfd, &name, flags, mask, &mut st).is_err() {
+            return Visit::Skip;
+        }
+        if e.depth < self.plan.mindepth {
+            return Visit::Skip;
+        }
+        let link = Entry {
+            path: e.path,
+            name: e.name,
+            depth: e.depth,
+            d_type: dtype::from_mode(st.stx_mode as u32),
+            ino: e.ino,
+            stat: Some(&st),
+            stat_error: None,
+            followed: false,
+            dirfd: e.dirfd,
+            rel_name: e.rel_name,
+            index: e.index,
+        };
+        let (_, quit, _) = self.eval_entry(local, &link);
+        if quit {
+            self.quit.store(true, Ordering::Relaxed);
+            return Visit::Quit;
+        }
+        Visit::Skip
+    }
+
     /// Evaluates the expression on one entry.
     /// Returns (prune, quit, the stat failed).
     fn eval_entry(&self, local: &mut Local, e: &Entry) -> (bool, bool, bool) {
@@ -388,7 +422,9 @@ impl Cx<'_, '_> {
         if follow {
             match ringio::sys::statx(self.e.dirfd, &name, libc::AT_NO_AUTOMOUNT, mask, &mut st) {
                 Ok(()) => return Ok(st),
-                Err(e) if e == Errno::ENOENT => {}
+                // GNU's fallback to lstat covers both "no target" and "a
+                // target path through a non-directory" (`l -> file/x`).
+                Err(e) if e == Errno::ENOENT || e == Errno::ENOTDIR => {}
                 Err(e) => return Err(e),
             }
         }
@@ -930,7 +966,7 @@ impl Info for Cx<'_, '_> {
                 }
             }
             Err(e) if e == Errno::ELOOP => b'L',
-            Err(e) if e == Errno::ENOENT => b'N',
+            Err(e) if e == Errno::ENOENT || e == Errno::ENOTDIR => b'N',
             Err(_) => b'?',
         }
     }
@@ -1031,6 +1067,12 @@ impl Visitor for Finder<'_> {
             if e.depth >= plan.mindepth || plan.follow == Follow::Always {
                 self.flush_local(local);
                 self.report(e.path, err);
+            }
+            // A link under -L whose target path runs through a non-directory
+            // (`l -> file/x`): GNU's fts reports it, and find then still
+            // evaluates it as the link itself (it lists it, `-type l`).
+            if err == Errno::ENOTDIR && e.depth > 0 && plan.follow == Follow::Always {
+                return self.visit_as_link(local, e);
             }
             return Visit::Skip;
         }
