@@ -1011,6 +1011,14 @@ fn links_through_files() {
             &["-H", "dang", "-samefile", "file"],
             &["-H", "link", "dang", "d/up", "-print"],
             &["-L", "d", "-ls"],
+            // The integer tests' numbers are read as strtoumax reads them.
+            &[".", "-maxdepth", "0", "-uid", "-+1"],
+            &[".", "-maxdepth", "0", "-gid", "-+1"],
+            &[".", "-maxdepth", "0", "-uid", "+ +0"],
+            &[".", "-maxdepth", "0", "-links", " 2"],
+            &[".", "-maxdepth", "0", "-inum", "-+-1"],
+            &[".", "-maxdepth", "0", "-uid", "1 "],
+            &[".", "-maxdepth", "0", "-gid", "++0"],
         ],
     );
 }

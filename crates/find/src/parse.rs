@@ -839,9 +839,17 @@ fn split_cmp(v: &[u8]) -> (Cmp, &[u8]) {
     }
 }
 
+/// `[+-]NUMBER` for the integer tests: after the comparison sign, GNU reads
+/// the number as C's strtoumax does (leading white space and one `+`
+/// allowed, a `-` refused, nothing after the digits), so `-+1` is "less
+/// than 1" and ` 1` is 1.
 fn parse_int_cmp(v: &[u8]) -> Option<(Cmp, u64)> {
     let (c, rest) = split_cmp(v);
-    Some((c, parse_u64(rest)?))
+    let ws =
+        rest.iter().take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')).count();
+    let rest = &rest[ws..];
+    let digits = rest.strip_prefix(b"+").unwrap_or(rest);
+    Some((c, parse_u64(digits)?))
 }
 
 /// `[+-]NUMBER` for the time tests: after the comparison sign, the number
