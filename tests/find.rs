@@ -1022,3 +1022,24 @@ fn links_through_files() {
         ],
     );
 }
+
+/// %h, %f and %P of starting points that end in slashes (only a starting
+/// point can): GNU drops the trailing slashes before taking the directory
+/// part, except after a one-byte name or when all is slashes.
+#[test]
+fn printf_names_with_trailing_slashes() {
+    let t = TempDir::new("find-slashes");
+    build_tree(t.path(), &["d:a/b", "d:ab/c", "d:x/a", "d:x/ab", "f:f:"]);
+    let fmt = "[%p|%h|%f|%P|%H]\n";
+    let mut runs = Vec::new();
+    for root in [
+        "a/", "a//", "a///", "ab/", "ab//", "./ab/", "./a//", "x/a/", "x/ab//", "x/./", ".", "./",
+        ".//", ".///", "..//", "a/./", "a/.//", ".//a/", "f",
+    ] {
+        runs.push(run_in(t.path(), &[root, "-maxdepth", "1", "-printf", fmt]));
+    }
+    for root in ["/", "//", "///", "/tmp/", "//tmp//"] {
+        runs.push(run_in(t.path(), &[root, "-maxdepth", "0", "-printf", fmt]));
+    }
+    check_all(runs.into_iter(), compare_sorted);
+}
