@@ -1043,3 +1043,42 @@ fn printf_names_with_trailing_slashes() {
     }
     check_all(runs.into_iter(), compare_sorted);
 }
+
+/// -execdir/-okdir refuse a PATH that searches the current directory (`.`,
+/// an empty entry) or a relative one, before walking; -exec doesn't care.
+#[test]
+fn execdir_insecure_path() {
+    let t = nasty();
+    let mut runs = Vec::new();
+    for path in [
+        ".:/usr/bin:/bin",
+        "/usr/bin::/bin",
+        ":/usr/bin:/bin",
+        "/usr/bin:/bin:",
+        "",
+        "rel:/usr/bin:/bin",
+        "/usr/bin:/bin:./x",
+        "/usr/bin:./:/bin",
+        "~/bin:/usr/bin:/bin",
+        "/usr/bin:/bin:rel:.",
+        "/usr/bin:/bin",
+    ] {
+        for a in [
+            &["a", "-print", "-execdir", "echo", "{}", ";"][..],
+            &["a", "-execdir", "echo", "{}", "+"],
+            &["a", "-name", "none", "-okdir", "echo", "{}", ";"],
+            &["a", "-execdir", "echo"],
+            &["a", "-exec", "echo", "{}", ";"],
+        ] {
+            // Quoted names in messages are 'x' in C and ‘x’ in UTF-8 locales:
+            // find's quoting in messages is another change, so C only there.
+            let first_bad = path.split(':').find(|e| !e.starts_with('/'));
+            let quoted = a[1] == "-exec" || first_bad.is_some_and(|e| !e.is_empty() && e != ".");
+            let locales: &[&str] = if quoted { &["C"] } else { &["C", "C.UTF-8"] };
+            for l in locales {
+                runs.push(run_in(t.path(), a).env("PATH", path).env("LC_ALL", l));
+            }
+        }
+    }
+    check_all(runs.into_iter(), compare_sorted);
+}

@@ -3,7 +3,7 @@
 //! `,`), with GNU's error messages.
 
 use std::ffi::OsString;
-use std::os::unix::ffi::OsStringExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 
 use crate::exec::ExecSpec;
 use crate::expr::{tmask, Cmp, Expr, Prim, TimeKind};
@@ -732,6 +732,11 @@ impl P {
     }
 
     fn exec(&mut self, n: &[u8]) -> Result<ExecSpec, ParseError> {
+        if n.ends_with(b"dir") {
+            if let Some(path) = std::env::var_os("PATH") {
+                insecure_path(path.as_bytes(), n)?;
+            }
+        }
         let start = self.i;
         let mut argv = Vec::new();
         let mut plus = false;
@@ -808,6 +813,30 @@ fn dangling_op<T>(left: &Expr, op: &str) -> Result<T, ParseError> {
     } else {
         err(format!("expected an expression after '{op}'"))
     }
+}
+
+/// -execdir and -okdir run their command in the entry's directory: a
+/// `PATH` that searches the current directory (an empty entry, `.`) or a
+/// relative one would run a program planted in the tree, so GNU refuses
+/// such a `PATH` before anything is walked.
+fn insecure_path(path: &[u8], action: &[u8]) -> Result<(), ParseError> {
+    for entry in path.split(|&c| c == b':') {
+        let text = if entry.is_empty() || entry == b"." {
+            cli::locale::trf(
+                c"The current directory is included in the PATH environment variable, which is insecure in combination with the %s action of find.  Please remove the current directory from your $PATH (that is, remove \".\", doubled colons, or leading or trailing colons)",
+                &[action],
+            )
+        } else if !entry.starts_with(b"/") {
+            cli::locale::trf(
+                c"The relative path %s is included in the PATH environment variable, which is insecure in combination with the %s action of find.  Please remove that entry from $PATH",
+                &[q(entry).as_bytes(), action],
+            )
+        } else {
+            continue;
+        };
+        return err(String::from_utf8_lossy(&text).into_owned());
+    }
+    Ok(())
 }
 
 fn errno_text(e: &std::io::Error) -> String {
