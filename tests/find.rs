@@ -1082,3 +1082,38 @@ fn execdir_insecure_path() {
     }
     check_all(runs.into_iter(), compare_sorted);
 }
+
+/// -ok/-okdir: what -print wrote before comes out before the question (GNU
+/// flushes stdout before prompting): stdout and stderr on one pipe.
+#[test]
+fn ok_prompt_follows_output() {
+    let t = nasty();
+    for args in [
+        &["a", "-print", "-name", "*.c", "-ok", "echo", "{}", ";"][..],
+        &["a", "-name", "*.c", "-print", "-okdir", "echo", "{}", ";", "-print"],
+        &["a", "-printf", "%p\\n", "-type", "f", "-ok", "true", ";"],
+    ] {
+        let run = |prog: &std::path::Path, backend: &str| {
+            let mut c = Command::new("sh");
+            c.arg("-c")
+                .arg("exec \"$0\" \"$@\" 2>&1")
+                .arg(prog)
+                .args(args)
+                .current_dir(t.path())
+                .env("LC_ALL", "C")
+                .env("RINGIO_BACKEND", backend)
+                .stdin(std::process::Stdio::piped())
+                .stdout(std::process::Stdio::piped());
+            let mut child = c.spawn().unwrap();
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(b"y\nn\ny\ny\nn\ny\ny\n").unwrap();
+            let out = child.wait_with_output().unwrap();
+            String::from_utf8_lossy(&out.stdout).replace("lfind:", "find:")
+        };
+        let gnu = run(std::path::Path::new("/usr/bin/find"), "");
+        for b in crate::util::BACKENDS {
+            let ours = run(&crate::util::ours("lfind"), b);
+            assert_eq!(ours, gnu, "[{b}] args {args:?}");
+        }
+    }
+}

@@ -876,10 +876,12 @@ impl Cx<'_, '_> {
             }
             return true;
         }
+        // What was printed before comes out before the question, as GNU
+        // flushes stdout before prompting.
+        self.f.flush_local(self.local);
         if spec.ok && !spec.confirm(self.e.path) {
             return false;
         }
-        self.f.flush_local(self.local);
         let argv = spec.expand(arg);
         let cwd = if !spec.dir {
             Cwd::Here
