@@ -1117,3 +1117,51 @@ fn ok_prompt_follows_output() {
         }
     }
 }
+
+/// -fprint/-fprint0/-fprintf/-fls naming one file several times, also
+/// through a hard link, a symlink or another spelling: one stream (GNU
+/// shares it by device and inode), nothing truncated or overwritten.
+#[test]
+fn output_files_shared_by_identity() {
+    let t = TempDir::new("find-shared");
+    build_tree(t.path(), &["d:a/b/c", "f:a/x:1", "f:a/b/y:22", "f:a/b/c/z:333"]);
+    let run = |prog: &Path, ordered: bool, backend: &str| -> (Option<i32>, Vec<u8>, Vec<u8>) {
+        let o = TempDir::new("find-shared-out");
+        std::fs::write(o.join("o1"), b"old contents that must go").unwrap();
+        std::fs::hard_link(o.join("o1"), o.join("o2")).unwrap();
+        std::os::unix::fs::symlink(o.join("o1"), o.join("o3")).unwrap();
+        std::fs::write(o.join("p1"), b"").unwrap();
+        std::os::unix::fs::symlink("p1", o.join("p2")).unwrap();
+        let f = |n: &str| o.join(n).to_str().unwrap().to_string();
+        let mut c = Command::new(prog);
+        if ordered {
+            c.args(["-j", "1"]);
+        }
+        let st = c
+            .arg("a")
+            .args(["-fprint", &f("o1"), "-fprint0", &f("o2"), "-fprintf", &f("o3"), "F %p %s\n"])
+            .args(["-fls", &format!("{}/./o1", o.path().display())])
+            .args(["-fprint", &f("p1"), "-fprintf", &f("p2"), "%d\n"])
+            .current_dir(t.path())
+            .env("TZ", "UTC")
+            .env("LC_ALL", "C")
+            .env("RINGIO_BACKEND", backend)
+            .status()
+            .unwrap();
+        (st.code(), std::fs::read(o.join("o1")).unwrap(), std::fs::read(o.join("p1")).unwrap())
+    };
+    let gnu = run(Path::new("/usr/bin/find"), false, "");
+    for b in crate::util::BACKENDS {
+        let ours = run(&crate::util::ours("lfind"), true, b);
+        assert_eq!(
+            (ours.0, String::from_utf8_lossy(&ours.1), String::from_utf8_lossy(&ours.2)),
+            (gnu.0, String::from_utf8_lossy(&gnu.1), String::from_utf8_lossy(&gnu.2)),
+            "[{b}] -j 1"
+        );
+        let ours = run(&crate::util::ours("lfind"), false, b);
+        assert_eq!(ours.0, gnu.0);
+        for (g, o) in [(&gnu.1, &ours.1), (&gnu.2, &ours.2)] {
+            assert_eq!(crate::util::sorted_records(g), crate::util::sorted_records(o), "[{b}]");
+        }
+    }
+}

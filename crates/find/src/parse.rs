@@ -404,6 +404,21 @@ impl P {
         let path = std::path::PathBuf::from(OsString::from_vec(file.to_vec()));
         match std::fs::File::create(&path) {
             Ok(f) => {
+                // Another name of a file already open (a hard link, a
+                // symlink, `./x`): one stream, as GNU shares it, so the
+                // actions' records don't overwrite each other.
+                use std::os::unix::fs::MetadataExt;
+                if let Ok(m) = f.metadata() {
+                    let same = self.plan.outs.iter().position(|o| match o {
+                        OutTarget::File { file, .. } => file
+                            .metadata()
+                            .is_ok_and(|n| n.dev() == m.dev() && n.ino() == m.ino()),
+                        _ => false,
+                    });
+                    if let Some(i) = same {
+                        return Ok(i);
+                    }
+                }
                 self.plan.outs.push(OutTarget::File { name: file.to_vec(), file: f });
                 Ok(self.plan.outs.len() - 1)
             }
