@@ -565,7 +565,10 @@ impl Cx<'_, '_> {
                 used_test(at, ct, *cmp, *n)
             }
             Prim::Perm { kind, mode } => {
-                self.stat().is_some_and(|s| crate::perm::test(*kind, *mode, s.stx_mode as u32))
+                self.stat().is_some_and(|s| {
+                    let dir = s.stx_mode as u32 & libc::S_IFMT == libc::S_IFDIR;
+                    crate::perm::test(*kind, mode[dir as usize], s.stx_mode as u32)
+                })
             }
             Prim::Uid(c, n) => self.stat().is_some_and(|s| c.test(s.stx_uid as u64, *n)),
             Prim::Gid(c, n) => self.stat().is_some_and(|s| c.test(s.stx_gid as u64, *n)),

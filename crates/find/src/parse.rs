@@ -633,7 +633,7 @@ impl P {
                 let v = self.arg(n)?;
                 match crate::perm::parse(&v) {
                     Some((kind, mode)) => {
-                        if kind == crate::expr::PermKind::Any && mode == 0 {
+                        if kind == crate::expr::PermKind::Any && mode == [0, 0] {
                             self.warnings.push(format!(
                                 "warning: you have specified a mode pattern {} (which is equivalent to /000). The meaning of -perm /000 has now been changed to be consistent with -perm -000; that is, while it used to match no files, it now matches all files.",
                                 lossy(&v)
