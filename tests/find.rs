@@ -1174,8 +1174,8 @@ fn output_files_shared_by_identity() {
 fn perm_symbolic_arithmetic() {
     let t = TempDir::new("find-perm");
     let modes = [
-        "0", "100", "010", "001", "111", "644", "755", "700", "711", "2755", "4755", "1777", "6755",
-        "070", "020", "060", "2000", "4000", "1000", "6000", "2010", "777",
+        "0", "100", "010", "001", "111", "644", "755", "700", "711", "2755", "4755", "1777",
+        "6755", "070", "020", "060", "2000", "4000", "1000", "6000", "2010", "777",
     ];
     let mut spec = Vec::new();
     for m in modes {
@@ -1190,10 +1190,39 @@ fn perm_symbolic_arithmetic() {
     }
     let mut runs = Vec::new();
     for p in [
-        "g+wX-w", "u=rwX", "a+X,u-x", "u+x,g+X", "a+X", "X", "+X", "=X", "u=X", "go=X", "a+x,u+X",
-        "u+r,g=u", "u=rwx,g=u-w", "o=g", "g+s", "u+s", "=s", "a=s", "o+s", "+t", "o+t", "u+t",
-        "a=rX,u+w", "u-X", "g=s,u=X", "+rw,-w", "u=rx,o=u-x,g=o", "ug=rwX,o=", "=755", "a=,u=rwX",
-        "u=", "a-X", "+s,g-s",
+        "g+wX-w",
+        "u=rwX",
+        "a+X,u-x",
+        "u+x,g+X",
+        "a+X",
+        "X",
+        "+X",
+        "=X",
+        "u=X",
+        "go=X",
+        "a+x,u+X",
+        "u+r,g=u",
+        "u=rwx,g=u-w",
+        "o=g",
+        "g+s",
+        "u+s",
+        "=s",
+        "a=s",
+        "o+s",
+        "+t",
+        "o+t",
+        "u+t",
+        "a=rX,u+w",
+        "u-X",
+        "g=s,u=X",
+        "+rw,-w",
+        "u=rx,o=u-x,g=o",
+        "ug=rwX,o=",
+        "=755",
+        "a=,u=rwX",
+        "u=",
+        "a-X",
+        "+s,g-s",
     ] {
         for kind in ["", "-", "/"] {
             runs.push(run_in(t.path(), &[".", "-perm", &format!("{kind}{p}")]));
@@ -1203,4 +1232,54 @@ fn perm_symbolic_arithmetic() {
         runs.push(run_in(t.path(), &[".", "-perm", bad]));
     }
     check_all(runs.into_iter(), compare_sorted);
+}
+
+/// -ls/-fls widen the owner, group and size columns after a wider value and
+/// keep them wide, so a line's bytes depend on the lines before it: the
+/// walk is GNU's order whenever they are in the expression.
+#[test]
+fn ls_columns_widen_in_gnu_order() {
+    let t = TempDir::new("find-lswide");
+    let mut spec = Vec::new();
+    for d in 0..6 {
+        spec.push(format!("d:d{d}/s{d}"));
+        for f in 0..4 {
+            spec.push(format!("f:d{d}/s{d}/f{f}:x"));
+        }
+    }
+    let spec: Vec<&str> = spec.iter().map(String::as_str).collect();
+    build_tree(t.path(), &spec);
+    // Ids without names print as numbers, ten digits wide; a long group
+    // name where the system has one.
+    let own = |p: &str, ids: &str| {
+        let st = Command::new("chown").arg(ids).arg(t.join(p)).status().unwrap();
+        assert!(st.success());
+    };
+    own("d1/s1/f2", "4000000000");
+    own("d3/s3", "0:4000000001");
+    if Command::new("getent").args(["group", "messagebus"]).output().unwrap().status.success() {
+        own("d4/s4/f1", "0:messagebus");
+    }
+    own("d0/s0/f0", "0:54321");
+    own("d0/s0/f2", "54321:0");
+    own("d0/s0/f3", "0:400000001");
+    std::fs::File::create(t.join("d2/s2/f3")).unwrap().set_len(123_456_789_012).unwrap();
+    std::fs::File::create(t.join("d5/f9")).unwrap().set_len(9_876_543_210_987).unwrap();
+    let out = TempDir::new("find-lswide-out");
+    let fls = out.join("fls").to_str().unwrap().to_string();
+    let mut runs = Vec::new();
+    for a in [
+        &["-ls"][..],
+        &["d0", "d3", "d1", "-ls"],
+        &["-name", "f*", "-ls"],
+        &["-type", "d", "-ls", "-o", "-print"],
+        &["-fls", "/dev/stdout"],
+        &["-fls", &fls, "-ls"],
+        &["d0/s0/f0", "d0/s0/f1", "d0/s0/f3", "d0/s0/f1", "-ls"],
+        &["d0/s0/f2", "d0/s0/f1", "-ls"],
+        &["d1/s1/f2", "d0/s0/f2", "d0/s0/f1", "d3/s3", "d0/s0/f0", "d0/s0/f3", "-ls"],
+    ] {
+        runs.push(run_in(t.path(), a));
+    }
+    check_all(runs.into_iter(), compare);
 }

@@ -564,12 +564,10 @@ impl Cx<'_, '_> {
                 let ct = (st.stx_ctime.tv_sec, st.stx_ctime.tv_nsec as i64);
                 used_test(at, ct, *cmp, *n)
             }
-            Prim::Perm { kind, mode } => {
-                self.stat().is_some_and(|s| {
-                    let dir = s.stx_mode as u32 & libc::S_IFMT == libc::S_IFDIR;
-                    crate::perm::test(*kind, mode[dir as usize], s.stx_mode as u32)
-                })
-            }
+            Prim::Perm { kind, mode } => self.stat().is_some_and(|s| {
+                let dir = s.stx_mode as u32 & libc::S_IFMT == libc::S_IFDIR;
+                crate::perm::test(*kind, mode[dir as usize], s.stx_mode as u32)
+            }),
             Prim::Uid(c, n) => self.stat().is_some_and(|s| c.test(s.stx_uid as u64, *n)),
             Prim::Gid(c, n) => self.stat().is_some_and(|s| c.test(s.stx_gid as u64, *n)),
             Prim::NoUser => {
@@ -777,8 +775,8 @@ impl Cx<'_, '_> {
         field(out, 2, st.stx_nlink.to_string().as_bytes(), false, &mut w);
         out.push(b' ');
         // Names pad to a width that grows with the longest seen; an id
-        // with no name pads to 8 and widens later names' column to 9, as
-        // GNU's -ls does.
+        // with no name pads to 8 and widens later names' column past
+        // itself, as GNU's -ls does.
         let user = self.local.names.user(st.stx_uid).map(<[u8]>::to_vec);
         id_field(out, 3, user, st.stx_uid, &mut w);
         out.push(b' ');
@@ -904,8 +902,18 @@ fn id_field(out: &mut Vec<u8>, k: usize, name: Option<Vec<u8>>, id: u32, w: &mut
             (n, w[k])
         }
         None => {
-            w[k] = w[k].max(9);
-            (id.to_string().into_bytes(), 8)
+            // A group number is padded as a name. An owner number is
+            // printed in 8 columns, and GNU then widens the owner column
+            // to all it wrote with the separator (uid 12345 makes it 9, a
+            // ten-digit uid 11).
+            let n = id.to_string().into_bytes();
+            if k == 3 {
+                w[k] = w[k].max(n.len().max(8) + 1);
+                (n, 8)
+            } else {
+                w[k] = w[k].max(n.len());
+                (n, w[k])
+            }
         }
     };
     out.extend_from_slice(&s);

@@ -410,9 +410,9 @@ impl P {
                 use std::os::unix::fs::MetadataExt;
                 if let Ok(m) = f.metadata() {
                     let same = self.plan.outs.iter().position(|o| match o {
-                        OutTarget::File { file, .. } => file
-                            .metadata()
-                            .is_ok_and(|n| n.dev() == m.dev() && n.ino() == m.ino()),
+                        OutTarget::File { file, .. } => {
+                            file.metadata().is_ok_and(|n| n.dev() == m.dev() && n.ino() == m.ino())
+                        }
                         _ => false,
                     });
                     if let Some(i) = same {
