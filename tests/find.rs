@@ -1283,3 +1283,187 @@ fn ls_columns_widen_in_gnu_order() {
     }
     check_all(runs.into_iter(), compare);
 }
+
+/// -newermt and friends read dates in GNU's parse_datetime grammar: for
+/// each date, GNU's `date -d` (same parser) gives the instant P; files
+/// with mtimes P and P+1ns (or P-3s and P+3s for dates relative to now)
+/// must split as `-newermt` says, for lfind and GNU find alike, in UTC
+/// and Europe/Berlin; dates neither can read fail alike.
+#[test]
+fn newer_dates_in_gnu_grammar() {
+    if !Path::new("/usr/share/zoneinfo/Europe/Berlin").exists() {
+        crate::util::prerequisite_missing("newer_dates_in_gnu_grammar", "tzdata");
+        return;
+    }
+    // (date, relative to now)
+    let dates: &[(&str, bool)] = &[
+        ("1991-12-14 01:01+01:00", false),
+        ("1969-12-31T23:59:59Z", false),
+        ("2023-01-15", false),
+        ("2023-01-15 14:30", false),
+        ("2023-01-15 14:30:05", false),
+        ("2023-01-15 14:30:05.25", false),
+        ("2023-01-15T14:30:05,5", false),
+        ("2023-01-15T14:30:05+0530", false),
+        ("2023-01-15T14:30:05-08:00", false),
+        ("2023-07-01 12:00", false),
+        ("2023-07-01 12:00 UTC", false),
+        ("2023-07-01 12:00 GMT", false),
+        ("2023-07-01 12:00 EST", false),
+        ("2023-07-01 12:00 EDT", false),
+        ("2023-07-01 12:00 PST", false),
+        ("2023-07-01 12:00 JST", false),
+        ("2023-07-01 12:00 Z", false),
+        ("2023-07-01 12:00 A", false),
+        ("2023-07-01 12:00 UTC+3", false),
+        ("2023-07-01 12:00 UTC-5:30", false),
+        ("2023-07-01 12:00 +0100", false),
+        ("2023-07-01 12:00 -0700", false),
+        ("2023-03-26 02:30", false),
+        ("2023-10-29 02:30", false),
+        ("Thu, 14 Dec 1991 01:01:00 +0100", false),
+        ("Sat, 14 Dec 1991 01:01:00 GMT", false),
+        ("14 Dec 1991", false),
+        ("Dec 14 1991", false),
+        ("December 14, 1991", false),
+        ("14 December 1991 3pm", false),
+        ("14-Dec-1991", false),
+        ("Dec-14-1991", false),
+        ("12/14/1991", false),
+        ("1991/12/14", false),
+        ("12/14/91", false),
+        ("12/14/68", false),
+        ("91-12-14", false),
+        ("19911214", false),
+        ("19911214 1530", false),
+        ("1991-12-14 3:30pm", false),
+        ("1991-12-14 12am", false),
+        ("1991-12-14 12:15 p.m.", false),
+        ("1991-12-14 (a comment) 10:00", false),
+        ("1991-12-14 10:00 +2 hours", false),
+        ("1991-12-14 10:00 2 days ago", false),
+        ("1991-12-14 +1 month", false),
+        ("1991-01-31 +1 month", false),
+        ("1991-12-14 last year", false),
+        ("1991-12-14 next week", false),
+        ("1991-12-14 third day", false),
+        ("1991-12-14 1.5 seconds ago", false),
+        ("1991-12-14 10:00 -90 minutes", false),
+        ("1991-12-14 fortnight", false),
+        ("@0", false),
+        ("@1700000000", false),
+        ("@1700000000.123456789", false),
+        ("@-1.5", false),
+        ("@1e3", false),
+        ("", false),
+        ("today", true),
+        ("now", true),
+        ("yesterday", true),
+        ("tomorrow", true),
+        ("2 days ago", true),
+        ("+1 hour", true),
+        ("-3 weeks", true),
+        ("last week", true),
+        ("next month", true),
+        ("this year", true),
+        ("1 year ago", true),
+        ("90 min ago", true),
+        ("friday", false),
+        ("next friday", false),
+        ("last monday", false),
+        ("this sunday", false),
+        ("2 tuesday", false),
+        ("wed", false),
+        ("sunday 10:00", false),
+        ("noon", false),
+        ("midnight", false),
+        ("10:00", false),
+        ("10pm", false),
+        ("1030", false),
+        ("14 Dec", false),
+        ("Dec 14", false),
+        ("1991-02-30", false),
+        ("24:00", false),
+        ("0:30am", false),
+        ("13pm", false),
+        ("1991-12-14 25:00", false),
+        ("garbage", false),
+        ("1991-12-14 10:00 CET", false),
+        ("2023-07-01 12:00 CEST", false),
+        ("2023-07-01 12:00 CET", false),
+        ("TZ=\"Europe/Berlin\" 2023-07-01 12:00", false),
+        ("TZ=\"America/New_York\" 2023-01-15 09:00", false),
+        ("TZ=\"UTC0\" 2023-01-15", false),
+        ("TZ=\"Asia/Tokyo\" tomorrow", true),
+        ("1991-12-14 10:00 UTC 1 day ago", false),
+        ("jan 1 2000 00:00:00 UTC", false),
+        ("1 Jan 2000 00:00 GMT-2", false),
+        ("2000-01-01 00:00 dst", false),
+    ];
+    let t = TempDir::new("find-dates");
+    let mut checked = 0;
+    let mut failures = Vec::new();
+    for tz in ["UTC", "Europe/Berlin"] {
+        for (i, (d, rel)) in dates.iter().enumerate() {
+            let out = Command::new("date")
+                .args(["-d", d, "+%s %N"])
+                .env("TZ", tz)
+                .env("LC_ALL", "C")
+                .output()
+                .unwrap();
+            let run = |prog: &Path, args: &[&str]| {
+                let o = Command::new(prog)
+                    .args(args)
+                    .current_dir(t.path())
+                    .env("TZ", tz)
+                    .env("LC_ALL", "C")
+                    .output()
+                    .unwrap();
+                let err = String::from_utf8_lossy(&o.stderr)
+                    .replace("/usr/bin/find:", "find:")
+                    .replace("lfind:", "find:");
+                (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned(), err)
+            };
+            let (a, b) = (format!("c{i}a"), format!("c{i}b"));
+            if out.status.success() {
+                let txt = String::from_utf8_lossy(&out.stdout);
+                let mut it = txt.split_whitespace();
+                let s: i64 = it.next().unwrap().parse().unwrap();
+                let ns: i64 = it.next().unwrap().parse().unwrap();
+                let (ta, tb) =
+                    if *rel { ((s - 3, ns), (s + 3, ns)) } else { ((s, ns), (s, ns + 1)) };
+                for (n, (ts, tn)) in [(&a, ta), (&b, tb)] {
+                    let total = ts as i128 * 1_000_000_000 + tn as i128;
+                    let sign = if total < 0 { "-" } else { "" };
+                    let (whole, frac) = (total.abs() / 1_000_000_000, total.abs() % 1_000_000_000);
+                    std::fs::write(t.join(n), b"").unwrap();
+                    let st = Command::new("touch")
+                        .args(["-m", "-d", &format!("@{sign}{whole}.{frac:09}")])
+                        .arg(t.join(n))
+                        .status()
+                        .unwrap();
+                    assert!(st.success());
+                }
+            }
+            let args = [a.as_str(), b.as_str(), "-newermt", d];
+            let args: Vec<&str> =
+                if out.status.success() { args.to_vec() } else { vec![".", "-newermt", d] };
+            let gnu = run(Path::new("/usr/bin/find"), &args);
+            let ours = run(&crate::util::ours("lfind"), &args);
+            checked += 1;
+            let want_ok = !out.status.success() || gnu.1 == format!("{b}\n");
+            if ours != gnu || !want_ok {
+                failures.push(format!(
+                    "TZ={tz} {d:?}: gnu {gnu:?} ours {ours:?} date {:?}",
+                    String::from_utf8_lossy(&out.stdout)
+                ));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {checked} dates differ:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}

@@ -5,7 +5,7 @@
 //! tree, options, opened output files); [`eval`] is the walk visitor, which
 //! decides per entry whether a stat is needed (partial evaluation on the
 //! name and d_type), evaluates, and buffers output per thread; [`printf`],
-//! [`exec`], [`perm`], [`regex`] (with [`bracket`]) hold the pieces; shell
+//! [`exec`], [`perm`], [`datetime`] (-newerXt dates), [`regex`] (with [`bracket`]) hold the pieces; shell
 //! patterns are `cli::glob`'s.
 //!
 //! Ordering: the walk is parallel by default, so records from different
@@ -31,9 +31,7 @@
 //! B is cheaper (`find . -mtime -1 , -name '*.c'` prints what -mtime
 //! matched, even with -O0); birth time (`-newerB*`,
 //! `%B`) works where GNU's build here says the system lacks it; `\c` in
-//! -printf doesn't flush (records stay whole across threads); dates for `-newerXt` are `@secs`,
-//! `YYYY-MM-DD[ HH:MM[:SS[.frac]]]`, `now`, `today`, `yesterday`,
-//! `tomorrow` only; in a parallel walk a message follows the output of its
+//! -printf doesn't flush (records stay whole across threads); in a parallel walk a message follows the output of its
 //! own thread only (GNU's order, everything printed before it first, holds
 //! single-threaded); `-context` is refused without SELinux, as GNU does,
 //! and matches the `security.selinux` attribute where it is on; `-D`
@@ -44,6 +42,7 @@
 //! per walker thread); `timefmt` is find's layer over `cli::timefmt`.
 
 pub mod bracket;
+pub mod datetime;
 pub mod eval;
 pub mod exec;
 pub mod expr;

@@ -586,7 +586,7 @@ impl P {
                 }
                 let v = self.arg(n)?;
                 let t = if yc == b't' {
-                    match parse_date(&v, self.plan.now) {
+                    match crate::datetime::parse(&v, self.plan.now) {
                         Some(t) => t,
                         None => {
                             return err(format!(
@@ -1038,73 +1038,6 @@ fn parse_types(n: &[u8], v: &[u8]) -> Result<u16, ParseError> {
         mask |= bit;
     }
     Ok(mask)
-}
-
-/// Dates for -newerXt: `@SECONDS[.frac]`, `YYYY-MM-DD`, optionally followed
-/// by ` HH:MM[:SS[.frac]]` or `THH:MM…` (local time), `now`, `today`.
-fn parse_date(v: &[u8], now: (i64, i64)) -> Option<(i64, i64)> {
-    use ringio::sys::time::{localtime, mktime};
-    let s = std::str::from_utf8(v).ok()?.trim();
-    if let Some(rest) = s.strip_prefix('@') {
-        let (i, f) = rest.split_once('.').unwrap_or((rest, ""));
-        let secs: i64 = i.parse().ok()?;
-        let ns = frac_ns(f)?;
-        return Some((secs, ns));
-    }
-    match s {
-        "now" => return Some(now),
-        "today" | "yesterday" | "tomorrow" => {
-            let tm = localtime(now.0)?;
-            let mid = mktime(tm.year, tm.mon, tm.mday, 0, 0, 0)?;
-            let d = match s {
-                "yesterday" => -86400,
-                "tomorrow" => 86400,
-                _ => 0,
-            };
-            return Some((mid + d, 0));
-        }
-        _ => {}
-    }
-    let (date, time) = match s.find([' ', 'T']) {
-        Some(k) => (&s[..k], s[k + 1..].trim()),
-        None => (s, ""),
-    };
-    let mut dp = date.split('-');
-    let y: i64 = dp.next()?.parse().ok()?;
-    let m: u32 = dp.next()?.parse().ok()?;
-    let d: u32 = dp.next()?.parse().ok()?;
-    if dp.next().is_some() || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
-        return None;
-    }
-    let (mut hh, mut mm, mut ss, mut ns) = (0u32, 0u32, 0u32, 0i64);
-    if !time.is_empty() {
-        let mut tp = time.split(':');
-        hh = tp.next()?.parse().ok()?;
-        mm = tp.next()?.parse().ok()?;
-        if let Some(sec) = tp.next() {
-            let (i, f) = sec.split_once('.').unwrap_or((sec, ""));
-            ss = i.parse().ok()?;
-            ns = frac_ns(f)?;
-        }
-        if tp.next().is_some() || hh > 23 || mm > 59 || ss > 60 {
-            return None;
-        }
-    }
-    Some((mktime(y, m - 1, d, hh, mm, ss)?, ns))
-}
-
-fn frac_ns(f: &str) -> Option<i64> {
-    if f.is_empty() {
-        return Some(0);
-    }
-    if !f.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let mut digits: String = f.chars().take(9).collect();
-    while digits.len() < 9 {
-        digits.push('0');
-    }
-    digits.parse().ok()
 }
 
 #[cfg(test)]
