@@ -237,6 +237,40 @@ impl<'p> Finder<'p> {
         }
     }
 
+    /// Evaluates an entry that can't be followed as the symlink it is
+    /// (its lstat), never descending.
+    fn visit_as_link(&self, local: &mut Local, e: &Entry) -> Visit {
+        let mut st = ringio::sys::statx_zeroed();
+        let name = cstr(e.rel_name);
+        let flags = libc::AT_SYMLINK_NOFOLLOW | libc::AT_NO_AUTOMOUNT;
+        let mask = libc::STATX_BASIC_STATS | libc::STATX_BTIME;
+        if ringio::sys::statx(e.dirfd, &name, flags, mask, &mut st).is_err() {
+            return Visit::Skip;
+        }
+        if e.depth < self.plan.mindepth {
+            return Visit::Skip;
+        }
+        let link = Entry {
+            path: e.path,
+            name: e.name,
+            depth: e.depth,
+            d_type: dtype::from_mode(st.stx_mode as u32),
+            ino: e.ino,
+            stat: Some(&st),
+            stat_error: None,
+            followed: false,
+            dirfd: e.dirfd,
+            rel_name: e.rel_name,
+            index: e.index,
+        };
+        let (_, quit, _) = self.eval_entry(local, &link);
+        if quit {
+            self.quit.store(true, Ordering::Relaxed);
+            return Visit::Quit;
+        }
+        Visit::Skip
+    }
+
     /// Evaluates the expression on one entry.
     /// Returns (prune, quit, the stat failed).
     fn eval_entry(&self, local: &mut Local, e: &Entry) -> (bool, bool, bool) {
@@ -384,7 +418,9 @@ impl Cx<'_, '_> {
         if follow {
             match ringio::sys::statx(self.e.dirfd, &name, libc::AT_NO_AUTOMOUNT, mask, &mut st) {
                 Ok(()) => return Ok(st),
-                Err(e) if e == Errno::ENOENT => {}
+                // GNU's fallback to lstat covers both "no target" and "a
+                // target path through a non-directory" (`l -> file/x`).
+                Err(e) if e == Errno::ENOENT || e == Errno::ENOTDIR => {}
                 Err(e) => return Err(e),
             }
         }
@@ -524,9 +560,10 @@ impl Cx<'_, '_> {
                 let ct = (st.stx_ctime.tv_sec, st.stx_ctime.tv_nsec as i64);
                 used_test(at, ct, *cmp, *n)
             }
-            Prim::Perm { kind, mode } => {
-                self.stat().is_some_and(|s| crate::perm::test(*kind, *mode, s.stx_mode as u32))
-            }
+            Prim::Perm { kind, mode } => self.stat().is_some_and(|s| {
+                let dir = s.stx_mode as u32 & libc::S_IFMT == libc::S_IFDIR;
+                crate::perm::test(*kind, mode[dir as usize], s.stx_mode as u32)
+            }),
             Prim::Uid(c, n) => self.stat().is_some_and(|s| c.test(s.stx_uid as u64, *n)),
             Prim::Gid(c, n) => self.stat().is_some_and(|s| c.test(s.stx_gid as u64, *n)),
             Prim::NoUser => {
@@ -734,8 +771,8 @@ impl Cx<'_, '_> {
         field(out, 2, st.stx_nlink.to_string().as_bytes(), false, &mut w);
         out.push(b' ');
         // Names pad to a width that grows with the longest seen; an id
-        // with no name pads to 8 and widens later names' column to 9, as
-        // GNU's -ls does.
+        // with no name pads to 8 and widens later names' column past
+        // itself, as GNU's -ls does.
         let user = self.local.names.user(st.stx_uid).map(<[u8]>::to_vec);
         id_field(out, 3, user, st.stx_uid, &mut w);
         out.push(b' ');
@@ -837,10 +874,12 @@ impl Cx<'_, '_> {
             }
             return true;
         }
+        // What was printed before comes out before the question, as GNU
+        // flushes stdout before prompting.
+        self.f.flush_local(self.local);
         if spec.ok && !spec.confirm(self.e.path) {
             return false;
         }
-        self.f.flush_local(self.local);
         let argv = spec.expand(arg);
         let cwd = if !spec.dir {
             Cwd::Here
@@ -860,8 +899,18 @@ fn id_field(out: &mut Vec<u8>, k: usize, name: Option<Vec<u8>>, id: u32, w: &mut
             (n, w[k])
         }
         None => {
-            w[k] = w[k].max(9);
-            (id.to_string().into_bytes(), 8)
+            // A group number is padded as a name. An owner number is
+            // printed in 8 columns, and GNU then widens the owner column
+            // to all it wrote with the separator (uid 12345 makes it 9, a
+            // ten-digit uid 11).
+            let n = id.to_string().into_bytes();
+            if k == 3 {
+                w[k] = w[k].max(n.len().max(8) + 1);
+                (n, 8)
+            } else {
+                w[k] = w[k].max(n.len());
+                (n, w[k])
+            }
         }
     };
     out.extend_from_slice(&s);
@@ -927,7 +976,7 @@ impl Info for Cx<'_, '_> {
                 }
             }
             Err(e) if e == Errno::ELOOP => b'L',
-            Err(e) if e == Errno::ENOENT => b'N',
+            Err(e) if e == Errno::ENOENT || e == Errno::ENOTDIR => b'N',
             Err(_) => b'?',
         }
     }
@@ -1028,6 +1077,12 @@ impl Visitor for Finder<'_> {
             if e.depth >= plan.mindepth || plan.follow == Follow::Always {
                 self.flush_local(local);
                 self.report(e.path, err);
+            }
+            // A link under -L whose target path runs through a non-directory
+            // (`l -> file/x`): GNU's fts reports it, and find then still
+            // evaluates it as the link itself (it lists it, `-type l`).
+            if err == Errno::ENOTDIR && e.depth > 0 && plan.follow == Follow::Always {
+                return self.visit_as_link(local, e);
             }
             return Visit::Skip;
         }

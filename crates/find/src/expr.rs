@@ -105,7 +105,8 @@ pub enum Prim {
     },
     Perm {
         kind: PermKind,
-        mode: u32,
+        /// For non-directories, for directories (`X`, set-id bits).
+        mode: [u32; 2],
     },
     Uid(Cmp, u64),
     Gid(Cmp, u64),

@@ -5,13 +5,14 @@
 //! tree, options, opened output files); [`eval`] is the walk visitor, which
 //! decides per entry whether a stat is needed (partial evaluation on the
 //! name and d_type), evaluates, and buffers output per thread; [`printf`],
-//! [`exec`], [`perm`], [`regex`] (glibc's engine) hold the pieces; shell
-//! patterns are `cli::glob`'s.
+//! [`exec`], [`perm`], [`datetime`] (-newerXt dates), [`regex`] (glibc's
+//! engine) hold the pieces; shell patterns are `cli::glob`'s.
 //!
 //! Ordering: the walk is parallel by default, so records from different
 //! subtrees may interleave differently from GNU's (each record stays whole).
 //! Where order is part of the meaning the walk is ordered (one thread,
-//! GNU's depth-first order): `-quit`, `-ok`/`-okdir`, `-exec … ;` and
+//! GNU's depth-first order): `-quit`, `-ls`/`-fls` (their column widths
+//! depend on the lines before), `-ok`/`-okdir`, `-exec … ;` and
 //! `-execdir` (commands run one at a time, in GNU's sequence, their output
 //! interleaved with ours as GNU's is), `-depth`/`-delete` when anything is
 //! printed (children before parents in the output too), `-s`, and `-j 1`.
@@ -30,10 +31,7 @@
 //! B is cheaper (`find . -mtime -1 , -name '*.c'` prints what -mtime
 //! matched, even with -O0); birth time (`-newerB*`,
 //! `%B`) works where GNU's build here says the system lacks it; `\c` in
-//! -printf doesn't flush (records stay whole across threads); `-ls` column
-//! widths grow per thread; dates for `-newerXt` are `@secs`,
-//! `YYYY-MM-DD[ HH:MM[:SS[.frac]]]`, `now`, `today`, `yesterday`,
-//! `tomorrow` only; in a parallel walk a message follows the output of its
+//! -printf doesn't flush (records stay whole across threads); in a parallel walk a message follows the output of its
 //! own thread only (GNU's order, everything printed before it first, holds
 //! single-threaded); `-context` is refused without SELinux, as GNU does,
 //! and matches the `security.selinux` attribute where it is on; `-D`
@@ -43,6 +41,7 @@
 //! User and group names come from `cli::users` (name service only, cached
 //! per walker thread); `timefmt` is find's layer over `cli::timefmt`.
 
+pub mod datetime;
 pub mod eval;
 pub mod exec;
 pub mod expr;
@@ -67,6 +66,9 @@ pub fn needs_order(plan: &Plan) -> bool {
     plan.sort
         || plan.threads == 1
         || e.any(&|p| matches!(p, Prim::Quit))
+        // -ls/-fls widen their columns after a wider value and keep them
+        // wide, so each line depends on those before it: GNU's order.
+        || e.any(&|p| matches!(p, Prim::Ls { .. }))
         || plan.execs.iter().any(|x| !x.plus || x.ok || x.dir)
         || (plan.depth_first && prints)
 }

@@ -3,7 +3,7 @@
 //! `,`), with GNU's error messages.
 
 use std::ffi::OsString;
-use std::os::unix::ffi::OsStringExt;
+use std::os::unix::ffi::{OsStrExt, OsStringExt};
 
 use crate::exec::ExecSpec;
 use crate::expr::{tmask, Cmp, Expr, Prim, TimeKind};
@@ -413,6 +413,21 @@ impl P {
         let path = std::path::PathBuf::from(OsString::from_vec(file.to_vec()));
         match std::fs::File::create(&path) {
             Ok(f) => {
+                // Another name of a file already open (a hard link, a
+                // symlink, `./x`): one stream, as GNU shares it, so the
+                // actions' records don't overwrite each other.
+                use std::os::unix::fs::MetadataExt;
+                if let Ok(m) = f.metadata() {
+                    let same = self.plan.outs.iter().position(|o| match o {
+                        OutTarget::File { file, .. } => {
+                            file.metadata().is_ok_and(|n| n.dev() == m.dev() && n.ino() == m.ino())
+                        }
+                        _ => false,
+                    });
+                    if let Some(i) = same {
+                        return Ok(i);
+                    }
+                }
                 self.plan.outs.push(OutTarget::File { name: file.to_vec(), file: f });
                 Ok(self.plan.outs.len() - 1)
             }
@@ -582,7 +597,7 @@ impl P {
                 }
                 let v = self.arg(n)?;
                 let t = if yc == b't' {
-                    match parse_date(&v, self.plan.now) {
+                    match crate::datetime::parse(&v, self.plan.now) {
                         Some(t) => t,
                         None => {
                             return err(t(
@@ -629,7 +644,7 @@ impl P {
                 let v = self.arg(n)?;
                 match crate::perm::parse(&v) {
                     Some((kind, mode)) => {
-                        if kind == crate::expr::PermKind::Any && mode == 0 {
+                        if kind == crate::expr::PermKind::Any && mode == [0, 0] {
                             self.warnings.push(t(c"warning: you have specified a mode pattern %s (which is equivalent to /000). The meaning of -perm /000 has now been changed to be consistent with -perm -000; that is, while it used to match no files, it now matches all files.", &[&v]));
                         }
                         Prim::Perm { kind, mode }
@@ -756,6 +771,11 @@ impl P {
     }
 
     fn exec(&mut self, n: &[u8]) -> Result<ExecSpec, ParseError> {
+        if n.ends_with(b"dir") {
+            if let Some(path) = std::env::var_os("PATH") {
+                insecure_path(path.as_bytes(), n)?;
+            }
+        }
         let start = self.i;
         let mut argv = Vec::new();
         let mut plus = false;
@@ -836,6 +856,30 @@ fn dangling_op<T>(left: &Expr, op: &str) -> Result<T, ParseError> {
     }
 }
 
+/// -execdir and -okdir run their command in the entry's directory: a
+/// `PATH` that searches the current directory (an empty entry, `.`) or a
+/// relative one would run a program planted in the tree, so GNU refuses
+/// such a `PATH` before anything is walked.
+fn insecure_path(path: &[u8], action: &[u8]) -> Result<(), ParseError> {
+    for entry in path.split(|&c| c == b':') {
+        let text = if entry.is_empty() || entry == b"." {
+            cli::locale::trf(
+                c"The current directory is included in the PATH environment variable, which is insecure in combination with the %s action of find.  Please remove the current directory from your $PATH (that is, remove \".\", doubled colons, or leading or trailing colons)",
+                &[action],
+            )
+        } else if !entry.starts_with(b"/") {
+            cli::locale::trf(
+                c"The relative path %s is included in the PATH environment variable, which is insecure in combination with the %s action of find.  Please remove that entry from $PATH",
+                &[q(entry).as_bytes(), action],
+            )
+        } else {
+            continue;
+        };
+        return err(String::from_utf8_lossy(&text).into_owned());
+    }
+    Ok(())
+}
+
 fn errno_text(e: &std::io::Error) -> String {
     match e.raw_os_error() {
         Some(n) => ringio::Errno(n).message(),
@@ -865,9 +909,17 @@ fn split_cmp(v: &[u8]) -> (Cmp, &[u8]) {
     }
 }
 
+/// `[+-]NUMBER` for the integer tests: after the comparison sign, GNU reads
+/// the number as C's strtoumax does (leading white space and one `+`
+/// allowed, a `-` refused, nothing after the digits), so `-+1` is "less
+/// than 1" and ` 1` is 1.
 fn parse_int_cmp(v: &[u8]) -> Option<(Cmp, u64)> {
     let (c, rest) = split_cmp(v);
-    Some((c, parse_u64(rest)?))
+    let ws =
+        rest.iter().take_while(|b| matches!(b, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r')).count();
+    let rest = &rest[ws..];
+    let digits = rest.strip_prefix(b"+").unwrap_or(rest);
+    Some((c, parse_u64(digits)?))
 }
 
 /// `[+-]NUMBER` for the time tests: after the comparison sign, the number
@@ -1008,73 +1060,6 @@ fn parse_types(n: &[u8], v: &[u8]) -> Result<u16, ParseError> {
         mask |= bit;
     }
     Ok(mask)
-}
-
-/// Dates for -newerXt: `@SECONDS[.frac]`, `YYYY-MM-DD`, optionally followed
-/// by ` HH:MM[:SS[.frac]]` or `THH:MM…` (local time), `now`, `today`.
-fn parse_date(v: &[u8], now: (i64, i64)) -> Option<(i64, i64)> {
-    use ringio::sys::time::{localtime, mktime};
-    let s = std::str::from_utf8(v).ok()?.trim();
-    if let Some(rest) = s.strip_prefix('@') {
-        let (i, f) = rest.split_once('.').unwrap_or((rest, ""));
-        let secs: i64 = i.parse().ok()?;
-        let ns = frac_ns(f)?;
-        return Some((secs, ns));
-    }
-    match s {
-        "now" => return Some(now),
-        "today" | "yesterday" | "tomorrow" => {
-            let tm = localtime(now.0)?;
-            let mid = mktime(tm.year, tm.mon, tm.mday, 0, 0, 0)?;
-            let d = match s {
-                "yesterday" => -86400,
-                "tomorrow" => 86400,
-                _ => 0,
-            };
-            return Some((mid + d, 0));
-        }
-        _ => {}
-    }
-    let (date, time) = match s.find([' ', 'T']) {
-        Some(k) => (&s[..k], s[k + 1..].trim()),
-        None => (s, ""),
-    };
-    let mut dp = date.split('-');
-    let y: i64 = dp.next()?.parse().ok()?;
-    let m: u32 = dp.next()?.parse().ok()?;
-    let d: u32 = dp.next()?.parse().ok()?;
-    if dp.next().is_some() || !(1..=12).contains(&m) || !(1..=31).contains(&d) {
-        return None;
-    }
-    let (mut hh, mut mm, mut ss, mut ns) = (0u32, 0u32, 0u32, 0i64);
-    if !time.is_empty() {
-        let mut tp = time.split(':');
-        hh = tp.next()?.parse().ok()?;
-        mm = tp.next()?.parse().ok()?;
-        if let Some(sec) = tp.next() {
-            let (i, f) = sec.split_once('.').unwrap_or((sec, ""));
-            ss = i.parse().ok()?;
-            ns = frac_ns(f)?;
-        }
-        if tp.next().is_some() || hh > 23 || mm > 59 || ss > 60 {
-            return None;
-        }
-    }
-    Some((mktime(y, m - 1, d, hh, mm, ss)?, ns))
-}
-
-fn frac_ns(f: &str) -> Option<i64> {
-    if f.is_empty() {
-        return Some(0);
-    }
-    if !f.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
-    }
-    let mut digits: String = f.chars().take(9).collect();
-    while digits.len() < 9 {
-        digits.push('0');
-    }
-    digits.parse().ok()
 }
 
 #[cfg(test)]

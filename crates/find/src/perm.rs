@@ -2,8 +2,10 @@
 
 use crate::expr::PermKind;
 
-/// Parses a -perm argument: `[-/]MODE`.
-pub fn parse(arg: &[u8]) -> Option<(PermKind, u32)> {
+/// Parses a -perm argument: `[-/]MODE`. The mode is worked out twice, as
+/// GNU does: `[0]` for files that aren't directories, `[1]` for
+/// directories (`X` and the set-id bits depend on it).
+pub fn parse(arg: &[u8]) -> Option<(PermKind, [u32; 2])> {
     let (kind, rest) = match arg.first() {
         Some(b'-') => (PermKind::All, &arg[1..]),
         Some(b'/') => (PermKind::Any, &arg[1..]),
@@ -14,29 +16,53 @@ pub fn parse(arg: &[u8]) -> Option<(PermKind, u32)> {
     }
     if rest.iter().all(|c| (b'0'..=b'7').contains(c)) {
         let m = u32::from_str_radix(std::str::from_utf8(rest).ok()?, 8).ok()?;
-        return (m <= 0o7777).then_some((kind, m));
+        return (m <= 0o7777).then_some((kind, [m, m]));
     }
-    symbolic(rest).map(|m| (kind, m))
+    let changes = compile(rest)?;
+    Some((kind, [adjust(&changes, false), adjust(&changes, true)]))
 }
 
-/// Applies a symbolic mode (`u+rw,g=u,o-x`) to 0, as find does.
-pub fn symbolic(s: &[u8]) -> Option<u32> {
-    let mut mode: u32 = 0;
+const ALL: u32 = 0o7777;
+const SETID: u32 = 0o6000;
+
+/// How a change finds its value.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Flag {
+    /// The bits named (`rwxst`, or octal).
+    Plain,
+    /// `X`: execute bits too when the mode so far has any or it is a
+    /// directory.
+    XIfAnyX,
+    /// `u`/`g`/`o`: the mode so far's bits of that class, in every class.
+    Copy,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Change {
+    op: u8,
+    flag: Flag,
+    /// Bits the `ugoa` letters name; 0 when none were given (all then).
+    who: u32,
+    value: u32,
+    /// Bits the clause names, which keep directories' set-id bits.
+    mentioned: u32,
+}
+
+/// One change per operator of each comma-separated clause, in order.
+fn compile(s: &[u8]) -> Option<Vec<Change>> {
+    let mut out = Vec::new();
     for clause in s.split(|&c| c == b',') {
         let mut i = 0;
         let mut who = 0u32;
-        while i < clause.len() && matches!(clause[i], b'u' | b'g' | b'o' | b'a') {
-            who |= match clause[i] {
+        while let Some(&c) = clause.get(i) {
+            who |= match c {
                 b'u' => 0o4700,
                 b'g' => 0o2070,
                 b'o' => 0o1007,
-                _ => 0o7777,
+                b'a' => ALL,
+                _ => break,
             };
             i += 1;
-        }
-        let whole = who == 0;
-        if whole {
-            who = 0o7777;
         }
         if i >= clause.len() {
             return None;
@@ -47,43 +73,87 @@ pub fn symbolic(s: &[u8]) -> Option<u32> {
                 return None;
             }
             i += 1;
-            let mut val = 0u32;
-            if i < clause.len() && matches!(clause[i], b'u' | b'g' | b'o') {
-                let src = match clause[i] {
-                    b'u' => (mode >> 6) & 7,
-                    b'g' => (mode >> 3) & 7,
-                    _ => mode & 7,
-                };
-                val = (src << 6 | src << 3 | src) & who & 0o777;
-                i += 1;
-            } else {
-                while i < clause.len()
-                    && matches!(clause[i], b'r' | b'w' | b'x' | b'X' | b's' | b't')
-                {
-                    val |= match clause[i] {
-                        b'r' => 0o444 & who,
-                        b'w' => 0o222 & who,
-                        b'x' | b'X' => 0o111 & who,
-                        b's' => 0o6000 & who,
-                        _ => {
-                            if whole || who & 0o1000 != 0 {
-                                0o1000
-                            } else {
-                                0
-                            }
+            let (mut value, mut flag, mut mentioned) = (0u32, Flag::Plain, 0u32);
+            match clause.get(i) {
+                Some(b'0'..=b'7') => {
+                    let from = i;
+                    while let Some(d @ b'0'..=b'7') = clause.get(i) {
+                        value = value * 8 + (d - b'0') as u32;
+                        if value > ALL {
+                            return None;
                         }
+                        i += 1;
+                    }
+                    // A number only stands alone after the operator.
+                    if who != 0 || i < clause.len() {
+                        return None;
+                    }
+                    mentioned = if i - from < 5 { (value & SETID) | 0o1777 } else { ALL };
+                }
+                Some(&c @ (b'u' | b'g' | b'o')) => {
+                    flag = Flag::Copy;
+                    value = match c {
+                        b'u' => 0o700,
+                        b'g' => 0o070,
+                        _ => 0o007,
                     };
                     i += 1;
                 }
+                _ => {
+                    while let Some(&c) = clause.get(i) {
+                        match c {
+                            b'r' => value |= 0o444,
+                            b'w' => value |= 0o222,
+                            b'x' => value |= 0o111,
+                            b'X' => flag = Flag::XIfAnyX,
+                            b's' => value |= SETID,
+                            b't' => value |= 0o1000,
+                            _ => break,
+                        }
+                        i += 1;
+                    }
+                }
             }
-            match op {
-                b'+' => mode |= val,
-                b'-' => mode &= !val,
-                _ => mode = (mode & !who) | val,
+            if mentioned == 0 {
+                mentioned = if who != 0 { who & value } else { value };
+            }
+            out.push(Change { op, flag, who, value, mentioned });
+        }
+    }
+    Some(out)
+}
+
+/// The mode the changes make of 0 (find's starting mode; no umask).
+fn adjust(changes: &[Change], dir: bool) -> u32 {
+    let mut mode = 0u32;
+    for c in changes {
+        let omit = if dir { SETID & !c.mentioned } else { 0 };
+        let mut value = c.value;
+        match c.flag {
+            Flag::Plain => {}
+            Flag::Copy => {
+                value &= mode;
+                let spread = |bits: u32| if value & bits != 0 { bits } else { 0 };
+                value |= spread(0o444) | spread(0o222) | spread(0o111);
+            }
+            Flag::XIfAnyX => {
+                if mode & 0o111 != 0 || dir {
+                    value |= 0o111;
+                }
+            }
+        }
+        let affected = if c.who != 0 { c.who } else { ALL };
+        value &= affected & !omit;
+        match c.op {
+            b'+' => mode |= value,
+            b'-' => mode &= !value,
+            _ => {
+                let keep = if c.who != 0 { !c.who } else { 0 } | omit;
+                mode = (mode & keep) | value;
             }
         }
     }
-    Some(mode)
+    mode & ALL
 }
 
 /// Whether a file's permission bits pass a -perm test.
@@ -102,13 +172,19 @@ mod tests {
 
     #[test]
     fn modes() {
-        assert_eq!(parse(b"644"), Some((PermKind::Exact, 0o644)));
-        assert_eq!(parse(b"-220"), Some((PermKind::All, 0o220)));
-        assert_eq!(parse(b"/u+w,g+w"), Some((PermKind::Any, 0o220)));
-        assert_eq!(parse(b"u=rwx,go=rx"), Some((PermKind::Exact, 0o755)));
-        assert_eq!(parse(b"a+r"), Some((PermKind::Exact, 0o444)));
-        assert_eq!(parse(b"+w"), Some((PermKind::Exact, 0o222)));
-        assert_eq!(parse(b"u+s"), Some((PermKind::Exact, 0o4000)));
+        let one = |m| [m, m];
+        assert_eq!(parse(b"644"), Some((PermKind::Exact, one(0o644))));
+        assert_eq!(parse(b"-220"), Some((PermKind::All, one(0o220))));
+        assert_eq!(parse(b"/u+w,g+w"), Some((PermKind::Any, one(0o220))));
+        assert_eq!(parse(b"u=rwx,go=rx"), Some((PermKind::Exact, one(0o755))));
+        assert_eq!(parse(b"a+r"), Some((PermKind::Exact, one(0o444))));
+        assert_eq!(parse(b"+w"), Some((PermKind::Exact, one(0o222))));
+        assert_eq!(parse(b"u+s"), Some((PermKind::Exact, one(0o4000))));
         assert_eq!(parse(b"999"), None);
+        assert_eq!(parse(b"-u=rwX"), Some((PermKind::All, [0o600, 0o700])));
+        assert_eq!(parse(b"/g+wX-w"), Some((PermKind::Any, [0, 0o010])));
+        assert_eq!(parse(b"a+x,u+X"), Some((PermKind::Exact, one(0o111))));
+        assert_eq!(parse(b"g=s"), Some((PermKind::Exact, [0o2000, 0o2000])));
+        assert_eq!(parse(b"=s"), Some((PermKind::Exact, [0o6000, 0o6000])));
     }
 }

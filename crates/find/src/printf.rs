@@ -330,14 +330,20 @@ pub fn base_name(path: &[u8]) -> &[u8] {
         return if path.is_empty() { path } else { &path[path.len() - 1..] };
     }
     let start = path[..trimmed_len].iter().rposition(|&c| c == b'/').map_or(0, |p| p + 1);
-    &path[start..]
+    // One trailing slash stays (`a//` is `a/`), as GNU's base_name keeps it.
+    &path[start..path.len().min(trimmed_len + 1)]
 }
 
-/// %h: everything before the last slash (`.` when there is none).
+/// %h: what comes before the last name. Only a starting point can end in
+/// slashes; GNU drops them first, except after a one-byte name or when
+/// there is nothing but slashes, where the last slash alone goes (`a//`
+/// gives `a/`, `///` gives `//`, `ab//` gives `.`, `x/ab/` gives `x`).
 pub fn dir_name(path: &[u8]) -> &[u8] {
-    match path.iter().rposition(|&c| c == b'/') {
+    let trimmed_len = path.iter().rposition(|&c| c != b'/').map_or(0, |p| p + 1);
+    let p = if trimmed_len <= 1 { path } else { &path[..trimmed_len] };
+    match p.iter().rposition(|&c| c == b'/') {
         None => b".",
-        Some(p) => &path[..p],
+        Some(i) => &p[..i],
     }
 }
 
@@ -516,5 +522,12 @@ mod tests {
         assert_eq!(dir_name(b"/"), b"");
         assert_eq!(dir_name(b"d/"), b"d");
         assert_eq!(dir_name(b"/x"), b"");
+        assert_eq!(dir_name(b"ab/"), b".");
+        assert_eq!(dir_name(b"a//"), b"a/");
+        assert_eq!(dir_name(b"///"), b"//");
+        assert_eq!(dir_name(b"x/ab//"), b"x");
+        assert_eq!(dir_name(b".//a/"), b"./");
+        assert_eq!(base_name(b"a//"), b"a/");
+        assert_eq!(base_name(b"x/ab//"), b"ab/");
     }
 }

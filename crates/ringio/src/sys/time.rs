@@ -84,6 +84,70 @@ pub fn mktime(year: i64, mon: u32, mday: u32, hour: u32, min: u32, sec: u32) -> 
     (t != -1).then_some(t)
 }
 
+/// `mktime` with fields out of range allowed (they carry over, `mday` 0
+/// is the month's eve) and an explicit `isdst` (-1: let the C library
+/// decide): the time, and the normalised local time it stands for.
+/// `None` when the C library can't represent it.
+pub fn mktime_norm(
+    year: i64,
+    mon: i64,
+    mday: i64,
+    hour: i64,
+    min: i64,
+    sec: i64,
+    isdst: i32,
+) -> Option<(i64, Tm)> {
+    let int = |v: i64| i32::try_from(v).ok();
+    // SAFETY: tm is a plain C struct for which all-zero bytes are valid.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    tm.tm_year = int(year.checked_sub(1900)?)?;
+    tm.tm_mon = int(mon)?;
+    tm.tm_mday = int(mday)?;
+    tm.tm_hour = int(hour)?;
+    tm.tm_min = int(min)?;
+    tm.tm_sec = int(sec)?;
+    tm.tm_isdst = isdst;
+    tm.tm_wday = -1;
+    // SAFETY: tm is a valid, exclusive struct tm.
+    let t = unsafe { libc::mktime(&mut tm) };
+    // -1 is also a valid time (a second before the epoch): mktime sets
+    // tm_wday only on success.
+    if t == -1 && tm.tm_wday == -1 {
+        return None;
+    }
+    Some((t, localtime(t)?))
+}
+
+/// Runs `f` with the `TZ` environment variable set to `zone` (for dates
+/// that name their own zone, `TZ="Europe/Berlin" 2023-01-01`), then puts
+/// the old value back. Only for start-up, before any thread exists: the
+/// environment and libc's zone state are process-wide.
+pub fn with_zone<T>(zone: &[u8], f: impl FnOnce() -> T) -> Option<T> {
+    let name = std::ffi::CString::new(zone).ok()?;
+    let old = std::env::var_os("TZ");
+    // SAFETY: the caller runs this before starting threads (documented
+    // above), so nothing reads the environment concurrently; name is a
+    // valid NUL-terminated string that setenv copies.
+    unsafe { libc::setenv(c"TZ".as_ptr(), name.as_ptr(), 1) };
+    tzset();
+    let r = f();
+    match old {
+        Some(v) => {
+            use std::os::unix::ffi::OsStrExt;
+            if let Ok(v) = std::ffi::CString::new(v.as_bytes()) {
+                // SAFETY: as above; v is NUL-terminated and copied.
+                unsafe { libc::setenv(c"TZ".as_ptr(), v.as_ptr(), 1) };
+            }
+        }
+        // SAFETY: as above.
+        None => unsafe {
+            libc::unsetenv(c"TZ".as_ptr());
+        },
+    }
+    tzset();
+    Some(r)
+}
+
 /// The current time as (seconds, nanoseconds) since the epoch.
 pub fn now() -> (i64, u32) {
     // SAFETY: ts is a valid timespec for clock_gettime to fill.

@@ -1,0 +1,1021 @@
+//! Dates for `-newerXt`, in the grammar of GNU's parse_datetime (the one
+//! `date -d` reads): calendar dates (`2023-01-15`, `1/15/2023`, `15 Jan
+//! 2023`, `Jan 15, 2023`, `15-jan-2023`), times (`14:30`, `2:30pm`,
+//! `14:30:05.25`), ISO 8601 `dateTtime`, zones (`UTC`, `EST`, `CEST`,
+//! military letters, `+0100`, `+01:00`, `UTC+3`, a leading `TZ="Zone"`),
+//! days of the week (`friday`, `next friday`), relative items (`2 days
+//! ago`, `+1 hour`, `last week`, `yesterday`, `now`), bare numbers
+//! (`20230115`, `1430`), comments in parentheses, and `@SECONDS[.frac]`.
+//!
+//! Meaning, as GNU's: missing date fields come from now; the time of day
+//! is midnight when a date or a weekday is given without a time, and now's
+//! when only relative items are; a weekday moves forward to that day;
+//! relative years, months and days are added to the calendar fields,
+//! hours, minutes and seconds to the instant. A zone's offset makes the
+//! whole computation run at that offset; otherwise it is the local zone's.
+
+/// Parses `input` with `now` as (seconds, nanoseconds); `None` when GNU
+/// couldn't figure it out either.
+pub fn parse(input: &[u8], now: (i64, i64)) -> Option<(i64, i64)> {
+    let mut s = input;
+    while let Some((c, rest)) = s.split_first() {
+        if !c.is_ascii_whitespace() {
+            break;
+        }
+        s = rest;
+    }
+    if let Some(rest) = s.strip_prefix(b"TZ=\"") {
+        let mut zone = Vec::new();
+        let mut i = 0;
+        loop {
+            match rest.get(i)? {
+                b'\\' if matches!(rest.get(i + 1), Some(b'\\' | b'"')) => {
+                    zone.push(rest[i + 1]);
+                    i += 2;
+                }
+                b'"' => break,
+                &c => {
+                    zone.push(c);
+                    i += 1;
+                }
+            }
+        }
+        let body = &rest[i + 1..];
+        return ringio::sys::time::with_zone(&zone, || parse_in_zone(body, now)).flatten();
+    }
+    parse_in_zone(s, now)
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Tok {
+    /// A number: value, digit count, whether it had a sign.
+    Num {
+        v: i64,
+        digits: usize,
+        signed: bool,
+    },
+    /// A number with a fraction: seconds and nanoseconds (floored).
+    Dec {
+        sec: i64,
+        ns: i64,
+        signed: bool,
+    },
+    Month(i64),
+    Day(i64),
+    Meridian(u8),
+    /// A zone's offset in minutes east of UTC; `dst` for a daylight one.
+    Zone {
+        off: i64,
+        dst: bool,
+    },
+    /// A local zone abbreviation: standard (0) or daylight (1) time.
+    LocalZone(i32),
+    Dst,
+    /// Relative unit: (years, months, days, seconds) per one.
+    Unit(Rel),
+    Ordinal(i64),
+    Ago,
+    /// `tomorrow`, `yesterday`, `today`, `now`: days.
+    DayShift(i64),
+    Char(u8),
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+struct Rel {
+    year: i64,
+    month: i64,
+    day: i64,
+    hour: i64,
+    minute: i64,
+    second: i64,
+    ns: i64,
+}
+
+impl Rel {
+    fn times(self, n: i64) -> Option<Rel> {
+        Some(Rel {
+            year: self.year.checked_mul(n)?,
+            month: self.month.checked_mul(n)?,
+            day: self.day.checked_mul(n)?,
+            hour: self.hour.checked_mul(n)?,
+            minute: self.minute.checked_mul(n)?,
+            second: self.second.checked_mul(n)?,
+            ns: self.ns * n,
+        })
+    }
+
+    fn plus(self, o: Rel) -> Option<Rel> {
+        Some(Rel {
+            year: self.year.checked_add(o.year)?,
+            month: self.month.checked_add(o.month)?,
+            day: self.day.checked_add(o.day)?,
+            hour: self.hour.checked_add(o.hour)?,
+            minute: self.minute.checked_add(o.minute)?,
+            second: self.second.checked_add(o.second)?,
+            ns: self.ns + o.ns,
+        })
+    }
+}
+
+const MONTHS: [&str; 12] = [
+    "JANUARY",
+    "FEBRUARY",
+    "MARCH",
+    "APRIL",
+    "MAY",
+    "JUNE",
+    "JULY",
+    "AUGUST",
+    "SEPTEMBER",
+    "OCTOBER",
+    "NOVEMBER",
+    "DECEMBER",
+];
+
+/// Day names and the other spellings GNU knows, with their day numbers.
+const DAYS: [(&str, i64); 11] = [
+    ("SUNDAY", 0),
+    ("MONDAY", 1),
+    ("TUESDAY", 2),
+    ("TUES", 2),
+    ("WEDNESDAY", 3),
+    ("WEDNES", 3),
+    ("THURSDAY", 4),
+    ("THUR", 4),
+    ("THURS", 4),
+    ("FRIDAY", 5),
+    ("SATURDAY", 6),
+];
+
+/// Zone abbreviations: offset in minutes, daylight.
+const ZONES: &[(&str, i64, bool)] = &[
+    ("GMT", 0, false),
+    ("UT", 0, false),
+    ("UTC", 0, false),
+    ("WET", 0, false),
+    ("WEST", 0, true),
+    ("BST", 0, true),
+    ("ART", -180, false),
+    ("BRT", -180, false),
+    ("BRST", -180, true),
+    ("NST", -210, false),
+    ("NDT", -210, true),
+    ("AST", -240, false),
+    ("ADT", -240, true),
+    ("CLT", -240, false),
+    ("CLST", -240, true),
+    ("EST", -300, false),
+    ("EDT", -300, true),
+    ("CST", -360, false),
+    ("CDT", -360, true),
+    ("MST", -420, false),
+    ("MDT", -420, true),
+    ("PST", -480, false),
+    ("PDT", -480, true),
+    ("AKST", -540, false),
+    ("AKDT", -540, true),
+    ("HST", -600, false),
+    ("HAST", -600, false),
+    ("HADT", -600, true),
+    ("SST", -720, false),
+    ("WAT", 60, false),
+    ("CET", 60, false),
+    ("CEST", 60, true),
+    ("MET", 60, false),
+    ("MEZ", 60, false),
+    ("MEST", 60, true),
+    ("MESZ", 60, true),
+    ("EET", 120, false),
+    ("EEST", 120, true),
+    ("CAT", 120, false),
+    ("SAST", 120, false),
+    ("EAT", 180, false),
+    ("MSK", 180, false),
+    ("MSD", 180, true),
+    ("IST", 330, false),
+    ("SGT", 480, false),
+    ("KST", 540, false),
+    ("JST", 540, false),
+    ("GST", 600, false),
+    ("NZST", 720, false),
+    ("NZDT", 720, true),
+];
+
+const ORDINALS: [(&str, i64); 14] = [
+    ("LAST", -1),
+    ("THIS", 0),
+    ("NEXT", 1),
+    ("FIRST", 1),
+    ("THIRD", 3),
+    ("FOURTH", 4),
+    ("FIFTH", 5),
+    ("SIXTH", 6),
+    ("SEVENTH", 7),
+    ("EIGHTH", 8),
+    ("NINTH", 9),
+    ("TENTH", 10),
+    ("ELEVENTH", 11),
+    ("TWELFTH", 12),
+];
+
+fn unit(word: &str) -> Option<Rel> {
+    let d = Rel::default();
+    Some(match word {
+        "YEAR" => Rel { year: 1, ..d },
+        "MONTH" => Rel { month: 1, ..d },
+        "FORTNIGHT" => Rel { day: 14, ..d },
+        "WEEK" => Rel { day: 7, ..d },
+        "DAY" => Rel { day: 1, ..d },
+        "HOUR" => Rel { hour: 1, ..d },
+        "MINUTE" | "MIN" => Rel { minute: 1, ..d },
+        "SECOND" | "SEC" => Rel { second: 1, ..d },
+        _ => return None,
+    })
+}
+
+/// The local zone's abbreviations (now and half a year away), which
+/// stand for local time with that daylight setting.
+struct Local {
+    names: Vec<(Vec<u8>, i32)>,
+}
+
+fn lookup_zone(w: &str, local: &Local) -> Option<Tok> {
+    for u in ["GMT", "UT", "UTC"] {
+        if w == u {
+            return Some(Tok::Zone { off: 0, dst: false });
+        }
+    }
+    for (n, dst) in &local.names {
+        if n.as_slice() == w.as_bytes() {
+            return Some(Tok::LocalZone(*dst));
+        }
+    }
+    ZONES.iter().find(|z| z.0 == w).map(|z| Tok::Zone { off: z.1, dst: z.2 })
+}
+
+fn lookup_word(word: &[u8], local: &Local) -> Option<Tok> {
+    let up: String = word.iter().map(|c| c.to_ascii_uppercase() as char).collect();
+    let w = up.as_str();
+    match w {
+        "AM" | "A.M." => return Some(Tok::Meridian(b'a')),
+        "PM" | "P.M." => return Some(Tok::Meridian(b'p')),
+        _ => {}
+    }
+    let abbrev = w.len() == 3 || (w.len() == 4 && w.ends_with('.'));
+    let matches = |name: &str| if abbrev { name.get(..3) == w.get(..3) } else { name == w };
+    for (i, m) in MONTHS.iter().enumerate() {
+        if matches(m) || (!abbrev && w == "SEPT" && i == 8) {
+            return Some(Tok::Month(i as i64 + 1));
+        }
+    }
+    for (d, n) in DAYS {
+        if matches(d) {
+            return Some(Tok::Day(n));
+        }
+    }
+    if let Some(t) = lookup_zone(w, local) {
+        return Some(t);
+    }
+    if w == "DST" {
+        return Some(Tok::Dst);
+    }
+    if let Some(r) = unit(w) {
+        return Some(Tok::Unit(r));
+    }
+    if let Some(r) = w.strip_suffix('S').and_then(unit) {
+        return Some(Tok::Unit(r));
+    }
+    match w {
+        "TOMORROW" => return Some(Tok::DayShift(1)),
+        "YESTERDAY" => return Some(Tok::DayShift(-1)),
+        "TODAY" | "NOW" => return Some(Tok::DayShift(0)),
+        "AGO" => return Some(Tok::Ago),
+        _ => {}
+    }
+    if let Some((_, n)) = ORDINALS.iter().find(|o| o.0 == w) {
+        return Some(Tok::Ordinal(*n));
+    }
+    if w.len() == 1 {
+        let c = w.as_bytes()[0];
+        let hours = match c {
+            b'A'..=b'I' => (c - b'A' + 1) as i64,
+            b'K'..=b'M' => (c - b'K' + 10) as i64,
+            b'N'..=b'Y' => -((c - b'N' + 1) as i64),
+            b'Z' => 0,
+            _ => return None,
+        };
+        return Some(Tok::Zone { off: hours * 60, dst: false });
+    }
+    // "a.m."-style spellings of zones: without the periods.
+    if w.contains('.') {
+        let bare: String = w.chars().filter(|&c| c != '.').collect();
+        return lookup_zone(&bare, local);
+    }
+    None
+}
+
+/// Splits the text into tokens as GNU's scanner does: a sign not followed
+/// by a digit is dropped, words are letters and periods, parentheses
+/// enclose comments.
+fn lex(s: &[u8], local: &Local) -> Option<Vec<Tok>> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < s.len() {
+        let c = s[i];
+        if c.is_ascii_whitespace() {
+            i += 1;
+            continue;
+        }
+        if c.is_ascii_digit() || c == b'-' || c == b'+' {
+            let mut neg = false;
+            let mut signed = false;
+            if c == b'-' || c == b'+' {
+                neg = c == b'-';
+                signed = true;
+                i += 1;
+                while i < s.len() && s[i].is_ascii_whitespace() {
+                    i += 1;
+                }
+                if i >= s.len() || !s[i].is_ascii_digit() {
+                    continue;
+                }
+            }
+            let start = i;
+            let mut v: i64 = 0;
+            while i < s.len() && s[i].is_ascii_digit() {
+                v = v.checked_mul(10)?.checked_add((s[i] - b'0') as i64)?;
+                i += 1;
+            }
+            let digits = i - start;
+            if i + 1 < s.len() && (s[i] == b'.' || s[i] == b',') && s[i + 1].is_ascii_digit() {
+                i += 1;
+                let mut ns: i64 = 0;
+                let mut n = 0;
+                let mut rest_nonzero = false;
+                while i < s.len() && s[i].is_ascii_digit() {
+                    if n < 9 {
+                        ns = ns * 10 + (s[i] - b'0') as i64;
+                        n += 1;
+                    } else if s[i] != b'0' {
+                        rest_nonzero = true;
+                    }
+                    i += 1;
+                }
+                while n < 9 {
+                    ns *= 10;
+                    n += 1;
+                }
+                let (mut sec, mut ns) = (v, ns);
+                if neg {
+                    // Floor: -1.5 is -2 and a half.
+                    if ns > 0 || rest_nonzero {
+                        sec = -sec - 1;
+                        ns = 1_000_000_000 - ns - rest_nonzero as i64;
+                    } else {
+                        sec = -sec;
+                    }
+                }
+                out.push(Tok::Dec { sec, ns, signed });
+            } else {
+                out.push(Tok::Num { v: if neg { -v } else { v }, digits, signed });
+            }
+            continue;
+        }
+        if c.is_ascii_alphabetic() {
+            let start = i;
+            while i < s.len() && (s[i].is_ascii_alphabetic() || s[i] == b'.') {
+                i += 1;
+            }
+            out.push(lookup_word(&s[start..i], local)?);
+            continue;
+        }
+        if c == b'(' {
+            let mut depth = 0;
+            while i < s.len() {
+                match s[i] {
+                    b'(' => depth += 1,
+                    b')' => depth -= 1,
+                    _ => {}
+                }
+                i += 1;
+                if depth == 0 {
+                    break;
+                }
+            }
+            if depth != 0 {
+                return None;
+            }
+            continue;
+        }
+        out.push(Tok::Char(c));
+        i += 1;
+    }
+    Some(out)
+}
+
+/// What the items said.
+#[derive(Default)]
+struct Pc {
+    year: Option<(i64, usize)>,
+    month: i64,
+    day: i64,
+    hour: i64,
+    minute: i64,
+    sec: i64,
+    ns: i64,
+    meridian: u8,
+    day_ordinal: i64,
+    day_number: i64,
+    /// Minutes east of UTC, once a zone was given.
+    zone: Option<i64>,
+    local_isdst: Option<i32>,
+    dst_added: bool,
+    rel: Rel,
+    times: u32,
+    dates: u32,
+    days: u32,
+    zones: u32,
+    local_zones: u32,
+    rels: bool,
+}
+
+struct P<'a> {
+    t: &'a [Tok],
+    i: usize,
+    pc: Pc,
+}
+
+fn unum(t: Option<Tok>) -> Option<(i64, usize)> {
+    match t {
+        Some(Tok::Num { v, digits, signed: false }) => Some((v, digits)),
+        _ => None,
+    }
+}
+
+fn snum(t: Option<Tok>) -> Option<(i64, usize)> {
+    match t {
+        Some(Tok::Num { v, digits, signed: true }) => Some((v, digits)),
+        _ => None,
+    }
+}
+
+impl P<'_> {
+    fn peek(&self, k: usize) -> Option<Tok> {
+        self.t.get(self.i + k).copied()
+    }
+
+    fn is_char(&self, k: usize, c: u8) -> bool {
+        self.peek(k) == Some(Tok::Char(c))
+    }
+
+    fn is_unit(&self, k: usize) -> bool {
+        matches!(self.peek(k), Some(Tok::Unit(_)))
+    }
+
+    fn set_time(&mut self, h: i64, m: i64, s: i64, ns: i64, mer: u8) {
+        self.pc.times += 1;
+        self.pc.hour = h;
+        self.pc.minute = m;
+        self.pc.sec = s;
+        self.pc.ns = ns;
+        self.pc.meridian = mer;
+    }
+
+    fn set_date(&mut self, y: Option<(i64, usize)>, m: i64, d: i64) {
+        self.pc.dates += 1;
+        if y.is_some() {
+            self.pc.year = y;
+        }
+        self.pc.month = m;
+        self.pc.day = d;
+    }
+
+    fn add_rel(&mut self, r: Rel) -> Option<()> {
+        self.pc.rel = self.pc.rel.plus(r)?;
+        self.pc.rels = true;
+        Some(())
+    }
+
+    /// `[+-]hh[mm]` or `[+-]hh:mm` after a time or a zone: minutes.
+    fn offset(&mut self) -> Option<i64> {
+        let (v, digits) = snum(self.peek(0))?;
+        self.i += 1;
+        let minutes = if self.is_char(0, b':') {
+            let (mm, _) = unum(self.peek(1))?;
+            self.i += 2;
+            if mm > 59 {
+                return None;
+            }
+            v * 60 + if v < 0 { -mm } else { mm }
+        } else if digits <= 2 {
+            v * 60
+        } else {
+            (v / 100) * 60 + v % 100
+        };
+        if minutes.abs() > 24 * 60 {
+            return None;
+        }
+        Some(minutes)
+    }
+
+    fn zone_offset(&mut self) -> Option<()> {
+        let m = self.offset()?;
+        self.pc.zone = Some(m);
+        self.pc.zones += 1;
+        Some(())
+    }
+
+    /// Seconds (with a fraction) after `hh:mm:`.
+    fn seconds(&mut self) -> Option<(i64, i64)> {
+        let r = match self.peek(0)? {
+            Tok::Num { v, signed: false, .. } => (v, 0),
+            Tok::Dec { sec, ns, signed: false } => (sec, ns),
+            _ => return None,
+        };
+        self.i += 1;
+        Some(r)
+    }
+
+    /// A time of day starting at the number under the cursor, with an
+    /// optional meridian, or (`iso`) an optional zone offset.
+    fn time(&mut self, iso_only: bool) -> Option<()> {
+        let (h, _) = unum(self.peek(0))?;
+        if !iso_only {
+            if let Some(Tok::Meridian(m)) = self.peek(1) {
+                self.i += 2;
+                self.set_time(h, 0, 0, 0, m);
+                return Some(());
+            }
+        }
+        if !self.is_char(1, b':') {
+            // `hh` followed by an offset.
+            self.i += 1;
+            self.set_time(h, 0, 0, 0, 0);
+            return self.zone_offset();
+        }
+        let (m, _) = unum(self.peek(2))?;
+        self.i += 3;
+        let (mut s, mut ns) = (0, 0);
+        if self.is_char(0, b':') {
+            self.i += 1;
+            (s, ns) = self.seconds()?;
+        }
+        if let (false, Some(Tok::Meridian(mer))) = (iso_only, self.peek(0)) {
+            self.i += 1;
+            self.set_time(h, m, s, ns, mer);
+            return Some(());
+        }
+        self.set_time(h, m, s, ns, 0);
+        // A signed number right after a time is its zone, even before a
+        // unit (`10:00 +2 hours` is 10:00 at +02 plus one hour), as GNU's.
+        if snum(self.peek(0)).is_some() {
+            self.zone_offset()?;
+        }
+        Some(())
+    }
+
+    /// A relative item starting under the cursor, if one does.
+    fn rel(&mut self) -> Option<bool> {
+        let (n, r) = match (self.peek(0), self.peek(1)) {
+            (Some(Tok::Ordinal(n)), Some(Tok::Unit(r))) => (n, r),
+            (Some(Tok::Num { v, .. }), Some(Tok::Unit(r))) => (v, r),
+            (Some(Tok::Dec { sec, ns, .. }), Some(Tok::Unit(r))) if r.second == 1 => {
+                self.i += 2;
+                let r = Rel { second: sec, ns, ..Rel::default() };
+                return self.after_rel(r).map(|_| true);
+            }
+            (Some(Tok::Unit(r)), _) => {
+                self.i += 1;
+                return self.after_rel(r).map(|_| true);
+            }
+            _ => return Some(false),
+        };
+        self.i += 2;
+        self.after_rel(r.times(n)?).map(|_| true)
+    }
+
+    fn after_rel(&mut self, r: Rel) -> Option<()> {
+        if self.peek(0) == Some(Tok::Ago) {
+            self.i += 1;
+            return self.add_rel(r.times(-1)?);
+        }
+        self.add_rel(r)
+    }
+
+    /// A bare number: a year after a date, a date of more than four
+    /// digits, else a time (`hh` or `hhmm`).
+    fn number(&mut self, v: i64, digits: usize) {
+        let pc = &mut self.pc;
+        if pc.dates > 0 && pc.year.is_none() && !pc.rels && (pc.times > 0 || digits > 2) {
+            pc.year = Some((v, digits));
+        } else if digits > 4 {
+            pc.dates += 1;
+            pc.day = v % 100;
+            pc.month = (v / 100) % 100;
+            pc.year = Some((v / 10000, digits - 4));
+        } else {
+            let (h, m) = if digits <= 2 { (v, 0) } else { (v / 100, v % 100) };
+            self.set_time(h, m, 0, 0, 0);
+        }
+    }
+
+    fn item(&mut self) -> Option<()> {
+        let t0 = self.peek(0)?;
+        match t0 {
+            Tok::Num { v, digits, signed: false } => {
+                // Dates first: they are the longest matches.
+                if let (Some((m, _)), Some((d, _))) = (snum(self.peek(1)), snum(self.peek(2))) {
+                    if !self.is_unit(2) {
+                        self.i += 3;
+                        self.set_date(Some((v, digits)), -m, -d);
+                        // ISO 8601: dateTtime.
+                        if self.peek(0) == Some(Tok::Zone { off: -420, dst: false })
+                            && unum(self.peek(1)).is_some()
+                        {
+                            self.i += 1;
+                            return self.time(true);
+                        }
+                        return Some(());
+                    }
+                }
+                if self.is_char(1, b'/') {
+                    let (b, _) = unum(self.peek(2))?;
+                    if self.is_char(3, b'/') {
+                        let (c, cd) = unum(self.peek(4))?;
+                        self.i += 5;
+                        if digits >= 4 {
+                            self.set_date(Some((v, digits)), b, c);
+                        } else {
+                            self.set_date(Some((c, cd)), v, b);
+                        }
+                    } else {
+                        self.i += 3;
+                        self.set_date(None, v, b);
+                    }
+                    return Some(());
+                }
+                if let Some(Tok::Month(m)) = self.peek(1) {
+                    match self.peek(2) {
+                        Some(Tok::Num { v: y, digits: yd, signed }) => {
+                            self.i += 3;
+                            let y = if signed { -y } else { y };
+                            self.set_date(Some((y, yd)), m, v);
+                        }
+                        _ => {
+                            self.i += 2;
+                            self.set_date(None, m, v);
+                        }
+                    }
+                    return Some(());
+                }
+                if let Some(Tok::Day(d)) = self.peek(1) {
+                    self.i += 2;
+                    self.day(v, d);
+                    return Some(());
+                }
+                if matches!(self.peek(1), Some(Tok::Meridian(_))) || self.is_char(1, b':') {
+                    return self.time(false);
+                }
+                if self.rel()? {
+                    return Some(());
+                }
+                if snum(self.peek(1)).is_some() {
+                    if self.is_unit(2) {
+                        // `hybrid`: a number, then a signed relative item.
+                        self.i += 1;
+                        self.number(v, digits);
+                        return self.rel().and_then(|ok| ok.then_some(()));
+                    }
+                    return self.time(true);
+                }
+                self.i += 1;
+                self.number(v, digits);
+                Some(())
+            }
+            Tok::Num { signed: true, .. } | Tok::Dec { .. } => {
+                if self.rel()? {
+                    Some(())
+                } else {
+                    None
+                }
+            }
+            Tok::Month(m) => {
+                match (self.peek(1), self.peek(2)) {
+                    (
+                        Some(Tok::Num { v: d, signed: true, .. }),
+                        Some(Tok::Num { v: y, digits: yd, signed: true }),
+                    ) => {
+                        let (d, y, yd) = (-d, -y, yd);
+                        self.i += 3;
+                        self.set_date(Some((y, yd)), m, d);
+                    }
+                    (Some(Tok::Num { v: d, signed: false, .. }), Some(Tok::Char(b','))) => {
+                        let (y, yd) = unum(self.peek(3))?;
+                        self.i += 4;
+                        self.set_date(Some((y, yd)), m, d);
+                    }
+                    (Some(Tok::Num { v: d, signed: false, .. }), _) => {
+                        self.i += 2;
+                        self.set_date(None, m, d);
+                    }
+                    _ => return None,
+                }
+                Some(())
+            }
+            Tok::Day(d) => {
+                self.i += 1;
+                if self.is_char(0, b',') {
+                    self.i += 1;
+                }
+                self.day(0, d);
+                Some(())
+            }
+            Tok::Ordinal(n) => {
+                if let Some(Tok::Day(d)) = self.peek(1) {
+                    self.i += 2;
+                    self.day(n, d);
+                    return Some(());
+                }
+                if self.rel()? {
+                    Some(())
+                } else {
+                    None
+                }
+            }
+            Tok::Unit(_) => self.rel().and_then(|ok| ok.then_some(())),
+            Tok::DayShift(n) => {
+                self.i += 1;
+                self.add_rel(Rel { day: n, ..Rel::default() })
+            }
+            Tok::Zone { off, dst } => {
+                self.i += 1;
+                let mut off = off + if dst { 60 } else { 0 };
+                if self.peek(0) == Some(Tok::Dst) && !dst {
+                    self.i += 1;
+                    off += 60;
+                }
+                if snum(self.peek(0)).is_some() && !self.is_unit(1) {
+                    off += self.offset()?;
+                }
+                self.pc.zone = Some(off);
+                self.pc.zones += 1;
+                Some(())
+            }
+            Tok::LocalZone(isdst) => {
+                self.i += 1;
+                let mut isdst = isdst;
+                if self.peek(0) == Some(Tok::Dst) {
+                    self.i += 1;
+                    isdst = 1;
+                    self.pc.dst_added = true;
+                }
+                self.pc.local_isdst = Some(isdst);
+                self.pc.local_zones += 1;
+                Some(())
+            }
+            Tok::Meridian(_) | Tok::Dst | Tok::Ago | Tok::Char(_) => None,
+        }
+    }
+
+    fn day(&mut self, ordinal: i64, number: i64) {
+        self.pc.days += 1;
+        self.pc.day_ordinal = ordinal;
+        self.pc.day_number = number;
+    }
+}
+
+fn to_hour(h: i64, mer: u8) -> Option<i64> {
+    match mer {
+        0 => (0..=23).contains(&h).then_some(h),
+        b'a' => (1..=12).contains(&h).then_some(if h == 12 { 0 } else { h }),
+        _ => (1..=12).contains(&h).then_some(if h == 12 { 12 } else { h + 12 }),
+    }
+}
+
+fn to_year(y: (i64, usize)) -> i64 {
+    let (v, digits) = y;
+    if digits == 2 && v >= 0 {
+        v + if v < 69 { 2000 } else { 1900 }
+    } else {
+        v
+    }
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date (month 1..=12).
+fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146097 + doe - 719468
+}
+
+fn month_days(y: i64, m: i64) -> i64 {
+    match m {
+        2 if (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 => 29,
+        2 => 28,
+        4 | 6 | 9 | 11 => 30,
+        _ => 31,
+    }
+}
+
+/// The date of a day number since 1970-01-01: (year, month 0..=11, day).
+fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719468;
+    let era = z.div_euclid(146097);
+    let doe = z - era * 146097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + (m <= 2) as i64, m - 1, d)
+}
+
+/// mktime at a fixed offset (minutes east), fields carrying over: the
+/// time, and the normalised (year, month 0..=11, day, weekday).
+fn fixed_mktime(
+    y: i64,
+    mon0: i64,
+    d: i64,
+    h: i64,
+    mi: i64,
+    s: i64,
+    off_min: i64,
+) -> Option<(i64, (i64, i64, i64, i64))> {
+    let y = y.checked_add(mon0.div_euclid(12))?;
+    let m = mon0.rem_euclid(12) + 1;
+    if y.abs() > 1 << 40 || d.abs() > 1 << 40 {
+        return None;
+    }
+    let days = days_from_civil(y, m, 1) + d - 1;
+    let t = days
+        .checked_mul(86400)?
+        .checked_add(h.checked_mul(3600)?)?
+        .checked_add(mi.checked_mul(60)?)?
+        .checked_add(s)?
+        .checked_sub(off_min * 60)?;
+    let local_days = (t + off_min * 60).div_euclid(86400);
+    let (ny, nm, nd) = civil_from_days(local_days);
+    Some((t, (ny, nm, nd, (local_days + 4).rem_euclid(7))))
+}
+
+fn parse_in_zone(s: &[u8], now: (i64, i64)) -> Option<(i64, i64)> {
+    use ringio::sys::time::{localtime, mktime_norm};
+    if let Some(rest) = s.strip_prefix(b"@") {
+        let toks = lex(rest, &Local { names: Vec::new() })?;
+        return match toks.as_slice() {
+            [Tok::Num { v, .. }] => Some((*v, 0)),
+            [Tok::Dec { sec, ns, .. }] => Some((*sec, *ns)),
+            _ => None,
+        };
+    }
+    let now_tm = localtime(now.0)?;
+    let mut local = Local { names: Vec::new() };
+    for t in [now.0, now.0 - 182 * 86400, now.0 + 182 * 86400] {
+        if let Some(tm) = localtime(t) {
+            if !tm.zone.is_empty() && !local.names.iter().any(|n| n.0 == tm.zone) {
+                local.names.push((tm.zone.to_ascii_uppercase(), (tm.isdst > 0) as i32));
+            }
+        }
+    }
+    let toks = lex(s, &local)?;
+    let mut p = P {
+        t: &toks,
+        i: 0,
+        pc: Pc {
+            year: Some((now_tm.year, 4)),
+            month: now_tm.mon as i64 + 1,
+            day: now_tm.mday as i64,
+            hour: now_tm.hour as i64,
+            minute: now_tm.min as i64,
+            sec: now_tm.sec as i64,
+            ns: now.1,
+            ..Pc::default()
+        },
+    };
+    // Dates that give no year keep now's.
+    let now_year = p.pc.year;
+    p.pc.year = None;
+    while p.i < toks.len() {
+        p.item()?;
+    }
+    let pc = &p.pc;
+    if pc.times > 1 || pc.dates > 1 || pc.days > 1 || pc.zones > 1 || pc.local_zones > 1 {
+        return None;
+    }
+    if pc.zones > 0 && pc.local_zones > 0 {
+        return None;
+    }
+    let year = to_year(pc.year.or(now_year)?);
+    let (month, day) = (pc.month, pc.day);
+    if !(1..=12).contains(&month) || day < 1 || day > month_days(year, month) {
+        return None;
+    }
+    let (hour, minute, sec, mut ns) = if pc.times > 0 || (pc.rels && pc.dates == 0 && pc.days == 0)
+    {
+        let h = if pc.times > 0 { to_hour(pc.hour, pc.meridian)? } else { pc.hour };
+        if !(0..=59).contains(&pc.minute) || !(0..=59).contains(&pc.sec) {
+            return None;
+        }
+        (h, pc.minute, pc.sec, pc.ns)
+    } else {
+        (0, 0, 0, 0)
+    };
+    let weekday = |wday: i64| {
+        (pc.day_number - wday + 7) % 7
+            + 7 * (pc.day_ordinal - (0 < pc.day_ordinal && wday != pc.day_number) as i64)
+    };
+    let rel = pc.rel;
+    let has_rel_date = rel.year != 0 || rel.month != 0 || rel.day != 0;
+    let mut t = match pc.zone {
+        Some(off) => {
+            let (mut t, mut f) = fixed_mktime(year, month - 1, day, hour, minute, sec, off)?;
+            if pc.days > 0 && pc.dates == 0 {
+                (t, f) = fixed_mktime(f.0, f.1, f.2 + weekday(f.3), hour, minute, sec, off)?;
+            }
+            if has_rel_date {
+                t = fixed_mktime(
+                    f.0.checked_add(rel.year)?,
+                    f.1.checked_add(rel.month)?,
+                    f.2.checked_add(rel.day)?,
+                    hour,
+                    minute,
+                    sec,
+                    off,
+                )?
+                .0;
+            }
+            t
+        }
+        None => {
+            let isdst = pc.local_isdst.unwrap_or(-1);
+            let (mut t, mut tm) = mktime_norm(year, month - 1, day, hour, minute, sec, isdst)?;
+            // A local time that doesn't exist (skipped by a change to
+            // daylight saving time) is no date.
+            if (tm.year, tm.mon as i64, tm.mday as i64, tm.hour as i64, tm.min as i64)
+                != (year, month - 1, day, hour, minute)
+            {
+                return None;
+            }
+            // A named local zone must agree with the date's daylight time.
+            if pc.local_isdst.is_some_and(|d| d != (tm.isdst > 0) as i32) && !pc.dst_added {
+                return None;
+            }
+            if pc.days > 0 && pc.dates == 0 {
+                let d = tm.mday as i64 + weekday(tm.wday as i64);
+                (t, tm) = mktime_norm(tm.year, tm.mon as i64, d, hour, minute, sec, -1)?;
+            }
+            if has_rel_date {
+                t = mktime_norm(
+                    tm.year.checked_add(rel.year)?,
+                    (tm.mon as i64).checked_add(rel.month)?,
+                    (tm.mday as i64).checked_add(rel.day)?,
+                    hour,
+                    minute,
+                    sec,
+                    -1,
+                )?
+                .0;
+            }
+            t
+        }
+    };
+    t = t
+        .checked_add(rel.hour.checked_mul(3600)?)?
+        .checked_add(rel.minute.checked_mul(60)?)?
+        .checked_add(rel.second)?;
+    ns += rel.ns;
+    t = t.checked_add(ns.div_euclid(1_000_000_000))?;
+    ns = ns.rem_euclid(1_000_000_000);
+    Some((t, ns))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Only dates with their own zone: the test process's TZ is not ours.
+    #[test]
+    fn dates_with_zones() {
+        let now = (1_700_000_000, 5);
+        let p = |s: &str| parse(s.as_bytes(), now);
+        assert_eq!(p("1991-12-14 01:01+01:00"), Some((692668860, 0)));
+        assert_eq!(p("1969-12-31T23:59:59Z"), Some((-1, 0)));
+        assert_eq!(p("@-1.5"), Some((-2, 500_000_000)));
+        assert_eq!(p("@1700000000.123456789"), Some((1700000000, 123456789)));
+        assert_eq!(p("Thu, 14 Dec 1991 01:01:00 +0100"), Some((692668860, 0)));
+        assert_eq!(p("December 14, 1991 00:01 UTC"), Some((692668860, 0)));
+        assert_eq!(p("14-Dec-1991 12:01am GMT"), Some((692668860, 0)));
+        assert_eq!(p("1991-12-14 00:01 UTC +1 day"), Some((692668860 + 86400, 0)));
+        assert_eq!(p("1991-12-14 10:00 +2 hours"), Some((692701200, 0)));
+        assert_eq!(p("1991-01-31 UTC +1 month"), Some((667958400, 0)));
+        assert_eq!(p("1991-12-14 1.5 seconds ago UTC"), Some((692668798, 500_000_000)));
+        assert_eq!(p("1991-02-30 UTC"), None);
+        assert_eq!(p("24:00 UTC"), None);
+        assert_eq!(p("garbage"), None);
+        assert_eq!(p("noon"), None);
+    }
+}
