@@ -1,7 +1,7 @@
 //! The copy loop: for each operand, open → fstat → guard → copy by the
 //! fastest method the (input, output) pair allows, every byte in order.
 //!
-//! Methods, chosen per operand (research/io-uring-limits.md §5, §7 item 4):
+//! Methods, chosen per operand (docs/engine.md §4):
 //! - formatting options → read large chunks, format with [`Formatter`],
 //!   write large chunks;
 //! - output is a pipe → raise its capacity to 1 MiB (best effort), then

@@ -5,7 +5,7 @@
 //! arrives, the stat (and, for `-l`, ACL check, readlink, target stat) of
 //! its entries are pushed to the engine, so the stats run on the engine's
 //! workers while the next batch is read (the pipelined strategy measured
-//! fastest in research/io-uring-limits.md §3f). Only what the output needs
+//! fastest in docs/engine.md §2). Only what the output needs
 //! is asked for: plain `lsr` and `lsr -1` never stat (d_type suffices).
 
 use std::ffi::CStr;

@@ -1,6 +1,6 @@
 //! lsr: a GNU-compatible `ls` on the ringio engine.
 //!
-//! Three phases, as DESIGN.md describes: [`args`] parses the command line
+//! Three phases, as all four tools do: [`args`] parses the command line
 //! and [`plan`] resolves it against the environment; [`gather`] does all
 //! I/O through the engine; [`print`] (with [`long`], [`columns`], [`name`])
 //! formats into one buffer. [`run`] drives them the way GNU ls walks its

@@ -63,7 +63,7 @@ pub struct Config {
 /// The executor chosen when nothing forces one.
 ///
 /// Measured on the project machine (2 vCPUs, ext4, Linux 6.18; see the
-/// ringio section of the README and research/io-uring-limits.md): the thread
+/// ringio section of the README and docs/engine.md): the thread
 /// pool wins every warm metadata workload (statx 100k: pool 2 threads
 /// ~840 ns/file vs ≥ 1236 for the best ring), and open/close/getdents gain
 /// nothing from the ring. With a single CPU there is nothing to share, so

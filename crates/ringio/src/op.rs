@@ -203,7 +203,7 @@ fn last_d_off(recs: &[u8]) -> Option<i64> {
 }
 
 /// Measured: 64 KiB is enough; bigger buffers buy nothing on ext4
-/// (research/io-uring-limits.md §3a), and slow file systems want one READDIR
+/// (docs/engine.md §2), and slow file systems want one READDIR
 /// request per 64 KiB rather than per 1 KiB.
 pub const DEFAULT_DENTS_BUF: usize = 64 * 1024;
 const MIN_DENTS_BUF: usize = 4096;

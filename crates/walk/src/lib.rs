@@ -4,7 +4,7 @@
 //! - **parallel** (default): worker threads share a LIFO stack of
 //!   directories, as ripgrep's ignore walker and bfs do; measured on the
 //!   project machine, 2 threads walk a 171k-entry tree in 44 ms against
-//!   82 ms for one (research/io-uring-limits.md §4). Output order between
+//!   82 ms for one (docs/engine.md §3). Output order between
 //!   sibling subtrees is then unspecified. A directory of 1024+ entries
 //!   has its stats shared among the threads too (`split`), so one huge
 //!   directory doesn't run on one core.

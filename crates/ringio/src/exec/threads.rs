@@ -2,7 +2,7 @@
 //! syscalls and post completions back; the caller's thread helps while it
 //! waits.
 //!
-//! Measured on the project machine (research/io-uring-limits.md §3): plain
+//! Measured on the project machine (docs/engine.md §1): plain
 //! statx on 2 threads is the fastest way to stat a warm directory (840 ns/file
 //! at 100k files, against ≥ 1236 ns for the best io_uring setup), because
 //! io_uring punts every STATX to an io-wq kernel thread at 1.5–2.5× the CPU.

@@ -6,7 +6,7 @@
 //! None of these has an io_uring opcode, so they are plain syscalls. Like the
 //! rest of [`crate::sys`], every wrapper retries `EINTR` itself.
 //!
-//! Measured on the project machine (research/io-uring-limits.md §5): for a
+//! Measured on the project machine (docs/engine.md §4): for a
 //! warm 1 GiB file, splice through a private pipe reaches 60 GB/s to
 //! /dev/null and sendfile 51 GB/s, against 25–31 GB/s for any read/write
 //! scheme; into a pipe, raising its size to 1 MiB matters more than the API.
