@@ -4,6 +4,7 @@
 //! One module per concern; the checklist of ../shared research (25 items)
 //! is spread over them.
 
+mod checklist;
 mod find;
 mod messages;
 mod names;

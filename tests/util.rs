@@ -92,6 +92,9 @@ pub struct Run {
     pub stdin: Option<Vec<u8>>,
     /// Run as uid/gid `nobody` (setpriv from util-linux).
     pub unprivileged: bool,
+    /// Variables taken out of the environment after `env` is applied
+    /// (`env -u LC_ALL …`: locale categories set one by one).
+    pub unset: Vec<String>,
 }
 
 impl Run {
@@ -110,6 +113,18 @@ impl Run {
 
     pub fn env(mut self, k: &str, v: &str) -> Run {
         self.env.push((k.into(), v.into()));
+        self
+    }
+
+    /// The locale of the whole run (`LC_ALL`, which [`Run::exec`] would
+    /// otherwise set to C).
+    pub fn locale(self, l: &str) -> Run {
+        self.env("LC_ALL", l)
+    }
+
+    /// Removes `k` from the run's environment (after every `env`).
+    pub fn unset(mut self, k: &str) -> Run {
+        self.unset.push(k.into());
         self
     }
 
@@ -140,6 +155,9 @@ impl Run {
         test_env(&mut cmd, "", backend);
         for (k, v) in &self.env {
             cmd.env(k, v);
+        }
+        for k in &self.unset {
+            cmd.env_remove(k);
         }
         if let Some(d) = &self.cwd {
             cmd.current_dir(d);
@@ -674,4 +692,129 @@ pub fn locales(test: &str) -> Vec<&'static str> {
             ok
         })
         .collect()
+}
+
+/// Runs `program` (seeing `argv0` as its name) with `run`'s arguments,
+/// environment and cwd under a pseudo-terminal (util-linux `script`), and
+/// returns what the terminal received (`\n` shown as `\r\n`): for what
+/// depends on stdout being a terminal. The command line goes through
+/// bash, not /bin/sh: dash's `exec` has no `-a`, and an `exec -a` that
+/// fails prints the same error for GNU's tool and ours, which would
+/// compare equal. `stdin` and `unprivileged` are not supported here.
+pub fn exec_on_tty(run: &Run, program: &Path, argv0: &str, backend: Option<&str>) -> Output {
+    assert!(
+        run.stdin.is_none() && !run.unprivileged,
+        "exec_on_tty: stdin/unprivileged unsupported"
+    );
+    let quote = |out: &mut Vec<u8>, s: &[u8]| {
+        out.push(b'\'');
+        for &b in s {
+            if b == b'\'' {
+                out.extend_from_slice(b"'\\''");
+            } else {
+                out.push(b);
+            }
+        }
+        out.push(b'\'');
+    };
+    let mut line = b"exec -a ".to_vec();
+    quote(&mut line, argv0.as_bytes());
+    line.push(b' ');
+    quote(&mut line, program.as_os_str().as_bytes());
+    for a in &run.args {
+        line.push(b' ');
+        quote(&mut line, a);
+    }
+    let mut cmd = Command::new("script");
+    cmd.arg("-qec").arg(os(&line)).arg("/dev/null");
+    test_env(&mut cmd, "", backend);
+    cmd.env("SHELL", "/bin/bash");
+    cmd.env("TERM", "xterm");
+    for (k, v) in &run.env {
+        cmd.env(k, v);
+    }
+    for k in &run.unset {
+        cmd.env_remove(k);
+    }
+    if let Some(d) = &run.cwd {
+        cmd.current_dir(d);
+    }
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.output().unwrap_or_else(|e| panic!("spawn script: {e}"))
+}
+
+/// A line diff of `want` (GNU) against `got` (ours) for failure messages:
+/// ` ` common, `-` GNU only, `+` ours only, long runs of common lines cut
+/// to the three either side of a change. Bytes that are not UTF-8 are
+/// shown escaped, so invisible differences stay visible.
+pub fn line_diff(want: &[u8], got: &[u8]) -> String {
+    let show = |l: &[u8]| -> String {
+        let mut s = String::new();
+        for chunk in l.utf8_chunks() {
+            for c in chunk.valid().chars() {
+                match c {
+                    '\n' => {}
+                    c if c.is_control() && c != '\t' => s.push_str(&c.escape_default().to_string()),
+                    // Marks, format characters and noncharacters that
+                    // would be invisible or reorder the terminal line.
+                    c if matches!(c as u32, 0x300..=0x36f | 0x200b..=0x200f | 0x202a..=0x202e
+                        | 0x2060..=0x206f | 0xfe00..=0xfe0f | 0xfeff | 0xfff0..=0xffff) =>
+                    {
+                        s.push_str(&c.escape_unicode().to_string())
+                    }
+                    c => s.push(c),
+                }
+            }
+            for b in chunk.invalid() {
+                s.push_str(&format!("\\x{b:02x}"));
+            }
+        }
+        s
+    };
+    let a: Vec<&[u8]> = want.split_inclusive(|&b| b == b'\n').collect();
+    let b: Vec<&[u8]> = got.split_inclusive(|&b| b == b'\n').collect();
+    // Longest common subsequence table, from the ends (outputs are small).
+    let mut lcs = vec![vec![0u32; b.len() + 1]; a.len() + 1];
+    for i in (0..a.len()).rev() {
+        for j in (0..b.len()).rev() {
+            lcs[i][j] =
+                if a[i] == b[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
+        }
+    }
+    let mut ops: Vec<(char, &[u8])> = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        if i < a.len() && j < b.len() && a[i] == b[j] {
+            ops.push((' ', a[i]));
+            i += 1;
+            j += 1;
+        } else if j < b.len() && (i == a.len() || lcs[i][j + 1] >= lcs[i + 1][j]) {
+            ops.push(('+', b[j]));
+            j += 1;
+        } else {
+            ops.push(('-', a[i]));
+            i += 1;
+        }
+    }
+    let near = |k: usize| {
+        ops[k.saturating_sub(3)..(k + 4).min(ops.len())].iter().any(|(op, _)| *op != ' ')
+    };
+    let mut out = String::new();
+    let mut skipped = false;
+    for (k, (op, l)) in ops.iter().enumerate() {
+        if *op == ' ' && !near(k) {
+            skipped = true;
+            continue;
+        }
+        if skipped {
+            out.push_str("  ...\n");
+            skipped = false;
+        }
+        let end = if l.ends_with(b"\n") { "" } else { "   (no newline)" };
+        out.push_str(&format!("{op} {}{end}\n", show(l)));
+    }
+    if skipped {
+        out.push_str("  ...\n");
+    }
+    out
 }
