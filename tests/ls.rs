@@ -806,6 +806,9 @@ fn on_tty(prog: &str, args: &[&[u8]], cwd: &Path, env: &[(&str, &str)]) -> Vec<u
     c.current_dir(cwd).env_clear();
     c.env("PATH", "/usr/local/bin:/usr/bin:/bin").env("LC_ALL", "C").env("TZ", "UTC");
     c.env("TERM", "xterm");
+    // script runs the line with $SHELL (else /bin/sh, dash here, whose
+    // `exec` has no -a: GNU and ours would print the same error).
+    c.env("SHELL", "/bin/bash");
     for (k, v) in env {
         c.env(k, v);
     }
@@ -1072,7 +1075,8 @@ fn loops_and_interleaved_errors() {
     }
     c.finish();
     let merged = |prog: &str, args: &str| {
-        let o = Command::new("sh")
+        // bash: dash's `exec` has no -a.
+        let o = Command::new("bash")
             .arg("-c")
             .arg(format!("exec -a ls {prog} {args} 2>&1"))
             .current_dir(r)
