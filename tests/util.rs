@@ -186,12 +186,13 @@ fn as_nobody() -> Command {
 }
 
 /// The environment every run gets, ours and GNU's alike: nothing inherited
-/// but `path_first` (if any) before the system PATH, the C locale, UTC,
-/// and the engine backend when one is forced.
+/// but `path_first` (if any) before the system PATH, the C locale (or the
+/// one [`in_locale`] set for this thread), UTC, and the engine backend
+/// when one is forced.
 fn test_env(cmd: &mut Command, path_first: &str, backend: Option<&str>) {
     cmd.env_clear();
     cmd.env("PATH", format!("{path_first}/usr/local/bin:/usr/bin:/bin"));
-    cmd.env("LC_ALL", "C");
+    cmd.env("LC_ALL", current_locale());
     cmd.env("TZ", "UTC");
     cmd.env("HOME", "/tmp");
     if let Some(b) = backend {
@@ -378,7 +379,10 @@ fn compare_as(
         got.stderr = normalize_stderr(&got.stderr, tool, gnu_name);
         let ctx = || {
             let args: Vec<_> = run.args.iter().map(|a| String::from_utf8_lossy(a)).collect();
-            context(&format!("{tool} [{b}] args {args:?} cwd {:?}", run.cwd), &want, &got)
+            let env: String = run.env.iter().map(|(k, v)| format!("{k}={v:?} ")).collect();
+            let l = current_locale();
+            let what = format!("{tool} [{b}] LC_ALL={l} {env}args {args:?} cwd {:?}", run.cwd);
+            context(&what, &want, &got)
         };
         assert_same(&got, &want, stderr, order, &ctx);
         if let Err(e) = check(&got.stdout) {
@@ -605,7 +609,8 @@ pub fn compare_script(
     let (want, _d) = run_script(tool, script, setup, false, None, unprivileged);
     for b in BACKENDS {
         let (got, _d) = run_script(tool, script, setup, true, Some(b), unprivileged);
-        let ctx = || context(&format!("{tool} [{b}] script {script:?}"), &want, &got);
+        let l = current_locale();
+        let ctx = || context(&format!("{tool} [{b}] LC_ALL={l} script {script:?}"), &want, &got);
         assert_same(&got, &want, stderr, Order::Exact, &ctx);
     }
     want
@@ -818,3 +823,109 @@ pub fn line_diff(want: &[u8], got: &[u8]) -> String {
     }
     out
 }
+
+thread_local! {
+    /// The locale [`test_env`] gives this thread's runs (C when unset):
+    /// set by [`in_locale`] for the length of one test.
+    static LOCALE: std::cell::Cell<Option<&'static str>> = const { std::cell::Cell::new(None) };
+    /// Where [`soft`] records failed comparisons during [`in_locale`].
+    static SOFT: std::cell::RefCell<Option<Cases>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The locale this thread's runs get (`LC_ALL`): C, or [`in_locale`]'s.
+pub fn current_locale() -> &'static str {
+    LOCALE.get().unwrap_or("C")
+}
+
+/// The text of a caught panic.
+fn panic_text(e: &(dyn std::any::Any + Send)) -> String {
+    e.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
+/// Runs `body`, a differential test written for the C locale, with every
+/// run the harness starts on this thread ([`Run::exec`], [`run_script`],
+/// [`exec_on_tty`]) in locale `l` instead: GNU's and ours alike, so the
+/// same cases check that what GNU prints in `l` is what we print. Runs
+/// that set `LC_ALL` themselves keep theirs. Comparisons wrapped in
+/// [`soft`] are all run and reported together; every failure names `l`.
+/// A locale not installed is a [`prerequisite_missing`].
+pub fn in_locale(test: &str, l: &'static str, body: fn()) {
+    if !locale_installed(l) {
+        prerequisite_missing(test, &format!("locale {l} is not installed"));
+        return;
+    }
+    // Leaves the thread as it was even when `body` panics.
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            LOCALE.set(None);
+            SOFT.take();
+        }
+    }
+    let _reset = Reset;
+    LOCALE.set(Some(l));
+    let name: &'static str = Box::leak(format!("{test} in {l}").into_boxed_str());
+    SOFT.set(Some(Cases::new(name)));
+    let r = std::panic::catch_unwind(body);
+    let soft = SOFT.take().expect("in_locale: soft cases gone");
+    match r {
+        Ok(()) => soft.finish(),
+        Err(e) => {
+            let mut msg = format!("[LC_ALL={l}] {}", panic_text(e.as_ref()));
+            if !soft.failed.is_empty() {
+                msg.push_str(&format!(
+                    "\n\n(and {} earlier comparisons failed:)\n\n{}",
+                    soft.failed.len(),
+                    soft.failed.join("\n==========\n")
+                ));
+            }
+            panic!("{msg}");
+        }
+    }
+}
+
+/// One comparison of a test that otherwise stops at its first failure:
+/// under [`in_locale`] a failure is recorded and the test goes on (so one
+/// run shows every case that differs in that locale); elsewhere `f` runs
+/// as it is.
+pub fn soft<F: FnOnce() + std::panic::UnwindSafe>(f: F) {
+    match SOFT.take() {
+        Some(mut c) => {
+            c.run(f);
+            SOFT.set(Some(c));
+        }
+        None => f(),
+    }
+}
+
+/// For each named `#[test] fn` of the calling module (written for C), a
+/// module of the same name with one test per other locale of [`LOCALES`]
+/// that runs it through [`in_locale`]: `ls::listings_match_gnu::de_de`
+/// is `ls::listings_match_gnu` with `LC_ALL=de_DE.UTF-8`, and the filter
+/// `ls::listings_match_gnu` selects all five.
+macro_rules! in_locales {
+    ($($test:ident),* $(,)?) => {$(
+        mod $test {
+            #[test]
+            fn c_utf8() {
+                $crate::util::in_locale(stringify!($test), "C.UTF-8", super::$test);
+            }
+            #[test]
+            fn en_us() {
+                $crate::util::in_locale(stringify!($test), "en_US.UTF-8", super::$test);
+            }
+            #[test]
+            fn de_de() {
+                $crate::util::in_locale(stringify!($test), "de_DE.UTF-8", super::$test);
+            }
+            #[test]
+            fn ja_jp() {
+                $crate::util::in_locale(stringify!($test), "ja_JP.UTF-8", super::$test);
+            }
+        }
+    )*};
+}
+pub(crate) use in_locales;
