@@ -109,6 +109,21 @@ fn nasty() -> TempDir {
     t
 }
 
+// The tests of what is matched and printed run again in C.UTF-8,
+// en_US.UTF-8, de_DE.UTF-8 and ja_JP.UTF-8, whole, on every backend
+// (`util::in_locales!`: `find::printf_and_ls::ja_jp` …); those about
+// exec, deletion, permissions, signals, pipes and syscalls stay in C.
+// About 6 s per locale on an idle core.
+crate::util::in_locales!(
+    name_patterns_at_fnmatch_corners,
+    names_types_operators,
+    depth_and_traversal_options,
+    stat_tests,
+    printf_and_ls,
+    errors_and_messages,
+    names_with_bytes_in_messages,
+);
+
 fn args(v: &[&str]) -> Vec<Vec<u8>> {
     v.iter().map(|s| s.as_bytes().to_vec()).collect()
 }

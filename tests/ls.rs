@@ -1,6 +1,7 @@
 //! lsr against GNU ls (coreutils 9.1, LC_ALL=C, TZ=UTC) on trees built
 //! here: every case runs our binary under every engine backend and GNU's
-//! once and compares stdout, exit status and stderr byte for byte.
+//! once and compares stdout, exit status and stderr byte for byte. The
+//! main tests run again in the other four locales (see `in_locales!`).
 
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
@@ -169,6 +170,26 @@ impl Cases {
         });
     }
 }
+
+// The tests below that shape what is printed (order, names, columns,
+// sizes, times, messages) run again in C.UTF-8, en_US.UTF-8, de_DE.UTF-8
+// and ja_JP.UTF-8, whole, on every backend (`util::in_locales!`:
+// `ls::listings_match_gnu::de_de` …). Those about kernels, syscalls,
+// permissions, pipes and sizes of directories stay in C: nothing there
+// depends on the locale. A debug-build run of all of these takes about
+// 20 s per locale on an idle core.
+crate::util::in_locales!(
+    listings_match_gnu,
+    ignore_patterns_match_gnu,
+    colors_from_ls_colors,
+    environment_variables,
+    operands_and_errors,
+    usage_errors,
+    quoting_styles_cover_every_byte,
+    terminal_behaviour,
+    version_sort_corners,
+    random_option_combinations,
+);
 
 const LISTINGS: &[&[&str]] = &[
     &[],
@@ -807,12 +828,11 @@ fn on_tty(prog: &str, args: &[&[u8]], cwd: &Path, env: &[(&str, &str)]) -> Vec<u
     let mut c = Command::new("script");
     c.args(["-qec"]).arg(std::ffi::OsStr::from_bytes(&latin1(&cmd))).arg("/dev/null");
     c.current_dir(cwd).env_clear();
-    // script runs $SHELL; dash (the default /bin/sh) has no `exec -a`.
-    c.env("SHELL", "/bin/bash");
-    c.env("PATH", "/usr/local/bin:/usr/bin:/bin").env("LC_ALL", "C").env("TZ", "UTC");
+    c.env("PATH", "/usr/local/bin:/usr/bin:/bin").env("TZ", "UTC");
+    c.env("LC_ALL", crate::util::current_locale());
     c.env("TERM", "xterm");
-    // script runs the command with $SHELL (sh without it), and dash's exec
-    // has no -a: both sides would print the same error and compare equal.
+    // script runs the line with $SHELL (else /bin/sh, dash here, whose
+    // `exec` has no -a: GNU and ours would print the same error).
     c.env("SHELL", "/bin/bash");
     for (k, v) in env {
         c.env(k, v);
@@ -1100,7 +1120,8 @@ fn loops_and_interleaved_errors() {
     }
     c.finish();
     let merged = |prog: &str, args: &str| {
-        let o = Command::new("sh")
+        // bash: dash's `exec` has no -a.
+        let o = Command::new("bash")
             .arg("-c")
             .arg(format!("exec -a ls {prog} {args} 2>&1"))
             .current_dir(r)

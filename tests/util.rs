@@ -92,6 +92,9 @@ pub struct Run {
     pub stdin: Option<Vec<u8>>,
     /// Run as uid/gid `nobody` (setpriv from util-linux).
     pub unprivileged: bool,
+    /// Variables taken out of the environment after `env` is applied
+    /// (`env -u LC_ALL …`: locale categories set one by one).
+    pub unset: Vec<String>,
 }
 
 impl Run {
@@ -110,6 +113,18 @@ impl Run {
 
     pub fn env(mut self, k: &str, v: &str) -> Run {
         self.env.push((k.into(), v.into()));
+        self
+    }
+
+    /// The locale of the whole run (`LC_ALL`, which [`Run::exec`] would
+    /// otherwise set to C).
+    pub fn locale(self, l: &str) -> Run {
+        self.env("LC_ALL", l)
+    }
+
+    /// Removes `k` from the run's environment (after every `env`).
+    pub fn unset(mut self, k: &str) -> Run {
+        self.unset.push(k.into());
         self
     }
 
@@ -141,6 +156,9 @@ impl Run {
         for (k, v) in &self.env {
             cmd.env(k, v);
         }
+        for k in &self.unset {
+            cmd.env_remove(k);
+        }
         if let Some(d) = &self.cwd {
             cmd.current_dir(d);
         }
@@ -168,12 +186,13 @@ fn as_nobody() -> Command {
 }
 
 /// The environment every run gets, ours and GNU's alike: nothing inherited
-/// but `path_first` (if any) before the system PATH, the C locale, UTC,
-/// and the engine backend when one is forced.
+/// but `path_first` (if any) before the system PATH, the C locale (or the
+/// one [`in_locale`] set for this thread), UTC, and the engine backend
+/// when one is forced.
 fn test_env(cmd: &mut Command, path_first: &str, backend: Option<&str>) {
     cmd.env_clear();
     cmd.env("PATH", format!("{path_first}/usr/local/bin:/usr/bin:/bin"));
-    cmd.env("LC_ALL", "C");
+    cmd.env("LC_ALL", current_locale());
     cmd.env("TZ", "UTC");
     cmd.env("HOME", "/tmp");
     if let Some(b) = backend {
@@ -360,7 +379,10 @@ fn compare_as(
         got.stderr = normalize_stderr(&got.stderr, tool, gnu_name);
         let ctx = || {
             let args: Vec<_> = run.args.iter().map(|a| String::from_utf8_lossy(a)).collect();
-            context(&format!("{tool} [{b}] args {args:?} cwd {:?}", run.cwd), &want, &got)
+            let env: String = run.env.iter().map(|(k, v)| format!("{k}={v:?} ")).collect();
+            let l = current_locale();
+            let what = format!("{tool} [{b}] LC_ALL={l} {env}args {args:?} cwd {:?}", run.cwd);
+            context(&what, &want, &got)
         };
         assert_same(&got, &want, stderr, order, &ctx);
         if let Err(e) = check(&got.stdout) {
@@ -587,7 +609,8 @@ pub fn compare_script(
     let (want, _d) = run_script(tool, script, setup, false, None, unprivileged);
     for b in BACKENDS {
         let (got, _d) = run_script(tool, script, setup, true, Some(b), unprivileged);
-        let ctx = || context(&format!("{tool} [{b}] script {script:?}"), &want, &got);
+        let l = current_locale();
+        let ctx = || context(&format!("{tool} [{b}] LC_ALL={l} script {script:?}"), &want, &got);
         assert_same(&got, &want, stderr, Order::Exact, &ctx);
     }
     want
@@ -692,3 +715,234 @@ pub fn locales(test: &str) -> Vec<&'static str> {
         })
         .collect()
 }
+
+/// Runs `program` (seeing `argv0` as its name) with `run`'s arguments,
+/// environment and cwd under a pseudo-terminal (util-linux `script`), and
+/// returns what the terminal received (`\n` shown as `\r\n`): for what
+/// depends on stdout being a terminal. The command line goes through
+/// bash, not /bin/sh: dash's `exec` has no `-a`, and an `exec -a` that
+/// fails prints the same error for GNU's tool and ours, which would
+/// compare equal. `stdin` and `unprivileged` are not supported here.
+pub fn exec_on_tty(run: &Run, program: &Path, argv0: &str, backend: Option<&str>) -> Output {
+    assert!(
+        run.stdin.is_none() && !run.unprivileged,
+        "exec_on_tty: stdin/unprivileged unsupported"
+    );
+    let quote = |out: &mut Vec<u8>, s: &[u8]| {
+        out.push(b'\'');
+        for &b in s {
+            if b == b'\'' {
+                out.extend_from_slice(b"'\\''");
+            } else {
+                out.push(b);
+            }
+        }
+        out.push(b'\'');
+    };
+    let mut line = b"exec -a ".to_vec();
+    quote(&mut line, argv0.as_bytes());
+    line.push(b' ');
+    quote(&mut line, program.as_os_str().as_bytes());
+    for a in &run.args {
+        line.push(b' ');
+        quote(&mut line, a);
+    }
+    let mut cmd = Command::new("script");
+    cmd.arg("-qec").arg(os(&line)).arg("/dev/null");
+    test_env(&mut cmd, "", backend);
+    cmd.env("SHELL", "/bin/bash");
+    cmd.env("TERM", "xterm");
+    for (k, v) in &run.env {
+        cmd.env(k, v);
+    }
+    for k in &run.unset {
+        cmd.env_remove(k);
+    }
+    if let Some(d) = &run.cwd {
+        cmd.current_dir(d);
+    }
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    cmd.output().unwrap_or_else(|e| panic!("spawn script: {e}"))
+}
+
+/// A line diff of `want` (GNU) against `got` (ours) for failure messages:
+/// ` ` common, `-` GNU only, `+` ours only, long runs of common lines cut
+/// to the three either side of a change. Bytes that are not UTF-8 are
+/// shown escaped, so invisible differences stay visible.
+pub fn line_diff(want: &[u8], got: &[u8]) -> String {
+    let show = |l: &[u8]| -> String {
+        let mut s = String::new();
+        for chunk in l.utf8_chunks() {
+            for c in chunk.valid().chars() {
+                match c {
+                    '\n' => {}
+                    c if c.is_control() && c != '\t' => s.push_str(&c.escape_default().to_string()),
+                    // Marks, format characters and noncharacters that
+                    // would be invisible or reorder the terminal line.
+                    c if matches!(c as u32, 0x300..=0x36f | 0x200b..=0x200f | 0x202a..=0x202e
+                        | 0x2060..=0x206f | 0xfe00..=0xfe0f | 0xfeff | 0xfff0..=0xffff) =>
+                    {
+                        s.push_str(&c.escape_unicode().to_string())
+                    }
+                    c => s.push(c),
+                }
+            }
+            for b in chunk.invalid() {
+                s.push_str(&format!("\\x{b:02x}"));
+            }
+        }
+        s
+    };
+    let a: Vec<&[u8]> = want.split_inclusive(|&b| b == b'\n').collect();
+    let b: Vec<&[u8]> = got.split_inclusive(|&b| b == b'\n').collect();
+    // Longest common subsequence table, from the ends (outputs are small).
+    let mut lcs = vec![vec![0u32; b.len() + 1]; a.len() + 1];
+    for i in (0..a.len()).rev() {
+        for j in (0..b.len()).rev() {
+            lcs[i][j] =
+                if a[i] == b[j] { lcs[i + 1][j + 1] + 1 } else { lcs[i + 1][j].max(lcs[i][j + 1]) };
+        }
+    }
+    let mut ops: Vec<(char, &[u8])> = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() || j < b.len() {
+        if i < a.len() && j < b.len() && a[i] == b[j] {
+            ops.push((' ', a[i]));
+            i += 1;
+            j += 1;
+        } else if j < b.len() && (i == a.len() || lcs[i][j + 1] >= lcs[i + 1][j]) {
+            ops.push(('+', b[j]));
+            j += 1;
+        } else {
+            ops.push(('-', a[i]));
+            i += 1;
+        }
+    }
+    let near = |k: usize| {
+        ops[k.saturating_sub(3)..(k + 4).min(ops.len())].iter().any(|(op, _)| *op != ' ')
+    };
+    let mut out = String::new();
+    let mut skipped = false;
+    for (k, (op, l)) in ops.iter().enumerate() {
+        if *op == ' ' && !near(k) {
+            skipped = true;
+            continue;
+        }
+        if skipped {
+            out.push_str("  ...\n");
+            skipped = false;
+        }
+        let end = if l.ends_with(b"\n") { "" } else { "   (no newline)" };
+        out.push_str(&format!("{op} {}{end}\n", show(l)));
+    }
+    if skipped {
+        out.push_str("  ...\n");
+    }
+    out
+}
+
+thread_local! {
+    /// The locale [`test_env`] gives this thread's runs (C when unset):
+    /// set by [`in_locale`] for the length of one test.
+    static LOCALE: std::cell::Cell<Option<&'static str>> = const { std::cell::Cell::new(None) };
+    /// Where [`soft`] records failed comparisons during [`in_locale`].
+    static SOFT: std::cell::RefCell<Option<Cases>> = const { std::cell::RefCell::new(None) };
+}
+
+/// The locale this thread's runs get (`LC_ALL`): C, or [`in_locale`]'s.
+pub fn current_locale() -> &'static str {
+    LOCALE.get().unwrap_or("C")
+}
+
+/// The text of a caught panic.
+fn panic_text(e: &(dyn std::any::Any + Send)) -> String {
+    e.downcast_ref::<String>()
+        .cloned()
+        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+        .unwrap_or_default()
+}
+
+/// Runs `body`, a differential test written for the C locale, with every
+/// run the harness starts on this thread ([`Run::exec`], [`run_script`],
+/// [`exec_on_tty`]) in locale `l` instead: GNU's and ours alike, so the
+/// same cases check that what GNU prints in `l` is what we print. Runs
+/// that set `LC_ALL` themselves keep theirs. Comparisons wrapped in
+/// [`soft`] are all run and reported together; every failure names `l`.
+/// A locale not installed is a [`prerequisite_missing`].
+pub fn in_locale(test: &str, l: &'static str, body: fn()) {
+    if !locale_installed(l) {
+        prerequisite_missing(test, &format!("locale {l} is not installed"));
+        return;
+    }
+    // Leaves the thread as it was even when `body` panics.
+    struct Reset;
+    impl Drop for Reset {
+        fn drop(&mut self) {
+            LOCALE.set(None);
+            SOFT.take();
+        }
+    }
+    let _reset = Reset;
+    LOCALE.set(Some(l));
+    let name: &'static str = Box::leak(format!("{test} in {l}").into_boxed_str());
+    SOFT.set(Some(Cases::new(name)));
+    let r = std::panic::catch_unwind(body);
+    let soft = SOFT.take().expect("in_locale: soft cases gone");
+    match r {
+        Ok(()) => soft.finish(),
+        Err(e) => {
+            let mut msg = format!("[LC_ALL={l}] {}", panic_text(e.as_ref()));
+            if !soft.failed.is_empty() {
+                msg.push_str(&format!(
+                    "\n\n(and {} earlier comparisons failed:)\n\n{}",
+                    soft.failed.len(),
+                    soft.failed.join("\n==========\n")
+                ));
+            }
+            panic!("{msg}");
+        }
+    }
+}
+
+/// One comparison of a test that otherwise stops at its first failure:
+/// under [`in_locale`] a failure is recorded and the test goes on (so one
+/// run shows every case that differs in that locale); elsewhere `f` runs
+/// as it is.
+pub fn soft<F: FnOnce() + std::panic::UnwindSafe>(f: F) {
+    match SOFT.take() {
+        Some(mut c) => {
+            c.run(f);
+            SOFT.set(Some(c));
+        }
+        None => f(),
+    }
+}
+
+/// For each named `#[test] fn` of the calling module (written for C), a
+/// module of the same name with one test per other locale of [`LOCALES`]
+/// that runs it through [`in_locale`]: `ls::listings_match_gnu::de_de`
+/// is `ls::listings_match_gnu` with `LC_ALL=de_DE.UTF-8`, and the filter
+/// `ls::listings_match_gnu` selects all five.
+macro_rules! in_locales {
+    ($($test:ident),* $(,)?) => {$(
+        mod $test {
+            #[test]
+            fn c_utf8() {
+                $crate::util::in_locale(stringify!($test), "C.UTF-8", super::$test);
+            }
+            #[test]
+            fn en_us() {
+                $crate::util::in_locale(stringify!($test), "en_US.UTF-8", super::$test);
+            }
+            #[test]
+            fn de_de() {
+                $crate::util::in_locale(stringify!($test), "de_DE.UTF-8", super::$test);
+            }
+            #[test]
+            fn ja_jp() {
+                $crate::util::in_locale(stringify!($test), "ja_JP.UTF-8", super::$test);
+            }
+        }
+    )*};
+}
+pub(crate) use in_locales;
