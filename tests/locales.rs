@@ -5,6 +5,7 @@
 //! is spread over them.
 
 mod find;
+mod leftovers;
 mod messages;
 mod names;
 mod numbers;

