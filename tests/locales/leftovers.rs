@@ -9,20 +9,20 @@ use std::process::Command;
 
 use crate::util::*;
 
-/// Runs each argument list as `tool` in each locale in `dir` (with `stdin`
+/// Runs each (tool, argument list) in each locale in `dir` (with `stdin`
 /// when given), comparing stdout, stderr and status with GNU's by `cmp`.
 fn each_locale(
     name: &'static str,
-    tool: &'static str,
     dir: &Path,
-    cases: &[Vec<Vec<u8>>],
+    cases: &[(&'static str, Vec<Vec<u8>>)],
     stdin: Option<&[u8]>,
     env: &[(&str, &str)],
     cmp: Cmp,
 ) {
     let mut c = Cases::new(name);
     for l in locales(name) {
-        for args in cases {
+        for (tool, args) in cases {
+            let tool = *tool;
             let mut run = Run::new(args.clone()).cwd(dir).env("LC_ALL", l);
             for (k, v) in env {
                 run = run.env(k, v);
@@ -94,7 +94,7 @@ fn find_time_numbers_by_strtod() {
     ];
     let mut cases = Vec::new();
     for n in nums {
-        cases.push(strs(&[".", "-mmin", n]));
+        cases.push(("lfind", strs(&[".", "-mmin", n])));
     }
     for (p, n) in [
         ("-mtime", "-1,5"),
@@ -113,12 +113,12 @@ fn find_time_numbers_by_strtod() {
         ("-used", "-0x1,8p1"),
         ("-used", "1e400"),
     ] {
-        cases.push(strs(&[".", p, n]));
+        cases.push(("lfind", strs(&[".", p, n])));
     }
-    cases.push(strs(&[".", "-daystart", "-mtime", "-1,5"]));
-    cases.push(strs(&[".", "-daystart", "-mtime", "-1.5"]));
+    cases.push(("lfind", strs(&[".", "-daystart", "-mtime", "-1,5"])));
+    cases.push(("lfind", strs(&[".", "-daystart", "-mtime", "-1.5"])));
     // Sorted: the parallel walk may print "." after its entries.
-    each_locale("find_time_numbers_by_strtod", "lfind", d, &cases, None, &[], compare_sorted);
+    each_locale("find_time_numbers_by_strtod", d, &cases, None, &[], compare_sorted);
 }
 
 /// -ok and -okdir take an answer as GNU's yesno does: the line without its
@@ -172,4 +172,37 @@ fn find_ok_answers_by_rpmatch() {
         }
     }
     c.finish();
+}
+
+/// Option values and types in errors go through quote()'s `locale` style,
+/// GNU's quote(): the -regextype list quotes every valid type as it quotes
+/// the bad value (‘…’ in UTF-8 locales, '…' with `\'` in C), and so do the
+/// argmatch lists and the other value messages of ls, du and find. In
+/// UTF-8 locales this needs `cli::quote`'s locale marks as well.
+#[test]
+fn quoted_values_in_errors() {
+    let t = TempDir::new("loc-left-quoted");
+    let d = t.path();
+    std::fs::write(d.join("f"), b"x").unwrap();
+    let mut cases = Vec::new();
+    for ty in ["foo", "it's", "é", "a\\b", "-x"] {
+        cases.push(("lfind", strs(&["f", "-regextype", ty])));
+    }
+    for (tool, args) in [
+        ("lfind", &["f", "-maxdepth", "é"][..]),
+        ("lfind", &["f", "-perm", "it's"]),
+        ("lsr", &["--sort=é", "f"]),
+        ("lsr", &["--format=it's", "f"]),
+        ("lsr", &["--indicator-style=x", "f"]),
+        ("lsr", &["--time=x", "f"]),
+        ("lsr", &["--block-size=é", "f"]),
+        ("lsr", &["-l", "--time-style=x", "f"]),
+        ("ldu", &["--time=é", "f"]),
+        ("ldu", &["-B", "it's", "f"]),
+        ("ldu", &["--threshold=x", "f"]),
+        ("ldu", &["-d", "é", "f"]),
+    ] {
+        cases.push((tool, strs(args)));
+    }
+    each_locale("quoted_values_in_errors", d, &cases, None, &[], compare);
 }

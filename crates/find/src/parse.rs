@@ -485,13 +485,13 @@ impl P {
                 match RegexType::from_name(&v) {
                     Some(s) => self.syntax = s,
                     None => {
+                        // Each name quoted as the value is (‘…’ in UTF-8).
+                        let list: Vec<String> =
+                            RegexType::NAMES.iter().map(|n| q(n.as_bytes())).collect();
                         return err(t(
                             c"Unknown regular expression type %s; valid types are %s.",
-                            &[
-                                q(&v).as_bytes(),
-                                b"'findutils-default', 'ed', 'emacs', 'gnu-awk', 'grep', 'posix-awk', 'awk', 'posix-basic', 'posix-egrep', 'egrep', 'posix-extended', 'posix-minimal-basic', 'sed'",
-                            ],
-                        ))
+                            &[q(&v).as_bytes(), list.join(", ").as_bytes()],
+                        ));
                     }
                 }
                 Prim::True
