@@ -206,3 +206,59 @@ fn quoted_values_in_errors() {
     }
     each_locale("quoted_values_in_errors", d, &cases, None, &[], compare);
 }
+
+/// LS_COLORS suffixes match as GNU ls 9.1's do: case folded in ASCII only
+/// (`*.äbc` colours `x.äBC` but not `x.ÄBC`, in every locale), the entry
+/// given last winning among those that differ only in case.
+#[test]
+fn ls_colors_suffixes_fold_ascii_only() {
+    let t = TempDir::new("loc-left-colors");
+    let d = t.path();
+    for n in [
+        &b"x.JPG"[..],
+        b"x.jpg",
+        b"x.Jpg",
+        "x.ÄBC".as_bytes(),
+        "x.äbc".as_bytes(),
+        "x.äBC".as_bytes(),
+        "x.ÄbC".as_bytes(),
+        b"x.abc",
+        b"x.ABC",
+        "x.İ".as_bytes(),
+        b"x.i",
+        b"x.I",
+        "x.ǅ".as_bytes(),
+        b"x.\xffBC",
+        b"x.\xffbc",
+    ] {
+        std::fs::write(raw_name(d, n), b"").unwrap();
+    }
+    let mut cases = Vec::new();
+    for colors in [
+        "*.jpg=01;35:*.äbc=01;36:*.JPG=01;34",
+        "*.JPG=01;34:*.jpg=01;35",
+        "*.jpg=01;35:*.JPG=01;34:*.jpg=01;33",
+        "*.äBC=01;36",
+        "*.ÄBC=01;36",
+        "*BC=01;32:*.äbc=01;36",
+        "*.jpg=01;35:*JPG=01;34",
+        "*.i=01;31",
+        "*.İ=01;31",
+        "*.ǆ=01;31",
+        "*bc=01;31:*.ÄBC=01;32",
+    ] {
+        // -U: the directory's order on both sides, whatever the collation.
+        cases.push(("lsr", colors, strs(&["-U", "-1", "--color=always"])));
+    }
+    let mut c = Cases::new("ls_colors_suffixes_fold_ascii_only");
+    for l in locales("ls_colors_suffixes_fold_ascii_only") {
+        for (tool, colors, args) in &cases {
+            let run = Run::new(args.clone()).cwd(d).env("LC_ALL", l).env("LS_COLORS", colors);
+            let tool = *tool;
+            c.run(move || {
+                compare(tool, &run, Stderr::Exact);
+            });
+        }
+    }
+    c.finish();
+}
