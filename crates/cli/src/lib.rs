@@ -12,6 +12,7 @@ pub mod msg;
 pub mod num;
 pub mod opts;
 pub mod out;
+pub mod qmark;
 pub mod quote;
 pub mod size;
 pub mod style;

@@ -6,9 +6,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::plan::Plan;
 use crate::tally::Dui;
 
-/// Names are shown with non-printable bytes as `?` (stdout is a terminal,
-/// and lines end in newlines). Beyond GNU du, which writes names raw even
-/// to a terminal, where a name can carry escape sequences.
+/// Names are shown with what the terminal can't print as `?`, by GNU
+/// find's rule in the user's locale (stdout is a terminal, and lines end
+/// in newlines). Beyond GNU du, which writes names raw even to a terminal,
+/// where a name can carry escape sequences.
 static QMARK: AtomicBool = AtomicBool::new(false);
 
 /// Sets whether names are '?'-masked (see [`QMARK`]).
@@ -34,7 +35,7 @@ pub fn push(out: &mut Vec<u8>, plan: &Plan, dui: &Dui, name: &[u8]) {
         out.push(b'\t');
     }
     if QMARK.load(Ordering::Relaxed) && !plan.null {
-        cli::quote::qmark_into(out, name);
+        cli::qmark::qmark_into(out, name);
     } else {
         out.extend_from_slice(name);
     }

@@ -555,7 +555,7 @@ impl Cx<'_, '_> {
                 let b = &mut self.local.bufs[*out];
                 // -print0 is for programs: raw even to a terminal (as GNU's).
                 if *term == b'\n' && self.f.ttys[*out] {
-                    cli::quote::qmark_into(b, path);
+                    cli::qmark::qmark_into(b, path);
                 } else {
                     b.extend_from_slice(path);
                 }

@@ -276,7 +276,7 @@ impl Format {
                     match directive(&mut tmp, *d, info) {
                         Value::Str if tty => {
                             masked.clear();
-                            cli::quote::qmark_into(&mut masked, &tmp);
+                            cli::qmark::qmark_into(&mut masked, &tmp);
                             pad_str(out, &masked, sp)
                         }
                         Value::Str => pad_str(out, &tmp, sp),
