@@ -262,3 +262,147 @@ fn ls_colors_suffixes_fold_ascii_only() {
     }
     c.finish();
 }
+
+/// Runs `cmd` under `sh` on a terminal (script(1)) in `dir`: what the
+/// terminal showed, stdout and stderr together, with `\r\n` line ends.
+fn on_tty(dir: &Path, locale: &str, cmd: &str, backend: Option<&str>) -> Vec<u8> {
+    let mut c = Command::new("script");
+    c.arg("-qec").arg(format!("sh -c '{cmd}'")).arg("/dev/null");
+    c.current_dir(dir).env_clear();
+    c.env("PATH", "/usr/bin:/bin").env("LC_ALL", locale).env("TZ", "UTC");
+    if let Some(b) = backend {
+        c.env("RINGIO_BACKEND", b);
+    }
+    c.stdin(std::process::Stdio::null()).output().unwrap().stdout
+}
+
+/// Names for the terminal tests: printable ones, then bytes that are
+/// printable in no locale (or only in UTF-8 ones).
+fn tty_fixture(tag: &str) -> TempDir {
+    let t = TempDir::new(tag);
+    let d = t.path().join("d");
+    std::fs::create_dir(&d).unwrap();
+    for n in [
+        &b"plain"[..],
+        b"a b",
+        "é".as_bytes(),
+        "日本".as_bytes(),
+        b"\xff",
+        b"nl\nx",
+        b"\x1b[31m",
+        b"tab\t",
+        b"c1\xc2\x80x",
+        b"trunc\xe6\x97",
+        b"a\xe6\x97b",
+        b"zw\xe2\x80\x8bsp",
+        b"e\xcc\x81",
+        b"\xc3\xa9\xff",
+    ] {
+        std::fs::write(raw_name(&d, n), b"").unwrap();
+    }
+    t
+}
+
+/// du on a terminal. GNU du writes names raw there; ldu, by design (see
+/// the README), masks the bytes GNU find masks on a terminal with `?`. So
+/// names printable in the locale must come out as GNU du's (é and 日本 in
+/// UTF-8 locales), and every name as GNU find's `%p` shows it: raw where
+/// printable, `?` per byte that is not (é is `??` in C, as GNU find has
+/// it). Small runs: no progress line (that needs a second on stderr).
+#[test]
+fn du_names_on_a_terminal() {
+    if !have("script") {
+        prerequisite_missing("du_names_on_a_terminal", "script (util-linux) is not installed");
+        return;
+    }
+    let t = tty_fixture("loc-left-du-tty");
+    let dir = t.path();
+    let du = ours("ldu");
+    let du = du.display();
+    let mut c = Cases::new("du_names_on_a_terminal");
+    for l in locales("du_names_on_a_terminal") {
+        let utf8 = l.contains("UTF-8");
+        let printable = if utf8 { "d/plain \"d/a b\" d/é d/日本" } else { "d/plain \"d/a b\"" };
+        let want_raw = on_tty(dir, l, &format!("du -a {printable}"), None);
+        let want_masked = on_tty(dir, l, "find d/* -prune -printf \"0\\t%p\\n\"", None);
+        for b in BACKENDS {
+            let got_raw = on_tty(dir, l, &format!("{du} -a {printable}"), Some(b));
+            let got_masked = on_tty(dir, l, &format!("{du} d/*"), Some(b));
+            let (wr, gr) = (want_raw.clone(), got_raw);
+            c.run(move || {
+                assert!(
+                    gr == wr,
+                    "ldu [{b}] {l} printable names on a tty\n--- gnu du ---\n{:?}\n--- ours ---\n{:?}",
+                    String::from_utf8_lossy(&wr),
+                    String::from_utf8_lossy(&gr)
+                );
+            });
+            let (wm, gm) = (want_masked.clone(), got_masked);
+            c.run(move || {
+                assert!(
+                    gm == wm,
+                    "ldu [{b}] {l} names on a tty as GNU find masks them\n--- gnu find ---\n{:?}\n--- ours ---\n{:?}",
+                    String::from_utf8_lossy(&wm),
+                    String::from_utf8_lossy(&gm)
+                );
+            });
+        }
+    }
+    c.finish();
+}
+
+/// find on a terminal masks what can't be printed as GNU find does, by
+/// character in the locale: é raw in UTF-8 locales and `??` in C, one `?`
+/// for an unprintable character (U+0080) or a sequence cut short, one per
+/// invalid byte; -print and -printf's %p and %f alike.
+#[test]
+fn find_names_on_a_terminal() {
+    if !have("script") {
+        prerequisite_missing("find_names_on_a_terminal", "script (util-linux) is not installed");
+        return;
+    }
+    let t = tty_fixture("loc-left-find-tty");
+    let dir = t.path();
+    let find = ours("lfind");
+    let find = find.display();
+    let mut c = Cases::new("find_names_on_a_terminal");
+    for l in locales("find_names_on_a_terminal") {
+        // Operands, each one -pruned: the order is the shell's on both sides.
+        for args in ["d/* -prune", "d/* -prune -printf \"[%p|%f]\\n\""] {
+            let want = on_tty(dir, l, &format!("find {args}"), None);
+            for b in BACKENDS {
+                let got = on_tty(dir, l, &format!("{find} {args}"), Some(b));
+                let want = want.clone();
+                c.run(move || {
+                    assert!(
+                        got == want,
+                        "lfind [{b}] {l} {args} on a tty\n--- gnu ---\n{:?}\n--- ours ---\n{:?}",
+                        String::from_utf8_lossy(&want),
+                        String::from_utf8_lossy(&got)
+                    );
+                });
+            }
+        }
+    }
+    c.finish();
+}
+
+/// cat names a file as GNU's quotef does: shell-escape quoting only when
+/// needed, and "needed" follows the locale: `''$'\303\251'` in C, a bare é
+/// in UTF-8 ones. du's --exclude-from names its file the same way. (The
+/// UTF-8 cases need `cli::quote`'s locale-aware printability.)
+#[test]
+fn cat_and_du_quotef_names() {
+    let t = TempDir::new("loc-left-quotef");
+    let d = t.path();
+    std::fs::write(d.join("f"), b"x").unwrap();
+    let mut cases = Vec::new();
+    for n in ["é", "日本", "a b", "it's", "nl\nx", "\u{202e}rtl", "\u{200b}"] {
+        cases.push(("lcat", strs(&[n])));
+        cases.push(("lcat", strs(&["f", &format!("/nonexistent/{n}")])));
+        cases.push(("ldu", strs(&[&format!("--exclude-from={n}"), "f"])));
+    }
+    cases.push(("lcat", vec![b"\xff".to_vec()]));
+    cases.push(("lcat", vec![b"\xc3\xa9\xff".to_vec()]));
+    each_locale("cat_and_du_quotef_names", d, &cases, None, &[], compare);
+}
