@@ -8,6 +8,7 @@
 
 mod checklist;
 mod find;
+mod leftovers;
 mod messages;
 mod names;
 mod numbers;

@@ -6,9 +6,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::plan::Plan;
 use crate::tally::Dui;
 
-/// Names are shown with unprintable characters as `?` (stdout is a terminal,
-/// and lines end in newlines). Beyond GNU du, which writes names raw even
-/// to a terminal, where a name can carry escape sequences.
+/// Names are shown with what the terminal can't print as `?`, by GNU
+/// find's rule in the user's locale (stdout is a terminal, and lines end
+/// in newlines). Beyond GNU du, which writes names raw even to a terminal,
+/// where a name can carry escape sequences.
 static QMARK: AtomicBool = AtomicBool::new(false);
 
 /// Sets whether names are '?'-masked (see [`QMARK`]).

@@ -92,7 +92,10 @@ impl ExecSpec {
         let _ = std::io::stderr().write_all(&prompt);
         let mut line = Vec::new();
         let _ = std::io::stdin().lock().read_until(b'\n', &mut line);
-        matches!(line.first(), Some(b'y') | Some(b'Y'))
+        // GNU's yesno: the line without its newline, through rpmatch (the
+        // locale's YESEXPR: de takes `j`, ja `はい`).
+        let reply = line.strip_suffix(b"\n").unwrap_or(&line);
+        ringio::sys::locale::yes_or_no(reply) == Some(true)
     }
 
     /// Adds one argument to the batch; runs the batch first when it is full

@@ -17,6 +17,23 @@ impl RegexType {
     /// `.` does not match a newline.
     pub const EMACS: RegexType = RegexType(re::SYNTAX_EMACS);
 
+    /// The `-regextype` names, in the order GNU's error message lists them.
+    pub const NAMES: [&'static str; 13] = [
+        "findutils-default",
+        "ed",
+        "emacs",
+        "gnu-awk",
+        "grep",
+        "posix-awk",
+        "awk",
+        "posix-basic",
+        "posix-egrep",
+        "egrep",
+        "posix-extended",
+        "posix-minimal-basic",
+        "sed",
+    ];
+
     /// Parses a `-regextype` name (the names find 4.9 accepts).
     pub fn from_name(s: &[u8]) -> Option<RegexType> {
         Some(RegexType(match s {
@@ -111,6 +128,9 @@ mod tests {
         assert!(m("[\\]]", "posix-extended", "\\]"));
         assert!(m("(x*)*y", "posix-extended", "xxy"));
         assert!(RegexType::from_name(b"help").is_none());
+        for n in RegexType::NAMES {
+            assert!(RegexType::from_name(n.as_bytes()).is_some(), "{n}");
+        }
     }
 
     #[test]

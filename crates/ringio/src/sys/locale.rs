@@ -26,6 +26,7 @@ extern "C" {
     fn dcgettext(domain: *const c_char, msgid: *const c_char, category: c_int) -> *mut c_char;
     fn bindtextdomain(domain: *const c_char, dir: *const c_char) -> *mut c_char;
     fn textdomain(domain: *const c_char) -> *mut c_char;
+    fn rpmatch(response: *const c_char) -> c_int;
 }
 
 /// glibc's `mbstate_t`: 8 bytes (a count and a value), all-zero initially.
@@ -296,6 +297,61 @@ pub fn strftime_into(out: &mut Vec<u8>, fmt: &CStr, tm: &Tm) {
     }
 }
 
+/// What C's `strtod` made of a string, under LC_NUMERIC (the decimal point
+/// is the locale's: de_DE reads `1,5` and stops at the `.` of `1.5`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Strtod {
+    pub value: f64,
+    /// Bytes read: 0 when no number starts the string (after blanks).
+    pub consumed: usize,
+    /// errno was ERANGE: overflow (value ±HUGE_VAL) or underflow (value
+    /// zero or subnormal).
+    pub range: bool,
+}
+
+/// glibc's `strtod` over `s` up to its first NUL, with every form C reads:
+/// leading white space, signs, hex floats, `inf`/`infinity`/`nan(…)` in any
+/// case, and LC_NUMERIC's decimal point.
+pub fn strtod(s: &[u8]) -> Strtod {
+    let text = up_to_nul(s);
+    let mut end: *mut c_char = std::ptr::null_mut();
+    // SAFETY: text is NUL-terminated and outlives the call; strtod stores
+    // into `end` a pointer into text (or text itself) and touches nothing
+    // else of ours. errno is thread-local, so clearing it first and reading
+    // it right after cannot see another thread's value.
+    let (value, errno) = unsafe {
+        *libc::__errno_location() = 0;
+        let v = libc::strtod(text.as_ptr(), &mut end);
+        (v, *libc::__errno_location())
+    };
+    // SAFETY: strtod's end pointer lies within text (its start when nothing
+    // was read), so both pointers belong to one allocation.
+    let consumed = unsafe { end.cast_const().offset_from(text.as_ptr()) };
+    Strtod { value, consumed: usize::try_from(consumed).unwrap_or(0), range: errno == libc::ERANGE }
+}
+
+/// glibc's `rpmatch`: whether a reply is yes (`Some(true)`), no
+/// (`Some(false)`) or neither (`None`) by LC_MESSAGES' YESEXPR and NOEXPR
+/// (de_DE takes `j`, ja_JP `はい` and `ｙ`). The reply ends at its first NUL,
+/// as it would in C.
+pub fn yes_or_no(reply: &[u8]) -> Option<bool> {
+    let text = up_to_nul(reply);
+    // SAFETY: text is NUL-terminated and outlives the call; rpmatch only
+    // reads it (and the locale's langinfo strings).
+    match unsafe { rpmatch(text.as_ptr()) } {
+        1 => Some(true),
+        0 => Some(false),
+        _ => None,
+    }
+}
+
+/// The C string `s` would be: its bytes up to the first NUL.
+fn up_to_nul(s: &[u8]) -> std::ffi::CString {
+    let n = s.iter().position(|&b| b == 0).unwrap_or(s.len());
+    // No NUL in s[..n] by construction, so `new` cannot fail.
+    std::ffi::CString::new(&s[..n]).unwrap_or_default()
+}
+
 /// Binds `domain`'s catalogs to `dir` and makes it the default domain.
 pub fn text_domain(domain: &CStr, dir: &CStr) {
     // SAFETY: both are NUL-terminated static strings; glibc copies them.
@@ -368,5 +424,32 @@ mod tests {
         let mut out = Vec::new();
         printf_double(&mut out, d, b'n', 1.0);
         assert!(out.is_empty());
+    }
+
+    #[test]
+    fn strtod_is_c_strtod() {
+        let r = |s: &[u8]| {
+            let t = strtod(s);
+            (t.value, t.consumed, t.range)
+        };
+        assert_eq!(r(b" 1.5x"), (1.5, 4, false));
+        assert_eq!(r(b"1,5"), (1.0, 1, false));
+        assert_eq!(r(b"0x1.8p1"), (3.0, 7, false));
+        assert_eq!(r(b"-INFINITY"), (f64::NEG_INFINITY, 9, false));
+        assert_eq!(r(b"x"), (0.0, 0, false));
+        assert_eq!(r(b"1e400"), (f64::INFINITY, 5, true));
+        assert_eq!(r(b"1e-400"), (0.0, 6, true));
+        assert_eq!(r(b"2\x005"), (2.0, 1, false));
+        assert!(strtod(b"nan").value.is_nan());
+    }
+
+    #[test]
+    fn yes_or_no_is_rpmatch() {
+        // The C locale: ^[yY] and ^[nN].
+        assert_eq!(yes_or_no(b"yes\n"), Some(true));
+        assert_eq!(yes_or_no(b"N"), Some(false));
+        assert_eq!(yes_or_no(b" y"), None);
+        assert_eq!(yes_or_no(b"j"), None);
+        assert_eq!(yes_or_no(b"\x00y"), None);
     }
 }
