@@ -127,22 +127,28 @@ fn apply_permutation<T>(v: &mut [T], idx: &mut [u32]) {
 }
 
 /// Length of the part of `s` before its file suffix, the longest trailing
-/// run of `.` + letter/`~` + letters/digits/`~` groups (never the first byte).
+/// run of `.` + letter/`~` + letters/digits/`~` groups. The scan may start
+/// at the first byte, so a hidden name that is all suffix (`.c`, `.b~`)
+/// has an empty prefix and sorts before one that isn't (`.b,`), as GNU's
+/// `ls -v` and `sort -V` order them (a non-hidden name can't start with
+/// a suffix: its first byte is not a `.`).
 fn prefix_len(s: &[u8]) -> usize {
     let n = s.len();
     let mut prefix = 0;
     let mut i = 0;
-    while i < n {
-        i += 1;
-        prefix = i;
+    loop {
         while i + 1 < n && s[i] == b'.' && (s[i + 1].is_ascii_alphabetic() || s[i + 1] == b'~') {
             i += 2;
             while i < n && (s[i].is_ascii_alphanumeric() || s[i] == b'~') {
                 i += 1;
             }
         }
+        if i >= n {
+            return prefix;
+        }
+        i += 1;
+        prefix = i;
     }
-    prefix
 }
 
 fn order(s: &[u8], pos: usize) -> i32 {
