@@ -337,7 +337,7 @@ fn many_random_names_sort_as_gnu_in_every_locale() {
     let mut failed = Vec::new();
     for l in locales("many_random_names_sort_as_gnu_in_every_locale") {
         let mut c = Cases::new(l);
-        for args in [&["-A"][..], &["-Ar"], &["-AX"], &["-At"]] {
+        for args in [&["-A"][..], &["-Ar"], &["-AX"], &["-At"], &["-Atr"], &["-AS"]] {
             ls(&mut c, t.path(), &[("LC_ALL", l)], args);
         }
         report(c, &mut failed);

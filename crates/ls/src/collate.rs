@@ -23,10 +23,14 @@
 //!    A pair out of order (keys and `strcoll` disagree) sends the whole
 //!    listing through the GNU-shaped merge sort with `strcoll` instead.
 //!
+//! `-t`/`-c`/`-u`/`--time=birth`, `-S` and `--sort=width` go the same way
+//! with their key (an integer) in front of the name's: only entries that
+//! tie on it meet `strcoll`.
+//!
 //! `strcoll` is glibc's comparison of each string's weight sequences, level
-//! by level: a total preorder, which the reasoning above relies on. The
-//! other keys (`-t`, `-S`, `-X`, `--sort=width`) compare with `strcoll` on
-//! ties in the GNU-shaped merge sort itself, its two halves on two cores.
+//! by level: a total preorder, which the reasoning above relies on. `-X`
+//! (`strcoll` on extensions, then on names) compares in the GNU-shaped
+//! merge sort itself, its two halves on two cores.
 
 use std::cmp::Ordering;
 use std::ffi::CStr;
@@ -57,23 +61,31 @@ pub fn order(
 ) -> Vec<u32> {
     let group: Vec<bool> =
         if dirs_first { v.iter().map(|e| !dir_like(e)).collect() } else { Vec::new() };
-    if key == Sort::Name {
-        if let Some(o) = name_order(v, reverse, &group) {
-            return o;
-        }
-    }
     let widths: Vec<usize> =
         if key == Sort::Width { v.iter().map(width).collect() } else { Vec::new() };
+    // The primary keys as integers that ascend in GNU's (unreversed) order:
+    // newest and largest first, narrowest first.
+    let size = |i: usize| v[i].meta.map_or(0, |m| m.size);
+    let keyed = match key {
+        Sort::Name => keyed_order(v, reverse, &group, |_| ()),
+        Sort::Time => keyed_order(v, reverse, &group, |i| {
+            let (s, ns) = time_of(&v[i], time);
+            (!((s as u64) ^ (1 << 63)), !ns)
+        }),
+        Sort::Size => keyed_order(v, reverse, &group, |i| (!size(i), 0)),
+        Sort::Width => keyed_order(v, reverse, &group, |i| (widths[i] as u64, 0)),
+        Sort::Extension | Sort::None | Sort::Version => None,
+    };
+    if let Some(o) = keyed {
+        return o;
+    }
     let name = |a: usize, b: usize| strcoll(v[a].name.c_str(), v[b].name.c_str());
     // GNU's comparators, argument order as GNU's `cmp_*` (the reversed
     // variants call them with the arguments swapped).
     let base = |a: usize, b: usize| -> Ordering {
         match key {
             Sort::Time => time_of(&v[b], time).cmp(&time_of(&v[a], time)),
-            Sort::Size => {
-                let s = |i: usize| v[i].meta.map_or(0, |m| m.size);
-                s(b).cmp(&s(a))
-            }
+            Sort::Size => size(b).cmp(&size(a)),
             Sort::Extension => strcoll(ext(&v[a]), ext(&v[b])),
             Sort::Width => widths[a].cmp(&widths[b]),
             Sort::Name | Sort::None | Sort::Version => Ordering::Equal,
@@ -98,28 +110,37 @@ fn ext(e: &Entry) -> &CStr {
     c.to_bytes_with_nul().get(i..).and_then(|s| CStr::from_bytes_with_nul(s).ok()).unwrap_or(c"")
 }
 
-/// One name in the pre-sort: its group (directories first), the first 16
-/// bytes of its `strxfrm` key's first level, and its position. 24 bytes, so a million
-/// names cost what the C locale's prefix sort costs.
+/// One entry in the pre-sort: its group (directories first), its primary
+/// key (time, size, width; nothing for name order), the first 16 bytes of
+/// its name's `strxfrm` key's first level, and its position. 24 bytes in
+/// name order, so a million names cost what the C locale's prefix sort
+/// costs.
 #[derive(Clone, Copy)]
-struct Rec {
+struct Rec<P> {
+    pri: P,
     hi: u64,
     lo: u64,
     i: u32,
     group: u32,
 }
 
-impl Rec {
-    fn same_prefix(&self, o: &Rec) -> bool {
-        self.group == o.group && self.hi == o.hi && self.lo == o.lo
+impl<P: Eq> Rec<P> {
+    fn same_prefix(&self, o: &Rec<P>) -> bool {
+        self.group == o.group && self.pri == o.pri && self.hi == o.hi && self.lo == o.lo
     }
 }
 
-/// Name order by key pre-sort and `strcoll` check (see the module doc);
-/// `None` when `strcoll` disagrees with the keys somewhere.
-fn name_order(v: &[Entry], reverse: bool, group: &[bool]) -> Option<Vec<u32>> {
+/// The order by key pre-sort and `strcoll` check (see the module doc), for
+/// keys whose comparison is `pri` then the name; `None` when `strcoll`
+/// disagrees with the keys somewhere.
+fn keyed_order<P: Copy + Ord + Default + Send + Sync>(
+    v: &[Entry],
+    reverse: bool,
+    group: &[bool],
+    pri: impl Fn(usize) -> P + Sync,
+) -> Option<Vec<u32>> {
     let n = v.len();
-    let fill = |out: &mut [Rec], start: usize| {
+    let fill = |out: &mut [Rec<P>], start: usize| {
         let mut buf = Vec::new();
         for (k, r) in out.iter_mut().enumerate() {
             let i = start + k;
@@ -132,6 +153,7 @@ fn name_order(v: &[Entry], reverse: bool, group: &[bool]) -> Option<Vec<u32>> {
             b[..m].copy_from_slice(&buf[..m]);
             let p = u128::from_be_bytes(b);
             *r = Rec {
+                pri: pri(i),
                 hi: (p >> 64) as u64,
                 lo: p as u64,
                 i: i as u32,
@@ -139,7 +161,7 @@ fn name_order(v: &[Entry], reverse: bool, group: &[bool]) -> Option<Vec<u32>> {
             };
         }
     };
-    let mut recs = vec![Rec { hi: 0, lo: 0, i: 0, group: 0 }; n];
+    let mut recs = vec![Rec { pri: P::default(), hi: 0, lo: 0, i: 0, group: 0 }; n];
     if two_cores(n) {
         let (a, b) = recs.split_at_mut(n / 2);
         std::thread::scope(|s| {
@@ -151,7 +173,7 @@ fn name_order(v: &[Entry], reverse: bool, group: &[bool]) -> Option<Vec<u32>> {
     }
     // Keys of equal prefix stay in directory order (the index decides).
     recs.sort_unstable_by(|x, y| {
-        let k = (x.hi, x.lo).cmp(&(y.hi, y.lo));
+        let k = (x.pri, x.hi, x.lo).cmp(&(y.pri, y.hi, y.lo));
         x.group.cmp(&y.group).then(if reverse { k.reverse() } else { k }).then(x.i.cmp(&y.i))
     });
     let coll = |a: u32, b: u32| {
@@ -164,7 +186,7 @@ fn name_order(v: &[Entry], reverse: bool, group: &[bool]) -> Option<Vec<u32>> {
     };
     // Settles recs[..]: sorts runs of equal prefix with strcoll and checks
     // neighbours across runs. False when a pair is out of strcoll order.
-    let settle = |part: &mut [Rec]| -> bool {
+    let settle = |part: &mut [Rec<P>]| -> bool {
         let mut tmp = Vec::new();
         let mut run: Vec<u32> = Vec::new();
         let mut start = 0;
@@ -209,8 +231,9 @@ fn name_order(v: &[Entry], reverse: bool, group: &[bool]) -> Option<Vec<u32>> {
 }
 
 /// `x` may precede `y` in the stable strcoll order.
-fn in_order(x: &Rec, y: &Rec, coll: &impl Fn(u32, u32) -> Ordering) -> bool {
-    if x.group != y.group {
+fn in_order<P: Eq>(x: &Rec<P>, y: &Rec<P>, coll: &impl Fn(u32, u32) -> Ordering) -> bool {
+    // Groups and primary keys are integers, put in order by the pre-sort.
+    if x.group != y.group || x.pri != y.pri {
         return true;
     }
     match coll(x.i, y.i) {
