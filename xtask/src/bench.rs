@@ -40,6 +40,9 @@ pub struct Workload {
     pub group: String,
     pub title: String,
     pub stdout: Stdout,
+    /// `LC_ALL` for every command of the workload ("C" unless the header
+    /// names another locale).
+    pub locale: String,
     /// (label, command template)
     pub cmds: Vec<(String, String)>,
 }
@@ -54,10 +57,20 @@ pub fn parse(text: &str) -> Result<Vec<Workload>, String> {
         }
         let bad = |why: &str| format!("benches/workloads.txt:{}: {why}: {raw}", n + 1);
         if let Some(h) = line.strip_prefix('=') {
-            // The title may itself contain `|`.
+            // An optional last field sets the locale; the title may itself
+            // contain `|`, so fields are taken from both ends.
+            let (h, locale) = match h.rsplit_once('|') {
+                Some((rest, l)) if l.trim().starts_with("LC_ALL=") => {
+                    (rest, l.trim()["LC_ALL=".len()..].to_string())
+                }
+                _ => (h, "C".to_string()),
+            };
+            if locale.is_empty() || locale.contains(char::is_whitespace) {
+                return Err(bad("the locale field is `LC_ALL=NAME`"));
+            }
             let split = h.split_once('|').and_then(|(g, r)| Some((g, r.rsplit_once('|')?)));
             let Some((group, (title, stdout))) = split else {
-                return Err(bad("a header is `= GROUP | TITLE | devnull|pipe`"));
+                return Err(bad("a header is `= GROUP | TITLE | devnull|pipe [| LC_ALL=NAME]`"));
             };
             let (group, title, stdout) = (group.trim(), title.trim(), stdout.trim());
             let stdout = match stdout {
@@ -72,6 +85,7 @@ pub fn parse(text: &str) -> Result<Vec<Workload>, String> {
                 group: group.into(),
                 title: title.into(),
                 stdout,
+                locale,
                 cmds: Vec::new(),
             });
         } else {
@@ -205,6 +219,8 @@ struct Row {
     argv: Vec<OsString>,
     /// `RINGIO_BACKEND` for our rows; None = unset.
     backend: Option<&'static str>,
+    /// `LC_ALL` (the workload's locale).
+    locale: String,
     ours: bool,
     gnu: bool,
     /// A reference point rather than a peer (`floor …` rows): shown with
@@ -216,7 +232,7 @@ impl Row {
     fn command(&self) -> Command {
         let mut c = Command::new(&self.argv[0]);
         c.args(&self.argv[1..]);
-        c.env("LC_ALL", "C");
+        c.env("LC_ALL", &self.locale);
         match self.backend {
             Some(b) => c.env("RINGIO_BACKEND", b),
             None => c.env_remove("RINGIO_BACKEND"),
@@ -276,6 +292,7 @@ fn resolve(
             shown: shown.clone(),
             argv: argv.clone(),
             backend: None,
+            locale: w.locale.clone(),
             ours,
             gnu,
             reference,
@@ -287,6 +304,7 @@ fn resolve(
                     shown: shown.clone(),
                     argv: argv.clone(),
                     backend: Some(b),
+                    locale: w.locale.clone(),
                     ours,
                     gnu,
                     reference,
@@ -366,7 +384,7 @@ fn run_once(
 fn count_syscalls(row: &Row, cwd: &Path, mode: Stdout, tmp: &Path) -> Option<u64> {
     let mut cmd = Command::new("strace");
     cmd.args(crate::strace::TRACE_ARGS).arg("-o").arg(tmp).arg("--").args(&row.argv);
-    cmd.env("LC_ALL", "C");
+    cmd.env("LC_ALL", &row.locale);
     match row.backend {
         Some(b) => cmd.env("RINGIO_BACKEND", b),
         None => cmd.env_remove("RINGIO_BACKEND"),
@@ -637,7 +655,7 @@ fn render(
         "- method: per workload, 1 warm-up run, then {} rounds running every command once in turn; \
          wall = spawn + wait (+ draining stdout for `pipe`) with `Instant`, nothing subtracted; \
          cpu = user + sys of the child from `wait4` (median); syscalls = one `strace -f` run, counted from its trace{}; \
-         `LC_ALL=C`; commands run in the fixtures directory\n- ×GNU and ×best = median / median of the GNU row, \
+         `LC_ALL=C` unless the workload names a locale; commands run in the fixtures directory\n- ×GNU and ×best = median / median of the GNU row, \
          and of the fastest row that is not ours; `[backend]` rows force `RINGIO_BACKEND`\n\
          - stdout = bytes the warm-up run printed; on our rows `=` means byte-identical to GNU, \
          `~` same size in another order, `⚠` different\n",
@@ -660,12 +678,13 @@ fn render(
             String::new()
         };
         let title = format!(
-            "{} ({}){busy}",
+            "{} ({}){}{busy}",
             w.title.replace('|', "\\|"),
             match w.stdout {
                 Stdout::DevNull => "> /dev/null",
                 Stdout::Pipe => "→ pipe",
-            }
+            },
+            if w.locale == "C" { String::new() } else { format!(" `LC_ALL={}`", w.locale) }
         );
         for (i, r) in rows.iter().enumerate() {
             let wl = if i == 0 { title.as_str() } else { "" };
@@ -734,6 +753,18 @@ mod tests {
                 expand(c, Path::new("/x"), needs_shell(c)).unwrap();
             }
         }
+    }
+
+    #[test]
+    fn a_workload_may_name_its_locale() {
+        let ws = parse(
+            "= ls | a | b | devnull | LC_ALL=en_US.UTF-8\nx | {OURS:lsr}\n= ls | t | pipe\nx | ls\n",
+        )
+        .unwrap();
+        assert_eq!((ws[0].title.as_str(), ws[0].locale.as_str()), ("a | b", "en_US.UTF-8"));
+        assert_eq!((ws[1].title.as_str(), ws[1].locale.as_str()), ("t", "C"));
+        assert_eq!(ws[1].stdout, Stdout::Pipe);
+        assert!(parse("= ls | t | pipe | LC_ALL=\n").is_err());
     }
 
     #[test]

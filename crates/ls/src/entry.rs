@@ -1,6 +1,8 @@
 //! What the gather phase learns about one file, and what the print phase
 //! reads: plain data, no I/O.
 
+use std::ffi::CStr;
+
 use ringio::{dtype, Errno, Statx};
 
 /// A timestamp: seconds and nanoseconds since the epoch.
@@ -131,6 +133,11 @@ impl FileType {
 /// A file name, kept inline when short (most are): a listing of a million
 /// names then costs no allocation per name, and 24 bytes each instead of a
 /// pointer and length plus a 32-byte heap block.
+///
+/// Both forms keep a NUL after the name (inline: at most 21 bytes of name
+/// in the 22; heap: one extra byte), so sorting in a real locale hands
+/// names to `strcoll` as they are, without a copy per name or per
+/// comparison (names never contain NUL: they come from getdents or argv).
 #[derive(Clone)]
 pub enum Name {
     Inline(u8, [u8; Name::INLINE]),
@@ -139,6 +146,15 @@ pub enum Name {
 
 impl Name {
     const INLINE: usize = 22;
+
+    /// The name as a C string (the bytes up to the NUL kept after them).
+    pub fn c_str(&self) -> &CStr {
+        let with_nul = match self {
+            Name::Inline(n, a) => &a[..=*n as usize],
+            Name::Heap(b) => b,
+        };
+        CStr::from_bytes_until_nul(with_nul).unwrap_or(c"")
+    }
 }
 
 impl Default for Name {
@@ -152,19 +168,22 @@ impl std::ops::Deref for Name {
     fn deref(&self) -> &[u8] {
         match self {
             Name::Inline(n, a) => &a[..*n as usize],
-            Name::Heap(b) => b,
+            Name::Heap(b) => &b[..b.len() - 1],
         }
     }
 }
 
 impl From<&[u8]> for Name {
     fn from(b: &[u8]) -> Name {
-        if b.len() <= Name::INLINE {
+        if b.len() < Name::INLINE {
             let mut a = [0; Name::INLINE];
             a[..b.len()].copy_from_slice(b);
             Name::Inline(b.len() as u8, a)
         } else {
-            Name::Heap(b.into())
+            let mut h = Vec::with_capacity(b.len() + 1);
+            h.extend_from_slice(b);
+            h.push(0);
+            Name::Heap(h.into_boxed_slice())
         }
     }
 }
@@ -260,5 +279,20 @@ impl Entry {
     /// The inode number: from stat when known, else d_ino.
     pub fn inode(&self) -> u64 {
         self.meta.map_or(self.ino, |m| m.ino)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_carry_their_nul() {
+        for len in [0, 1, 20, 21, 22, 23, 300] {
+            let bytes: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            let n = Name::from(&bytes[..]);
+            assert_eq!(&n[..], &bytes[..]);
+            assert_eq!(n.c_str().to_bytes(), &bytes[..]);
+        }
     }
 }

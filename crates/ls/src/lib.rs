@@ -7,6 +7,7 @@
 //! operands: files first, then each directory, `-R` depth-first.
 
 pub mod args;
+mod collate;
 pub mod colors;
 pub mod columns;
 pub mod entry;

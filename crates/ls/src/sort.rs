@@ -1,6 +1,7 @@
-//! Orderings of entries: GNU's comparators in the C locale (byte order),
-//! with ties broken by name, `-r` reversing the whole comparison, and
-//! `--group-directories-first` in front.
+//! Orderings of entries: GNU's comparators, with ties broken by name, `-r`
+//! reversing the whole comparison, and `--group-directories-first` in front.
+//! Here in byte order (C, POSIX, C.UTF-8, and `-v` everywhere); in other
+//! locales names compare with `strcoll` (collate.rs).
 
 use std::cmp::Ordering;
 
@@ -8,7 +9,7 @@ use crate::args::{Sort, TimeKind};
 use crate::entry::{Entry, FileType, Time};
 
 /// The timestamp `kind` of an entry (epoch when unknown).
-pub fn time_of(e: &Entry, kind: TimeKind) -> Time {
+pub(crate) fn time_of(e: &Entry, kind: TimeKind) -> Time {
     let Some(m) = &e.meta else { return (0, 0) };
     match kind {
         TimeKind::Mtime => m.mtime(),
@@ -19,14 +20,16 @@ pub fn time_of(e: &Entry, kind: TimeKind) -> Time {
 }
 
 fn extension(name: &[u8]) -> &[u8] {
-    match memchr::memrchr(b'.', name) {
-        Some(i) => &name[i..],
-        None => b"",
-    }
+    &name[extension_at(name)..]
+}
+
+/// Where `-X`'s extension starts: at the last `.`, or at the end.
+pub(crate) fn extension_at(name: &[u8]) -> usize {
+    memchr::memrchr(b'.', name).unwrap_or(name.len())
 }
 
 /// Directories (and links to them) first, for --group-directories-first.
-fn dir_like(e: &Entry) -> bool {
+pub(crate) fn dir_like(e: &Entry) -> bool {
     match e.file_type() {
         FileType::Dir => true,
         FileType::Link => e.target_mode.is_some_and(|m| m & libc::S_IFMT == libc::S_IFDIR),
@@ -48,6 +51,11 @@ pub fn sort_entries(
         if dirs_first {
             v.sort_by_key(|e| !dir_like(e));
         }
+        return;
+    }
+    if key != Sort::Version && !cli::locale::info().collate_bytes {
+        let mut idx = crate::collate::order(v, key, time, reverse, dirs_first, width);
+        apply_permutation(v, &mut idx);
         return;
     }
     let cmp = |a: &Entry, b: &Entry| -> Ordering {
@@ -127,22 +135,28 @@ fn apply_permutation<T>(v: &mut [T], idx: &mut [u32]) {
 }
 
 /// Length of the part of `s` before its file suffix, the longest trailing
-/// run of `.` + letter/`~` + letters/digits/`~` groups (never the first byte).
+/// run of `.` + letter/`~` + letters/digits/`~` groups. The scan may start
+/// at the first byte, so a hidden name that is all suffix (`.c`, `.b~`)
+/// has an empty prefix and sorts before one that isn't (`.b,`), as GNU's
+/// `ls -v` and `sort -V` order them (a non-hidden name can't start with
+/// a suffix: its first byte is not a `.`).
 fn prefix_len(s: &[u8]) -> usize {
     let n = s.len();
     let mut prefix = 0;
     let mut i = 0;
-    while i < n {
-        i += 1;
-        prefix = i;
+    loop {
         while i + 1 < n && s[i] == b'.' && (s[i + 1].is_ascii_alphabetic() || s[i + 1] == b'~') {
             i += 2;
             while i < n && (s[i].is_ascii_alphanumeric() || s[i] == b'~') {
                 i += 1;
             }
         }
+        if i >= n {
+            return prefix;
+        }
+        i += 1;
+        prefix = i;
     }
-    prefix
 }
 
 fn order(s: &[u8], pos: usize) -> i32 {

@@ -98,6 +98,24 @@ pub fn strxfrm_into(out: &mut Vec<u8>, s: &CStr) {
     }
 }
 
+/// `strxfrm(s)` into `buf`, whose whole length (not capacity) is the room
+/// offered; `buf` grows when the key doesn't fit and keeps its size for the
+/// next call, so a loop over many names neither zero-fills nor allocates
+/// per name. Returns the key's length: the key is `buf[..len]`.
+pub fn strxfrm_buf(buf: &mut Vec<u8>, s: &CStr) -> usize {
+    if buf.len() < 64 {
+        buf.resize(256, 0);
+    }
+    loop {
+        // SAFETY: buf has buf.len() writable bytes; s is NUL-terminated.
+        let n = unsafe { libc::strxfrm(buf.as_mut_ptr().cast(), s.as_ptr(), buf.len()) };
+        if n < buf.len() {
+            return n;
+        }
+        buf.resize(n + 1, 0);
+    }
+}
+
 /// One step of multibyte decoding.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Decoded {
