@@ -107,7 +107,7 @@ pub fn q(b: &[u8]) -> String {
     lossy(&cli::quote::quote(b, cli::quote::Style::Locale))
 }
 
-struct P {
+struct Parser {
     args: Vec<Vec<u8>>,
     i: usize,
     plan: Plan,
@@ -120,7 +120,7 @@ struct P {
 pub fn parse(args: Vec<OsString>) -> Result<(Plan, Vec<String>), ParseError> {
     let args: Vec<Vec<u8>> = args.into_iter().map(|a| a.into_vec()).collect();
     let now = ringio::sys::time::now();
-    let mut p = P {
+    let mut p = Parser {
         args,
         i: 0,
         plan: Plan {
@@ -200,7 +200,7 @@ fn looks_like_expr(a: &[u8]) -> bool {
     (a.len() > 1 && a[0] == b'-') || a == b"!" || a == b"("
 }
 
-impl P {
+impl Parser {
     /// -H -L -P -D -O (and -j -s) before the starting points, looked up
     /// in the table like every primary.
     fn leading_options(&mut self) -> Result<(), ParseError> {
@@ -435,332 +435,245 @@ impl P {
         }
     }
 
+    /// A primary whose name has just been consumed → its node: the name is
+    /// looked up in [`primaries`]' table, and [`parser`] gives the function
+    /// that reads the primary's arguments.
     fn primary(&mut self, name: &[u8]) -> Result<Expr, ParseError> {
-        let n = name;
         // Leading options and operators are not primaries here.
-        let found =
-            primaries::lookup(n).filter(|p| !matches!(p.kind, Kind::Leading | Kind::Operator));
-        let Some(found) = found else {
-            if !n.starts_with(b"-") {
-                return err(t(c"paths must precede expression: `%s'", &[n]));
+        let parse = primaries::lookup(name)
+            .filter(|p| !matches!(p.kind, Kind::Leading | Kind::Operator))
+            .and_then(|p| parser(p.id));
+        let Some(parse) = parse else {
+            if !name.starts_with(b"-") {
+                return err(t(c"paths must precede expression: `%s'", &[name]));
             }
-            return err(t(c"unknown predicate `%s'", &[n]));
+            return err(t(c"unknown predicate `%s'", &[name]));
         };
-        let prim = match found.id {
-            Id::True => Prim::True,
-            Id::False => Prim::False,
-            // Options: always true where they stand.
-            Id::Depth => {
-                self.plan.depth_first = true;
-                Prim::True
+        Ok(Expr::P(parse(self, name)?))
+    }
+
+    /// An option that takes effect where it stands: always true there.
+    fn option(&mut self, set: impl FnOnce(&mut Self)) -> Result<Prim, ParseError> {
+        set(self);
+        Ok(Prim::True)
+    }
+
+    /// -maxdepth and -mindepth's argument.
+    fn depth(&mut self, n: &[u8]) -> Result<usize, ParseError> {
+        let v = self.arg(n)?;
+        match parse_usize(&v) {
+            Some(d) => Ok(d),
+            None => err(t(
+                c"Expected a positive decimal integer argument to %s, but got %s",
+                &[n, q(&v).as_bytes()],
+            )),
+        }
+    }
+
+    fn regextype(&mut self, n: &[u8]) -> Result<Prim, ParseError> {
+        let v = self.arg(n)?;
+        match RegexType::from_name(&v) {
+            Some(s) => self.syntax = s,
+            None => {
+                // Each name quoted as the value is (‘…’ in UTF-8).
+                let list: Vec<String> = RegexType::NAMES.iter().map(|n| q(n.as_bytes())).collect();
+                return err(t(
+                    c"Unknown regular expression type %s; valid types are %s.",
+                    &[q(&v).as_bytes(), list.join(", ").as_bytes()],
+                ));
             }
-            Id::Xdev => {
-                self.plan.xdev = true;
-                Prim::True
-            }
-            Id::Follow => {
-                self.plan.follow = Follow::Always;
-                Prim::True
-            }
-            Id::Noleaf | Id::Warn | Id::Posix => Prim::True,
-            Id::IgnoreRace => {
-                self.plan.ignore_race = true;
-                Prim::True
-            }
-            Id::NoIgnoreRace => {
-                self.plan.ignore_race = false;
-                Prim::True
-            }
-            Id::Daystart => {
-                self.daystart = true;
-                Prim::True
-            }
-            Id::Maxdepth | Id::Mindepth => {
-                let v = self.arg(n)?;
-                let Some(d) = parse_usize(&v) else {
+        }
+        Ok(Prim::True)
+    }
+
+    /// The shell pattern of -name, -path, -lname and their -i forms.
+    fn glob(&mut self, n: &[u8], casefold: bool) -> Result<Glob, ParseError> {
+        let v = self.arg(n)?;
+        Ok(Glob::new(&v, folding(casefold)))
+    }
+
+    fn context(&mut self, n: &[u8]) -> Result<Prim, ParseError> {
+        let v = self.arg(n)?;
+        // GNU refuses the test where SELinux is off (no selinuxfs).
+        if !std::path::Path::new("/sys/fs/selinux/enforce").exists() {
+            return err(t(c"invalid predicate -context: SELinux is not enabled.", &[]));
+        }
+        Ok(Prim::Context(Glob::new(&v, folding(false))))
+    }
+
+    fn regex(&mut self, n: &[u8], casefold: bool) -> Result<Prim, ParseError> {
+        let v = self.arg(n)?;
+        match Regex::new(&v, self.syntax, casefold) {
+            Ok(r) => Ok(Prim::Regex(r)),
+            // The reason is glibc's own text, translated in its catalog.
+            Err(e) => err(t(c"failed to compile regular expression '%s': %s", &[&v, &e.0])),
+        }
+    }
+
+    /// -type and -xtype's letters, as a [`tmask`] mask.
+    fn types(&mut self, n: &[u8]) -> Result<u16, ParseError> {
+        let v = self.arg(n)?;
+        parse_types(n, &v)
+    }
+
+    /// -newer, -anewer, -cnewer: `kind` of the file after FILE's mtime.
+    fn newer(&mut self, n: &[u8], kind: TimeKind) -> Result<Prim, ParseError> {
+        let v = self.arg(n)?;
+        let st = self.ref_stat(&v)?;
+        Ok(Prim::Newer { kind, t: (st.stx_mtime.tv_sec, st.stx_mtime.tv_nsec as i64) })
+    }
+
+    /// -newerXY: the letters are checked before the argument is taken.
+    fn newer_xy(&mut self, n: &[u8]) -> Result<Prim, ParseError> {
+        let (xc, yc) = (n[6], n[7]);
+        let kind = |c: u8| match c {
+            b'a' => Some(TimeKind::Access),
+            b'B' => Some(TimeKind::Birth),
+            b'c' => Some(TimeKind::Change),
+            b'm' => Some(TimeKind::Modify),
+            _ => None,
+        };
+        let Some(k) = kind(xc) else {
+            return err(t(c"invalid predicate `%s'", &[n]));
+        };
+        if yc != b't' && kind(yc).is_none() {
+            return err(t(c"invalid predicate `%s'", &[n]));
+        }
+        let v = self.arg(n)?;
+        let t = if yc == b't' {
+            match crate::datetime::parse(&v, self.plan.now) {
+                Some(t) => t,
+                None => {
                     return err(t(
-                        c"Expected a positive decimal integer argument to %s, but got %s",
-                        &[n, q(&v).as_bytes()],
-                    ));
-                };
-                if n == b"-maxdepth" {
-                    self.plan.maxdepth = d;
-                } else {
-                    self.plan.mindepth = d;
-                }
-                Prim::True
-            }
-            Id::Files0From => {
-                // The last one counts, as in GNU.
-                self.plan.files0 = Some(self.arg(n)?);
-                Prim::True
-            }
-            Id::Regextype => {
-                let v = self.arg(n)?;
-                match RegexType::from_name(&v) {
-                    Some(s) => self.syntax = s,
-                    None => {
-                        // Each name quoted as the value is (‘…’ in UTF-8).
-                        let list: Vec<String> =
-                            RegexType::NAMES.iter().map(|n| q(n.as_bytes())).collect();
-                        return err(t(
-                            c"Unknown regular expression type %s; valid types are %s.",
-                            &[q(&v).as_bytes(), list.join(", ").as_bytes()],
-                        ));
-                    }
-                }
-                Prim::True
-            }
-            Id::Help => {
-                let styled = cli::style::on(1);
-                return Err(ParseError::Print(primaries::help(cli::progname(), styled)));
-            }
-            Id::Version => {
-                return Err(ParseError::Print(cli::opts::version(
-                    "lfind",
-                    "find",
-                    ringio::default_backend(),
-                )))
-            }
-            Id::Name | Id::Iname => {
-                let v = self.arg(n)?;
-                Prim::Name(Glob::new(&v, folding(n == b"-iname")))
-            }
-            Id::Path | Id::Ipath => {
-                let v = self.arg(n)?;
-                Prim::Path(Glob::new(&v, folding(n.starts_with(b"-i"))))
-            }
-            Id::Lname | Id::Ilname => {
-                let v = self.arg(n)?;
-                Prim::Lname(Glob::new(&v, folding(n == b"-ilname")))
-            }
-            Id::Context => {
-                let v = self.arg(n)?;
-                // GNU refuses the test where SELinux is off (no selinuxfs).
-                if !std::path::Path::new("/sys/fs/selinux/enforce").exists() {
-                    return err(t(c"invalid predicate -context: SELinux is not enabled.", &[]));
-                }
-                Prim::Context(Glob::new(&v, folding(false)))
-            }
-            Id::Regex | Id::Iregex => {
-                let v = self.arg(n)?;
-                match Regex::new(&v, self.syntax, n == b"-iregex") {
-                    Ok(r) => Prim::Regex(r),
-                    Err(e) => {
-                        // The reason is glibc's own text, translated in its catalog.
-                        return err(t(
-                            c"failed to compile regular expression '%s': %s",
-                            &[&v, &e.0],
-                        ));
-                    }
+                        c"I cannot figure out how to interpret %s as a date or time",
+                        &[q(&v).as_bytes()],
+                    ))
                 }
             }
-            Id::Type | Id::Xtype => {
-                let v = self.arg(n)?;
-                let m = parse_types(n, &v)?;
-                if n == b"-type" {
-                    Prim::Type(m)
-                } else {
-                    Prim::XType(m)
-                }
-            }
-            Id::Size => {
-                let v = self.arg(n)?;
-                parse_size(&v)?
-            }
-            Id::Empty => Prim::Empty,
-            Id::Newer | Id::Anewer | Id::Cnewer => {
-                let v = self.arg(n)?;
-                let st = self.ref_stat(&v)?;
-                let kind = match n {
-                    b"-anewer" => TimeKind::Access,
-                    b"-cnewer" => TimeKind::Change,
-                    _ => TimeKind::Modify,
-                };
-                Prim::Newer { kind, t: (st.stx_mtime.tv_sec, st.stx_mtime.tv_nsec as i64) }
-            }
-            Id::NewerXY => {
-                let x = n;
-                let (xc, yc) = (x[6], x[7]);
-                let kind = |c: u8| match c {
-                    b'a' => Some(TimeKind::Access),
-                    b'B' => Some(TimeKind::Birth),
-                    b'c' => Some(TimeKind::Change),
-                    b'm' => Some(TimeKind::Modify),
-                    _ => None,
-                };
-                let Some(k) = kind(xc) else {
-                    return err(t(c"invalid predicate `%s'", &[x]));
-                };
-                if yc != b't' && kind(yc).is_none() {
-                    return err(t(c"invalid predicate `%s'", &[x]));
-                }
-                let v = self.arg(n)?;
-                let t = if yc == b't' {
-                    match crate::datetime::parse(&v, self.plan.now) {
-                        Some(t) => t,
-                        None => {
-                            return err(t(
-                                c"I cannot figure out how to interpret %s as a date or time",
-                                &[q(&v).as_bytes()],
-                            ))
-                        }
-                    }
-                } else {
-                    let st = self.ref_stat(&v)?;
-                    let ts = match yc {
-                        b'a' => st.stx_atime,
-                        b'B' => st.stx_btime,
-                        b'c' => st.stx_ctime,
-                        _ => st.stx_mtime,
-                    };
-                    (ts.tv_sec, ts.tv_nsec as i64)
-                };
-                Prim::Newer { kind: k, t }
-            }
-            Id::Mtime | Id::Atime | Id::Ctime | Id::Mmin | Id::Amin | Id::Cmin => {
-                let v = self.arg(n)?;
-                let Some((cmp, num)) = parse_float_cmp(&v) else {
-                    return err(t(c"invalid argument `%s' to `%s'", &[&v, n]));
-                };
-                let kind = match n[1] {
-                    b'a' => TimeKind::Access,
-                    b'c' => TimeKind::Change,
-                    _ => TimeKind::Modify,
-                };
-                let days = n.ends_with(b"time");
-                let origin = if days && self.daystart { self.day_start() } else { self.plan.now };
-                Prim::Age { kind, cmp, n: num, unit: if days { 86400 } else { 60 }, origin }
-            }
-            Id::Used => {
-                let v = self.arg(n)?;
-                let Some((cmp, num)) = parse_float_cmp(&v) else {
-                    // GNU words -used's error apart from the other tests'.
-                    return err(t(c"Invalid argument %s to -used", &[&v]));
-                };
-                Prim::Used { cmp, n: num }
-            }
-            Id::Perm => {
-                let v = self.arg(n)?;
-                match crate::perm::parse(&v) {
-                    Some((kind, mode)) => {
-                        if kind == crate::expr::PermKind::Any && mode == [0, 0] {
-                            self.warnings.push(t(c"warning: you have specified a mode pattern %s (which is equivalent to /000). The meaning of -perm /000 has now been changed to be consistent with -perm -000; that is, while it used to match no files, it now matches all files.", &[&v]));
-                        }
-                        Prim::Perm { kind, mode }
-                    }
-                    None => return err(t(c"invalid mode %s", &[q(&v).as_bytes()])),
-                }
-            }
-            Id::User => {
-                let v = self.arg(n)?;
-                if v.is_empty() {
-                    return err(t(c"The argument to -user should not be empty", &[]));
-                }
-                match cli::users::uid_of(&v) {
-                    Some(u) => Prim::Uid(Cmp::Eq, u as u64),
-                    None => match parse_u64(&v) {
-                        Some(u) if !v.is_empty() => Prim::Uid(Cmp::Eq, u),
-                        _ => {
-                            return err(t(
-                                c"%s is not the name of a known user",
-                                &[q(&v).as_bytes()],
-                            ))
-                        }
-                    },
-                }
-            }
-            Id::GroupName => {
-                let v = self.arg(n)?;
-                if v.is_empty() {
-                    return err(t(c"argument to -group is empty, but should be a group name", &[]));
-                }
-                match cli::users::gid_of(&v) {
-                    Some(g) => Prim::Gid(Cmp::Eq, g as u64),
-                    None => match parse_u64(&v) {
-                        Some(g) if !v.is_empty() => Prim::Gid(Cmp::Eq, g),
-                        _ => {
-                            return err(t(
-                                c"%s is not the name of an existing group",
-                                &[q(&v).as_bytes()],
-                            ))
-                        }
-                    },
-                }
-            }
-            Id::Uid | Id::Gid | Id::Links | Id::Inum => {
-                let v = self.arg(n)?;
-                let Some((cmp, num)) = parse_int_cmp(&v) else {
-                    return err(t(c"invalid argument `%s' to `%s'", &[&v, n]));
-                };
-                match n {
-                    b"-uid" => Prim::Uid(cmp, num),
-                    b"-gid" => Prim::Gid(cmp, num),
-                    b"-links" => Prim::Links(cmp, num),
-                    _ => Prim::Inum(cmp, num),
-                }
-            }
-            Id::Nouser => Prim::NoUser,
-            Id::Nogroup => Prim::NoGroup,
-            Id::Samefile => {
-                let v = self.arg(n)?;
-                let st = self.ref_stat(&v)?;
-                Prim::SameFile {
-                    dev: libc::makedev(st.stx_dev_major, st.stx_dev_minor),
-                    ino: st.stx_ino,
-                }
-            }
-            Id::Readable => Prim::Access(libc::R_OK),
-            Id::Writable => Prim::Access(libc::W_OK),
-            Id::Executable => Prim::Access(libc::X_OK),
-            Id::Fstype => Prim::FsType(self.arg(n)?),
-            Id::Print => Prim::Print { out: 0, term: b'\n' },
-            Id::Print0 => Prim::Print { out: 0, term: 0 },
-            Id::Fprint | Id::Fprint0 => {
-                let f = self.arg(n)?;
-                let out = self.out_index(&f)?;
-                Prim::Print { out, term: if n == b"-fprint0" { 0 } else { b'\n' } }
-            }
-            Id::Ls => Prim::Ls { out: 0 },
-            Id::Fls => {
-                let f = self.arg(n)?;
-                Prim::Ls { out: self.out_index(&f)? }
-            }
-            Id::Printf => {
-                let f = self.arg(n)?;
-                Prim::Printf { out: 0, fmt: self.format(&f)? }
-            }
-            Id::Fprintf => {
-                let file = self.arg(n)?;
-                let Some(f) = self.args.get(self.i).cloned() else {
-                    return err(t(c"invalid argument `%s' to `%s'", &[&file, n]));
-                };
-                self.i += 1;
-                let out = self.out_index(&file)?;
-                Prim::Printf { out, fmt: self.format(&f)? }
-            }
-            Id::Prune => Prim::Prune,
-            Id::Quit => Prim::Quit,
-            Id::Delete => Prim::Delete,
-            Id::Exec | Id::Execdir | Id::Ok | Id::Okdir => {
-                let spec = self.exec(n)?;
-                self.plan.execs.push(spec);
-                Prim::Exec(self.plan.execs.len() - 1)
-            }
-            Id::FollowNever
-            | Id::FollowArgs
-            | Id::FollowAll
-            | Id::Debug
-            | Id::Optimize
-            | Id::Threads
-            | Id::Sorted
-            | Id::Paren
-            | Id::Not
-            | Id::And
-            | Id::Or
-            | Id::Comma => unreachable!("filtered out above"),
+        } else {
+            let st = self.ref_stat(&v)?;
+            let ts = match yc {
+                b'a' => st.stx_atime,
+                b'B' => st.stx_btime,
+                b'c' => st.stx_ctime,
+                _ => st.stx_mtime,
+            };
+            (ts.tv_sec, ts.tv_nsec as i64)
         };
-        Ok(Expr::P(prim))
+        Ok(Prim::Newer { kind: k, t })
+    }
+
+    /// -Xtime (`unit` 86400 s, from the coming midnight under -daystart)
+    /// and -Xmin (60 s).
+    fn age(&mut self, n: &[u8], kind: TimeKind, unit: i64) -> Result<Prim, ParseError> {
+        let v = self.arg(n)?;
+        let Some((cmp, num)) = parse_float_cmp(&v) else {
+            return err(t(c"invalid argument `%s' to `%s'", &[&v, n]));
+        };
+        let days = unit == 86400;
+        let origin = if days && self.daystart { self.day_start() } else { self.plan.now };
+        Ok(Prim::Age { kind, cmp, n: num, unit, origin })
+    }
+
+    fn used(&mut self, n: &[u8]) -> Result<Prim, ParseError> {
+        let v = self.arg(n)?;
+        let Some((cmp, num)) = parse_float_cmp(&v) else {
+            // GNU words -used's error apart from the other tests'.
+            return err(t(c"Invalid argument %s to -used", &[&v]));
+        };
+        Ok(Prim::Used { cmp, n: num })
+    }
+
+    fn perm(&mut self, n: &[u8]) -> Result<Prim, ParseError> {
+        let v = self.arg(n)?;
+        let Some((kind, mode)) = crate::perm::parse(&v) else {
+            return err(t(c"invalid mode %s", &[q(&v).as_bytes()]));
+        };
+        if kind == crate::expr::PermKind::Any && mode == [0, 0] {
+            self.warnings.push(t(c"warning: you have specified a mode pattern %s (which is equivalent to /000). The meaning of -perm /000 has now been changed to be consistent with -perm -000; that is, while it used to match no files, it now matches all files.", &[&v]));
+        }
+        Ok(Prim::Perm { kind, mode })
+    }
+
+    fn user(&mut self, n: &[u8]) -> Result<Prim, ParseError> {
+        let v = self.arg(n)?;
+        if v.is_empty() {
+            return err(t(c"The argument to -user should not be empty", &[]));
+        }
+        match cli::users::uid_of(&v) {
+            Some(u) => Ok(Prim::Uid(Cmp::Eq, u as u64)),
+            None => match parse_u64(&v) {
+                Some(u) => Ok(Prim::Uid(Cmp::Eq, u)),
+                None => err(t(c"%s is not the name of a known user", &[q(&v).as_bytes()])),
+            },
+        }
+    }
+
+    fn group(&mut self, n: &[u8]) -> Result<Prim, ParseError> {
+        let v = self.arg(n)?;
+        if v.is_empty() {
+            return err(t(c"argument to -group is empty, but should be a group name", &[]));
+        }
+        match cli::users::gid_of(&v) {
+            Some(g) => Ok(Prim::Gid(Cmp::Eq, g as u64)),
+            None => match parse_u64(&v) {
+                Some(g) => Ok(Prim::Gid(Cmp::Eq, g)),
+                None => err(t(c"%s is not the name of an existing group", &[q(&v).as_bytes()])),
+            },
+        }
+    }
+
+    /// `[+-]N` of -uid, -gid, -links, -inum.
+    fn int_cmp(&mut self, n: &[u8]) -> Result<(Cmp, u64), ParseError> {
+        let v = self.arg(n)?;
+        match parse_int_cmp(&v) {
+            Some(c) => Ok(c),
+            None => err(t(c"invalid argument `%s' to `%s'", &[&v, n])),
+        }
+    }
+
+    fn samefile(&mut self, n: &[u8]) -> Result<Prim, ParseError> {
+        let v = self.arg(n)?;
+        let st = self.ref_stat(&v)?;
+        Ok(Prim::SameFile {
+            dev: libc::makedev(st.stx_dev_major, st.stx_dev_minor),
+            ino: st.stx_ino,
+        })
+    }
+
+    /// -fprint and -fprint0: the records end in `term`.
+    fn fprint(&mut self, n: &[u8], term: u8) -> Result<Prim, ParseError> {
+        let f = self.arg(n)?;
+        let out = self.out_index(&f)?;
+        Ok(Prim::Print { out, term })
+    }
+
+    fn fls(&mut self, n: &[u8]) -> Result<Prim, ParseError> {
+        let f = self.arg(n)?;
+        Ok(Prim::Ls { out: self.out_index(&f)? })
+    }
+
+    fn printf(&mut self, n: &[u8]) -> Result<Prim, ParseError> {
+        let f = self.arg(n)?;
+        Ok(Prim::Printf { out: 0, fmt: self.format(&f)? })
+    }
+
+    /// -fprintf FILE FORMAT: both arguments are taken before FILE is opened.
+    fn fprintf(&mut self, n: &[u8]) -> Result<Prim, ParseError> {
+        let file = self.arg(n)?;
+        let Some(f) = self.args.get(self.i).cloned() else {
+            return err(t(c"invalid argument `%s' to `%s'", &[&file, n]));
+        };
+        self.i += 1;
+        let out = self.out_index(&file)?;
+        Ok(Prim::Printf { out, fmt: self.format(&f)? })
+    }
+
+    /// -exec, -execdir, -ok, -okdir.
+    fn command(&mut self, n: &[u8]) -> Result<Prim, ParseError> {
+        let spec = self.exec(n)?;
+        self.plan.execs.push(spec);
+        Ok(Prim::Exec(self.plan.execs.len() - 1))
     }
 
     fn format(&mut self, f: &[u8]) -> Result<Format, ParseError> {
@@ -838,6 +751,117 @@ impl P {
             None => self.plan.now,
         }
     }
+}
+
+/// Reads a primary's arguments (its name is given, already consumed) and
+/// builds its node, or says why the command line is refused.
+type ParseFn = fn(&mut Parser, &[u8]) -> Result<Prim, ParseError>;
+
+/// The parse function of each primary, in the order of GNU's help: with
+/// [`primaries::lookup`] (name → [`Id`]) this is the table from a name to
+/// its parser. None for leading options and operators, which
+/// [`Parser::leading_options`] and the descent read themselves.
+fn parser(id: Id) -> Option<ParseFn> {
+    let f: ParseFn = match id {
+        Id::FollowNever
+        | Id::FollowArgs
+        | Id::FollowAll
+        | Id::Debug
+        | Id::Optimize
+        | Id::Threads
+        | Id::Sorted
+        | Id::Paren
+        | Id::Not
+        | Id::And
+        | Id::Or
+        | Id::Comma => return None,
+        // Positional options.
+        Id::Daystart => |p, _| p.option(|p| p.daystart = true),
+        Id::Follow => |p, _| p.option(|p| p.plan.follow = Follow::Always),
+        Id::Regextype => Parser::regextype,
+        Id::Warn | Id::Noleaf | Id::Posix => |_, _| Ok(Prim::True),
+        // Global options.
+        Id::Depth => |p, _| p.option(|p| p.plan.depth_first = true),
+        Id::Maxdepth => |p, n| {
+            let d = p.depth(n)?;
+            p.option(|p| p.plan.maxdepth = d)
+        },
+        Id::Mindepth => |p, n| {
+            let d = p.depth(n)?;
+            p.option(|p| p.plan.mindepth = d)
+        },
+        Id::Xdev => |p, _| p.option(|p| p.plan.xdev = true),
+        Id::IgnoreRace => |p, _| p.option(|p| p.plan.ignore_race = true),
+        Id::NoIgnoreRace => |p, _| p.option(|p| p.plan.ignore_race = false),
+        // The last one counts, as in GNU.
+        Id::Files0From => |p, n| {
+            let list = p.arg(n)?;
+            p.option(|p| p.plan.files0 = Some(list))
+        },
+        // Tests.
+        Id::True => |_, _| Ok(Prim::True),
+        Id::False => |_, _| Ok(Prim::False),
+        Id::Name => |p, n| p.glob(n, false).map(Prim::Name),
+        Id::Iname => |p, n| p.glob(n, true).map(Prim::Name),
+        Id::Path => |p, n| p.glob(n, false).map(Prim::Path),
+        Id::Ipath => |p, n| p.glob(n, true).map(Prim::Path),
+        Id::Lname => |p, n| p.glob(n, false).map(Prim::Lname),
+        Id::Ilname => |p, n| p.glob(n, true).map(Prim::Lname),
+        Id::Context => Parser::context,
+        Id::Regex => |p, n| p.regex(n, false),
+        Id::Iregex => |p, n| p.regex(n, true),
+        Id::Type => |p, n| p.types(n).map(Prim::Type),
+        Id::Xtype => |p, n| p.types(n).map(Prim::XType),
+        Id::Size => |p, n| parse_size(&p.arg(n)?),
+        Id::Empty => |_, _| Ok(Prim::Empty),
+        Id::Newer => |p, n| p.newer(n, TimeKind::Modify),
+        Id::Anewer => |p, n| p.newer(n, TimeKind::Access),
+        Id::Cnewer => |p, n| p.newer(n, TimeKind::Change),
+        Id::NewerXY => Parser::newer_xy,
+        Id::Mtime => |p, n| p.age(n, TimeKind::Modify, 86400),
+        Id::Atime => |p, n| p.age(n, TimeKind::Access, 86400),
+        Id::Ctime => |p, n| p.age(n, TimeKind::Change, 86400),
+        Id::Mmin => |p, n| p.age(n, TimeKind::Modify, 60),
+        Id::Amin => |p, n| p.age(n, TimeKind::Access, 60),
+        Id::Cmin => |p, n| p.age(n, TimeKind::Change, 60),
+        Id::Used => Parser::used,
+        Id::Perm => Parser::perm,
+        Id::User => Parser::user,
+        Id::GroupName => Parser::group,
+        Id::Uid => |p, n| p.int_cmp(n).map(|(c, v)| Prim::Uid(c, v)),
+        Id::Gid => |p, n| p.int_cmp(n).map(|(c, v)| Prim::Gid(c, v)),
+        Id::Links => |p, n| p.int_cmp(n).map(|(c, v)| Prim::Links(c, v)),
+        Id::Inum => |p, n| p.int_cmp(n).map(|(c, v)| Prim::Inum(c, v)),
+        Id::Nouser => |_, _| Ok(Prim::NoUser),
+        Id::Nogroup => |_, _| Ok(Prim::NoGroup),
+        Id::Samefile => Parser::samefile,
+        Id::Readable => |_, _| Ok(Prim::Access(libc::R_OK)),
+        Id::Writable => |_, _| Ok(Prim::Access(libc::W_OK)),
+        Id::Executable => |_, _| Ok(Prim::Access(libc::X_OK)),
+        Id::Fstype => |p, n| Ok(Prim::FsType(p.arg(n)?)),
+        // Actions.
+        Id::Print => |_, _| Ok(Prim::Print { out: 0, term: b'\n' }),
+        Id::Print0 => |_, _| Ok(Prim::Print { out: 0, term: 0 }),
+        Id::Fprint => |p, n| p.fprint(n, b'\n'),
+        Id::Fprint0 => |p, n| p.fprint(n, 0),
+        Id::Ls => |_, _| Ok(Prim::Ls { out: 0 }),
+        Id::Fls => Parser::fls,
+        Id::Printf => Parser::printf,
+        Id::Fprintf => Parser::fprintf,
+        Id::Prune => |_, _| Ok(Prim::Prune),
+        Id::Quit => |_, _| Ok(Prim::Quit),
+        Id::Delete => |_, _| Ok(Prim::Delete),
+        Id::Exec | Id::Execdir | Id::Ok | Id::Okdir => Parser::command,
+        // Information: printed instead of walking.
+        Id::Help => |_, _| {
+            let styled = cli::style::on(1);
+            Err(ParseError::Print(primaries::help(cli::progname(), styled)))
+        },
+        Id::Version => |_, _| {
+            Err(ParseError::Print(cli::opts::version("lfind", "find", ringio::default_backend())))
+        },
+    };
+    Some(f)
 }
 
 /// fnmatch flags of -name, -path and -lname: none, so `*` matches `/` and
