@@ -43,14 +43,19 @@ pub struct Local {
     ls_widths: [usize; 6],
 }
 
-/// Partial-evaluation result: known true/false, unknown without a stat
-/// (side effects, path tests), or may need a stat.
+/// What partial evaluation (from the name and d_type alone) foresees of
+/// an expression on one entry.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
-enum Tri {
-    T,
-    F,
-    U,
-    S,
+enum Prediction {
+    /// Known to be true.
+    True,
+    /// Known to be false.
+    False,
+    /// Only evaluating tells (side effects, path tests), but that needs no
+    /// stat.
+    Unknown,
+    /// Evaluating may need a stat: ask the walker for one.
+    NeedsStat,
 }
 
 impl<'p> Finder<'p> {
@@ -151,89 +156,90 @@ impl<'p> Finder<'p> {
         self.mounts.get_or_init(read_mounts)
     }
 
-    fn pe(&self, e: &Expr, name: &[u8], d_type: u8) -> Tri {
+    /// Partial evaluation of `e` on an entry known by its name and d_type.
+    fn predict(&self, e: &Expr, name: &[u8], d_type: u8) -> Prediction {
         match e {
-            Expr::And(a, b) => match self.pe(a, name, d_type) {
-                Tri::F => Tri::F,
-                Tri::S => Tri::S,
-                Tri::T => self.pe(b, name, d_type),
-                Tri::U => match self.pe(b, name, d_type) {
-                    Tri::S => Tri::S,
-                    Tri::F => Tri::F,
-                    _ => Tri::U,
+            Expr::And(a, b) => match self.predict(a, name, d_type) {
+                Prediction::False => Prediction::False,
+                Prediction::NeedsStat => Prediction::NeedsStat,
+                Prediction::True => self.predict(b, name, d_type),
+                Prediction::Unknown => match self.predict(b, name, d_type) {
+                    Prediction::NeedsStat => Prediction::NeedsStat,
+                    Prediction::False => Prediction::False,
+                    _ => Prediction::Unknown,
                 },
             },
-            Expr::Or(a, b) => match self.pe(a, name, d_type) {
-                Tri::T => Tri::T,
-                Tri::S => Tri::S,
-                Tri::F => self.pe(b, name, d_type),
-                Tri::U => match self.pe(b, name, d_type) {
-                    Tri::S => Tri::S,
-                    Tri::T => Tri::T,
-                    _ => Tri::U,
+            Expr::Or(a, b) => match self.predict(a, name, d_type) {
+                Prediction::True => Prediction::True,
+                Prediction::NeedsStat => Prediction::NeedsStat,
+                Prediction::False => self.predict(b, name, d_type),
+                Prediction::Unknown => match self.predict(b, name, d_type) {
+                    Prediction::NeedsStat => Prediction::NeedsStat,
+                    Prediction::True => Prediction::True,
+                    _ => Prediction::Unknown,
                 },
             },
-            Expr::Not(a) => match self.pe(a, name, d_type) {
-                Tri::T => Tri::F,
-                Tri::F => Tri::T,
+            Expr::Not(a) => match self.predict(a, name, d_type) {
+                Prediction::True => Prediction::False,
+                Prediction::False => Prediction::True,
                 x => x,
             },
-            Expr::Comma(a, b) => match self.pe(a, name, d_type) {
-                Tri::S => Tri::S,
-                _ => self.pe(b, name, d_type),
+            Expr::Comma(a, b) => match self.predict(a, name, d_type) {
+                Prediction::NeedsStat => Prediction::NeedsStat,
+                _ => self.predict(b, name, d_type),
             },
-            Expr::P(p) => self.pe_prim(p, name, d_type),
+            Expr::P(p) => self.predict_prim(p, name, d_type),
         }
     }
 
-    fn pe_prim(&self, p: &Prim, name: &[u8], d_type: u8) -> Tri {
+    fn predict_prim(&self, p: &Prim, name: &[u8], d_type: u8) -> Prediction {
         let follow_all = self.plan.follow == Follow::Always;
-        let tf = |b: bool| if b { Tri::T } else { Tri::F };
+        let known = |b: bool| if b { Prediction::True } else { Prediction::False };
         match p {
-            Prim::True | Prim::Print { .. } | Prim::Prune | Prim::Quit => Tri::T,
-            Prim::False => Tri::F,
-            Prim::Name(g) => tf(g.matches(name)),
+            Prim::True | Prim::Print { .. } | Prim::Prune | Prim::Quit => Prediction::True,
+            Prim::False => Prediction::False,
+            Prim::Name(g) => known(g.matches(name)),
             Prim::Path(_) | Prim::Regex(_) | Prim::Access(_) | Prim::Exec(_) | Prim::Context(_) => {
-                Tri::U
+                Prediction::Unknown
             }
             Prim::Lname(_) => {
                 if d_type != dtype::UNKNOWN && d_type != dtype::LNK && !follow_all {
-                    Tri::F
+                    Prediction::False
                 } else {
-                    Tri::U
+                    Prediction::Unknown
                 }
             }
             Prim::Type(m) => {
                 if d_type == dtype::UNKNOWN || (follow_all && d_type == dtype::LNK) {
-                    Tri::S
+                    Prediction::NeedsStat
                 } else {
-                    tf(m & type_bit(d_type) != 0)
+                    known(m & type_bit(d_type) != 0)
                 }
             }
             Prim::XType(m) => {
                 if d_type == dtype::UNKNOWN {
-                    Tri::S
+                    Prediction::NeedsStat
                 } else if d_type == dtype::LNK {
-                    Tri::U
+                    Prediction::Unknown
                 } else {
-                    tf(m & type_bit(d_type) != 0)
+                    known(m & type_bit(d_type) != 0)
                 }
             }
             Prim::Printf { fmt, .. } => {
                 if fmt.needs_stat() {
-                    Tri::S
+                    Prediction::NeedsStat
                 } else {
-                    Tri::T
+                    Prediction::True
                 }
             }
             Prim::Delete => {
                 if d_type == dtype::UNKNOWN {
-                    Tri::S
+                    Prediction::NeedsStat
                 } else {
-                    Tri::U
+                    Prediction::Unknown
                 }
             }
-            _ => Tri::S,
+            _ => Prediction::NeedsStat,
         }
     }
 
@@ -1039,7 +1045,7 @@ impl Visitor for Finder<'_> {
         if !self.stat_some || depth < plan.mindepth {
             return StatNeed::None;
         }
-        if self.pe(&plan.expr, name, d_type) == Tri::S {
+        if self.predict(&plan.expr, name, d_type) == Prediction::NeedsStat {
             if plan.follow == Follow::Always {
                 StatNeed::Follow
             } else {
