@@ -269,8 +269,7 @@ impl<'p> Finder<'p> {
             rel_name: e.rel_name,
             index: e.index,
         };
-        let (_, quit, _) = self.eval_entry(local, &link);
-        if quit {
+        if self.eval_entry(local, &link).quit {
             self.quit.store(true, Ordering::Relaxed);
             return Visit::Quit;
         }
@@ -278,11 +277,10 @@ impl<'p> Finder<'p> {
     }
 
     /// Evaluates the expression on one entry.
-    /// Returns (prune, quit, the stat failed).
-    fn eval_entry(&self, local: &mut Local, e: &Entry) -> (bool, bool, bool) {
-        let mut cx = Cx {
-            f: self,
-            e,
+    fn eval_entry(&self, local: &mut Local, entry: &Entry) -> Verdict {
+        let mut ev = EntryEval {
+            finder: self,
+            entry,
             local,
             st: None,
             st_err: false,
@@ -290,8 +288,8 @@ impl<'p> Finder<'p> {
             quit: false,
             stopped: false,
         };
-        cx.eval(&self.plan.expr);
-        (cx.prune, cx.quit, cx.st_err)
+        ev.eval(&self.plan.expr);
+        Verdict { prune: ev.prune, quit: ev.quit, stat_failed: ev.st_err }
     }
 }
 
@@ -350,10 +348,20 @@ fn cstr(b: &[u8]) -> CString {
     CString::new(b.to_vec()).unwrap_or_default()
 }
 
+/// What evaluating the expression on one entry decided for the walk.
+struct Verdict {
+    /// -prune was reached: don't descend (unless -depth).
+    prune: bool,
+    /// -quit was reached: stop the walk.
+    quit: bool,
+    /// The entry's stat failed (and was reported): don't descend either.
+    stat_failed: bool,
+}
+
 /// One entry's evaluation state.
-struct Cx<'a, 'e> {
-    f: &'a Finder<'a>,
-    e: &'a Entry<'e>,
+struct EntryEval<'a, 'e> {
+    finder: &'a Finder<'a>,
+    entry: &'a Entry<'e>,
     local: &'a mut Local,
     /// The stat, once fetched (`e.stat` or a lazy one).
     st: Option<Statx>,
@@ -365,25 +373,25 @@ struct Cx<'a, 'e> {
     stopped: bool,
 }
 
-impl Cx<'_, '_> {
+impl EntryEval<'_, '_> {
     /// Reports an error about the current file, after writing out what
     /// this thread printed so far: GNU's error() flushes stdout first, so
     /// on a pipe shared with stderr each message lands where it happened.
     fn report(&mut self, path: &[u8], e: Errno) {
-        self.f.flush_local(self.local);
-        self.f.report(path, e);
+        self.finder.flush_local(self.local);
+        self.finder.report(path, e);
     }
 
-    /// A message of our own, flushed like [`Cx::report`]'s.
+    /// A message of our own, flushed like [`EntryEval::report`]'s.
     fn message(&mut self, m: &str) {
-        self.f.flush_local(self.local);
+        self.finder.flush_local(self.local);
         cli::msg::error(m);
     }
 
     fn follow(&self) -> bool {
-        match self.f.plan.follow {
+        match self.finder.plan.follow {
             Follow::Always => true,
-            Follow::Roots => self.e.depth == 0,
+            Follow::Roots => self.entry.depth == 0,
             Follow::Never => false,
         }
     }
@@ -395,11 +403,11 @@ impl Cx<'_, '_> {
         if self.st_err {
             return None;
         }
-        if let Some(s) = self.e.stat {
+        if let Some(s) = self.entry.stat {
             self.st = Some(*s);
             return self.st;
         }
-        let r = match self.e.stat_error {
+        let r = match self.entry.stat_error {
             Some(err) => Err(err),
             None => self.lazy_stat(self.follow()),
         };
@@ -410,19 +418,20 @@ impl Cx<'_, '_> {
             }
             Err(err) => {
                 self.st_err = true;
-                self.report(self.e.path, err);
+                self.report(self.entry.path, err);
                 None
             }
         }
     }
 
     fn lazy_stat(&self, follow: bool) -> Result<Statx, Errno> {
-        let name = cstr(self.e.rel_name);
+        let name = cstr(self.entry.rel_name);
         let mut st = ringio::sys::statx_zeroed();
         let mask = libc::STATX_BASIC_STATS | libc::STATX_BTIME;
         let nofollow = libc::AT_SYMLINK_NOFOLLOW | libc::AT_NO_AUTOMOUNT;
         if follow {
-            match ringio::sys::statx(self.e.dirfd, &name, libc::AT_NO_AUTOMOUNT, mask, &mut st) {
+            match ringio::sys::statx(self.entry.dirfd, &name, libc::AT_NO_AUTOMOUNT, mask, &mut st)
+            {
                 Ok(()) => return Ok(st),
                 // GNU's fallback to lstat covers both "no target" and "a
                 // target path through a non-directory" (`l -> file/x`).
@@ -430,7 +439,7 @@ impl Cx<'_, '_> {
                 Err(e) => return Err(e),
             }
         }
-        ringio::sys::statx(self.e.dirfd, &name, nofollow, mask, &mut st).map(|_| st)
+        ringio::sys::statx(self.entry.dirfd, &name, nofollow, mask, &mut st).map(|_| st)
     }
 
     /// The birth time, when the file system records one (the walker's
@@ -448,8 +457,8 @@ impl Cx<'_, '_> {
 
     /// The entry's type as d_type (stat'ing when getdents didn't say).
     fn d_type(&mut self) -> u8 {
-        let mut d = self.e.d_type;
-        if d == dtype::UNKNOWN || (d == dtype::LNK && self.follow() && self.e.stat.is_none()) {
+        let mut d = self.entry.d_type;
+        if d == dtype::UNKNOWN || (d == dtype::LNK && self.follow() && self.entry.stat.is_none()) {
             if let Some(st) = self.stat() {
                 d = dtype::from_mode(st.stx_mode as u32);
             }
@@ -469,9 +478,9 @@ impl Cx<'_, '_> {
     }
 
     fn base(&self) -> &[u8] {
-        if self.e.depth == 0 {
+        if self.entry.depth == 0 {
             // The root's name: its last component, trailing slashes dropped.
-            let p = self.e.path;
+            let p = self.entry.path;
             let end = p.iter().rposition(|&c| c != b'/').map_or(0, |x| x + 1);
             if end == 0 {
                 return if p.is_empty() { p } else { &p[..1] };
@@ -479,7 +488,7 @@ impl Cx<'_, '_> {
             let start = p[..end].iter().rposition(|&c| c == b'/').map_or(0, |x| x + 1);
             &p[start..end]
         } else {
-            self.e.name
+            self.entry.name
         }
     }
 
@@ -493,7 +502,7 @@ impl Cx<'_, '_> {
 
     fn flush_one(&mut self, out: usize) {
         let b = &mut self.local.bufs[out];
-        let mut o = self.f.outs[out].lock().unwrap_or_else(|e| e.into_inner());
+        let mut o = self.finder.outs[out].lock().unwrap_or_else(|e| e.into_inner());
         o.buf().extend_from_slice(b);
         o.flush();
         b.clear();
@@ -523,8 +532,8 @@ impl Cx<'_, '_> {
                 let b = self.base();
                 g.matches(b)
             }
-            Prim::Path(g) => g.matches(self.e.path),
-            Prim::Regex(r) => r.matches(self.e.path),
+            Prim::Path(g) => g.matches(self.entry.path),
+            Prim::Regex(r) => r.matches(self.entry.path),
             Prim::Lname(g) => {
                 if self.d_type() != dtype::LNK {
                     return false;
@@ -586,18 +595,18 @@ impl Cx<'_, '_> {
                 self.stat().is_some_and(|s| s.stx_ino == *ino && dev_of(&s) == *dev)
             }
             Prim::Access(mode) => {
-                let name = cstr(self.e.rel_name);
-                ringio::sys::access::access(self.e.dirfd, &name, *mode).is_ok()
+                let name = cstr(self.entry.rel_name);
+                ringio::sys::access::access(self.entry.dirfd, &name, *mode).is_ok()
             }
             Prim::FsType(t) => {
                 let Some(s) = self.stat() else { return false };
                 self.fstype(dev_of(&s)) == *t
             }
             Prim::Print { out, term } => {
-                let path = self.e.path;
+                let path = self.entry.path;
                 let b = &mut self.local.bufs[*out];
                 // -print0 is for programs: raw even to a terminal (as GNU's).
-                if *term == b'\n' && self.f.ttys[*out] {
+                if *term == b'\n' && self.finder.ttys[*out] {
                     cli::quote::qmark_into(b, path);
                 } else {
                     b.extend_from_slice(path);
@@ -610,7 +619,7 @@ impl Cx<'_, '_> {
             }
             Prim::Printf { out, fmt } => {
                 let mut buf = Vec::new();
-                let tty = self.f.ttys[*out];
+                let tty = self.finder.ttys[*out];
                 let go_on = fmt.render(&mut buf, self, tty);
                 self.emit(*out, &buf);
                 // \c (go_on false) drops the rest of this format only;
@@ -644,14 +653,17 @@ impl Cx<'_, '_> {
         let follow = self.follow();
         if follow {
             // -L: the type of the link itself.
-            if self.e.d_type != dtype::LNK && self.e.stat.is_none() && self.e.d_type != 0 {
+            if self.entry.d_type != dtype::LNK
+                && self.entry.stat.is_none()
+                && self.entry.d_type != 0
+            {
                 // Not followed (d_type from getdents): lstat type is d_type.
-                return self.e.d_type;
+                return self.entry.d_type;
             }
             match self.lazy_stat(false) {
                 Ok(s) => dtype::from_mode(s.stx_mode as u32),
                 Err(e) => {
-                    self.report(self.e.path, e);
+                    self.report(self.entry.path, e);
                     dtype::UNKNOWN
                 }
             }
@@ -663,7 +675,7 @@ impl Cx<'_, '_> {
             match self.lazy_stat(true) {
                 Ok(s) => dtype::from_mode(s.stx_mode as u32),
                 Err(e) => {
-                    self.report(self.e.path, e);
+                    self.report(self.entry.path, e);
                     dtype::UNKNOWN
                 }
             }
@@ -673,10 +685,10 @@ impl Cx<'_, '_> {
     /// `security.selinux` of the file (followed as find follows), without
     /// its NUL; on failure GNU's "getfilecon failed" message and status 1.
     fn context(&mut self) -> Option<Vec<u8>> {
-        let name = cstr(self.e.rel_name);
+        let name = cstr(self.entry.rel_name);
         let mut buf = Vec::with_capacity(256);
         let r = ringio::sys::getxattrat(
-            self.e.dirfd,
+            self.entry.dirfd,
             &name,
             c"security.selinux",
             self.follow(),
@@ -690,25 +702,26 @@ impl Cx<'_, '_> {
                 Some(buf)
             }
             Err(e) => {
-                let what = cli::locale::trf(c"getfilecon failed: %s", &[q(self.e.path).as_bytes()]);
+                let what =
+                    cli::locale::trf(c"getfilecon failed: %s", &[q(self.entry.path).as_bytes()]);
                 self.message(&format!("{}: {}", String::from_utf8_lossy(&what), e.message()));
-                self.f.fail();
+                self.finder.fail();
                 None
             }
         }
     }
 
     fn link_target(&mut self) -> Option<Vec<u8>> {
-        let name = cstr(self.e.rel_name);
+        let name = cstr(self.entry.rel_name);
         let mut buf = Vec::new();
-        match ringio::sys::readlinkat(self.e.dirfd, &name, &mut buf) {
+        match ringio::sys::readlinkat(self.entry.dirfd, &name, &mut buf) {
             Ok(_) => Some(buf),
             Err(_) => None,
         }
     }
 
     fn fstype(&self, dev: u64) -> Vec<u8> {
-        self.f
+        self.finder
             .mounts()
             .iter()
             .rev()
@@ -717,15 +730,15 @@ impl Cx<'_, '_> {
     }
 
     fn dir_is_empty(&mut self) -> bool {
-        let name = cstr(self.e.rel_name);
+        let name = cstr(self.entry.rel_name);
         let mut flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NONBLOCK;
-        if !self.e.followed && !self.follow() {
+        if !self.entry.followed && !self.follow() {
             flags |= libc::O_NOFOLLOW;
         }
-        let fd = match ringio::sys::openat(self.e.dirfd, &name, flags, 0) {
+        let fd = match ringio::sys::openat(self.entry.dirfd, &name, flags, 0) {
             Ok(fd) => fd,
             Err(e) => {
-                self.report(self.e.path, e);
+                self.report(self.entry.path, e);
                 return false;
             }
         };
@@ -742,7 +755,7 @@ impl Cx<'_, '_> {
                     }
                 }
                 Err(e) => {
-                    self.report(self.e.path, e);
+                    self.report(self.entry.path, e);
                     empty = false;
                     break;
                 }
@@ -798,10 +811,10 @@ impl Cx<'_, '_> {
             out,
             st.stx_mtime.tv_sec,
             st.stx_mtime.tv_nsec as i64,
-            self.f.plan.now,
+            self.finder.plan.now,
         );
         out.push(b' ');
-        ls_name(out, self.e.path);
+        ls_name(out, self.entry.path);
         if ft == libc::S_IFLNK {
             if let Some(t) = self.link_target() {
                 out.extend_from_slice(b" -> ");
@@ -813,21 +826,21 @@ impl Cx<'_, '_> {
     }
 
     fn delete(&mut self) -> bool {
-        let path = self.e.path;
-        if self.e.depth == 0 && (path == b"." || path == b"./") {
+        let path = self.entry.path;
+        if self.entry.depth == 0 && (path == b"." || path == b"./") {
             return true;
         }
         let is_dir = self.d_type() == dtype::DIR;
-        let name = cstr(self.e.rel_name);
-        match ringio::sys::unlinkat(self.e.dirfd, &name, is_dir) {
+        let name = cstr(self.entry.rel_name);
+        match ringio::sys::unlinkat(self.entry.dirfd, &name, is_dir) {
             Ok(()) => true,
             Err(e) => {
-                if e == Errno::ENOENT && self.f.plan.ignore_race {
+                if e == Errno::ENOENT && self.finder.plan.ignore_race {
                     return true;
                 }
                 let what = cli::locale::trf(c"cannot delete %s", &[q(path).as_bytes()]);
                 self.message(&format!("{}: {}", String::from_utf8_lossy(&what), e.message()));
-                self.f.fail();
+                self.finder.fail();
                 false
             }
         }
@@ -836,12 +849,12 @@ impl Cx<'_, '_> {
     /// For -execdir on this entry: (base fd, directory relative to it,
     /// the directory's path, the `./name` argument).
     fn execdir_parts(&self) -> (RawFd, CString, Vec<u8>, Vec<u8>) {
-        let path = self.e.path;
-        if self.e.depth > 0 {
+        let path = self.entry.path;
+        if self.entry.depth > 0 {
             let dir = printf::dir_name(path).to_vec();
             let mut arg = b"./".to_vec();
-            arg.extend_from_slice(self.e.name);
-            return (self.e.dirfd, c".".to_owned(), dir, arg);
+            arg.extend_from_slice(self.entry.name);
+            return (self.entry.dirfd, c".".to_owned(), dir, arg);
         }
         // A root: run in its parent directory.
         let end = path.iter().rposition(|&c| c != b'/').map_or(0, |x| x + 1);
@@ -860,15 +873,15 @@ impl Cx<'_, '_> {
     }
 
     fn exec(&mut self, i: usize) -> bool {
-        let spec = &self.f.plan.execs[i];
+        let spec = &self.finder.plan.execs[i];
         let (fd, rel, dir, dir_arg) = if spec.dir {
             self.execdir_parts()
         } else {
             (libc::AT_FDCWD, c".".to_owned(), Vec::new(), Vec::new())
         };
-        let arg: &[u8] = if spec.dir { &dir_arg } else { self.e.path };
+        let arg: &[u8] = if spec.dir { &dir_arg } else { self.entry.path };
         if spec.plus {
-            let f = self.f;
+            let f = self.finder;
             let local = &mut *self.local;
             let ok = spec.add(
                 arg,
@@ -876,20 +889,20 @@ impl Cx<'_, '_> {
                 &mut || f.flush_local(local),
             );
             if !ok {
-                self.f.fail();
+                self.finder.fail();
             }
             return true;
         }
         // What was printed before comes out before the question, as GNU
         // flushes stdout before prompting.
-        self.f.flush_local(self.local);
-        if spec.ok && !spec.confirm(self.e.path) {
+        self.finder.flush_local(self.local);
+        if spec.ok && !spec.confirm(self.entry.path) {
             return false;
         }
         let argv = spec.expand(arg);
         let cwd = if !spec.dir {
             Cwd::Here
-        } else if self.e.depth > 0 {
+        } else if self.entry.depth > 0 {
             Cwd::Fd(fd)
         } else {
             Cwd::Path(&dir)
@@ -952,16 +965,16 @@ fn age_test(ft: (i64, i64), origin: (i64, i64), cmp: Cmp, n: f64, unit: i64) -> 
     }
 }
 
-impl Info for Cx<'_, '_> {
+impl Info for EntryEval<'_, '_> {
     fn path(&self) -> &[u8] {
-        self.e.path
+        self.entry.path
     }
     fn root(&self) -> &[u8] {
-        let i = self.f.cur_root.load(Ordering::Relaxed);
-        self.f.plan.roots.get(i).map_or(b"", |r| r.as_slice())
+        let i = self.finder.cur_root.load(Ordering::Relaxed);
+        self.finder.plan.roots.get(i).map_or(b"", |r| r.as_slice())
     }
     fn depth(&self) -> usize {
-        self.e.depth
+        self.entry.depth
     }
     fn type_letter(&mut self) -> u8 {
         let d = self.d_type();
@@ -987,10 +1000,10 @@ impl Info for Cx<'_, '_> {
         }
     }
     fn stat(&mut self) -> Option<Statx> {
-        Cx::stat(self)
+        EntryEval::stat(self)
     }
     fn birth(&mut self) -> Option<(i64, i64)> {
-        Cx::birth(self)
+        EntryEval::birth(self)
     }
     /// The target, for a file that is a symlink as find sees it: under -L
     /// (or -H on a root) a followed link is its target, and GNU prints
@@ -999,10 +1012,10 @@ impl Info for Cx<'_, '_> {
         if self.d_type() != dtype::LNK {
             return None;
         }
-        Cx::link_target(self)
+        EntryEval::link_target(self)
     }
     fn context(&mut self) -> Option<Vec<u8>> {
-        Cx::context(self)
+        EntryEval::context(self)
     }
     fn user(&mut self, uid: u32) -> Option<Vec<u8>> {
         self.local.names.user(uid).map(|n| n.to_vec())
@@ -1011,7 +1024,7 @@ impl Info for Cx<'_, '_> {
         self.local.names.group(gid).map(|n| n.to_vec())
     }
     fn fstype(&mut self, dev: u64) -> Vec<u8> {
-        Cx::fstype(self, dev)
+        EntryEval::fstype(self, dev)
     }
 }
 
@@ -1105,14 +1118,14 @@ impl Visitor for Finder<'_> {
             return Visit::Descend;
         }
         if e.depth >= plan.mindepth {
-            let (prune, quit, stat_failed) = self.eval_entry(local, e);
-            if quit {
+            let verdict = self.eval_entry(local, e);
+            if verdict.quit {
                 self.quit.store(true, Ordering::Relaxed);
                 return Visit::Quit;
             }
             // A directory that could not be stat'ed is reported once, not
             // again by a failing open (GNU doesn't descend it either).
-            if (prune && !plan.depth_first) || stat_failed {
+            if (verdict.prune && !plan.depth_first) || verdict.stat_failed {
                 descend = false;
             }
         }
@@ -1130,11 +1143,8 @@ impl Visitor for Finder<'_> {
         if ringio::sys::signal::interrupted() {
             return;
         }
-        if dir.depth >= self.plan.mindepth {
-            let (_, quit, _) = self.eval_entry(local, dir);
-            if quit {
-                self.quit.store(true, Ordering::Relaxed);
-            }
+        if dir.depth >= self.plan.mindepth && self.eval_entry(local, dir).quit {
+            self.quit.store(true, Ordering::Relaxed);
         }
     }
 
