@@ -14,7 +14,7 @@ use walk::{Entry, StatNeed, Visit, Visitor, WalkError};
 
 use crate::exec::{self, Cwd, Outcome};
 use crate::expr::{tmask, Cmp, Expr, Prim, TimeKind};
-use crate::parse::{q, Follow, OutTarget, Plan};
+use crate::parse::{quoted, Follow, OutTarget, Plan};
 use crate::printf::{self, Info};
 use cli::users::Users;
 
@@ -120,7 +120,7 @@ impl<'p> Finder<'p> {
                     OutTarget::Stdout => b"standard output".to_vec(),
                     OutTarget::Stderr => b"/dev/stderr".to_vec(),
                 };
-                cli::msg::error(&format!("{}: {}", q(&name), e.message()));
+                cli::msg::error(&format!("{}: {}", quoted(&name), e.message()));
                 if i == 0 {
                     // GNU's close_stdout adds this line, with the errno only
                     // when closing failed too: stdout was closed from the
@@ -148,7 +148,7 @@ impl<'p> Finder<'p> {
         if e == Errno::ENOENT && self.plan.ignore_race {
             return;
         }
-        cli::msg::error(&format!("{}: {}", q(path), e.message()));
+        cli::msg::error(&format!("{}: {}", quoted(path), e.message()));
         self.fail();
     }
 
@@ -702,8 +702,10 @@ impl EntryEval<'_, '_> {
                 Some(buf)
             }
             Err(e) => {
-                let what =
-                    cli::locale::trf(c"getfilecon failed: %s", &[q(self.entry.path).as_bytes()]);
+                let what = cli::locale::trf(
+                    c"getfilecon failed: %s",
+                    &[quoted(self.entry.path).as_bytes()],
+                );
                 self.message(&format!("{}: {}", String::from_utf8_lossy(&what), e.message()));
                 self.finder.fail();
                 None
@@ -838,7 +840,7 @@ impl EntryEval<'_, '_> {
                 if e == Errno::ENOENT && self.finder.plan.ignore_race {
                     return true;
                 }
-                let what = cli::locale::trf(c"cannot delete %s", &[q(path).as_bytes()]);
+                let what = cli::locale::trf(c"cannot delete %s", &[quoted(path).as_bytes()]);
                 self.message(&format!("{}: {}", String::from_utf8_lossy(&what), e.message()));
                 self.finder.fail();
                 false
@@ -1153,7 +1155,7 @@ impl Visitor for Finder<'_> {
         self.flush_local(local);
         match err {
             WalkError::Root { path, errno } => {
-                cli::msg::error(&format!("{}: {}", q(path), errno.message()));
+                cli::msg::error(&format!("{}: {}", quoted(path), errno.message()));
                 self.fail();
             }
             WalkError::Open { path, errno } | WalkError::Read { path, errno } => {
@@ -1162,7 +1164,7 @@ impl Visitor for Finder<'_> {
             WalkError::Loop { path, ancestor } => {
                 cli::msg::error_bytes(&[&cli::locale::trf(
                     c"File system loop detected; %s is part of the same file system loop as %s.",
-                    &[q(path).as_bytes(), q(ancestor).as_bytes()],
+                    &[quoted(path).as_bytes(), quoted(ancestor).as_bytes()],
                 )]);
                 self.fail();
             }

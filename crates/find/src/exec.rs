@@ -12,7 +12,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
 
-use crate::parse::q;
+use crate::parse::quoted;
 
 /// Total bytes of arguments one batched command may get (GNU sizes its
 /// batches from ARG_MAX; this stays well inside Linux's limit).
@@ -126,7 +126,7 @@ impl ExecSpec {
                 match ringio::sys::openat(fd, rel, libc::O_RDONLY | libc::O_DIRECTORY, 0) {
                     Ok(own) => b.dir = Some((own, p.to_vec())),
                     Err(e) => {
-                        cli::msg::error(&format!("{}: {}", q(p), e.message()));
+                        cli::msg::error(&format!("{}: {}", quoted(p), e.message()));
                         return false;
                     }
                 }
@@ -189,7 +189,7 @@ pub fn run(argv: &[Vec<u8>], cwd: Cwd, null_stdin: bool) -> Outcome {
             } else if let Some(sig) = st.signal() {
                 cli::msg::error_bytes(&[&cli::locale::trf(
                     c"%s terminated by signal %d",
-                    &[q(&argv[0]).as_bytes(), sig.to_string().as_bytes()],
+                    &[quoted(&argv[0]).as_bytes(), sig.to_string().as_bytes()],
                 )]);
                 Outcome::Error
             } else {
@@ -201,7 +201,7 @@ pub fn run(argv: &[Vec<u8>], cwd: Cwd, null_stdin: bool) -> Outcome {
                 Some(n) => ringio::Errno(n).message(),
                 None => e.to_string(),
             };
-            cli::msg::error(&format!("{}: {}", q(&argv[0]), text));
+            cli::msg::error(&format!("{}: {}", quoted(&argv[0]), text));
             Outcome::Error
         }
     }

@@ -103,7 +103,7 @@ fn lossy(b: &[u8]) -> String {
 }
 
 /// `'name'` as find quotes names in messages (locale style in C).
-pub fn q(b: &[u8]) -> String {
+pub fn quoted(b: &[u8]) -> String {
     lossy(&cli::quote::quote(b, cli::quote::Style::Locale))
 }
 
@@ -164,7 +164,7 @@ pub fn parse(args: Vec<OsString>) -> Result<(Plan, Vec<String>), ParseError> {
         None => p.plan.roots = operands,
         Some(_) if !operands.is_empty() => {
             return Err(ParseError::Msgs(vec![
-                t(c"extra operand %s", &[q(&operands[0]).as_bytes()]),
+                t(c"extra operand %s", &[quoted(&operands[0]).as_bytes()]),
                 t(c"file operands cannot be combined with -files0-from", &[]),
             ]))
         }
@@ -248,7 +248,7 @@ impl Parser {
                             let first = d.split(|&c| c == b',').next().unwrap_or_default();
                             self.warnings.push(t(
                                 c"Ignoring unrecognised debug flag %s",
-                                &[q(first).as_bytes()],
+                                &[quoted(first).as_bytes()],
                             ));
                         }
                     }
@@ -431,7 +431,7 @@ impl Parser {
                 self.plan.outs.push(OutTarget::File { name: file.to_vec(), file: f });
                 Ok(self.plan.outs.len() - 1)
             }
-            Err(e) => err(format!("{}: {}", q(file), errno_text(&e))),
+            Err(e) => err(format!("{}: {}", quoted(file), errno_text(&e))),
         }
     }
 
@@ -465,7 +465,7 @@ impl Parser {
             Some(d) => Ok(d),
             None => err(t(
                 c"Expected a positive decimal integer argument to %s, but got %s",
-                &[n, q(&v).as_bytes()],
+                &[n, quoted(&v).as_bytes()],
             )),
         }
     }
@@ -476,10 +476,11 @@ impl Parser {
             Some(s) => self.syntax = s,
             None => {
                 // Each name quoted as the value is (‘…’ in UTF-8).
-                let list: Vec<String> = RegexType::NAMES.iter().map(|n| q(n.as_bytes())).collect();
+                let list: Vec<String> =
+                    RegexType::NAMES.iter().map(|n| quoted(n.as_bytes())).collect();
                 return err(t(
                     c"Unknown regular expression type %s; valid types are %s.",
-                    &[q(&v).as_bytes(), list.join(", ").as_bytes()],
+                    &[quoted(&v).as_bytes(), list.join(", ").as_bytes()],
                 ));
             }
         }
@@ -546,7 +547,7 @@ impl Parser {
                 None => {
                     return err(t(
                         c"I cannot figure out how to interpret %s as a date or time",
-                        &[q(&v).as_bytes()],
+                        &[quoted(&v).as_bytes()],
                     ))
                 }
             }
@@ -587,7 +588,7 @@ impl Parser {
     fn perm(&mut self, n: &[u8]) -> Result<Prim, ParseError> {
         let v = self.arg(n)?;
         let Some((kind, mode)) = crate::perm::parse(&v) else {
-            return err(t(c"invalid mode %s", &[q(&v).as_bytes()]));
+            return err(t(c"invalid mode %s", &[quoted(&v).as_bytes()]));
         };
         if kind == crate::expr::PermKind::Any && mode == [0, 0] {
             self.warnings.push(t(c"warning: you have specified a mode pattern %s (which is equivalent to /000). The meaning of -perm /000 has now been changed to be consistent with -perm -000; that is, while it used to match no files, it now matches all files.", &[&v]));
@@ -604,7 +605,7 @@ impl Parser {
             Some(u) => Ok(Prim::Uid(Cmp::Eq, u as u64)),
             None => match parse_u64(&v) {
                 Some(u) => Ok(Prim::Uid(Cmp::Eq, u)),
-                None => err(t(c"%s is not the name of a known user", &[q(&v).as_bytes()])),
+                None => err(t(c"%s is not the name of a known user", &[quoted(&v).as_bytes()])),
             },
         }
     }
@@ -618,7 +619,9 @@ impl Parser {
             Some(g) => Ok(Prim::Gid(Cmp::Eq, g as u64)),
             None => match parse_u64(&v) {
                 Some(g) => Ok(Prim::Gid(Cmp::Eq, g)),
-                None => err(t(c"%s is not the name of an existing group", &[q(&v).as_bytes()])),
+                None => {
+                    err(t(c"%s is not the name of an existing group", &[quoted(&v).as_bytes()]))
+                }
             },
         }
     }
@@ -725,7 +728,7 @@ impl Parser {
         let c = match std::ffi::CString::new(path.to_vec()) {
             Ok(c) => c,
             Err(_) => {
-                return err(format!("{}: {}", q(path), ringio::Errno(libc::EINVAL).message()))
+                return err(format!("{}: {}", quoted(path), ringio::Errno(libc::EINVAL).message()))
             }
         };
         let mut st = ringio::sys::statx_zeroed();
@@ -738,7 +741,7 @@ impl Parser {
             &mut st,
         ) {
             Ok(()) => Ok(st),
-            Err(e) => err(format!("{}: {}", q(path), e.message())),
+            Err(e) => err(format!("{}: {}", quoted(path), e.message())),
         }
     }
 
@@ -894,7 +897,7 @@ fn insecure_path(path: &[u8], action: &[u8]) -> Result<(), ParseError> {
         } else if !entry.starts_with(b"/") {
             cli::locale::trf(
                 c"The relative path %s is included in the PATH environment variable, which is insecure in combination with the %s action of find.  Please remove that entry from $PATH",
-                &[q(entry).as_bytes(), action],
+                &[quoted(entry).as_bytes(), action],
             )
         } else {
             continue;
