@@ -619,79 +619,12 @@ impl P<'_> {
         }
     }
 
+    /// One item of the date string, by its first token; None where the
+    /// tokens make no item.
     fn item(&mut self) -> Option<()> {
         let t0 = self.peek(0)?;
         match t0 {
-            Tok::Num { v, digits, signed: false } => {
-                // Dates first: they are the longest matches.
-                if let (Some((m, _)), Some((d, _))) = (snum(self.peek(1)), snum(self.peek(2))) {
-                    if !self.is_unit(2) {
-                        self.i += 3;
-                        self.set_date(Some((v, digits)), -m, -d);
-                        // ISO 8601: dateTtime.
-                        if self.peek(0) == Some(Tok::Zone { off: -420, dst: false })
-                            && unum(self.peek(1)).is_some()
-                        {
-                            self.i += 1;
-                            return self.time(true);
-                        }
-                        return Some(());
-                    }
-                }
-                if self.is_char(1, b'/') {
-                    let (b, _) = unum(self.peek(2))?;
-                    if self.is_char(3, b'/') {
-                        let (c, cd) = unum(self.peek(4))?;
-                        self.i += 5;
-                        if digits >= 4 {
-                            self.set_date(Some((v, digits)), b, c);
-                        } else {
-                            self.set_date(Some((c, cd)), v, b);
-                        }
-                    } else {
-                        self.i += 3;
-                        self.set_date(None, v, b);
-                    }
-                    return Some(());
-                }
-                if let Some(Tok::Month(m)) = self.peek(1) {
-                    match self.peek(2) {
-                        Some(Tok::Num { v: y, digits: yd, signed }) => {
-                            self.i += 3;
-                            let y = if signed { -y } else { y };
-                            self.set_date(Some((y, yd)), m, v);
-                        }
-                        _ => {
-                            self.i += 2;
-                            self.set_date(None, m, v);
-                        }
-                    }
-                    return Some(());
-                }
-                if let Some(Tok::Day(d)) = self.peek(1) {
-                    self.i += 2;
-                    self.day(v, d);
-                    return Some(());
-                }
-                if matches!(self.peek(1), Some(Tok::Meridian(_))) || self.is_char(1, b':') {
-                    return self.time(false);
-                }
-                if self.rel()? {
-                    return Some(());
-                }
-                if snum(self.peek(1)).is_some() {
-                    if self.is_unit(2) {
-                        // `hybrid`: a number, then a signed relative item.
-                        self.i += 1;
-                        self.number(v, digits);
-                        return self.rel().and_then(|ok| ok.then_some(()));
-                    }
-                    return self.time(true);
-                }
-                self.i += 1;
-                self.number(v, digits);
-                Some(())
-            }
+            Tok::Num { v, digits, signed: false } => self.number_item(v, digits),
             Tok::Num { signed: true, .. } | Tok::Dec { .. } => {
                 if self.rel()? {
                     Some(())
@@ -699,29 +632,7 @@ impl P<'_> {
                     None
                 }
             }
-            Tok::Month(m) => {
-                match (self.peek(1), self.peek(2)) {
-                    (
-                        Some(Tok::Num { v: d, signed: true, .. }),
-                        Some(Tok::Num { v: y, digits: yd, signed: true }),
-                    ) => {
-                        let (d, y, yd) = (-d, -y, yd);
-                        self.i += 3;
-                        self.set_date(Some((y, yd)), m, d);
-                    }
-                    (Some(Tok::Num { v: d, signed: false, .. }), Some(Tok::Char(b','))) => {
-                        let (y, yd) = unum(self.peek(3))?;
-                        self.i += 4;
-                        self.set_date(Some((y, yd)), m, d);
-                    }
-                    (Some(Tok::Num { v: d, signed: false, .. }), _) => {
-                        self.i += 2;
-                        self.set_date(None, m, d);
-                    }
-                    _ => return None,
-                }
-                Some(())
-            }
+            Tok::Month(m) => self.month_item(m),
             Tok::Day(d) => {
                 self.i += 1;
                 if self.is_char(0, b',') {
@@ -747,34 +658,139 @@ impl P<'_> {
                 self.i += 1;
                 self.add_rel(Rel { day: n, ..Rel::default() })
             }
-            Tok::Zone { off, dst } => {
-                self.i += 1;
-                let mut off = off + if dst { 60 } else { 0 };
-                if self.peek(0) == Some(Tok::Dst) && !dst {
-                    self.i += 1;
-                    off += 60;
-                }
-                if snum(self.peek(0)).is_some() && !self.is_unit(1) {
-                    off += self.offset()?;
-                }
-                self.pc.zone = Some(off);
-                self.pc.zones += 1;
-                Some(())
-            }
-            Tok::LocalZone(isdst) => {
-                self.i += 1;
-                let mut isdst = isdst;
-                if self.peek(0) == Some(Tok::Dst) {
-                    self.i += 1;
-                    isdst = 1;
-                    self.pc.dst_added = true;
-                }
-                self.pc.local_isdst = Some(isdst);
-                self.pc.local_zones += 1;
-                Some(())
-            }
+            Tok::Zone { off, dst } => self.zone_item(off, dst),
+            Tok::LocalZone(isdst) => self.local_zone_item(isdst),
             Tok::Meridian(_) | Tok::Dst | Tok::Ago | Tok::Char(_) => None,
         }
+    }
+
+    /// An item that starts with an unsigned number: a date (`y-m-d`,
+    /// `m/d[/y]`, `d month [y]`), an ordinal day, a time, a relative
+    /// item, or a bare number.
+    fn number_item(&mut self, v: i64, digits: usize) -> Option<()> {
+        // Dates first: they are the longest matches.
+        if let (Some((m, _)), Some((d, _))) = (snum(self.peek(1)), snum(self.peek(2))) {
+            if !self.is_unit(2) {
+                self.i += 3;
+                self.set_date(Some((v, digits)), -m, -d);
+                // ISO 8601: dateTtime.
+                if self.peek(0) == Some(Tok::Zone { off: -420, dst: false })
+                    && unum(self.peek(1)).is_some()
+                {
+                    self.i += 1;
+                    return self.time(true);
+                }
+                return Some(());
+            }
+        }
+        if self.is_char(1, b'/') {
+            let (b, _) = unum(self.peek(2))?;
+            if self.is_char(3, b'/') {
+                let (c, cd) = unum(self.peek(4))?;
+                self.i += 5;
+                if digits >= 4 {
+                    self.set_date(Some((v, digits)), b, c);
+                } else {
+                    self.set_date(Some((c, cd)), v, b);
+                }
+            } else {
+                self.i += 3;
+                self.set_date(None, v, b);
+            }
+            return Some(());
+        }
+        if let Some(Tok::Month(m)) = self.peek(1) {
+            match self.peek(2) {
+                Some(Tok::Num { v: y, digits: yd, signed }) => {
+                    self.i += 3;
+                    let y = if signed { -y } else { y };
+                    self.set_date(Some((y, yd)), m, v);
+                }
+                _ => {
+                    self.i += 2;
+                    self.set_date(None, m, v);
+                }
+            }
+            return Some(());
+        }
+        if let Some(Tok::Day(d)) = self.peek(1) {
+            self.i += 2;
+            self.day(v, d);
+            return Some(());
+        }
+        if matches!(self.peek(1), Some(Tok::Meridian(_))) || self.is_char(1, b':') {
+            return self.time(false);
+        }
+        if self.rel()? {
+            return Some(());
+        }
+        if snum(self.peek(1)).is_some() {
+            if self.is_unit(2) {
+                // `hybrid`: a number, then a signed relative item.
+                self.i += 1;
+                self.number(v, digits);
+                return self.rel().and_then(|ok| ok.then_some(()));
+            }
+            return self.time(true);
+        }
+        self.i += 1;
+        self.number(v, digits);
+        Some(())
+    }
+
+    /// `month d[, y]` or `month-d-y`.
+    fn month_item(&mut self, m: i64) -> Option<()> {
+        match (self.peek(1), self.peek(2)) {
+            (
+                Some(Tok::Num { v: d, signed: true, .. }),
+                Some(Tok::Num { v: y, digits: yd, signed: true }),
+            ) => {
+                let (d, y, yd) = (-d, -y, yd);
+                self.i += 3;
+                self.set_date(Some((y, yd)), m, d);
+            }
+            (Some(Tok::Num { v: d, signed: false, .. }), Some(Tok::Char(b','))) => {
+                let (y, yd) = unum(self.peek(3))?;
+                self.i += 4;
+                self.set_date(Some((y, yd)), m, d);
+            }
+            (Some(Tok::Num { v: d, signed: false, .. }), _) => {
+                self.i += 2;
+                self.set_date(None, m, d);
+            }
+            _ => return None,
+        }
+        Some(())
+    }
+
+    /// A named zone, with `DST` after it and a numeric offset added.
+    fn zone_item(&mut self, off: i64, dst: bool) -> Option<()> {
+        self.i += 1;
+        let mut off = off + if dst { 60 } else { 0 };
+        if self.peek(0) == Some(Tok::Dst) && !dst {
+            self.i += 1;
+            off += 60;
+        }
+        if snum(self.peek(0)).is_some() && !self.is_unit(1) {
+            off += self.offset()?;
+        }
+        self.pc.zone = Some(off);
+        self.pc.zones += 1;
+        Some(())
+    }
+
+    /// The local zone's standard or summer name, maybe followed by `DST`.
+    fn local_zone_item(&mut self, isdst: i32) -> Option<()> {
+        self.i += 1;
+        let mut isdst = isdst;
+        if self.peek(0) == Some(Tok::Dst) {
+            self.i += 1;
+            isdst = 1;
+            self.pc.dst_added = true;
+        }
+        self.pc.local_isdst = Some(isdst);
+        self.pc.local_zones += 1;
+        Some(())
     }
 
     fn day(&mut self, ordinal: i64, number: i64) {
