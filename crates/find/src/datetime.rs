@@ -879,25 +879,12 @@ fn fixed_mktime(
 }
 
 fn parse_in_zone(s: &[u8], now: (i64, i64)) -> Option<(i64, i64)> {
-    use ringio::sys::time::{localtime, mktime_norm};
+    use ringio::sys::time::localtime;
     if let Some(rest) = s.strip_prefix(b"@") {
-        let toks = lex(rest, &Local { names: Vec::new() })?;
-        return match toks.as_slice() {
-            [Tok::Num { v, .. }] => Some((*v, 0)),
-            [Tok::Dec { sec, ns, .. }] => Some((*sec, *ns)),
-            _ => None,
-        };
+        return epoch_seconds(rest);
     }
     let now_tm = localtime(now.0)?;
-    let mut local = Local { names: Vec::new() };
-    for t in [now.0, now.0 - 182 * 86400, now.0 + 182 * 86400] {
-        if let Some(tm) = localtime(t) {
-            if !tm.zone.is_empty() && !local.names.iter().any(|n| n.0 == tm.zone) {
-                local.names.push((tm.zone.to_ascii_uppercase(), (tm.isdst > 0) as i32));
-            }
-        }
-    }
-    let toks = lex(s, &local)?;
+    let toks = lex(s, &local_zone_names(now.0))?;
     let mut p = P {
         t: &toks,
         i: 0,
@@ -930,75 +917,13 @@ fn parse_in_zone(s: &[u8], now: (i64, i64)) -> Option<(i64, i64)> {
     if !(1..=12).contains(&month) || day < 1 || day > month_days(year, month) {
         return None;
     }
-    let (hour, minute, sec, mut ns) = if pc.times > 0 || (pc.rels && pc.dates == 0 && pc.days == 0)
-    {
-        let h = if pc.times > 0 { to_hour(pc.hour, pc.meridian)? } else { pc.hour };
-        if !(0..=59).contains(&pc.minute) || !(0..=59).contains(&pc.sec) {
-            return None;
-        }
-        (h, pc.minute, pc.sec, pc.ns)
-    } else {
-        (0, 0, 0, 0)
-    };
-    let weekday = |wday: i64| {
-        (pc.day_number - wday + 7) % 7
-            + 7 * (pc.day_ordinal - (0 < pc.day_ordinal && wday != pc.day_number) as i64)
+    let (hour, minute, sec, mut ns) = pc.clock()?;
+    let date = (year, month - 1, day);
+    let mut t = match pc.zone {
+        Some(off) => pc.fixed_zone_time(off, date, (hour, minute, sec))?,
+        None => pc.local_time(date, (hour, minute, sec))?,
     };
     let rel = pc.rel;
-    let has_rel_date = rel.year != 0 || rel.month != 0 || rel.day != 0;
-    let mut t = match pc.zone {
-        Some(off) => {
-            let (mut t, mut f) = fixed_mktime(year, month - 1, day, hour, minute, sec, off)?;
-            if pc.days > 0 && pc.dates == 0 {
-                (t, f) = fixed_mktime(f.0, f.1, f.2 + weekday(f.3), hour, minute, sec, off)?;
-            }
-            if has_rel_date {
-                t = fixed_mktime(
-                    f.0.checked_add(rel.year)?,
-                    f.1.checked_add(rel.month)?,
-                    f.2.checked_add(rel.day)?,
-                    hour,
-                    minute,
-                    sec,
-                    off,
-                )?
-                .0;
-            }
-            t
-        }
-        None => {
-            let isdst = pc.local_isdst.unwrap_or(-1);
-            let (mut t, mut tm) = mktime_norm(year, month - 1, day, hour, minute, sec, isdst)?;
-            // A local time that doesn't exist (skipped by a change to
-            // daylight saving time) is no date.
-            if (tm.year, tm.mon as i64, tm.mday as i64, tm.hour as i64, tm.min as i64)
-                != (year, month - 1, day, hour, minute)
-            {
-                return None;
-            }
-            // A named local zone must agree with the date's daylight time.
-            if pc.local_isdst.is_some_and(|d| d != (tm.isdst > 0) as i32) && !pc.dst_added {
-                return None;
-            }
-            if pc.days > 0 && pc.dates == 0 {
-                let d = tm.mday as i64 + weekday(tm.wday as i64);
-                (t, tm) = mktime_norm(tm.year, tm.mon as i64, d, hour, minute, sec, -1)?;
-            }
-            if has_rel_date {
-                t = mktime_norm(
-                    tm.year.checked_add(rel.year)?,
-                    (tm.mon as i64).checked_add(rel.month)?,
-                    (tm.mday as i64).checked_add(rel.day)?,
-                    hour,
-                    minute,
-                    sec,
-                    -1,
-                )?
-                .0;
-            }
-            t
-        }
-    };
     t = t
         .checked_add(rel.hour.checked_mul(3600)?)?
         .checked_add(rel.minute.checked_mul(60)?)?
@@ -1007,6 +932,125 @@ fn parse_in_zone(s: &[u8], now: (i64, i64)) -> Option<(i64, i64)> {
     t = t.checked_add(ns.div_euclid(1_000_000_000))?;
     ns = ns.rem_euclid(1_000_000_000);
     Some((t, ns))
+}
+
+/// `@SECONDS[.FRACTION]`: a count since the epoch, nothing else.
+fn epoch_seconds(rest: &[u8]) -> Option<(i64, i64)> {
+    let toks = lex(rest, &Local { names: Vec::new() })?;
+    match toks.as_slice() {
+        [Tok::Num { v, .. }] => Some((*v, 0)),
+        [Tok::Dec { sec, ns, .. }] => Some((*sec, *ns)),
+        _ => None,
+    }
+}
+
+/// The local zone's names (standard and summer time, as `localtime`
+/// gives them now and half a year either side), upper-cased for the lexer.
+fn local_zone_names(now: i64) -> Local {
+    let mut local = Local { names: Vec::new() };
+    for t in [now, now - 182 * 86400, now + 182 * 86400] {
+        if let Some(tm) = ringio::sys::time::localtime(t) {
+            if !tm.zone.is_empty() && !local.names.iter().any(|n| n.0 == tm.zone) {
+                local.names.push((tm.zone.to_ascii_uppercase(), (tm.isdst > 0) as i32));
+            }
+        }
+    }
+    local
+}
+
+impl Pc {
+    /// The time of day (hour, minute, second, ns): the one given, now's
+    /// when only relative items were, else midnight.
+    fn clock(&self) -> Option<(i64, i64, i64, i64)> {
+        if self.times > 0 || (self.rels && self.dates == 0 && self.days == 0) {
+            let h = if self.times > 0 { to_hour(self.hour, self.meridian)? } else { self.hour };
+            if !(0..=59).contains(&self.minute) || !(0..=59).contains(&self.sec) {
+                return None;
+            }
+            Some((h, self.minute, self.sec, self.ns))
+        } else {
+            Some((0, 0, 0, 0))
+        }
+    }
+
+    /// Days from a date of weekday `wday` to the day item's weekday.
+    fn weekday_shift(&self, wday: i64) -> i64 {
+        (self.day_number - wday + 7) % 7
+            + 7 * (self.day_ordinal - (0 < self.day_ordinal && wday != self.day_number) as i64)
+    }
+
+    fn has_rel_date(&self) -> bool {
+        let rel = self.rel;
+        rel.year != 0 || rel.month != 0 || rel.day != 0
+    }
+
+    /// The date (month from 0) and time in the zone `off` minutes east of
+    /// UTC, moved to the day item's weekday and by the relative date.
+    fn fixed_zone_time(
+        &self,
+        off: i64,
+        (year, mon0, day): (i64, i64, i64),
+        (hour, minute, sec): (i64, i64, i64),
+    ) -> Option<i64> {
+        let rel = self.rel;
+        let (mut t, mut f) = fixed_mktime(year, mon0, day, hour, minute, sec, off)?;
+        if self.days > 0 && self.dates == 0 {
+            (t, f) = fixed_mktime(f.0, f.1, f.2 + self.weekday_shift(f.3), hour, minute, sec, off)?;
+        }
+        if self.has_rel_date() {
+            t = fixed_mktime(
+                f.0.checked_add(rel.year)?,
+                f.1.checked_add(rel.month)?,
+                f.2.checked_add(rel.day)?,
+                hour,
+                minute,
+                sec,
+                off,
+            )?
+            .0;
+        }
+        Some(t)
+    }
+
+    /// As [`Pc::fixed_zone_time`], in the local zone (mktime's rules).
+    fn local_time(
+        &self,
+        (year, mon0, day): (i64, i64, i64),
+        (hour, minute, sec): (i64, i64, i64),
+    ) -> Option<i64> {
+        use ringio::sys::time::mktime_norm;
+        let rel = self.rel;
+        let isdst = self.local_isdst.unwrap_or(-1);
+        let (mut t, mut tm) = mktime_norm(year, mon0, day, hour, minute, sec, isdst)?;
+        // A local time that doesn't exist (skipped by a change to
+        // daylight saving time) is no date.
+        if (tm.year, tm.mon as i64, tm.mday as i64, tm.hour as i64, tm.min as i64)
+            != (year, mon0, day, hour, minute)
+        {
+            return None;
+        }
+        // A named local zone must agree with the date's daylight time.
+        if self.local_isdst.is_some_and(|d| d != (tm.isdst > 0) as i32) && !self.dst_added {
+            return None;
+        }
+        if self.days > 0 && self.dates == 0 {
+            let d = tm.mday as i64 + self.weekday_shift(tm.wday as i64);
+            (t, tm) = mktime_norm(tm.year, tm.mon as i64, d, hour, minute, sec, -1)?;
+        }
+        if self.has_rel_date() {
+            t = mktime_norm(
+                tm.year.checked_add(rel.year)?,
+                (tm.mon as i64).checked_add(rel.month)?,
+                (tm.mday as i64).checked_add(rel.day)?,
+                hour,
+                minute,
+                sec,
+                -1,
+            )?
+            .0;
+        }
+        Some(t)
+    }
 }
 
 #[cfg(test)]
