@@ -415,7 +415,7 @@ fn lex(s: &[u8], local: &Local) -> Option<Vec<Tok>> {
 
 /// What the items said.
 #[derive(Default)]
-struct Pc {
+struct DateFields {
     year: Option<(i64, usize)>,
     month: i64,
     day: i64,
@@ -439,10 +439,11 @@ struct Pc {
     rels: bool,
 }
 
-struct P<'a> {
+/// The items of a lexed date string, read one by one into [`DateFields`].
+struct DateParser<'a> {
     t: &'a [Tok],
     i: usize,
-    pc: Pc,
+    fields: DateFields,
 }
 
 fn unum(t: Option<Tok>) -> Option<(i64, usize)> {
@@ -459,7 +460,7 @@ fn snum(t: Option<Tok>) -> Option<(i64, usize)> {
     }
 }
 
-impl P<'_> {
+impl DateParser<'_> {
     fn peek(&self, k: usize) -> Option<Tok> {
         self.t.get(self.i + k).copied()
     }
@@ -473,26 +474,26 @@ impl P<'_> {
     }
 
     fn set_time(&mut self, h: i64, m: i64, s: i64, ns: i64, mer: u8) {
-        self.pc.times += 1;
-        self.pc.hour = h;
-        self.pc.minute = m;
-        self.pc.sec = s;
-        self.pc.ns = ns;
-        self.pc.meridian = mer;
+        self.fields.times += 1;
+        self.fields.hour = h;
+        self.fields.minute = m;
+        self.fields.sec = s;
+        self.fields.ns = ns;
+        self.fields.meridian = mer;
     }
 
     fn set_date(&mut self, y: Option<(i64, usize)>, m: i64, d: i64) {
-        self.pc.dates += 1;
+        self.fields.dates += 1;
         if y.is_some() {
-            self.pc.year = y;
+            self.fields.year = y;
         }
-        self.pc.month = m;
-        self.pc.day = d;
+        self.fields.month = m;
+        self.fields.day = d;
     }
 
     fn add_rel(&mut self, r: Rel) -> Option<()> {
-        self.pc.rel = self.pc.rel.plus(r)?;
-        self.pc.rels = true;
+        self.fields.rel = self.fields.rel.plus(r)?;
+        self.fields.rels = true;
         Some(())
     }
 
@@ -520,8 +521,8 @@ impl P<'_> {
 
     fn zone_offset(&mut self) -> Option<()> {
         let m = self.offset()?;
-        self.pc.zone = Some(m);
-        self.pc.zones += 1;
+        self.fields.zone = Some(m);
+        self.fields.zones += 1;
         Some(())
     }
 
@@ -605,14 +606,18 @@ impl P<'_> {
     /// A bare number: a year after a date, a date of more than four
     /// digits, else a time (`hh` or `hhmm`).
     fn number(&mut self, v: i64, digits: usize) {
-        let pc = &mut self.pc;
-        if pc.dates > 0 && pc.year.is_none() && !pc.rels && (pc.times > 0 || digits > 2) {
-            pc.year = Some((v, digits));
+        let fields = &mut self.fields;
+        if fields.dates > 0
+            && fields.year.is_none()
+            && !fields.rels
+            && (fields.times > 0 || digits > 2)
+        {
+            fields.year = Some((v, digits));
         } else if digits > 4 {
-            pc.dates += 1;
-            pc.day = v % 100;
-            pc.month = (v / 100) % 100;
-            pc.year = Some((v / 10000, digits - 4));
+            fields.dates += 1;
+            fields.day = v % 100;
+            fields.month = (v / 100) % 100;
+            fields.year = Some((v / 10000, digits - 4));
         } else {
             let (h, m) = if digits <= 2 { (v, 0) } else { (v / 100, v % 100) };
             self.set_time(h, m, 0, 0, 0);
@@ -774,8 +779,8 @@ impl P<'_> {
         if snum(self.peek(0)).is_some() && !self.is_unit(1) {
             off += self.offset()?;
         }
-        self.pc.zone = Some(off);
-        self.pc.zones += 1;
+        self.fields.zone = Some(off);
+        self.fields.zones += 1;
         Some(())
     }
 
@@ -786,17 +791,17 @@ impl P<'_> {
         if self.peek(0) == Some(Tok::Dst) {
             self.i += 1;
             isdst = 1;
-            self.pc.dst_added = true;
+            self.fields.dst_added = true;
         }
-        self.pc.local_isdst = Some(isdst);
-        self.pc.local_zones += 1;
+        self.fields.local_isdst = Some(isdst);
+        self.fields.local_zones += 1;
         Some(())
     }
 
     fn day(&mut self, ordinal: i64, number: i64) {
-        self.pc.days += 1;
-        self.pc.day_ordinal = ordinal;
-        self.pc.day_number = number;
+        self.fields.days += 1;
+        self.fields.day_ordinal = ordinal;
+        self.fields.day_number = number;
     }
 }
 
@@ -885,10 +890,10 @@ fn parse_in_zone(s: &[u8], now: (i64, i64)) -> Option<(i64, i64)> {
     }
     let now_tm = localtime(now.0)?;
     let toks = lex(s, &local_zone_names(now.0))?;
-    let mut p = P {
+    let mut p = DateParser {
         t: &toks,
         i: 0,
-        pc: Pc {
+        fields: DateFields {
             year: Some((now_tm.year, 4)),
             month: now_tm.mon as i64 + 1,
             day: now_tm.mday as i64,
@@ -896,34 +901,39 @@ fn parse_in_zone(s: &[u8], now: (i64, i64)) -> Option<(i64, i64)> {
             minute: now_tm.min as i64,
             sec: now_tm.sec as i64,
             ns: now.1,
-            ..Pc::default()
+            ..DateFields::default()
         },
     };
     // Dates that give no year keep now's.
-    let now_year = p.pc.year;
-    p.pc.year = None;
+    let now_year = p.fields.year;
+    p.fields.year = None;
     while p.i < toks.len() {
         p.item()?;
     }
-    let pc = &p.pc;
-    if pc.times > 1 || pc.dates > 1 || pc.days > 1 || pc.zones > 1 || pc.local_zones > 1 {
+    let fields = &p.fields;
+    if fields.times > 1
+        || fields.dates > 1
+        || fields.days > 1
+        || fields.zones > 1
+        || fields.local_zones > 1
+    {
         return None;
     }
-    if pc.zones > 0 && pc.local_zones > 0 {
+    if fields.zones > 0 && fields.local_zones > 0 {
         return None;
     }
-    let year = to_year(pc.year.or(now_year)?);
-    let (month, day) = (pc.month, pc.day);
+    let year = to_year(fields.year.or(now_year)?);
+    let (month, day) = (fields.month, fields.day);
     if !(1..=12).contains(&month) || day < 1 || day > month_days(year, month) {
         return None;
     }
-    let (hour, minute, sec, mut ns) = pc.clock()?;
+    let (hour, minute, sec, mut ns) = fields.clock()?;
     let date = (year, month - 1, day);
-    let mut t = match pc.zone {
-        Some(off) => pc.fixed_zone_time(off, date, (hour, minute, sec))?,
-        None => pc.local_time(date, (hour, minute, sec))?,
+    let mut t = match fields.zone {
+        Some(off) => fields.fixed_zone_time(off, date, (hour, minute, sec))?,
+        None => fields.local_time(date, (hour, minute, sec))?,
     };
-    let rel = pc.rel;
+    let rel = fields.rel;
     t = t
         .checked_add(rel.hour.checked_mul(3600)?)?
         .checked_add(rel.minute.checked_mul(60)?)?
@@ -958,7 +968,7 @@ fn local_zone_names(now: i64) -> Local {
     local
 }
 
-impl Pc {
+impl DateFields {
     /// The time of day (hour, minute, second, ns): the one given, now's
     /// when only relative items were, else midnight.
     fn clock(&self) -> Option<(i64, i64, i64, i64)> {
@@ -1012,7 +1022,7 @@ impl Pc {
         Some(t)
     }
 
-    /// As [`Pc::fixed_zone_time`], in the local zone (mktime's rules).
+    /// As [`DateFields::fixed_zone_time`], in the local zone (mktime's rules).
     fn local_time(
         &self,
         (year, mon0, day): (i64, i64, i64),
