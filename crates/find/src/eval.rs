@@ -554,16 +554,7 @@ impl EntryEval<'_, '_> {
                 let units = st.stx_size.div_ceil(*unit);
                 cmp.test(units, *n)
             }
-            Prim::Empty => {
-                let d = self.d_type();
-                if d == dtype::DIR {
-                    self.dir_is_empty()
-                } else if d == dtype::REG {
-                    self.stat().is_some_and(|s| s.stx_size == 0)
-                } else {
-                    false
-                }
-            }
+            Prim::Empty => self.empty(),
             Prim::Newer { kind, t } => self.time(*kind).is_some_and(|ft| ft > *t),
             Prim::Age { kind, cmp, n, unit, origin } => {
                 let Some(ft) = self.time(*kind) else { return false };
@@ -602,39 +593,9 @@ impl EntryEval<'_, '_> {
                 let Some(s) = self.stat() else { return false };
                 self.fstype(dev_of(&s)) == *t
             }
-            Prim::Print { out, term } => {
-                let path = self.entry.path;
-                let b = &mut self.local.bufs[*out];
-                // -print0 is for programs: raw even to a terminal (as GNU's).
-                if *term == b'\n' && self.finder.ttys[*out] {
-                    cli::quote::qmark_into(b, path);
-                } else {
-                    b.extend_from_slice(path);
-                }
-                b.push(*term);
-                if b.len() >= FLUSH_AT {
-                    self.flush_one(*out);
-                }
-                true
-            }
-            Prim::Printf { out, fmt } => {
-                let mut buf = Vec::new();
-                let tty = self.finder.ttys[*out];
-                let go_on = fmt.render(&mut buf, self, tty);
-                self.emit(*out, &buf);
-                // \c (go_on false) drops the rest of this format only;
-                // evaluation goes on, as GNU's does. GNU also flushes there;
-                // here records stay whole so parallel threads can't split them.
-                let _ = go_on;
-                true
-            }
-            Prim::Ls { out } => {
-                let mut buf = Vec::new();
-                if self.ls_line(&mut buf) {
-                    self.emit(*out, &buf);
-                }
-                true
-            }
+            Prim::Print { out, term } => self.print(*out, *term),
+            Prim::Printf { out, fmt } => self.printf(*out, fmt),
+            Prim::Ls { out } => self.ls(*out),
             Prim::Prune => {
                 self.prune = true;
                 true
@@ -647,6 +608,56 @@ impl EntryEval<'_, '_> {
             Prim::Delete => self.delete(),
             Prim::Exec(i) => self.exec(*i),
         }
+    }
+
+    /// -empty: an empty directory or regular file.
+    fn empty(&mut self) -> bool {
+        let d = self.d_type();
+        if d == dtype::DIR {
+            self.dir_is_empty()
+        } else if d == dtype::REG {
+            self.stat().is_some_and(|s| s.stx_size == 0)
+        } else {
+            false
+        }
+    }
+
+    /// -print, -print0, -fprint, -fprint0: the name and `term`.
+    fn print(&mut self, out: usize, term: u8) -> bool {
+        let path = self.entry.path;
+        let b = &mut self.local.bufs[out];
+        // -print0 is for programs: raw even to a terminal (as GNU's).
+        if term == b'\n' && self.finder.ttys[out] {
+            cli::quote::qmark_into(b, path);
+        } else {
+            b.extend_from_slice(path);
+        }
+        b.push(term);
+        if b.len() >= FLUSH_AT {
+            self.flush_one(out);
+        }
+        true
+    }
+
+    fn printf(&mut self, out: usize, fmt: &printf::Format) -> bool {
+        let mut buf = Vec::new();
+        let tty = self.finder.ttys[out];
+        let go_on = fmt.render(&mut buf, self, tty);
+        self.emit(out, &buf);
+        // \c (go_on false) drops the rest of this format only;
+        // evaluation goes on, as GNU's does. GNU also flushes there;
+        // here records stay whole so parallel threads can't split them.
+        let _ = go_on;
+        true
+    }
+
+    /// -ls and -fls: one `ls -dils` line.
+    fn ls(&mut self, out: usize) -> bool {
+        let mut buf = Vec::new();
+        if self.ls_line(&mut buf) {
+            self.emit(out, &buf);
+        }
+        true
     }
 
     fn xtype(&mut self) -> u8 {
