@@ -122,41 +122,7 @@ impl Format {
             let c = f[i];
             if c == b'\\' {
                 i += 1;
-                let Some(&e) = f.get(i) else {
-                    warn(t(c"warning: escape `\\' followed by nothing at all", &[]));
-                    lit.push(b'\\');
-                    break;
-                };
-                i += 1;
-                match e {
-                    b'a' => lit.push(7),
-                    b'b' => lit.push(8),
-                    b'f' => lit.push(12),
-                    b'n' => lit.push(b'\n'),
-                    b'r' => lit.push(b'\r'),
-                    b't' => lit.push(b'\t'),
-                    b'v' => lit.push(11),
-                    b'\\' => lit.push(b'\\'),
-                    b'c' => {
-                        flush_lit(&mut items, &mut lit);
-                        items.push(Item::Stop);
-                    }
-                    b'0'..=b'7' => {
-                        let mut v = (e - b'0') as u32;
-                        let mut n = 1;
-                        while n < 3 && i < f.len() && (b'0'..=b'7').contains(&f[i]) {
-                            v = v * 8 + (f[i] - b'0') as u32;
-                            i += 1;
-                            n += 1;
-                        }
-                        lit.push(v as u8);
-                    }
-                    other => {
-                        warn(t(c"warning: unrecognized escape `\\%c'", &[&[other]]));
-                        lit.push(b'\\');
-                        lit.push(other);
-                    }
-                }
+                escape(f, &mut i, &mut items, &mut lit, warn);
                 continue;
             }
             if c != b'%' {
@@ -175,36 +141,12 @@ impl Format {
                 i += 1;
                 continue;
             }
-            let mut sp = Spec::default();
-            while i < f.len() {
-                match f[i] {
-                    b'-' => sp.minus = true,
-                    b'+' => sp.plus = true,
-                    b' ' => sp.space = true,
-                    b'#' => sp.hash = true,
-                    b'0' => sp.zero = true,
-                    _ => break,
-                }
-                i += 1;
-            }
-            let num = |i: &mut usize| {
-                let s = *i;
-                while *i < f.len() && f[*i].is_ascii_digit() {
-                    *i += 1;
-                }
-                std::str::from_utf8(&f[s..*i]).ok().and_then(|t| t.parse::<usize>().ok())
-            };
-            sp.width = num(&mut i);
-            if i < f.len() && f[i] == b'.' {
-                i += 1;
-                sp.prec = Some(num(&mut i).unwrap_or(0));
-            }
+            let sp = spec(f, &mut i);
             let Some(&d) = f.get(i) else {
                 return Err(FormatError(t(c"error: %s at end of format string", &[b"%"])));
             };
             i += 1;
             let dir = match d {
-                b'a' | b'c' | b't' => Dir::CTime(d),
                 b'A' | b'B' | b'C' | b'T' => {
                     let Some(&k) = f.get(i) else {
                         // GNU warns and prints the directive as it is.
@@ -218,35 +160,14 @@ impl Format {
                     i += 1;
                     Dir::Time(d, k)
                 }
-                b'b' => Dir::Blocks512,
-                b'k' => Dir::Blocks1k,
-                b's' => Dir::Size,
-                b'd' => Dir::Depth,
-                b'D' => Dir::Dev,
-                b'f' => Dir::Base,
-                b'F' => Dir::FsType,
-                b'g' => Dir::Group,
-                b'G' => Dir::Gid,
-                b'h' => Dir::Dirname,
-                b'H' => Dir::Root,
-                b'i' => Dir::Inode,
-                b'l' => Dir::Link,
-                b'm' => Dir::ModeOctal,
-                b'M' => Dir::ModeString,
-                b'n' => Dir::Links,
-                b'p' => Dir::Path,
-                b'P' => Dir::RelPath,
-                b'S' => Dir::Sparse,
-                b'u' => Dir::User,
-                b'U' => Dir::Uid,
-                b'y' => Dir::Type,
-                b'Y' => Dir::FollowType,
-                b'Z' => Dir::Context,
-                other => {
-                    warn(t(c"warning: unrecognized format directive `%%%c'", &[&[other]]));
-                    lit.extend_from_slice(&f[start..i]);
-                    continue;
-                }
+                _ => match simple_directive(d) {
+                    Some(dir) => dir,
+                    None => {
+                        warn(t(c"warning: unrecognized format directive `%%%c'", &[&[d]]));
+                        lit.extend_from_slice(&f[start..i]);
+                        continue;
+                    }
+                },
             };
             flush_lit(&mut items, &mut lit);
             items.push(Item::D(sp, dir));
@@ -300,6 +221,113 @@ impl Format {
         }
         true
     }
+}
+
+/// The escape after a `\` at `f[*i]`: its byte goes to `lit`, `\c` ends
+/// the format's output, others are warned about and kept as written.
+fn escape(
+    f: &[u8],
+    i: &mut usize,
+    items: &mut Vec<Item>,
+    lit: &mut Vec<u8>,
+    warn: &mut dyn FnMut(String),
+) {
+    let Some(&e) = f.get(*i) else {
+        warn(t(c"warning: escape `\\' followed by nothing at all", &[]));
+        lit.push(b'\\');
+        return;
+    };
+    *i += 1;
+    match e {
+        b'a' => lit.push(7),
+        b'b' => lit.push(8),
+        b'f' => lit.push(12),
+        b'n' => lit.push(b'\n'),
+        b'r' => lit.push(b'\r'),
+        b't' => lit.push(b'\t'),
+        b'v' => lit.push(11),
+        b'\\' => lit.push(b'\\'),
+        b'c' => {
+            flush_lit(items, lit);
+            items.push(Item::Stop);
+        }
+        b'0'..=b'7' => {
+            let mut v = (e - b'0') as u32;
+            let mut n = 1;
+            while n < 3 && *i < f.len() && (b'0'..=b'7').contains(&f[*i]) {
+                v = v * 8 + (f[*i] - b'0') as u32;
+                *i += 1;
+                n += 1;
+            }
+            lit.push(v as u8);
+        }
+        other => {
+            warn(t(c"warning: unrecognized escape `\\%c'", &[&[other]]));
+            lit.push(b'\\');
+            lit.push(other);
+        }
+    }
+}
+
+/// A directive's flags, width and precision, from `f[*i]` on.
+fn spec(f: &[u8], i: &mut usize) -> Spec {
+    let mut sp = Spec::default();
+    while *i < f.len() {
+        match f[*i] {
+            b'-' => sp.minus = true,
+            b'+' => sp.plus = true,
+            b' ' => sp.space = true,
+            b'#' => sp.hash = true,
+            b'0' => sp.zero = true,
+            _ => break,
+        }
+        *i += 1;
+    }
+    let num = |i: &mut usize| {
+        let s = *i;
+        while *i < f.len() && f[*i].is_ascii_digit() {
+            *i += 1;
+        }
+        std::str::from_utf8(&f[s..*i]).ok().and_then(|t| t.parse::<usize>().ok())
+    };
+    sp.width = num(i);
+    if *i < f.len() && f[*i] == b'.' {
+        *i += 1;
+        sp.prec = Some(num(i).unwrap_or(0));
+    }
+    sp
+}
+
+/// The directive a letter names, for letters that take nothing more.
+fn simple_directive(d: u8) -> Option<Dir> {
+    Some(match d {
+        b'a' | b'c' | b't' => Dir::CTime(d),
+        b'b' => Dir::Blocks512,
+        b'k' => Dir::Blocks1k,
+        b's' => Dir::Size,
+        b'd' => Dir::Depth,
+        b'D' => Dir::Dev,
+        b'f' => Dir::Base,
+        b'F' => Dir::FsType,
+        b'g' => Dir::Group,
+        b'G' => Dir::Gid,
+        b'h' => Dir::Dirname,
+        b'H' => Dir::Root,
+        b'i' => Dir::Inode,
+        b'l' => Dir::Link,
+        b'm' => Dir::ModeOctal,
+        b'M' => Dir::ModeString,
+        b'n' => Dir::Links,
+        b'p' => Dir::Path,
+        b'P' => Dir::RelPath,
+        b'S' => Dir::Sparse,
+        b'u' => Dir::User,
+        b'U' => Dir::Uid,
+        b'y' => Dir::Type,
+        b'Y' => Dir::FollowType,
+        b'Z' => Dir::Context,
+        _ => return None,
+    })
 }
 
 fn flush_lit(items: &mut Vec<Item>, lit: &mut Vec<u8>) {
