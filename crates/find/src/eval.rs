@@ -188,7 +188,7 @@ impl<'p> Finder<'p> {
                 Prediction::NeedsStat => Prediction::NeedsStat,
                 _ => self.predict(b, name, d_type),
             },
-            Expr::P(p) => self.predict_prim(p, name, d_type),
+            Expr::Prim(p) => self.predict_prim(p, name, d_type),
         }
     }
 
@@ -520,7 +520,7 @@ impl EntryEval<'_, '_> {
                 self.eval(a);
                 self.eval(b)
             }
-            Expr::P(p) => self.prim(p),
+            Expr::Prim(p) => self.prim(p),
         }
     }
 

@@ -12,7 +12,8 @@ pub enum Expr {
     Not(Box<Expr>),
     /// `a , b`: both evaluated, the value is b's.
     Comma(Box<Expr>, Box<Expr>),
-    P(Prim),
+    /// A test, action or option.
+    Prim(Prim),
 }
 
 /// `+N` (greater), `-N` (less) or `N` (equal).
@@ -163,7 +164,7 @@ impl Expr {
                 b.each(f);
             }
             Expr::Not(a) => a.each(f),
-            Expr::P(p) => f(p),
+            Expr::Prim(p) => f(p),
         }
     }
 

@@ -125,7 +125,7 @@ pub fn parse(args: Vec<OsString>) -> Result<(Plan, Vec<String>), ParseError> {
         i: 0,
         plan: Plan {
             roots: Vec::new(),
-            expr: Expr::P(Prim::True),
+            expr: Expr::Prim(Prim::True),
             follow: Follow::Never,
             maxdepth: usize::MAX,
             mindepth: 0,
@@ -179,12 +179,12 @@ pub fn parse(args: Vec<OsString>) -> Result<(Plan, Vec<String>), ParseError> {
             }
         }
     }
-    let expr = expr.unwrap_or(Expr::P(Prim::True));
+    let expr = expr.unwrap_or(Expr::Prim(Prim::True));
     let has_action = expr.any(&|p| p.is_action());
     p.plan.expr = if has_action {
         expr
     } else {
-        Expr::And(Box::new(expr), Box::new(Expr::P(Prim::Print { out: 0, term: b'\n' })))
+        Expr::And(Box::new(expr), Box::new(Expr::Prim(Prim::Print { out: 0, term: b'\n' })))
     };
     if p.plan.expr.any(&|p| matches!(p, Prim::Delete)) {
         if !p.plan.depth_first && p.plan.expr.any(&|p| matches!(p, Prim::Prune)) {
@@ -449,7 +449,7 @@ impl Parser {
             }
             return err(t(c"unknown predicate `%s'", &[name]));
         };
-        Ok(Expr::P(parse(self, name)?))
+        Ok(Expr::Prim(parse(self, name)?))
     }
 
     /// An option that takes effect where it stands: always true there.

@@ -92,8 +92,10 @@ impl Dir {
 
 #[derive(Clone, Debug)]
 pub enum Item {
+    /// Text printed as it is (escapes already decoded).
     Lit(Vec<u8>),
-    D(Spec, Dir),
+    /// A `%` directive: its flags, width, precision and letter(s).
+    Directive(Spec, Dir),
     /// `\c`: stop here and flush.
     Stop,
 }
@@ -170,7 +172,7 @@ impl Format {
                 },
             };
             flush_lit(&mut items, &mut lit);
-            items.push(Item::D(sp, dir));
+            items.push(Item::Directive(sp, dir));
         }
         flush_lit(&mut items, &mut lit);
         Ok(Format { items })
@@ -178,7 +180,7 @@ impl Format {
 
     /// Whether rendering needs the file's stat.
     pub fn needs_stat(&self) -> bool {
-        self.items.iter().any(|it| matches!(it, Item::D(_, d) if d.needs_stat()))
+        self.items.iter().any(|it| matches!(it, Item::Directive(_, d) if d.needs_stat()))
     }
 
     /// Renders into `out`. Returns false after `\c` (stop, flush). For a
@@ -192,7 +194,7 @@ impl Format {
             match it {
                 Item::Lit(l) => out.extend_from_slice(l),
                 Item::Stop => return false,
-                Item::D(sp, d) => {
+                Item::Directive(sp, d) => {
                     tmp.clear();
                     match directive(&mut tmp, *d, info) {
                         Value::Str if tty => {
