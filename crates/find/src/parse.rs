@@ -225,41 +225,7 @@ impl Parser {
                 Id::FollowNever => self.plan.follow = Follow::Never,
                 Id::Sorted => self.plan.sort = true,
                 Id::Optimize => {}
-                Id::Debug => {
-                    self.i += 1;
-                    let Some(d) = self.args.get(self.i) else {
-                        return err(t(c"Missing argument after the -D option.", &[]));
-                    };
-                    for flag in d.split(|&c| c == b',') {
-                        if !matches!(
-                            flag,
-                            b"exec"
-                                | b"opt"
-                                | b"rates"
-                                | b"search"
-                                | b"stat"
-                                | b"time"
-                                | b"tree"
-                                | b"all"
-                                | b"help"
-                        ) {
-                            // GNU names the list's first flag, whichever is
-                            // unknown (its strtok has cut the argument there).
-                            let first = d.split(|&c| c == b',').next().unwrap_or_default();
-                            self.warnings.push(t(
-                                c"Ignoring unrecognised debug flag %s",
-                                &[quoted(first).as_bytes()],
-                            ));
-                        }
-                    }
-                    if d.split(|&c| c == b',').any(|f| f == b"help") {
-                        // The warnings so far come first, as in GNU.
-                        for w in self.warnings.drain(..) {
-                            cli::msg::error(&w);
-                        }
-                        return Err(ParseError::Print(DEBUG_HELP.into()));
-                    }
-                }
+                Id::Debug => self.debug_flags()?,
                 Id::Threads => {
                     let v = match attached {
                         Some(v) => Some(v),
@@ -276,6 +242,43 @@ impl Parser {
                 _ => return Ok(()),
             }
             self.i += 1;
+        }
+        Ok(())
+    }
+
+    /// -D's comma-separated flags: checked (unknown ones warned about),
+    /// not acted on; `help` lists them and exits.
+    fn debug_flags(&mut self) -> Result<(), ParseError> {
+        self.i += 1;
+        let Some(d) = self.args.get(self.i) else {
+            return err(t(c"Missing argument after the -D option.", &[]));
+        };
+        for flag in d.split(|&c| c == b',') {
+            if !matches!(
+                flag,
+                b"exec"
+                    | b"opt"
+                    | b"rates"
+                    | b"search"
+                    | b"stat"
+                    | b"time"
+                    | b"tree"
+                    | b"all"
+                    | b"help"
+            ) {
+                // GNU names the list's first flag, whichever is
+                // unknown (its strtok has cut the argument there).
+                let first = d.split(|&c| c == b',').next().unwrap_or_default();
+                self.warnings
+                    .push(t(c"Ignoring unrecognised debug flag %s", &[quoted(first).as_bytes()]));
+            }
+        }
+        if d.split(|&c| c == b',').any(|f| f == b"help") {
+            // The warnings so far come first, as in GNU.
+            for w in self.warnings.drain(..) {
+                cli::msg::error(&w);
+            }
+            return Err(ParseError::Print(DEBUG_HELP.into()));
         }
         Ok(())
     }
