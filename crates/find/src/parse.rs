@@ -543,6 +543,10 @@ impl Parser {
         if yc != b't' && kind(yc).is_none() {
             return err(t(c"invalid predicate `%s'", &[n]));
         }
+        // GNU words a missing argument of -newerXY apart from the others.
+        if self.i >= self.args.len() {
+            return err(t(c"The %s test needs an argument", &[quoted(n).as_bytes()]));
+        }
         let v = self.arg(n)?;
         let t = if yc == b't' {
             match crate::datetime::parse(&v, self.plan.now) {
