@@ -25,7 +25,9 @@ use std::sync::Mutex;
 
 use hashbrown::{HashMap, HashSet};
 
-use crate::tally::{Dui, Time, NO_TIME};
+use cli::timefmt::Timestamp;
+
+use crate::tally::{Dui, NO_TIME};
 
 /// (st_dev, st_ino)
 pub type Id = (u64, u64);
@@ -101,7 +103,7 @@ pub struct Links {
     /// The current operand's candidates, sharded so threads rarely meet.
     shards: Vec<Mutex<HashMap<Id, Candidate>>>,
     /// Candidates' times, kept only with `--time`.
-    times: Mutex<HashMap<Id, Time>>,
+    times: Mutex<HashMap<Id, Timestamp>>,
     dirs: Mutex<Vec<DirInfo>>,
     waiting: Mutex<Vec<Wait>>,
 }

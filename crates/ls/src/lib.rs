@@ -201,7 +201,7 @@ impl<'a> Ls<'a> {
         if plan.long() {
             ringio::sys::time::tzset();
         }
-        let now = ringio::sys::time::now();
+        let now = cli::timefmt::Timestamp::now();
         let mut printer = Printer::new(plan, users, now);
         if plan.hyperlink {
             printer.painter.hostname = hostname();

@@ -5,7 +5,9 @@
 use cli::users::Users;
 
 use crate::args::TimeKind;
-use crate::entry::{Entry, FileType, Time};
+use cli::timefmt::Timestamp;
+
+use crate::entry::{Entry, FileType};
 use crate::name::{indicator_for, Painter, Quoted};
 use crate::plan::Plan;
 use crate::print::Sink;
@@ -107,7 +109,7 @@ fn id_text(users: &mut Users, id: u32, numeric: bool, group: bool) -> (Text, boo
     }
 }
 
-pub fn time_of(e: &Entry, kind: TimeKind) -> Option<Time> {
+pub fn time_of(e: &Entry, kind: TimeKind) -> Option<Timestamp> {
     let m = e.meta.as_ref()?;
     Some(match kind {
         TimeKind::Mtime => m.mtime(),
@@ -120,7 +122,7 @@ pub fn time_of(e: &Entry, kind: TimeKind) -> Option<Time> {
 /// The width GNU pads unknown times to: the old format applied to the epoch.
 fn expected_time_width(plan: &Plan) -> usize {
     let mut v = Vec::new();
-    plan.time_style.format(&mut v, 0, 0, (i64::MAX / 2, 0));
+    plan.time_style.format(&mut v, Timestamp::default(), Timestamp::new(i64::MAX / 2, 0));
     crate::name::display_width(&v)
 }
 
@@ -172,7 +174,7 @@ pub fn print<S: Sink>(
     sink: &mut S,
     painter: &mut Painter,
     users: &mut Users,
-    now: &mut Time,
+    now: &mut Timestamp,
     entries: &[Entry],
     align: bool,
     links: &[Option<Vec<u8>>],
@@ -298,14 +300,14 @@ pub fn print<S: Sink>(
         match time_of(e, plan.time) {
             Some(t) => {
                 if t > *now {
-                    *now = ringio::sys::time::now();
+                    *now = Timestamp::now();
                 }
                 // Files made together share their second: format once.
                 let recent = cli::timefmt::is_recent(t, *now);
-                let key = (t.0, if ns_matters { t.1 } else { 0 }, recent);
+                let key = (t.secs, if ns_matters { t.nsec } else { 0 }, recent);
                 if cached.0 != Some(key) {
                     cached.1.clear();
-                    plan.time_style.format(&mut cached.1, t.0, t.1, *now);
+                    plan.time_style.format(&mut cached.1, t, *now);
                     cached.0 = Some(key);
                 }
                 out.extend_from_slice(&cached.1);

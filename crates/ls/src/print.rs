@@ -6,14 +6,16 @@ use cli::users::Users;
 
 use crate::args::{Format, Indicator};
 use crate::columns::{fit, indent};
-use crate::entry::{Entry, Time};
+use cli::timefmt::Timestamp;
+
+use crate::entry::Entry;
 use crate::name::{indicator, quote, quote_into, Painter, Quoted};
 use crate::plan::Plan;
 
 pub struct Printer<'a> {
     pub plan: &'a Plan,
     pub users: Users,
-    pub now: Time,
+    pub now: Timestamp,
     pub painter: Painter,
     /// `--dired`: (start, end) of each name printed, as positions in the
     /// buffer less every colour/hyperlink byte written before (see
@@ -25,7 +27,7 @@ pub struct Printer<'a> {
 }
 
 impl<'a> Printer<'a> {
-    pub fn new(plan: &'a Plan, users: Users, now: Time) -> Printer<'a> {
+    pub fn new(plan: &'a Plan, users: Users, now: Timestamp) -> Printer<'a> {
         Printer {
             plan,
             users,
@@ -401,7 +403,12 @@ mod tests {
                 blocks: size.div_ceil(4096) * 8,
                 ..Meta::default()
             }
-            .with_times((0, 0), (mtime, 0), (0, 0), None),
+            .with_times(
+                Timestamp::default(),
+                Timestamp::new(mtime, 0),
+                Timestamp::default(),
+                None,
+            ),
         );
         e
     }
@@ -410,7 +417,7 @@ mod tests {
         let users = Users::without_nss(b"root:x:0:0::/:/bin/sh\n", b"root:x:0:\n");
         // "Now" is 2024-03-01; times below are in UTC (TZ is unset in tests
         // only if the environment says so, so use full-iso-free formats).
-        let mut pr = Printer::new(p, users, (1_709_251_200, 0));
+        let mut pr = Printer::new(p, users, Timestamp::new(1_709_251_200, 0));
         let mut out = Vec::new();
         let links = vec![None; entries.len()];
         pr.entries(&mut out, entries, &links, &[]);
