@@ -7,7 +7,7 @@ use std::sync::Mutex;
 
 use cli::timefmt::Timestamp;
 use hashbrown::HashSet;
-use ringio::{Errno, Statx};
+use ringio::{DevIno, Errno, Statx};
 use walk::{dtype, Entry, StatNeed, Visit, Visitor, WalkError};
 
 use crate::line;
@@ -268,10 +268,6 @@ impl<'a> Du<'a> {
     }
 }
 
-fn dev_ino(st: &Statx) -> Id {
-    (libc::makedev(st.stx_dev_major, st.stx_dev_minor), st.stx_ino)
-}
-
 impl Visitor for Du<'_> {
     type Local = Local;
     type Acc = Acc;
@@ -319,10 +315,10 @@ impl Visitor for Du<'_> {
             self.fail(&DuError::Access { path: e.path.to_vec(), errno: None });
             return Visit::Skip;
         }
-        let id = dev_ino(st);
+        let id = DevIno::of(st);
         if e.depth == 0 {
-            self.root_dev.store(id.0, Ordering::Relaxed);
-        } else if plan.one_file_system && id.0 != self.root_dev.load(Ordering::Relaxed) {
+            self.root_dev.store(id.dev, Ordering::Relaxed);
+        } else if plan.one_file_system && id.dev != self.root_dev.load(Ordering::Relaxed) {
             return Visit::Skip;
         }
         let dui = self.dui_of(st);
