@@ -822,7 +822,7 @@ impl Gather {
                     }
                     TOK_FSTAT => {
                         if let Ok(st) = c.stat() {
-                            listing.id = Some(ringio::DevIno::of(&st));
+                            listing.id = Some(ringio::DevIno::of(st));
                         }
                     }
                     _ => {
