@@ -171,11 +171,6 @@ impl Plan {
         });
 
         let dirs_first = a.dirs_first && sort != Sort::None;
-        // GNU ls matches -I and --hide with FNM_PERIOD.
-        let globs = |v: &[Vec<u8>]| -> Vec<Glob> {
-            let flags = Flags { period: true, casefold: false };
-            v.iter().map(|p| Glob::new(p, flags)).collect()
-        };
         let ignore = globs(&a.ignore);
         let hide = if a.hidden == Hidden::Dots { globs(&a.hide) } else { Vec::new() };
 
@@ -289,6 +284,12 @@ impl Plan {
         }
         self.ignore.iter().chain(&self.hide).any(|g| g.matches(name))
     }
+}
+
+/// -I and --hide patterns; GNU ls matches them with FNM_PERIOD.
+fn globs(v: &[Vec<u8>]) -> Vec<Glob> {
+    let flags = Flags { period: true, casefold: false };
+    v.iter().map(|p| Glob::new(p, flags)).collect()
 }
 
 /// `always`/`never`/`auto` resolved: auto means "stdout is a terminal".
