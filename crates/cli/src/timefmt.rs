@@ -6,6 +6,34 @@
 
 use ringio::sys::time::{localtime, Tm};
 
+/// A file time: seconds and nanoseconds since the epoch, as statx gives
+/// it. The one timestamp type of ls and du (find keeps its own for now).
+/// Ordered as time is: seconds first, then nanoseconds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp {
+    pub secs: i64,
+    pub nsec: u32,
+}
+
+impl Timestamp {
+    /// Earlier than every real time: the time of nothing in a maximum.
+    pub const MIN: Timestamp = Timestamp { secs: i64::MIN, nsec: 0 };
+
+    pub const fn new(secs: i64, nsec: u32) -> Timestamp {
+        Timestamp { secs, nsec }
+    }
+
+    pub fn of(t: &libc::statx_timestamp) -> Timestamp {
+        Timestamp { secs: t.tv_sec, nsec: t.tv_nsec }
+    }
+
+    /// The wall clock.
+    pub fn now() -> Timestamp {
+        let (secs, nsec) = ringio::sys::time::now();
+        Timestamp { secs, nsec }
+    }
+}
+
 /// A time style: the formats for old and recent timestamps.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TimeStyle {
@@ -144,14 +172,15 @@ impl TimeStyle {
         self.old.contains(&b'N') || self.recent.contains(&b'N')
     }
 
-    /// Formats `(secs, nsec)` given the current time; a timestamp in the
+    /// Formats `t` given the current time; a timestamp in the
     /// last six months (and not in the future) uses the recent format.
     ///
     /// As in GNU ls, a time whose formatted text would exceed
     /// [`TIME_STAMP_LEN_MAXIMUM`] bytes (an absurd field width in a
     /// `+FORMAT`) is printed as seconds since the epoch instead.
-    pub fn format(&self, out: &mut Vec<u8>, secs: i64, nsec: u32, now: (i64, u32)) {
-        let recent = is_recent((secs, nsec), now);
+    pub fn format(&self, out: &mut Vec<u8>, t: Timestamp, now: Timestamp) {
+        let Timestamp { secs, nsec } = t;
+        let recent = is_recent(t, now);
         match localtime(secs) {
             Some(tm) => {
                 let f = match &self.months {
@@ -281,8 +310,8 @@ fn padded_months() -> Option<[Vec<u8>; 12]> {
 }
 
 /// GNU ls's six-month rule.
-pub fn is_recent(t: (i64, u32), now: (i64, u32)) -> bool {
-    let ago = (now.0 - SIX_MONTHS, now.1);
+pub fn is_recent(t: Timestamp, now: Timestamp) -> bool {
+    let ago = Timestamp { secs: now.secs - SIX_MONTHS, ..now };
     ago < t && t < now
 }
 
@@ -730,9 +759,11 @@ mod tests {
 
     #[test]
     fn six_month_rule() {
-        let now = (1_000_000_000, 0);
-        assert!(is_recent((now.0 - 10, 0), now));
-        assert!(!is_recent((now.0 + 10, 0), now));
-        assert!(!is_recent((now.0 - SIX_MONTHS, 0), now));
+        let now = Timestamp::new(1_000_000_000, 0);
+        assert!(is_recent(Timestamp::new(now.secs - 10, 0), now));
+        assert!(!is_recent(Timestamp::new(now.secs + 10, 0), now));
+        assert!(!is_recent(Timestamp::new(now.secs - SIX_MONTHS, 0), now));
+        // Nanoseconds count: the same second, later in it, is the future.
+        assert!(!is_recent(Timestamp::new(now.secs, 1), now));
     }
 }

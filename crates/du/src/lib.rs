@@ -140,7 +140,7 @@ fn root_ids(roots: &[Vec<u8>], follow: bool) -> HashSet<Id> {
         if ringio::sys::statx(libc::AT_FDCWD, &c, flags, mask, &mut st).is_ok()
             && st.stx_mode as u32 & libc::S_IFMT != libc::S_IFDIR
         {
-            ids.insert((libc::makedev(st.stx_dev_major, st.stx_dev_minor), st.stx_ino));
+            ids.insert(ringio::DevIno::of(&st));
         }
     }
     ids

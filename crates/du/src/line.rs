@@ -31,7 +31,7 @@ pub fn push(out: &mut Vec<u8>, plan: &Plan, dui: &Dui, name: &[u8]) {
     }
     out.push(b'\t');
     if let Some((_, fmt)) = &plan.time {
-        fmt.format(out, dui.time.0, dui.time.1);
+        fmt.format(out, dui.time);
         out.push(b'\t');
     }
     if QMARK.load(Ordering::Relaxed) && !plan.null {

@@ -25,10 +25,12 @@ use std::sync::Mutex;
 
 use hashbrown::{HashMap, HashSet};
 
-use crate::tally::{Dui, Time, NO_TIME};
+use cli::timefmt::Timestamp;
 
-/// (st_dev, st_ino)
-pub type Id = (u64, u64);
+use crate::tally::{Dui, NO_TIME};
+
+/// The key of hard-link counting.
+pub type Id = ringio::DevIno;
 
 /// A position in the walk: the listing index at each level below the operand.
 pub type Key = Box<[u32]>;
@@ -101,7 +103,7 @@ pub struct Links {
     /// The current operand's candidates, sharded so threads rarely meet.
     shards: Vec<Mutex<HashMap<Id, Candidate>>>,
     /// Candidates' times, kept only with `--time`.
-    times: Mutex<HashMap<Id, Time>>,
+    times: Mutex<HashMap<Id, Timestamp>>,
     dirs: Mutex<Vec<DirInfo>>,
     waiting: Mutex<Vec<Wait>>,
 }
@@ -124,7 +126,7 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 fn shard_of(id: Id) -> usize {
-    (id.1 ^ id.0.rotate_left(17)) as usize % SHARDS
+    (id.ino ^ id.dev.rotate_left(17)) as usize % SHARDS
 }
 
 /// Compares positions `ak ++ [ai]` and `bk ++ [bi]` in walk order.
@@ -295,6 +297,8 @@ mod tests {
         Dui { bytes, inodes: 1, ..Dui::default() }
     }
 
+    const ID: Id = Id { dev: 1, ino: 9 };
+
     #[test]
     fn order() {
         let mut v: Vec<Vec<u32>> = vec![vec![], vec![0], vec![0, 1], vec![1], vec![0, 0, 5]];
@@ -309,15 +313,15 @@ mod tests {
         let l = Links::default();
         let b = l.register_dir(&[1], b"r/b/");
         let a = l.register_dir(&[0], b"r/a/");
-        l.candidate((1, 9), b, 0, &d(100), false);
-        l.candidate((1, 9), a, 3, &d(100), false);
+        l.candidate(ID, b, 0, &d(100), false);
+        l.candidate(ID, a, 3, &d(100), false);
         let mut wb = DirWaits::default();
         wb.names.extend_from_slice(b"g");
-        wb.files.push(FileWait { idx: 0, depth: 2, name: (0, 1), id: (1, 9) });
+        wb.files.push(FileWait { idx: 0, depth: 2, name: (0, 1), id: ID });
         l.wait_files(b, wb);
         let mut wa = DirWaits::default();
         wa.names.extend_from_slice(b"f");
-        wa.files.push(FileWait { idx: 3, depth: 2, name: (0, 1), id: (1, 9) });
+        wa.files.push(FileWait { idx: 3, depth: 2, name: (0, 1), id: ID });
         l.wait_files(a, wa);
         l.wait_dir([1].into(), 1, b"r/b".as_slice().into(), d(4));
         l.wait_dir([0].into(), 1, b"r/a".as_slice().into(), d(4));
@@ -331,6 +335,6 @@ mod tests {
             vec![("r/a/f".into(), 100), ("r/a".into(), 104), ("r/b".into(), 4), ("r".into(), 112)]
         );
         assert_eq!(grand.bytes, 100);
-        assert!(!l.first_time((1, 9)));
+        assert!(!l.first_time(ID));
     }
 }

@@ -4,18 +4,17 @@
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-/// A (seconds, nanoseconds) timestamp.
-pub type Time = (i64, u32);
+use cli::timefmt::Timestamp;
 
 /// The time of nothing: less than every real time.
-pub const NO_TIME: Time = (i64::MIN, 0);
+pub const NO_TIME: Timestamp = Timestamp::MIN;
 
 /// du's "disk usage info": one entry's, or a sum.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Dui {
     pub bytes: u64,
     pub inodes: u64,
-    pub time: Time,
+    pub time: Timestamp,
 }
 
 impl Default for Dui {
@@ -45,7 +44,7 @@ pub struct Tally {
     inodes: AtomicU64,
     /// Only touched with `--time`; a lock because a timestamp doesn't fit
     /// one atomic word.
-    time: Mutex<Time>,
+    time: Mutex<Timestamp>,
 }
 
 impl Default for Tally {

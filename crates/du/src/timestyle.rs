@@ -1,6 +1,7 @@
 //! du's `--time-style` formats, printed with `cli::timefmt`'s strftime and
 //! the C library's local time (`TZ`).
 
+use cli::timefmt::Timestamp;
 use ringio::sys::time::localtime;
 
 /// A resolved `--time-style`: the strftime format du prints times in.
@@ -20,9 +21,10 @@ impl TimeFormat {
         TimeFormat(b"%Y-%m-%d".to_vec())
     }
 
-    /// Appends the time `(secs, nsec)` in this format; a time the C library
-    /// can't convert is printed as seconds, as GNU does.
-    pub fn format(&self, out: &mut Vec<u8>, secs: i64, nsec: u32) {
+    /// Appends the time `t` in this format; a time the C library can't
+    /// convert is printed as seconds, as GNU does.
+    pub fn format(&self, out: &mut Vec<u8>, t: Timestamp) {
+        let Timestamp { secs, nsec } = t;
         match localtime(secs) {
             // Localized and unpadded: du prints `+FORMAT` as date(1) does.
             Some(tm) if cli::locale::info().time_hard => {

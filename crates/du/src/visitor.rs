@@ -5,8 +5,9 @@
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
 
+use cli::timefmt::Timestamp;
 use hashbrown::HashSet;
-use ringio::{Errno, Statx};
+use ringio::{DevIno, Errno, Statx};
 use walk::{dtype, Entry, StatNeed, Visit, Visitor, WalkError};
 
 use crate::line;
@@ -119,7 +120,7 @@ impl<'a> Du<'a> {
             // GNU's grand total starts from a zero time, not from "no
             // time": `-c --time` with nothing counted shows the epoch, and
             // the total's time is never before it.
-            total: Mutex::new(Dui { time: (0, 0), ..Dui::default() }),
+            total: Mutex::new(Dui { time: Timestamp::default(), ..Dui::default() }),
             name_errors: Mutex::new(name_errors),
             roots_started: AtomicUsize::new(0),
             roots,
@@ -164,14 +165,14 @@ impl<'a> Du<'a> {
             st.stx_blocks.saturating_mul(512)
         };
         let time = match &self.plan.time {
-            None => (0, 0),
+            None => Timestamp::default(),
             Some((kind, _)) => {
                 let t = match kind {
                     TimeKind::Mtime => st.stx_mtime,
                     TimeKind::Atime => st.stx_atime,
                     TimeKind::Ctime => st.stx_ctime,
                 };
-                (t.tv_sec, t.tv_nsec)
+                Timestamp::of(&t)
             }
         };
         Dui { bytes, inodes: 1, time }
@@ -267,10 +268,6 @@ impl<'a> Du<'a> {
     }
 }
 
-fn dev_ino(st: &Statx) -> Id {
-    (libc::makedev(st.stx_dev_major, st.stx_dev_minor), st.stx_ino)
-}
-
 impl Visitor for Du<'_> {
     type Local = Local;
     type Acc = Acc;
@@ -318,10 +315,10 @@ impl Visitor for Du<'_> {
             self.fail(&DuError::Access { path: e.path.to_vec(), errno: None });
             return Visit::Skip;
         }
-        let id = dev_ino(st);
+        let id = DevIno::of(st);
         if e.depth == 0 {
-            self.root_dev.store(id.0, Ordering::Relaxed);
-        } else if plan.one_file_system && id.0 != self.root_dev.load(Ordering::Relaxed) {
+            self.root_dev.store(id.dev, Ordering::Relaxed);
+        } else if plan.one_file_system && id.dev != self.root_dev.load(Ordering::Relaxed) {
             return Visit::Skip;
         }
         let dui = self.dui_of(st);

@@ -311,8 +311,7 @@ fn apply(a: &mut Args, id: Id, v: Option<OsString>) -> Result<(), ArgError> {
             let spec = val();
             let f = cli::size::parse_block_size_checked(&spec)
                 .map_err(|e| ArgError::Plain(e.message("--block-size", spec.as_bytes())))?;
-            a.file_size = Some(f);
-            a.block_size = Some(f);
+            set_sizes(a, f);
         }
         Id::IgnoreBackups => {
             a.ignore.push(b"*~".to_vec());
@@ -329,21 +328,7 @@ fn apply(a: &mut Args, id: Id, v: Option<OsString>) -> Result<(), ArgError> {
             a.indicator = Indicator::Classify;
         }
         Id::FileType => a.indicator = Indicator::FileType,
-        Id::Format => {
-            a.format = Some(choice(
-                &val(),
-                "--format",
-                &[
-                    ("verbose", Format::Long),
-                    ("long", Format::Long),
-                    ("commas", Format::Commas),
-                    ("horizontal", Format::Across),
-                    ("across", Format::Across),
-                    ("vertical", Format::Columns),
-                    ("single-column", Format::OnePerLine),
-                ],
-            )?)
-        }
+        Id::Format => a.format = Some(choice(&val(), "--format", FORMATS)?),
         Id::FullTime => {
             a.format = Some(Format::Long);
             a.full_time = true;
@@ -351,29 +336,14 @@ fn apply(a: &mut Args, id: Id, v: Option<OsString>) -> Result<(), ArgError> {
         }
         Id::DirsFirst => a.dirs_first = true,
         Id::NoGroup => a.no_group = true,
-        Id::Human => {
-            a.file_size = Some(SizeFormat::human(false));
-            a.block_size = Some(SizeFormat::human(false));
-        }
-        Id::Si => {
-            a.file_size = Some(SizeFormat::human(true));
-            a.block_size = Some(SizeFormat::human(true));
-        }
+        Id::Human => set_sizes(a, SizeFormat::human(false)),
+        Id::Si => set_sizes(a, SizeFormat::human(true)),
         Id::DerefArgs => a.deref = Some(Deref::CommandLine),
         Id::DerefArgDirs => a.deref = Some(Deref::CommandLineDirs),
         Id::Hide => a.hide.push(v.unwrap_or_default().into_vec()),
         Id::Hyperlink => a.hyperlink = when(v, "--hyperlink")?,
         Id::IndicatorStyle => {
-            a.indicator = choice(
-                &val(),
-                "--indicator-style",
-                &[
-                    ("none", Indicator::None),
-                    ("slash", Indicator::Slash),
-                    ("file-type", Indicator::FileType),
-                    ("classify", Indicator::Classify),
-                ],
-            )?;
+            a.indicator = choice(&val(), "--indicator-style", INDICATORS)?;
             a.classify_when = When::Always;
         }
         Id::Inode => a.inode = true,
@@ -381,105 +351,34 @@ fn apply(a: &mut Args, id: Id, v: Option<OsString>) -> Result<(), ArgError> {
         // Only where no -h/--si/--block-size is given, in any order (plan.rs).
         Id::Kibibytes => a.kibibytes = true,
         Id::Dereference => a.deref = Some(Deref::Always),
-        Id::Numeric => {
-            a.numeric = true;
-            a.format = Some(Format::Long);
-        }
+        Id::Numeric => long_with(a, |a| a.numeric = true),
         Id::Literal => a.quoting = Some(Style::Literal),
         Id::HideControl => a.hide_control = Some(true),
         Id::ShowControl => a.hide_control = Some(false),
         Id::QuoteName => a.quoting = Some(Style::C),
-        Id::QuotingStyle => {
-            let table: Vec<(&'static str, Style)> = Style::NAMES
-                .iter()
-                .map(|n| (*n, Style::parse(n).unwrap_or(Style::Literal)))
-                .collect();
-            a.quoting = Some(choice(&val(), "--quoting-style", &table)?);
-        }
+        Id::QuotingStyle => a.quoting = Some(choice(&val(), "--quoting-style", &quoting_styles())?),
         Id::Reverse => a.reverse = true,
         Id::Recursive => a.recursive = true,
         Id::Size => a.size_blocks = true,
-        Id::Sort => {
-            let st = choice(
-                &val(),
-                "--sort",
-                &[
-                    ("none", Sort::None),
-                    ("time", Sort::Time),
-                    ("size", Sort::Size),
-                    ("extension", Sort::Extension),
-                    ("version", Sort::Version),
-                    ("width", Sort::Width),
-                ],
-            )?;
-            set_sort(a, st);
-        }
-        Id::Time => {
-            a.time = choice(
-                &val(),
-                "--time",
-                &[
-                    ("atime", TimeKind::Atime),
-                    ("access", TimeKind::Atime),
-                    ("use", TimeKind::Atime),
-                    ("ctime", TimeKind::Ctime),
-                    ("status", TimeKind::Ctime),
-                    ("birth", TimeKind::Birth),
-                    ("creation", TimeKind::Birth),
-                ],
-            )?
-        }
+        Id::Sort => set_sort(a, choice(&val(), "--sort", SORTS)?),
+        Id::Time => a.time = choice(&val(), "--time", TIMES)?,
         Id::TimeStyle => a.time_style = Some(val()),
         Id::Tabsize => a.tabsize = Some(parse_tabsize(&val())?),
         Id::Width => a.width = Some(parse_width(&val())?),
         Id::Context => a.context = true,
-        Id::Zero => {
-            a.zero = true;
-            a.hide_control = Some(false);
-            a.quoting = Some(Style::Literal);
-            if a.format != Some(Format::Long) {
-                a.format = Some(Format::OnePerLine);
-            }
-        }
+        Id::Zero => zero(a),
         Id::Help => a.help = true,
         Id::Version => a.version = true,
         Id::Icons => a.icons = when(v, "--icons")?,
-        Id::Tree => {
-            let depth = match v {
-                None => None,
-                Some(d) => Some(s(&d).parse::<usize>().map_err(|_| {
-                    // Not a GNU option: no catalog has this.
-                    ArgError::Plain(
-                        [b"invalid tree depth: ".as_slice(), &quote_arg(&s(&d))].concat(),
-                    )
-                })?),
-            };
-            a.tree = Some(depth);
-        }
+        Id::Tree => a.tree = Some(v.as_ref().map(tree_depth).transpose()?),
         Id::Json => a.json = true,
         Id::Ctime => a.time = TimeKind::Ctime,
         Id::Columns => a.format = Some(Format::Columns),
-        Id::Unsorted => {
-            a.hidden = Hidden::All;
-            a.sort = Sort::None;
-            a.sort_given = true;
-            if a.format == Some(Format::Long) {
-                a.format = None;
-            }
-            a.size_blocks = false;
-            a.color = When::Never;
-            a.hyperlink = When::Never;
-        }
-        Id::NoOwner => {
-            a.format = Some(Format::Long);
-            a.no_owner = true;
-        }
+        Id::Unsorted => unsorted(a),
+        Id::NoOwner => long_with(a, |a| a.no_owner = true),
         Id::Long => a.format = Some(Format::Long),
         Id::Commas => a.format = Some(Format::Commas),
-        Id::NoGroupLong => {
-            a.format = Some(Format::Long);
-            a.no_group = true;
-        }
+        Id::NoGroupLong => long_with(a, |a| a.no_group = true),
         Id::Slash => a.indicator = Indicator::Slash,
         Id::SortSize => set_sort(a, Sort::Size),
         Id::SortTime => set_sort(a, Sort::Time),
@@ -496,6 +395,91 @@ fn apply(a: &mut Args, id: Id, v: Option<OsString>) -> Result<(), ArgError> {
         }
     }
     Ok(())
+}
+
+const FORMATS: &[(&str, Format)] = &[
+    ("verbose", Format::Long),
+    ("long", Format::Long),
+    ("commas", Format::Commas),
+    ("horizontal", Format::Across),
+    ("across", Format::Across),
+    ("vertical", Format::Columns),
+    ("single-column", Format::OnePerLine),
+];
+
+const INDICATORS: &[(&str, Indicator)] = &[
+    ("none", Indicator::None),
+    ("slash", Indicator::Slash),
+    ("file-type", Indicator::FileType),
+    ("classify", Indicator::Classify),
+];
+
+const SORTS: &[(&str, Sort)] = &[
+    ("none", Sort::None),
+    ("time", Sort::Time),
+    ("size", Sort::Size),
+    ("extension", Sort::Extension),
+    ("version", Sort::Version),
+    ("width", Sort::Width),
+];
+
+const TIMES: &[(&str, TimeKind)] = &[
+    ("atime", TimeKind::Atime),
+    ("access", TimeKind::Atime),
+    ("use", TimeKind::Atime),
+    ("ctime", TimeKind::Ctime),
+    ("status", TimeKind::Ctime),
+    ("birth", TimeKind::Birth),
+    ("creation", TimeKind::Birth),
+];
+
+/// `--quoting-style`'s choices, in cli's order.
+fn quoting_styles() -> Vec<(&'static str, Style)> {
+    Style::NAMES.iter().map(|n| (*n, Style::parse(n).unwrap_or(Style::Literal))).collect()
+}
+
+/// -h, --si, --block-size: file sizes and block counts alike.
+fn set_sizes(a: &mut Args, f: SizeFormat) {
+    a.file_size = Some(f);
+    a.block_size = Some(f);
+}
+
+/// -g, -n, -o: the long format with a change.
+fn long_with(a: &mut Args, change: impl FnOnce(&mut Args)) {
+    change(a);
+    a.format = Some(Format::Long);
+}
+
+/// --zero: NUL-ended lines, names as they are; one a line unless -l.
+fn zero(a: &mut Args) {
+    a.zero = true;
+    a.hide_control = Some(false);
+    a.quoting = Some(Style::Literal);
+    if a.format != Some(Format::Long) {
+        a.format = Some(Format::OnePerLine);
+    }
+}
+
+/// -f: everything, in directory order, without what needs a stat or
+/// colour (GNU's -f turns off -l, -s, --color and --hyperlink).
+fn unsorted(a: &mut Args) {
+    a.hidden = Hidden::All;
+    a.sort = Sort::None;
+    a.sort_given = true;
+    if a.format == Some(Format::Long) {
+        a.format = None;
+    }
+    a.size_blocks = false;
+    a.color = When::Never;
+    a.hyperlink = When::Never;
+}
+
+/// --tree=DEPTH's value.
+fn tree_depth(d: &OsString) -> Result<usize, ArgError> {
+    s(d).parse::<usize>().map_err(|_| {
+        // Not a GNU option: no catalog has this.
+        ArgError::Plain([b"invalid tree depth: ".as_slice(), &quote_arg(&s(d))].concat())
+    })
 }
 
 /// Validates a time style value (from --time-style or TIME_STYLE).

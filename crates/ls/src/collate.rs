@@ -69,8 +69,8 @@ pub fn order(
     let keyed = match key {
         Sort::Name => keyed_order(v, reverse, &group, |_| ()),
         Sort::Time => keyed_order(v, reverse, &group, |i| {
-            let (s, ns) = time_of(&v[i], time);
-            (!((s as u64) ^ (1 << 63)), !ns)
+            let t = time_of(&v[i], time);
+            (!((t.secs as u64) ^ (1 << 63)), !t.nsec)
         }),
         Sort::Size => keyed_order(v, reverse, &group, |i| (!size(i), 0)),
         Sort::Width => keyed_order(v, reverse, &group, |i| (widths[i] as u64, 0)),

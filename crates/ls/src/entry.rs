@@ -3,10 +3,8 @@
 
 use std::ffi::CStr;
 
+use cli::timefmt::Timestamp;
 use ringio::{dtype, Errno, Statx};
-
-/// A timestamp: seconds and nanoseconds since the epoch.
-pub type Time = (i64, u32);
 
 /// The metadata ls prints, taken from a statx result.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -23,7 +21,7 @@ pub struct Meta {
     pub rdev_major: u32,
     pub rdev_minor: u32,
     /// atime, mtime, ctime, btime: seconds and nanoseconds kept apart,
-    /// since a `(i64, u32)` pair carries 4 bytes of padding and a listing
+    /// since a [`Timestamp`] carries 4 bytes of padding and a listing
     /// holds one Meta per entry (a million-entry `-l` is measured against
     /// GNU's peak memory). Read through [`Meta::mtime`] and friends.
     pub(crate) secs: [i64; 4],
@@ -34,7 +32,7 @@ pub struct Meta {
 
 impl Meta {
     pub fn from_statx(st: &Statx) -> Meta {
-        let t = |ts: &libc::statx_timestamp| (ts.tv_sec, ts.tv_nsec);
+        let t = Timestamp::of;
         let btime =
             if st.stx_mask & libc::STATX_BTIME != 0 { Some(t(&st.stx_btime)) } else { None };
         Meta {
@@ -55,33 +53,37 @@ impl Meta {
     /// The same with these timestamps.
     pub fn with_times(
         mut self,
-        atime: Time,
-        mtime: Time,
-        ctime: Time,
-        btime: Option<Time>,
+        atime: Timestamp,
+        mtime: Timestamp,
+        ctime: Timestamp,
+        btime: Option<Timestamp>,
     ) -> Meta {
-        let b = btime.unwrap_or((0, 0));
-        self.secs = [atime.0, mtime.0, ctime.0, b.0];
-        self.nsecs = [atime.1, mtime.1, ctime.1, b.1];
+        let b = btime.unwrap_or_default();
+        self.secs = [atime.secs, mtime.secs, ctime.secs, b.secs];
+        self.nsecs = [atime.nsec, mtime.nsec, ctime.nsec, b.nsec];
         self.has_btime = btime.is_some();
         self
     }
 
-    pub fn atime(&self) -> Time {
-        (self.secs[0], self.nsecs[0])
+    fn time(&self, i: usize) -> Timestamp {
+        Timestamp::new(self.secs[i], self.nsecs[i])
     }
 
-    pub fn mtime(&self) -> Time {
-        (self.secs[1], self.nsecs[1])
+    pub fn atime(&self) -> Timestamp {
+        self.time(0)
     }
 
-    pub fn ctime(&self) -> Time {
-        (self.secs[2], self.nsecs[2])
+    pub fn mtime(&self) -> Timestamp {
+        self.time(1)
+    }
+
+    pub fn ctime(&self) -> Timestamp {
+        self.time(2)
     }
 
     /// `None` when the file system doesn't record it.
-    pub fn btime(&self) -> Option<Time> {
-        self.has_btime.then_some((self.secs[3], self.nsecs[3]))
+    pub fn btime(&self) -> Option<Timestamp> {
+        self.has_btime.then(|| self.time(3))
     }
 
     pub fn file_type(&self) -> FileType {

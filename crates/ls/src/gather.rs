@@ -71,7 +71,7 @@ pub struct Listing {
     /// getdents failed part-way ("reading directory").
     pub read_error: Option<Errno>,
     /// (dev, ino) of the directory itself, when asked for (loop detection).
-    pub id: Option<(u64, u64)>,
+    pub id: Option<ringio::DevIno>,
 }
 
 /// Entries of a directory on a high-latency file system that `-l` needs
@@ -822,10 +822,7 @@ impl Gather {
                     }
                     TOK_FSTAT => {
                         if let Ok(st) = c.stat() {
-                            listing.id = Some((
-                                ((st.stx_dev_major as u64) << 32) | st.stx_dev_minor as u64,
-                                st.stx_ino,
-                            ));
+                            listing.id = Some(ringio::DevIno::of(st));
                         }
                     }
                     _ => {

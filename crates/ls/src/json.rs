@@ -9,7 +9,9 @@
 
 use cli::users::Users;
 
-use crate::entry::{Entry, FileType, Time};
+use cli::timefmt::Timestamp;
+
+use crate::entry::{Entry, FileType};
 
 fn string(out: &mut Vec<u8>, b: &[u8]) {
     let s = String::from_utf8_lossy(b);
@@ -48,9 +50,11 @@ fn bytes_field(out: &mut Vec<u8>, key: &str, b: &[u8]) {
     }
 }
 
-fn time_ns(t: Option<Time>) -> String {
+fn time_ns(t: Option<Timestamp>) -> String {
     match t {
-        Some((s, ns)) => (s as i128 * 1_000_000_000 + ns as i128).to_string(),
+        Some(Timestamp { secs: s, nsec: ns }) => {
+            (s as i128 * 1_000_000_000 + ns as i128).to_string()
+        }
         None => "null".into(),
     }
 }
@@ -148,11 +152,14 @@ mod tests {
     #[test]
     fn one_object_per_line() {
         let mut e = Entry::new(b"a\"b\xff", ringio::dtype::REG, 7);
-        e.meta =
-            Some(
-                Meta { mode: libc::S_IFREG | 0o644, nlink: 1, size: 3, ..Meta::default() }
-                    .with_times((2, 0), (1, 5), (3, 0), None),
-            );
+        e.meta = Some(
+            Meta { mode: libc::S_IFREG | 0o644, nlink: 1, size: 3, ..Meta::default() }.with_times(
+                Timestamp::new(2, 0),
+                Timestamp::new(1, 5),
+                Timestamp::new(3, 0),
+                None,
+            ),
+        );
         let mut out = Vec::new();
         let mut u = Users::without_nss(b"root:x:0:0::/:/bin/sh\n", b"root:x:0:\n");
         entry(&mut out, &e, b"d/a\"b\xff", &mut u);

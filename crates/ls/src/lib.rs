@@ -162,7 +162,7 @@ struct Pending {
     requested: bool,
     /// A marker, not a directory: the subtree of this (dev, ino) is done
     /// (-R -L loop detection only refuses ancestors, as GNU does).
-    done: Option<(u64, u64)>,
+    done: Option<ringio::DevIno>,
 }
 
 /// The walk over operands and directories.
@@ -179,7 +179,7 @@ pub struct Ls<'a> {
     first_header: bool,
     print_dir_name: bool,
     /// (dev, ino) of directories being listed, for -L -R loop detection.
-    active: Vec<(u64, u64)>,
+    active: Vec<ringio::DevIno>,
     /// `-R` read-ahead (see [`prefetch`]).
     prefetch: Option<prefetch::Prefetch>,
     prefetch_tried: bool,
@@ -201,7 +201,7 @@ impl<'a> Ls<'a> {
         if plan.long() {
             ringio::sys::time::tzset();
         }
-        let now = ringio::sys::time::now();
+        let now = cli::timefmt::Timestamp::now();
         let mut printer = Printer::new(plan, users, now);
         if plan.hyperlink {
             printer.painter.hostname = hostname();

@@ -2,11 +2,13 @@
 //! owner, group, size or device numbers, time, name, `-> target`, with
 //! column widths computed over the whole listing as GNU does.
 
+use cli::timefmt::Timestamp;
 use cli::users::Users;
 
 use crate::args::TimeKind;
-use crate::entry::{Entry, FileType, Time};
-use crate::name::{indicator_for, Painter, Quoted};
+
+use crate::entry::{Entry, FileType};
+use crate::name::{indicator_for, Painter, Quoted, Spot};
 use crate::plan::Plan;
 use crate::print::Sink;
 
@@ -107,7 +109,7 @@ fn id_text(users: &mut Users, id: u32, numeric: bool, group: bool) -> (Text, boo
     }
 }
 
-pub fn time_of(e: &Entry, kind: TimeKind) -> Option<Time> {
+pub fn time_of(e: &Entry, kind: TimeKind) -> Option<Timestamp> {
     let m = e.meta.as_ref()?;
     Some(match kind {
         TimeKind::Mtime => m.mtime(),
@@ -120,11 +122,10 @@ pub fn time_of(e: &Entry, kind: TimeKind) -> Option<Time> {
 /// The width GNU pads unknown times to: the old format applied to the epoch.
 fn expected_time_width(plan: &Plan) -> usize {
     let mut v = Vec::new();
-    plan.time_style.format(&mut v, 0, 0, (i64::MAX / 2, 0));
+    plan.time_style.format(&mut v, Timestamp::default(), Timestamp::new(i64::MAX / 2, 0));
     crate::name::display_width(&v)
 }
 
-/// Prints `entries` in the long format.
 /// The field texts of one entry's line.
 fn fields_of(plan: &Plan, users: &mut Users, e: &Entry) -> Fields {
     let m = e.meta.as_ref();
@@ -161,191 +162,269 @@ fn fields_of(plan: &Plan, users: &mut Users, e: &Entry) -> Fields {
     Fields { inode, blocks, nlink, owner, owner_numeric, group, group_numeric, size, dev }
 }
 
-/// Prints `entries` in the long format: one pass for the column widths,
+/// The printer's state the long format uses and updates.
+pub struct Printing<'a> {
+    pub plan: &'a Plan,
+    pub painter: &'a mut Painter,
+    pub users: &'a mut Users,
+    /// The current time, for the six-month rule; read again when a file
+    /// turns out newer.
+    pub now: &'a mut Timestamp,
+    /// `--dired` name spans, as in [`crate::print::Printer`].
+    pub dired: &'a mut Vec<(i64, i64)>,
+}
+
+/// What a long listing prints: `entries`, with `links[i]` the hyperlink
+/// path of entry i (empty without --hyperlink), and `extra`, entries not
+/// printed that still count for column widths. `some_quoted`: some name
+/// of the listing is quoted, so unquoted ones get a leading space.
+pub struct Rows<'a> {
+    pub entries: &'a [Entry],
+    pub links: &'a [Option<Vec<u8>>],
+    pub extra: &'a [Entry],
+    pub some_quoted: bool,
+}
+
+/// The column widths of a long listing, over all its rows.
+#[derive(Default)]
+struct Widths {
+    /// GNU widens every mode by a marker column when any file has an ACL
+    /// (`+`) or a security context (`.`).
+    any_acl: bool,
+    context: usize,
+    inode: usize,
+    blocks: usize,
+    nlink: usize,
+    owner: usize,
+    group: usize,
+    size: usize,
+    major: usize,
+    minor: usize,
+    /// Of `?` for an unknown time: the old format's width.
+    time: usize,
+}
+
+impl Widths {
+    fn of(plan: &Plan, users: &mut Users, rows: &Rows) -> Widths {
+        let all = || rows.entries.iter().chain(rows.extra);
+        let mut w = Widths {
+            any_acl: all().any(|e| e.acl || e.labeled()),
+            context: all().map(|e| context_of(e).len()).max().unwrap_or(1),
+            time: expected_time_width(plan),
+            ..Widths::default()
+        };
+        for e in all() {
+            let f = fields_of(plan, users, e);
+            if let Some((a, b)) = &f.dev {
+                w.major = w.major.max(a.len());
+                w.minor = w.minor.max(b.len());
+            }
+            w.inode = w.inode.max(f.inode.len());
+            w.blocks = w.blocks.max(f.blocks.columns());
+            w.nlink = w.nlink.max(f.nlink.len());
+            w.owner = w.owner.max(f.owner.len());
+            w.group = w.group.max(f.group.len());
+            w.size = w.size.max(f.size.columns());
+        }
+        if w.major > 0 {
+            w.size = w.size.max(w.major + 2 + w.minor);
+        }
+        w
+    }
+}
+
+fn pad_left(out: &mut Vec<u8>, s: &[u8], w: usize) {
+    out.resize(out.len() + w.saturating_sub(s.len()), b' ');
+    out.extend_from_slice(s);
+}
+
+fn pad_cols(out: &mut Vec<u8>, t: &Text, w: usize) {
+    out.resize(out.len() + w.saturating_sub(t.columns()), b' ');
+    out.extend_from_slice(t.bytes());
+}
+
+/// A name column: numbers right-aligned, names left-aligned.
+fn pad_id(out: &mut Vec<u8>, s: &[u8], w: usize, numeric: bool) {
+    if numeric {
+        pad_left(out, s, w);
+    } else {
+        out.extend_from_slice(s);
+        out.resize(out.len() + w.saturating_sub(s.len()), b' ');
+    }
+    out.push(b' ');
+}
+
+/// The last time formatted: files made together share their second, so
+/// consecutive rows mostly format the same text.
+struct TimeCache {
+    /// (seconds, nanoseconds when the style shows them, recent).
+    key: Option<(i64, u32, bool)>,
+    text: Vec<u8>,
+    ns_matters: bool,
+}
+
+impl TimeCache {
+    fn new(plan: &Plan) -> TimeCache {
+        TimeCache {
+            key: None,
+            text: Vec::with_capacity(64),
+            ns_matters: plan.time_style.shows_nanoseconds(),
+        }
+    }
+
+    fn put(&mut self, out: &mut Vec<u8>, plan: &Plan, t: Timestamp, now: &mut Timestamp) {
+        if t > *now {
+            *now = Timestamp::now();
+        }
+        let recent = cli::timefmt::is_recent(t, *now);
+        let key = (t.secs, if self.ns_matters { t.nsec } else { 0 }, recent);
+        if self.key != Some(key) {
+            self.text.clear();
+            plan.time_style.format(&mut self.text, t, *now);
+            self.key = Some(key);
+        }
+        out.extend_from_slice(&self.text);
+    }
+}
+
+/// Prints `rows` in the long format: one pass for the column widths,
 /// one that formats each line again and prints it (GNU's two passes; no
 /// per-entry texts are kept, so a huge listing costs only its entries).
-/// `align`: some name of the listing is quoted, so unquoted ones get a
-/// leading space.
-#[allow(clippy::too_many_arguments)]
-pub fn print<S: Sink>(
-    plan: &Plan,
-    sink: &mut S,
-    painter: &mut Painter,
-    users: &mut Users,
-    now: &mut Time,
-    entries: &[Entry],
-    align: bool,
-    links: &[Option<Vec<u8>>],
-    extra: &[Entry],
-    dired: &mut Vec<(i64, i64)>,
-) {
-    // GNU widens every mode by a marker column when any file has an ACL
-    // (`+`) or a security context (`.`).
-    let any_acl = entries.iter().chain(extra).any(|e| e.acl || e.labeled());
-    let w_context = entries.iter().chain(extra).map(|e| context_of(e).len()).max().unwrap_or(1);
-    let (mut w_inode, mut w_blocks, mut w_nlink, mut w_owner, mut w_group, mut w_size) =
-        (0, 0, 0, 0, 0, 0);
-    let (mut w_major, mut w_minor) = (0, 0);
-    for e in entries.iter().chain(extra) {
-        let f = fields_of(plan, users, e);
-        if let Some((a, b)) = &f.dev {
-            w_major = w_major.max(a.len());
-            w_minor = w_minor.max(b.len());
-        }
-        w_inode = w_inode.max(f.inode.len());
-        w_blocks = w_blocks.max(f.blocks.columns());
-        w_nlink = w_nlink.max(f.nlink.len());
-        w_owner = w_owner.max(f.owner.len());
-        w_group = w_group.max(f.group.len());
-        w_size = w_size.max(f.size.columns());
-    }
-    if w_major > 0 {
-        w_size = w_size.max(w_major + 2 + w_minor);
-    }
-    let time_width = expected_time_width(plan);
-    let ns_matters = plan.time_style.shows_nanoseconds();
-    let mut cached: (Option<(i64, u32, bool)>, Vec<u8>) = (None, Vec::with_capacity(64));
-    let pad_left = |out: &mut Vec<u8>, s: &[u8], w: usize| {
-        out.resize(out.len() + w.saturating_sub(s.len()), b' ');
-        out.extend_from_slice(s);
-    };
-    let pad_cols = |out: &mut Vec<u8>, t: &Text, w: usize| {
-        out.resize(out.len() + w.saturating_sub(t.columns()), b' ');
-        out.extend_from_slice(t.bytes());
-    };
+pub fn print<S: Sink>(p: &mut Printing, sink: &mut S, rows: &Rows) {
+    let plan = p.plan;
+    let w = Widths::of(plan, p.users, rows);
+    let mut times = TimeCache::new(plan);
     let mut name = Quoted::default();
-    for (k, e) in entries.iter().enumerate() {
-        let f = &fields_of(plan, users, e);
-        let link = links.get(k).and_then(|l| l.as_deref());
+    for (k, e) in rows.entries.iter().enumerate() {
+        let f = &fields_of(plan, p.users, e);
         let out = sink.buf();
         // GNU sets the normal colour before the dired indent.
-        painter.normal(plan, out);
+        p.painter.normal(plan, out);
         if plan.dired {
             out.extend_from_slice(b"  ");
         }
-        // Where GNU's clear-to-end-of-line rule counts the name's column
-        // from: the start of the line, or, when owner, group, author or
-        // context columns are printed, their end (GNU writes its line
-        // buffer out before them and counts only what it holds after).
-        let mut line_start_vis = out.len();
-        if plan.inode {
-            pad_left(out, f.inode.bytes(), w_inode);
-            out.push(b' ');
-        }
-        if plan.size_blocks {
-            pad_cols(out, &f.blocks, w_blocks);
-            out.push(b' ');
-        }
-        match &e.meta {
-            Some(m) => cli::mode::mode_string(out, m.mode),
-            None => {
-                out.push(cli::mode::dtype_letter(e.dtype));
-                out.extend_from_slice(b"?????????");
-            }
-        }
-        if any_acl {
-            out.push(if e.acl {
-                b'+'
-            } else if e.labeled() {
-                b'.'
-            } else if e.meta.is_none() {
-                b'?'
-            } else {
-                b' '
-            });
-        }
-        out.push(b' ');
-        pad_left(out, f.nlink.bytes(), w_nlink);
-        out.push(b' ');
-        let left = |out: &mut Vec<u8>, s: &[u8], w: usize, numeric: bool| {
-            if numeric {
-                out.resize(out.len() + w.saturating_sub(s.len()), b' ');
-                out.extend_from_slice(s);
-            } else {
-                out.extend_from_slice(s);
-                out.resize(out.len() + w.saturating_sub(s.len()), b' ');
-            }
-            out.push(b' ');
-        };
-        if plan.show_owner {
-            left(out, f.owner.bytes(), w_owner, f.owner_numeric);
-        }
-        if plan.show_group {
-            left(out, f.group.bytes(), w_group, f.group_numeric);
-        }
-        if plan.author {
-            left(out, f.owner.bytes(), w_owner, f.owner_numeric);
-        }
-        if plan.context {
-            let c = context_of(e);
-            out.extend_from_slice(c);
-            out.resize(out.len() + w_context.saturating_sub(c.len()), b' ');
-            out.push(b' ');
-        }
-        if plan.show_owner || plan.show_group || plan.author || plan.context {
-            line_start_vis = out.len();
-        }
-        match &f.dev {
-            Some((a, b)) => {
-                let blanks = w_size.saturating_sub(w_major + 2 + w_minor);
-                pad_left(out, a.bytes(), w_major + blanks);
-                out.extend_from_slice(b", ");
-                pad_left(out, b.bytes(), w_minor);
-            }
-            None => pad_cols(out, &f.size, w_size),
-        }
-        out.push(b' ');
+        let line_start_vis = columns(out, plan, e, f, &w);
         match time_of(e, plan.time) {
-            Some(t) => {
-                if t > *now {
-                    *now = ringio::sys::time::now();
-                }
-                // Files made together share their second: format once.
-                let recent = cli::timefmt::is_recent(t, *now);
-                let key = (t.0, if ns_matters { t.1 } else { 0 }, recent);
-                if cached.0 != Some(key) {
-                    cached.1.clear();
-                    plan.time_style.format(&mut cached.1, t.0, t.1, *now);
-                    cached.0 = Some(key);
-                }
-                out.extend_from_slice(&cached.1);
-            }
-            None => {
-                let s: &[u8] = b"?";
-                pad_left(out, s, time_width);
-            }
+            Some(t) => times.put(out, plan, t, p.now),
+            None => pad_left(out, b"?", w.time),
         }
         out.push(b' ');
         let col = out.len() - line_start_vis;
-        crate::name::quote_into(plan, &e.name, &plan.quoter, &mut name);
-        // The name's span as GNU's dired counts: without the colour and
-        // hyperlink bytes, after the alignment space (and our icon).
-        let icon = if plan.icons { crate::icons::icon(e).len() + 1 } else { 0 };
-        let name_start =
-            (out.len() + usize::from(align && !name.quoted) + icon) as i64 - painter.escapes as i64;
-        let w = painter.name(plan, out, e, &name, false, align, col, link);
-        if plan.dired {
-            dired.push((name_start, name_start + name.bytes.len() as i64));
-        }
-        if e.file_type() == FileType::Link {
-            if let Some(t) = &e.target {
-                out.extend_from_slice(b" -> ");
-                let tq = crate::name::quote(plan, t, &plan.quoter);
-                painter.name(plan, out, e, &tq, true, false, col + w + 4, link);
-                if let Some(c) = indicator_for(
-                    plan.indicator,
-                    e.target_mode.map_or(FileType::Unknown, FileType::from_mode),
-                    e.target_mode,
-                    true,
-                ) {
-                    out.push(c);
-                }
-            }
-        } else if let Some(c) = crate::name::indicator(plan, e) {
-            out.push(c);
-        }
+        let link = rows.links.get(k).and_then(|l| l.as_deref());
+        name_column(p, out, e, &mut name, rows.some_quoted, col, link);
         out.push(plan.eol);
         sink.line_done();
+    }
+}
+
+/// The columns before the time: inode, blocks, mode, links, owner,
+/// group, author, context, size. Returns where GNU's
+/// clear-to-end-of-line rule counts the name's column from: the start of
+/// the line, or, when owner, group, author or context columns are
+/// printed, their end (GNU writes its line buffer out before them and
+/// counts only what it holds after).
+fn columns(out: &mut Vec<u8>, plan: &Plan, e: &Entry, f: &Fields, w: &Widths) -> usize {
+    let mut line_start_vis = out.len();
+    if plan.inode {
+        pad_left(out, f.inode.bytes(), w.inode);
+        out.push(b' ');
+    }
+    if plan.size_blocks {
+        pad_cols(out, &f.blocks, w.blocks);
+        out.push(b' ');
+    }
+    match &e.meta {
+        Some(m) => cli::mode::mode_string(out, m.mode),
+        None => {
+            out.push(cli::mode::dtype_letter(e.dtype));
+            out.extend_from_slice(b"?????????");
+        }
+    }
+    if w.any_acl {
+        out.push(if e.acl {
+            b'+'
+        } else if e.labeled() {
+            b'.'
+        } else if e.meta.is_none() {
+            b'?'
+        } else {
+            b' '
+        });
+    }
+    out.push(b' ');
+    pad_left(out, f.nlink.bytes(), w.nlink);
+    out.push(b' ');
+    if plan.show_owner {
+        pad_id(out, f.owner.bytes(), w.owner, f.owner_numeric);
+    }
+    if plan.show_group {
+        pad_id(out, f.group.bytes(), w.group, f.group_numeric);
+    }
+    if plan.author {
+        pad_id(out, f.owner.bytes(), w.owner, f.owner_numeric);
+    }
+    if plan.context {
+        let c = context_of(e);
+        out.extend_from_slice(c);
+        out.resize(out.len() + w.context.saturating_sub(c.len()), b' ');
+        out.push(b' ');
+    }
+    if plan.show_owner || plan.show_group || plan.author || plan.context {
+        line_start_vis = out.len();
+    }
+    match &f.dev {
+        Some((a, b)) => {
+            let blanks = w.size.saturating_sub(w.major + 2 + w.minor);
+            pad_left(out, a.bytes(), w.major + blanks);
+            out.extend_from_slice(b", ");
+            pad_left(out, b.bytes(), w.minor);
+        }
+        None => pad_cols(out, &f.size, w.size),
+    }
+    out.push(b' ');
+    line_start_vis
+}
+
+/// The name (quoted into the reused `name`), a symlink's `-> target`,
+/// and the indicator; records the name's `--dired` span. `col`: the
+/// name's column as GNU counts it.
+fn name_column(
+    p: &mut Printing,
+    out: &mut Vec<u8>,
+    e: &Entry,
+    name: &mut Quoted,
+    align: bool,
+    col: usize,
+    link: Option<&[u8]>,
+) {
+    let plan = p.plan;
+    crate::name::quote_into(plan, &e.name, &plan.quoter, name);
+    // The name's span as GNU's dired counts: without the colour and
+    // hyperlink bytes, after the alignment space (and our icon).
+    let icon = if plan.icons { crate::icons::icon(e).len() + 1 } else { 0 };
+    let name_start =
+        (out.len() + usize::from(align && !name.quoted) + icon) as i64 - p.painter.escapes as i64;
+    let w = p.painter.name(plan, out, e, name, Spot { target: false, align, start_col: col, link });
+    if plan.dired {
+        p.dired.push((name_start, name_start + name.bytes.len() as i64));
+    }
+    if e.file_type() == FileType::Link {
+        if let Some(t) = &e.target {
+            out.extend_from_slice(b" -> ");
+            let tq = crate::name::quote(plan, t, &plan.quoter);
+            let spot = Spot { target: true, align: false, start_col: col + w + 4, link };
+            p.painter.name(plan, out, e, &tq, spot);
+            if let Some(c) = indicator_for(
+                plan.indicator,
+                e.target_mode.map_or(FileType::Unknown, FileType::from_mode),
+                e.target_mode,
+                true,
+            ) {
+                out.push(c);
+            }
+        }
+    } else if let Some(c) = crate::name::indicator(plan, e) {
+        out.push(c);
     }
 }
 

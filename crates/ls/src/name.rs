@@ -9,6 +9,23 @@ use crate::colors::Key;
 use crate::entry::{Entry, FileType};
 use crate::plan::Plan;
 
+/// How and where [`Painter::name`] prints a name.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Spot<'a> {
+    /// The name is a symlink's target (`-> target`): coloured as the
+    /// target, and no icon.
+    pub target: bool,
+    /// Other names of the listing are quoted: an unquoted name then gets
+    /// GNU's leading space, and a quoted one keeps its quotes outside the
+    /// hyperlink.
+    pub align: bool,
+    /// The output column, for GNU's clear-to-end-of-line after names that
+    /// may wrap.
+    pub start_col: usize,
+    /// The absolute path to hyperlink the name to (--hyperlink).
+    pub link: Option<&'a [u8]>,
+}
+
 /// A quoted name and its display width.
 #[derive(Default)]
 pub struct Quoted {
@@ -183,24 +200,17 @@ impl Painter {
         }
     }
 
-    /// Prints an entry's name (or its link target when `target`), with
-    /// colour and hyperlink. `align` says other names of the listing are
-    /// quoted: an unquoted name then gets GNU's leading space, and a quoted
-    /// one keeps its quotes outside the hyperlink. Returns the width
-    /// printed. `start_col` is the output column, for GNU's
-    /// clear-to-end-of-line after names that may wrap.
-    #[allow(clippy::too_many_arguments)]
+    /// Prints an entry's name (or its link target, see [`Spot`]) quoted
+    /// as `q`, with colour and hyperlink. Returns the width printed.
     pub fn name(
         &mut self,
         plan: &Plan,
         out: &mut Vec<u8>,
         e: &Entry,
         q: &Quoted,
-        target: bool,
-        align: bool,
-        start_col: usize,
-        link: Option<&[u8]>,
+        spot: Spot<'_>,
     ) -> usize {
+        let Spot { target, align, start_col, link } = spot;
         let pad = align && !q.quoted;
         let color = plan.colors.as_ref().and_then(|c| c.for_entry(e, target)).map(|s| s.to_vec());
         let norm = plan.colors.as_ref().is_some_and(|c| c.is_colored(Key::Norm));

@@ -130,100 +130,15 @@ impl Plan {
             sort = Sort::Time;
         }
 
-        let time_style = if long {
-            let spec = a.time_style.clone().or_else(|| env.time_style.clone());
-            match spec {
-                // Neither the option nor TIME_STYLE: GNU's default, "locale".
-                None => TimeStyle::parse_in("locale", cli::locale::info().time_hard)
-                    .unwrap_or_else(|_| TimeStyle::locale()),
-                Some(s) => TimeStyle::parse_checked(&s).map_err(|e| match e {
-                    StyleError::Choice { value: v, why } => ArgError::BadChoice {
-                        value: match why {
-                            cli::argmatch::NoMatch::Ambiguous => format!("ambiguous:{v}"),
-                            cli::argmatch::NoMatch::Invalid => v,
-                        },
-                        option: "time style".into(),
-                        valid: vec!["full-iso", "long-iso", "iso", "locale", "+FORMAT"],
-                    },
-                    StyleError::Format(f) => ArgError::Plain(cli::locale::trf(
-                        c"invalid time style format %s",
-                        &[&cli::quote::quote(f.as_bytes(), cli::quote::Style::Locale)],
-                    )),
-                })?,
-            }
-        } else {
-            TimeStyle::locale()
-        };
-
-        // Read leniently, as GNU's human_options does for the environment
-        // (BLOCK_SIZE=2x means 2).
-        let default_n = if env.posixly_correct { 512 } else { 1024 };
-        let default_block = SizeFormat::blocks(default_n);
-        let lenient = |v: &str| cli::size::parse_block_size_lenient(v, default_n);
-        // A set but unusable value still counts as set: GNU then shows
-        // file sizes, too, in the default block size.
-        let env_size = env.block_size.as_deref().map(lenient);
-        let file_size = a.file_size.or(env_size).unwrap_or(SizeFormat::BYTES);
-        let blocksize = env.blocksize.as_deref().map(lenient);
-        // -k gives way to -h, --si and --block-size wherever they are, and
-        // beats the environment (for block counts only), as in GNU.
-        let kibi = a.kibibytes.then_some(SizeFormat::blocks(1024));
-        let block_size = a.block_size.or(kibi).or(env_size).or(blocksize).unwrap_or(default_block);
-
-        let quoting = match a.quoting {
-            Some(q) => q,
-            None => match env.quoting_style.as_deref().and_then(Style::parse) {
-                Some(q) => q,
-                None => {
-                    if let Some(bad) = env.quoting_style.as_deref() {
-                        warn.0.push(cli::locale::trf(
-                            c"ignoring invalid value of environment variable QUOTING_STYLE: %s",
-                            &[&cli::quote::quote(bad.as_bytes(), Style::Locale)],
-                        ));
-                    }
-                    if env.stdout_tty {
-                        Style::ShellEscape
-                    } else {
-                        Style::Literal
-                    }
-                }
-            },
-        };
+        let time_style = if long { time_style(a, env)? } else { TimeStyle::locale() };
+        let (file_size, block_size) = sizes(a, env);
+        // The order of the steps below is the order of GNU's warnings.
+        let quoting = quoting(a, env, &mut warn);
         let qmark = a.hide_control.unwrap_or(env.stdout_tty);
+        let indicator = indicator(a, env);
+        let (quoter, dir_quoter) = quoters(quoting, indicator);
 
-        let indicator = if a.indicator == Indicator::Classify {
-            match a.classify_when {
-                When::Always => Indicator::Classify,
-                When::Never => Indicator::None,
-                When::Auto => {
-                    if env.stdout_tty {
-                        Indicator::Classify
-                    } else {
-                        Indicator::None
-                    }
-                }
-            }
-        } else {
-            a.indicator
-        };
-        let mut quoter = Quoter::new(quoting);
-        if quoting == Style::Escape {
-            quoter = quoter.with_extra(b" ");
-        }
-        match indicator {
-            Indicator::FileType => quoter = quoter.with_extra(b"*=>@|"),
-            Indicator::Classify => quoter = quoter.with_extra(b"=>@|"),
-            _ => {}
-        }
-        // GNU escapes the space for -b in file names only: a directory
-        // header keeps it (`./a b:`), only the colon is added.
-        let dir_quoter = Quoter::new(quoting).with_extra(b":");
-
-        let on = |w: When| match w {
-            When::Always => true,
-            When::Never => false,
-            When::Auto => env.stdout_tty,
-        };
+        let on = |w: When| when(w, env);
         let color_wanted = on(a.color) && !(a.color == When::Auto && env.no_color);
         // GNU also needs the line length when --color asks for colour (its
         // clear-to-end-of-line rule, see name.rs), even if LS_COLORS or TERM
@@ -232,52 +147,8 @@ impl Plan {
         // warning), in every format then.
         let uses_width =
             matches!(format, Format::Columns | Format::Across | Format::Commas) || color_wanted;
-        let mut width = 80;
-        if let Some(w) = a.width {
-            width = w;
-        } else if uses_width {
-            let mut set = false;
-            if let Some(c) = env.columns.as_deref().filter(|c| !c.is_empty()) {
-                match crate::args::line_length(c) {
-                    Some(n) => {
-                        width = n;
-                        set = true;
-                    }
-                    None => warn.0.push(cli::locale::trf(
-                        c"ignoring invalid width in environment variable COLUMNS: %s",
-                        &[&cli::quote::quote(c.as_bytes(), Style::Locale)],
-                    )),
-                }
-            }
-            if !set {
-                if let Some(w) = env.term_width {
-                    width = w;
-                }
-            }
-        }
-        let mut colors = None;
-        if color_wanted {
-            match Colors::from_env(
-                env.ls_colors.as_deref(),
-                env.colorterm.as_deref(),
-                env.term.as_deref(),
-            ) {
-                Setup::Colors(c) => colors = Some(c),
-                Setup::Off => {}
-                Setup::Unparsable(key) => {
-                    if let Some(k) = key {
-                        warn.0.push(cli::locale::trf(
-                            c"unrecognized prefix: %s",
-                            &[&cli::quote::quote(&k, Style::Locale)],
-                        ));
-                    }
-                    warn.0.push(
-                        cli::locale::tr(c"unparsable value for LS_COLORS environment variable")
-                            .to_vec(),
-                    );
-                }
-            }
-        }
+        let width = line_width(a, env, uses_width, &mut warn);
+        let colors = if color_wanted { colors(env, &mut warn) } else { None };
 
         // GNU drops --dired outside long format and with hyperlinks (its
         // offsets would have to skip them), before checking --zero.
@@ -287,18 +158,7 @@ impl Plan {
                 cli::locale::tr(c"--dired and --zero are incompatible").to_vec(),
             ));
         }
-        let mut tabsize = 8;
-        if let Some(t) = a.tabsize {
-            tabsize = t;
-        } else if let Some(t) = env.tabsize.as_deref() {
-            match cli::num::parse_unsigned(t, "", false) {
-                Ok(n) => tabsize = n.value as usize,
-                Err(_) => warn.0.push(cli::locale::trf(
-                    c"ignoring invalid tab size in environment variable TABSIZE: %s",
-                    &[&cli::quote::quote(t.as_bytes(), Style::Locale)],
-                )),
-            }
-        }
+        let mut tabsize = tabsize(a, env, &mut warn);
         if colors.is_some() {
             // GNU: no tabs mixed with colour sequences.
             tabsize = 0;
@@ -311,11 +171,6 @@ impl Plan {
         });
 
         let dirs_first = a.dirs_first && sort != Sort::None;
-        // GNU ls matches -I and --hide with FNM_PERIOD.
-        let globs = |v: &[Vec<u8>]| -> Vec<Glob> {
-            let flags = Flags { period: true, casefold: false };
-            v.iter().map(|p| Glob::new(p, flags)).collect()
-        };
         let ignore = globs(&a.ignore);
         let hide = if a.hidden == Hidden::Dots { globs(&a.hide) } else { Vec::new() };
 
@@ -429,4 +284,175 @@ impl Plan {
         }
         self.ignore.iter().chain(&self.hide).any(|g| g.matches(name))
     }
+}
+
+/// -I and --hide patterns; GNU ls matches them with FNM_PERIOD.
+fn globs(v: &[Vec<u8>]) -> Vec<Glob> {
+    let flags = Flags { period: true, casefold: false };
+    v.iter().map(|p| Glob::new(p, flags)).collect()
+}
+
+/// `always`/`never`/`auto` resolved: auto means "stdout is a terminal".
+fn when(w: When, env: &Env) -> bool {
+    match w {
+        When::Always => true,
+        When::Never => false,
+        When::Auto => env.stdout_tty,
+    }
+}
+
+/// The long format's time style: --time-style, else TIME_STYLE, else
+/// GNU's default, "locale".
+fn time_style(a: &Args, env: &Env) -> Result<TimeStyle, ArgError> {
+    let spec = a.time_style.clone().or_else(|| env.time_style.clone());
+    match spec {
+        None => Ok(TimeStyle::parse_in("locale", cli::locale::info().time_hard)
+            .unwrap_or_else(|_| TimeStyle::locale())),
+        Some(s) => TimeStyle::parse_checked(&s).map_err(|e| match e {
+            StyleError::Choice { value: v, why } => ArgError::BadChoice {
+                value: match why {
+                    cli::argmatch::NoMatch::Ambiguous => format!("ambiguous:{v}"),
+                    cli::argmatch::NoMatch::Invalid => v,
+                },
+                option: "time style".into(),
+                valid: vec!["full-iso", "long-iso", "iso", "locale", "+FORMAT"],
+            },
+            StyleError::Format(f) => ArgError::Plain(cli::locale::trf(
+                c"invalid time style format %s",
+                &[&cli::quote::quote(f.as_bytes(), cli::quote::Style::Locale)],
+            )),
+        }),
+    }
+}
+
+/// The units of file sizes and of block counts: (file_size, block_size).
+fn sizes(a: &Args, env: &Env) -> (SizeFormat, SizeFormat) {
+    // Read leniently, as GNU's human_options does for the environment
+    // (BLOCK_SIZE=2x means 2).
+    let default_n = if env.posixly_correct { 512 } else { 1024 };
+    let default_block = SizeFormat::blocks(default_n);
+    let lenient = |v: &str| cli::size::parse_block_size_lenient(v, default_n);
+    // A set but unusable value still counts as set: GNU then shows
+    // file sizes, too, in the default block size.
+    let env_size = env.block_size.as_deref().map(lenient);
+    let file_size = a.file_size.or(env_size).unwrap_or(SizeFormat::BYTES);
+    let blocksize = env.blocksize.as_deref().map(lenient);
+    // -k gives way to -h, --si and --block-size wherever they are, and
+    // beats the environment (for block counts only), as in GNU.
+    let kibi = a.kibibytes.then_some(SizeFormat::blocks(1024));
+    let block_size = a.block_size.or(kibi).or(env_size).or(blocksize).unwrap_or(default_block);
+    (file_size, block_size)
+}
+
+/// The quoting style: the option, else QUOTING_STYLE (warned about when
+/// unknown), else shell-escape on a terminal and literal elsewhere.
+fn quoting(a: &Args, env: &Env, warn: &mut Warnings) -> Style {
+    if let Some(q) = a.quoting {
+        return q;
+    }
+    if let Some(q) = env.quoting_style.as_deref().and_then(Style::parse) {
+        return q;
+    }
+    if let Some(bad) = env.quoting_style.as_deref() {
+        warn.0.push(cli::locale::trf(
+            c"ignoring invalid value of environment variable QUOTING_STYLE: %s",
+            &[&cli::quote::quote(bad.as_bytes(), Style::Locale)],
+        ));
+    }
+    if env.stdout_tty {
+        Style::ShellEscape
+    } else {
+        Style::Literal
+    }
+}
+
+/// The indicator style, with `--classify=WHEN` resolved.
+fn indicator(a: &Args, env: &Env) -> Indicator {
+    if a.indicator != Indicator::Classify {
+        return a.indicator;
+    }
+    if when(a.classify_when, env) {
+        Indicator::Classify
+    } else {
+        Indicator::None
+    }
+}
+
+/// The quoters of file names and of directory headers: each style
+/// escapes, besides its own set, what would be read as an indicator.
+fn quoters(quoting: Style, indicator: Indicator) -> (Quoter, Quoter) {
+    let mut quoter = Quoter::new(quoting);
+    if quoting == Style::Escape {
+        quoter = quoter.with_extra(b" ");
+    }
+    match indicator {
+        Indicator::FileType => quoter = quoter.with_extra(b"*=>@|"),
+        Indicator::Classify => quoter = quoter.with_extra(b"=>@|"),
+        _ => {}
+    }
+    // GNU escapes the space for -b in file names only: a directory
+    // header keeps it (`./a b:`), only the colon is added.
+    let dir_quoter = Quoter::new(quoting).with_extra(b":");
+    (quoter, dir_quoter)
+}
+
+/// The line length: -w, else (when the format or colour uses it)
+/// COLUMNS, else the terminal's width, else 80.
+fn line_width(a: &Args, env: &Env, uses_width: bool, warn: &mut Warnings) -> usize {
+    if let Some(w) = a.width {
+        return w;
+    }
+    if !uses_width {
+        return 80;
+    }
+    if let Some(c) = env.columns.as_deref().filter(|c| !c.is_empty()) {
+        match crate::args::line_length(c) {
+            Some(n) => return n,
+            None => warn.0.push(cli::locale::trf(
+                c"ignoring invalid width in environment variable COLUMNS: %s",
+                &[&cli::quote::quote(c.as_bytes(), Style::Locale)],
+            )),
+        }
+    }
+    env.term_width.unwrap_or(80)
+}
+
+/// The colours, when colour is wanted: from LS_COLORS, COLORTERM and
+/// TERM, with GNU's warnings for an LS_COLORS it can't parse.
+fn colors(env: &Env, warn: &mut Warnings) -> Option<Box<Colors>> {
+    match Colors::from_env(env.ls_colors.as_deref(), env.colorterm.as_deref(), env.term.as_deref())
+    {
+        Setup::Colors(c) => Some(c),
+        Setup::Off => None,
+        Setup::Unparsable(key) => {
+            if let Some(k) = key {
+                warn.0.push(cli::locale::trf(
+                    c"unrecognized prefix: %s",
+                    &[&cli::quote::quote(&k, Style::Locale)],
+                ));
+            }
+            warn.0.push(
+                cli::locale::tr(c"unparsable value for LS_COLORS environment variable").to_vec(),
+            );
+            None
+        }
+    }
+}
+
+/// The tab stop width: -T, else TABSIZE (warned about when invalid),
+/// else 8.
+fn tabsize(a: &Args, env: &Env, warn: &mut Warnings) -> usize {
+    if let Some(t) = a.tabsize {
+        return t;
+    }
+    if let Some(t) = env.tabsize.as_deref() {
+        match cli::num::parse_unsigned(t, "", false) {
+            Ok(n) => return n.value as usize,
+            Err(_) => warn.0.push(cli::locale::trf(
+                c"ignoring invalid tab size in environment variable TABSIZE: %s",
+                &[&cli::quote::quote(t.as_bytes(), Style::Locale)],
+            )),
+        }
+    }
+    8
 }

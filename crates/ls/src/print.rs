@@ -2,18 +2,19 @@
 //! Pure formatting (plus user-name lookups through the cache), so every
 //! layout is unit-testable without a file system.
 
+use cli::timefmt::Timestamp;
 use cli::users::Users;
 
 use crate::args::{Format, Indicator};
 use crate::columns::{fit, indent};
-use crate::entry::{Entry, Time};
-use crate::name::{indicator, quote, quote_into, Painter, Quoted};
+use crate::entry::Entry;
+use crate::name::{indicator, quote, quote_into, Painter, Quoted, Spot};
 use crate::plan::Plan;
 
 pub struct Printer<'a> {
     pub plan: &'a Plan,
     pub users: Users,
-    pub now: Time,
+    pub now: Timestamp,
     pub painter: Painter,
     /// `--dired`: (start, end) of each name printed, as positions in the
     /// buffer less every colour/hyperlink byte written before (see
@@ -25,7 +26,7 @@ pub struct Printer<'a> {
 }
 
 impl<'a> Printer<'a> {
-    pub fn new(plan: &'a Plan, users: Users, now: Time) -> Printer<'a> {
+    pub fn new(plan: &'a Plan, users: Users, now: Timestamp) -> Printer<'a> {
         Printer {
             plan,
             users,
@@ -73,7 +74,7 @@ impl<'a> Printer<'a> {
                 };
                 // Headers are never coloured; only the hyperlink wraps them.
                 let plan_nc = Plan { colors: None, ..self.plan.clone() };
-                p.name(&plan_nc, out, &e, &q, false, false, 0, Some(path));
+                p.name(&plan_nc, out, &e, &q, Spot { link: Some(path), ..Spot::default() });
                 self.painter.escapes += p.escapes;
             }
             None => out.extend_from_slice(&q.bytes),
@@ -101,44 +102,91 @@ impl<'a> Printer<'a> {
         extra: &[Entry],
     ) {
         let plan = self.plan;
-        let mut q = Quoted::default();
-        let align = aligns_quotes(plan);
-        let some_quoted = align
+        let mut s = Scratch::default();
+        let some_quoted = aligns_quotes(plan)
             && entries.iter().chain(extra).any(|e| {
-                quote_into(plan, &e.name, &plan.quoter, &mut q);
-                q.quoted
+                quote_into(plan, &e.name, &plan.quoter, &mut s.q);
+                s.q.quoted
             });
         if plan.format == Format::Long {
             crate::long::print(
-                plan,
+                &mut crate::long::Printing {
+                    plan,
+                    painter: &mut self.painter,
+                    users: &mut self.users,
+                    now: &mut self.now,
+                    dired: &mut self.dired,
+                },
                 out,
-                &mut self.painter,
-                &mut self.users,
-                &mut self.now,
-                entries,
-                some_quoted,
-                links,
-                extra,
-                &mut self.dired,
+                &crate::long::Rows { entries, links, extra, some_quoted },
             );
             return;
         }
-        // Frills: inode and block columns, widths over the listing.
-        let mut num = Vec::new();
-        let inode_text = |e: &Entry, v: &mut Vec<u8>| {
-            v.clear();
-            match e.meta {
-                Some(m) => v.extend_from_slice(m.ino.to_string().as_bytes()),
-                None => v.push(b'?'),
+        let cells = Cells::new(plan, entries, links, extra, some_quoted, &mut s);
+        let painter = &mut self.painter;
+        match plan.format {
+            Format::OnePerLine => cells.one_per_line(painter, out, &mut s),
+            // -m, and -C/-x with no width limit: GNU's separator layout.
+            Format::Commas | Format::Columns | Format::Across
+                if plan.format == Format::Commas || plan.width == 0 =>
+            {
+                cells.separated(painter, out, &mut s)
             }
-        };
-        let blocks_text = |e: &Entry, v: &mut Vec<u8>| {
-            v.clear();
-            match e.meta {
-                Some(m) => plan.block_size.format_into(v, m.blocks * 512),
-                None => v.push(b'?'),
-            }
-        };
+            Format::Columns => cells.down_columns(painter, out, &mut s),
+            Format::Across => cells.across(painter, out, &mut s),
+            Format::Long | Format::Commas => unreachable!("handled above"),
+        }
+    }
+}
+
+/// Buffers reused from cell to cell: the quoted name and a number's text.
+#[derive(Default)]
+struct Scratch {
+    q: Quoted,
+    num: Vec<u8>,
+}
+
+/// A short-format listing (every format but -l), laid out in cells: a
+/// name with its frills (inode, blocks, context, icon, indicator), their
+/// column widths taken over the whole listing.
+struct Cells<'a> {
+    plan: &'a Plan,
+    entries: &'a [Entry],
+    links: &'a [Option<Vec<u8>>],
+    /// Some name is quoted: unquoted ones get a space to align (GNU's
+    /// align_variable_outer_quotes).
+    some_quoted: bool,
+    commas: bool,
+    w_inode: usize,
+    w_blocks: usize,
+    w_context: usize,
+}
+
+fn inode_text(e: &Entry, v: &mut Vec<u8>) {
+    v.clear();
+    match e.meta {
+        Some(m) => v.extend_from_slice(m.ino.to_string().as_bytes()),
+        None => v.push(b'?'),
+    }
+}
+
+fn blocks_text(plan: &Plan, e: &Entry, v: &mut Vec<u8>) {
+    v.clear();
+    match e.meta {
+        Some(m) => plan.block_size.format_into(v, m.blocks * 512),
+        None => v.push(b'?'),
+    }
+}
+
+impl<'a> Cells<'a> {
+    fn new(
+        plan: &'a Plan,
+        entries: &'a [Entry],
+        links: &'a [Option<Vec<u8>>],
+        extra: &[Entry],
+        some_quoted: bool,
+        s: &mut Scratch,
+    ) -> Cells<'a> {
         let commas = plan.format == Format::Commas;
         let mut w_inode = 0;
         let mut w_blocks = 0;
@@ -154,181 +202,195 @@ impl<'a> Printer<'a> {
             // are set aside.
             for e in entries.iter().chain(extra) {
                 if plan.inode {
-                    inode_text(e, &mut num);
-                    w_inode = w_inode.max(num.len());
+                    inode_text(e, &mut s.num);
+                    w_inode = w_inode.max(s.num.len());
                 }
                 if plan.size_blocks {
-                    blocks_text(e, &mut num);
+                    blocks_text(plan, e, &mut s.num);
                     // Measured in columns but padded in bytes below, as
                     // GNU's printf("%*s") pads (they differ only for a
                     // multibyte thousands separator).
-                    w_blocks = w_blocks.max(cli::size::columns(&num));
+                    w_blocks = w_blocks.max(cli::size::columns(&s.num));
                 }
             }
         }
-        // The display width of entry `e` (its name quoted into `q`).
-        let measure = |e: &Entry, q: &mut Quoted, num: &mut Vec<u8>| -> usize {
-            quote_into(plan, &e.name, &plan.quoter, q);
-            let mut w = q.width + usize::from(some_quoted && !q.quoted);
-            if plan.icons {
-                w += 2;
-            }
-            if plan.inode {
-                inode_text(e, num);
-                w += 1 + if commas { num.len() } else { w_inode };
-            }
-            if plan.size_blocks {
-                blocks_text(e, num);
-                w += 1 + if commas { num.len() } else { w_blocks };
-            }
-            if plan.context {
-                w += 1 + w_context.max(crate::long::context_of(e).len());
-            }
-            if plan.indicator != Indicator::None && indicator(plan, e).is_some() {
-                w += 1;
-            }
-            w
+        Cells { plan, entries, links, some_quoted, commas, w_inode, w_blocks, w_context }
+    }
+
+    /// The display width of entry `e` (its name quoted into `s.q`).
+    fn measure(&self, e: &Entry, s: &mut Scratch) -> usize {
+        let plan = self.plan;
+        quote_into(plan, &e.name, &plan.quoter, &mut s.q);
+        let mut w = s.q.width + usize::from(self.some_quoted && !s.q.quoted);
+        if plan.icons {
+            w += 2;
+        }
+        if plan.inode {
+            inode_text(e, &mut s.num);
+            w += 1 + if self.commas { s.num.len() } else { self.w_inode };
+        }
+        if plan.size_blocks {
+            blocks_text(plan, e, &mut s.num);
+            w += 1 + if self.commas { s.num.len() } else { self.w_blocks };
+        }
+        if plan.context {
+            w += 1 + self.w_context.max(crate::long::context_of(e).len());
+        }
+        if plan.indicator != Indicator::None && indicator(plan, e).is_some() {
+            w += 1;
+        }
+        w
+    }
+
+    /// Prints entry `i` at column `pos`; returns its width.
+    fn draw(
+        &self,
+        painter: &mut Painter,
+        out: &mut Vec<u8>,
+        i: usize,
+        pos: usize,
+        s: &mut Scratch,
+    ) -> usize {
+        let plan = self.plan;
+        let e = &self.entries[i];
+        let w = self.measure(e, s);
+        painter.normal(plan, out);
+        let pad_left = |out: &mut Vec<u8>, s: &[u8], w: usize| {
+            out.resize(out.len() + w.saturating_sub(s.len()), b' ');
+            out.extend_from_slice(s);
+            out.push(b' ');
         };
-        // Prints entry `i` at column `pos`; returns its width.
-        let draw = |this: &mut Self,
-                    out: &mut Vec<u8>,
-                    i: usize,
-                    pos: usize,
-                    q: &mut Quoted,
-                    num: &mut Vec<u8>|
-         -> usize {
-            let e = &entries[i];
-            let w = measure(e, q, num);
-            this.painter.normal(plan, out);
-            let pad_left = |out: &mut Vec<u8>, s: &[u8], w: usize| {
-                out.resize(out.len() + w.saturating_sub(s.len()), b' ');
-                out.extend_from_slice(s);
-                out.push(b' ');
-            };
-            let mut col = pos;
-            if plan.inode {
-                inode_text(e, num);
-                pad_left(out, num, w_inode);
-                col += 1 + w_inode.max(num.len());
-            }
-            if plan.size_blocks {
-                blocks_text(e, num);
-                pad_left(out, num, w_blocks);
-                col += 1 + w_blocks.max(num.len());
-            }
-            if plan.context {
-                let c = crate::long::context_of(e);
-                out.resize(out.len() + w_context.saturating_sub(c.len()), b' ');
-                out.extend_from_slice(c);
-                out.push(b' ');
-                col += 1 + w_context.max(c.len());
-            }
-            let link = links.get(i).and_then(|l| l.as_deref());
-            this.painter.name(plan, out, e, q, false, some_quoted, col, link);
-            if let Some(c) = indicator(plan, e) {
-                out.push(c);
-            }
-            w
-        };
-        let n = entries.len();
-        match plan.format {
-            Format::OnePerLine => {
-                for i in 0..n {
-                    draw(self, out.buf(), i, 0, &mut q, &mut num);
-                    out.buf().push(plan.eol);
+        let mut col = pos;
+        if plan.inode {
+            inode_text(e, &mut s.num);
+            pad_left(out, &s.num, self.w_inode);
+            col += 1 + self.w_inode.max(s.num.len());
+        }
+        if plan.size_blocks {
+            blocks_text(plan, e, &mut s.num);
+            pad_left(out, &s.num, self.w_blocks);
+            col += 1 + self.w_blocks.max(s.num.len());
+        }
+        if plan.context {
+            let c = crate::long::context_of(e);
+            out.resize(out.len() + self.w_context.saturating_sub(c.len()), b' ');
+            out.extend_from_slice(c);
+            out.push(b' ');
+            col += 1 + self.w_context.max(c.len());
+        }
+        let link = self.links.get(i).and_then(|l| l.as_deref());
+        let spot = Spot { target: false, align: self.some_quoted, start_col: col, link };
+        painter.name(plan, out, e, &s.q, spot);
+        if let Some(c) = indicator(plan, e) {
+            out.push(c);
+        }
+        w
+    }
+
+    /// `-1`: one entry a line.
+    fn one_per_line<S: Sink>(&self, painter: &mut Painter, out: &mut S, s: &mut Scratch) {
+        for i in 0..self.entries.len() {
+            self.draw(painter, out.buf(), i, 0, s);
+            out.buf().push(self.plan.eol);
+            out.line_done();
+        }
+    }
+
+    /// `-m`, and `-C`/`-x` with no width limit: entries joined by `, ` or
+    /// two spaces, a line broken before an entry that would reach the
+    /// width.
+    fn separated<S: Sink>(&self, painter: &mut Painter, out: &mut S, s: &mut Scratch) {
+        let plan = self.plan;
+        let sep_byte = if plan.format == Format::Commas { b',' } else { b' ' };
+        let line = plan.width;
+        let mut pos = 0usize;
+        for (i, e) in self.entries.iter().enumerate() {
+            if i != 0 {
+                let len = if line > 0 { self.measure(e, s) } else { 0 };
+                let sep;
+                if line == 0 || pos + 2 + len < line {
+                    pos += 2;
+                    sep = b' ';
+                } else {
+                    pos = 0;
+                    sep = plan.eol;
+                }
+                out.buf().push(sep_byte);
+                out.buf().push(sep);
+                if sep == plan.eol {
                     out.line_done();
                 }
             }
-            Format::Commas | Format::Columns | Format::Across
-                if plan.format == Format::Commas || plan.width == 0 =>
-            {
-                // -m, and -C/-x with no width limit: GNU's separator layout.
-                let sep_byte = if plan.format == Format::Commas { b',' } else { b' ' };
-                let line = plan.width;
-                let mut pos = 0usize;
-                for (i, e) in entries.iter().enumerate() {
-                    if i != 0 {
-                        let len = if line > 0 { measure(e, &mut q, &mut num) } else { 0 };
-                        let sep;
-                        if line == 0 || pos + 2 + len < line {
-                            pos += 2;
-                            sep = b' ';
-                        } else {
-                            pos = 0;
-                            sep = plan.eol;
-                        }
-                        out.buf().push(sep_byte);
-                        out.buf().push(sep);
-                        if sep == plan.eol {
-                            out.line_done();
-                        }
-                    }
-                    pos += draw(self, out.buf(), i, pos, &mut q, &mut num);
+            pos += self.draw(painter, out.buf(), i, pos, s);
+        }
+        if !self.entries.is_empty() {
+            out.buf().push(plan.eol);
+            out.line_done();
+        }
+    }
+
+    /// The column widths that fit the line, entries running down (`-C`)
+    /// or across (`-x`).
+    fn fit(&self, down: bool, s: &mut Scratch) -> Vec<usize> {
+        let widths: Vec<usize> = self.entries.iter().map(|e| self.measure(e, s)).collect();
+        fit(&widths, self.plan.width, down)
+    }
+
+    /// `-C`: entries run down the columns.
+    fn down_columns<S: Sink>(&self, painter: &mut Painter, out: &mut S, s: &mut Scratch) {
+        let n = self.entries.len();
+        if n == 0 {
+            return;
+        }
+        let cols = self.fit(true, s);
+        let ncols = cols.len();
+        let rows = n.div_ceil(ncols);
+        for row in 0..rows {
+            let mut col = 0;
+            let mut k = row;
+            let mut pos = 0;
+            loop {
+                let w = self.draw(painter, out.buf(), k, pos, s);
+                let max = cols[col];
+                col += 1;
+                k += rows;
+                if k >= n {
+                    break;
                 }
-                if n > 0 {
-                    out.buf().push(plan.eol);
-                    out.line_done();
-                }
+                indent(out.buf(), pos + w, pos + max, self.plan.tabsize);
+                pos += max;
             }
-            Format::Columns => {
-                if n == 0 {
-                    return;
-                }
-                let widths: Vec<usize> =
-                    entries.iter().map(|e| measure(e, &mut q, &mut num)).collect();
-                let cols = fit(&widths, plan.width, true);
-                drop(widths);
-                let ncols = cols.len();
-                let rows = n.div_ceil(ncols);
-                for row in 0..rows {
-                    let mut col = 0;
-                    let mut k = row;
-                    let mut pos = 0;
-                    loop {
-                        let w = draw(self, out.buf(), k, pos, &mut q, &mut num);
-                        let max = cols[col];
-                        col += 1;
-                        k += rows;
-                        if k >= n {
-                            break;
-                        }
-                        indent(out.buf(), pos + w, pos + max, plan.tabsize);
-                        pos += max;
-                    }
-                    out.buf().push(plan.eol);
-                    out.line_done();
-                }
-            }
-            Format::Across => {
-                if n == 0 {
-                    return;
-                }
-                let widths: Vec<usize> =
-                    entries.iter().map(|e| measure(e, &mut q, &mut num)).collect();
-                let cols = fit(&widths, plan.width, false);
-                drop(widths);
-                let ncols = cols.len();
-                let mut pos = 0;
-                let mut w = draw(self, out.buf(), 0, 0, &mut q, &mut num);
-                let mut max = cols[0];
-                for k in 1..n {
-                    let col = k % ncols;
-                    if col == 0 {
-                        out.buf().push(plan.eol);
-                        out.line_done();
-                        pos = 0;
-                    } else {
-                        indent(out.buf(), pos + w, pos + max, plan.tabsize);
-                        pos += max;
-                    }
-                    w = draw(self, out.buf(), k, pos, &mut q, &mut num);
-                    max = cols[col];
-                }
-                out.buf().push(plan.eol);
+            out.buf().push(self.plan.eol);
+            out.line_done();
+        }
+    }
+
+    /// `-x`: entries run across the rows.
+    fn across<S: Sink>(&self, painter: &mut Painter, out: &mut S, s: &mut Scratch) {
+        let n = self.entries.len();
+        if n == 0 {
+            return;
+        }
+        let cols = self.fit(false, s);
+        let ncols = cols.len();
+        let mut pos = 0;
+        let mut w = self.draw(painter, out.buf(), 0, 0, s);
+        let mut max = cols[0];
+        for k in 1..n {
+            let col = k % ncols;
+            if col == 0 {
+                out.buf().push(self.plan.eol);
                 out.line_done();
+                pos = 0;
+            } else {
+                indent(out.buf(), pos + w, pos + max, self.plan.tabsize);
+                pos += max;
             }
-            Format::Long | Format::Commas => unreachable!("handled above"),
+            w = self.draw(painter, out.buf(), k, pos, s);
+            max = cols[col];
         }
+        out.buf().push(self.plan.eol);
+        out.line_done();
     }
 }
 
@@ -401,7 +463,12 @@ mod tests {
                 blocks: size.div_ceil(4096) * 8,
                 ..Meta::default()
             }
-            .with_times((0, 0), (mtime, 0), (0, 0), None),
+            .with_times(
+                Timestamp::default(),
+                Timestamp::new(mtime, 0),
+                Timestamp::default(),
+                None,
+            ),
         );
         e
     }
@@ -410,7 +477,7 @@ mod tests {
         let users = Users::without_nss(b"root:x:0:0::/:/bin/sh\n", b"root:x:0:\n");
         // "Now" is 2024-03-01; times below are in UTC (TZ is unset in tests
         // only if the environment says so, so use full-iso-free formats).
-        let mut pr = Printer::new(p, users, (1_709_251_200, 0));
+        let mut pr = Printer::new(p, users, Timestamp::new(1_709_251_200, 0));
         let mut out = Vec::new();
         let links = vec![None; entries.len()];
         pr.entries(&mut out, entries, &links, &[]);

@@ -6,16 +6,18 @@
 use std::cmp::Ordering;
 
 use crate::args::{Sort, TimeKind};
-use crate::entry::{Entry, FileType, Time};
+use cli::timefmt::Timestamp;
+
+use crate::entry::{Entry, FileType};
 
 /// The timestamp `kind` of an entry (epoch when unknown).
-pub(crate) fn time_of(e: &Entry, kind: TimeKind) -> Time {
-    let Some(m) = &e.meta else { return (0, 0) };
+pub(crate) fn time_of(e: &Entry, kind: TimeKind) -> Timestamp {
+    let Some(m) = &e.meta else { return Timestamp::default() };
     match kind {
         TimeKind::Mtime => m.mtime(),
         TimeKind::Atime => m.atime(),
         TimeKind::Ctime => m.ctime(),
-        TimeKind::Birth => m.btime().unwrap_or((0, 0)),
+        TimeKind::Birth => m.btime().unwrap_or_default(),
     }
 }
 

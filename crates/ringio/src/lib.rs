@@ -33,4 +33,4 @@ pub use dirent::{dtype, Dirent, DirentIter};
 pub use engine::{default_backend, uring_available, uring_description, Backend, Config, Engine};
 pub use errno::Errno;
 pub use op::{getdents_fill_hinted, Completion, Data, Token, DEFAULT_DENTS_BUF};
-pub use sys::Statx;
+pub use sys::{DevIno, Statx};

@@ -6,10 +6,10 @@
 use std::os::fd::RawFd;
 use std::sync::Arc;
 
-use ringio::Errno;
+use ringio::{DevIno, Errno};
 
 use crate::fds::{exhausted, FdSlot, Fds};
-use crate::node::{dev_ino, DirNode};
+use crate::node::DirNode;
 use crate::reader::Reader;
 
 /// Longest relative path one reopening hop resolves (PATH_MAX is 4096
@@ -151,7 +151,7 @@ fn same_directory<A>(fd: RawFd, node: &DirNode<A>) -> Result<(), Errno> {
     const STATX_ATTR_MOUNT_ROOT: u64 = 0x2000;
     let st = ringio::sys::fstatx(fd, libc::STATX_INO | libc::STATX_TYPE)?;
     let same = match node.dev_ino() {
-        Some(id) => dev_ino(&st) == id,
+        Some(id) => DevIno::of(&st) == id,
         None => {
             node.ino == 0
                 || st.stx_ino == node.ino

@@ -4,7 +4,7 @@ use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use ringio::{Errno, Statx};
+use ringio::{DevIno, Errno, Statx};
 
 use crate::fds::FdSlot;
 use crate::Entry;
@@ -107,8 +107,8 @@ impl<A> DirNode<A> {
     }
 
     /// (st_dev, st_ino) when stat'ed.
-    pub fn dev_ino(&self) -> Option<(u64, u64)> {
-        self.stat.as_ref().map(dev_ino)
+    pub fn dev_ino(&self) -> Option<DevIno> {
+        self.stat.as_ref().map(DevIno::of)
     }
 
     /// The node as an `Entry` (for `after_entries` and `leave`), its
@@ -136,10 +136,6 @@ impl<A> DirNode<A> {
     pub fn finish_one(&self) -> bool {
         self.remaining.fetch_sub(1, Ordering::AcqRel) == 1
     }
-}
-
-pub(crate) fn dev_ino(st: &Statx) -> (u64, u64) {
-    (libc::makedev(st.stx_dev_major, st.stx_dev_minor), st.stx_ino)
 }
 
 /// The d_type matching a stat's file type.

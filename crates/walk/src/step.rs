@@ -5,11 +5,11 @@ use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use ringio::dtype;
+use ringio::{dtype, DevIno};
 
 use crate::dirs::{self, Pinned};
 use crate::fds::Fds;
-use crate::node::{dev_ino, dtype_of, DirNode};
+use crate::node::{dtype_of, DirNode};
 use crate::reader::{Listing, Reader, StatRef, StatSlot};
 use crate::{Entry, Options, Visit, Visitor, WalkError};
 
@@ -102,7 +102,7 @@ pub(crate) fn open<V: Visitor>(
 
 /// The directory's device and size, for the end-of-directory hint.
 pub(crate) fn dev_size<A>(node: &DirNode<A>) -> Option<(u64, u64)> {
-    node.stat.as_ref().map(|st| (dev_ino(st).0, st.stx_size))
+    node.stat.as_ref().map(|st| (DevIno::of(st).dev, st.stx_size))
 }
 
 /// Visits entry `i` of `node`'s listing, `dirfd` being `node`'s pinned
@@ -138,7 +138,7 @@ pub(crate) fn entry<V: Visitor>(
     // A followed link back to an ancestor is reported instead of visited,
     // as find -L and du -L do.
     if followed && d_type == dtype::DIR {
-        if let Some(anc) = st.and_then(|s| loop_ancestor(node, dev_ino(s))) {
+        if let Some(anc) = st.and_then(|s| loop_ancestor(node, DevIno::of(s))) {
             let err = WalkError::Loop { path: path.clone(), ancestor: anc };
             v.error(local, &err, Some(&node.acc));
             return None;
@@ -172,7 +172,7 @@ pub(crate) fn entry<V: Visitor>(
 }
 
 /// The path of the ancestor (or `node` itself) that is the same directory.
-fn loop_ancestor<A>(node: &Arc<DirNode<A>>, id: (u64, u64)) -> Option<Vec<u8>> {
+fn loop_ancestor<A>(node: &Arc<DirNode<A>>, id: DevIno) -> Option<Vec<u8>> {
     let mut cur = Some(node);
     while let Some(n) = cur {
         if n.dev_ino() == Some(id) {

@@ -29,6 +29,23 @@ pub mod stdio;
 /// The kernel's `struct statx`, as libc defines it.
 pub type Statx = libc::statx;
 
+/// A file's identity: its device (as `makedev` packs it) and inode
+/// numbers. Two names lead to the same file when their keys are equal;
+/// hard-link counting and directory-loop detection key on it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct DevIno {
+    pub dev: u64,
+    pub ino: u64,
+}
+
+impl DevIno {
+    /// The key of a stat result (it needs `STATX_INO`; the device numbers
+    /// come with every statx).
+    pub fn of(st: &Statx) -> DevIno {
+        DevIno { dev: libc::makedev(st.stx_dev_major, st.stx_dev_minor), ino: st.stx_ino }
+    }
+}
+
 /// An all-zero `statx`, the starting value of every stat slot.
 pub fn statx_zeroed() -> Statx {
     // SAFETY: statx is a plain C struct of integers, for which all-zero bytes are a
