@@ -75,7 +75,7 @@ impl<'p> Finder<'p> {
             | Prim::NoGroup
             | Prim::Links(..)
             | Prim::Inum(..)
-            | Prim::SameFile { .. }
+            | Prim::SameFile(_)
             | Prim::FsType(_)
             | Prim::Ls { .. }
             | Prim::Empty => stat_some = true,
@@ -320,7 +320,7 @@ fn type_letter(d: u8) -> u8 {
 }
 
 fn dev_of(st: &Statx) -> u64 {
-    libc::makedev(st.stx_dev_major, st.stx_dev_minor)
+    ringio::sys::DevIno::of(st).dev
 }
 
 /// (dev, fstype) of every mount, from /proc/self/mountinfo.
@@ -582,9 +582,7 @@ impl EntryEval<'_, '_> {
             }
             Prim::Links(c, n) => self.stat().is_some_and(|s| c.test(s.stx_nlink as u64, *n)),
             Prim::Inum(c, n) => self.stat().is_some_and(|s| c.test(s.stx_ino, *n)),
-            Prim::SameFile { dev, ino } => {
-                self.stat().is_some_and(|s| s.stx_ino == *ino && dev_of(&s) == *dev)
-            }
+            Prim::SameFile(id) => self.stat().is_some_and(|s| ringio::sys::DevIno::of(&s) == *id),
             Prim::Access(mode) => {
                 let name = cstr(self.entry.rel_name);
                 ringio::sys::access::access(self.entry.dirfd, &name, *mode).is_ok()

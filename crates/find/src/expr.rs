@@ -115,10 +115,8 @@ pub enum Prim {
     NoGroup,
     Links(Cmp, u64),
     Inum(Cmp, u64),
-    SameFile {
-        dev: u64,
-        ino: u64,
-    },
+    /// -samefile: the reference file's identity.
+    SameFile(ringio::sys::DevIno),
     /// -readable / -writable / -executable: an access(2) mode.
     Access(i32),
     FsType(Vec<u8>),

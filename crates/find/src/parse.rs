@@ -645,10 +645,7 @@ impl Parser {
     fn samefile(&mut self, n: &[u8]) -> Result<Prim, ParseError> {
         let v = self.arg(n)?;
         let st = self.ref_stat(&v)?;
-        Ok(Prim::SameFile {
-            dev: libc::makedev(st.stx_dev_major, st.stx_dev_minor),
-            ino: st.stx_ino,
-        })
+        Ok(Prim::SameFile(ringio::sys::DevIno::of(&st)))
     }
 
     /// -fprint and -fprint0: the records end in `term`.

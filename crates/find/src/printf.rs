@@ -425,12 +425,12 @@ fn directive(out: &mut Vec<u8>, d: Dir, info: &mut dyn Info) -> Value {
         Dir::Depth => return Value::Int(info.depth() as i64),
         Dir::Dev => {
             let st = s(st);
-            push_u(out, libc::makedev(st.stx_dev_major, st.stx_dev_minor));
+            push_u(out, ringio::sys::DevIno::of(&st).dev);
         }
         Dir::Base => out.extend_from_slice(base_name(info.path())),
         Dir::FsType => {
             let st = s(st);
-            out.extend_from_slice(&info.fstype(libc::makedev(st.stx_dev_major, st.stx_dev_minor)))
+            out.extend_from_slice(&info.fstype(ringio::sys::DevIno::of(&st).dev))
         }
         Dir::Group => {
             let gid = s(st).stx_gid;
