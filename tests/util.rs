@@ -624,12 +624,12 @@ pub static KERNEL_STATE: std::sync::RwLock<()> = std::sync::RwLock::new(());
 
 /// Shared hold of [`KERNEL_STATE`] (a poisoned lock still serialises).
 pub fn kernel_state_shared() -> std::sync::RwLockReadGuard<'static, ()> {
-    KERNEL_STATE.read().unwrap_or_else(|e| e.into_inner())
+    ringio::sync::read(&KERNEL_STATE)
 }
 
 /// Exclusive hold of [`KERNEL_STATE`].
 pub fn kernel_state_exclusive() -> std::sync::RwLockWriteGuard<'static, ()> {
-    KERNEL_STATE.write().unwrap_or_else(|e| e.into_inner())
+    ringio::sync::write(&KERNEL_STATE)
 }
 
 /// The xtask binary next to ours, built if it is not there yet (a plain

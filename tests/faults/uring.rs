@@ -134,7 +134,7 @@ fn sysctl_disabled_for_everyone() {
         skip("io_uring_disabled=2", "needs root and a kernel with the sysctl (6.6+)");
         return;
     }
-    let _serial = SYSCTL_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let _serial = ringio::sync::lock(&SYSCTL_LOCK);
     let t = small_tree();
     let mut normal = Vec::new();
     for (tool, _) in TOOLS {
@@ -173,7 +173,7 @@ fn sysctl_disabled_for_unprivileged() {
         skip("io_uring_disabled=1", "needs root and a kernel with the sysctl (6.6+)");
         return;
     }
-    let _serial = SYSCTL_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let _serial = ringio::sync::lock(&SYSCTL_LOCK);
     let Some(_off) = Disabled::set("1") else {
         skip("io_uring_disabled=1", "the sysctl is not writable here");
         return;

@@ -133,7 +133,7 @@ impl<'a> Du<'a> {
 
     /// Everything counted (valid once the walk is over).
     pub fn grand_total(&self) -> Dui {
-        *self.total.lock().unwrap_or_else(|e| e.into_inner())
+        *ringio::sync::lock(&self.total)
     }
 
     pub fn fail(&self, e: &DuError) {
@@ -150,7 +150,7 @@ impl<'a> Du<'a> {
     /// Reports the `--files0-from` errors positioned before operand `k`
     /// (all of them for `usize::MAX`).
     pub fn flush_name_errors(&self, k: usize) {
-        let mut errs = self.name_errors.lock().unwrap_or_else(|e| e.into_inner());
+        let mut errs = ringio::sync::lock(&self.name_errors);
         let n = errs.iter().take_while(|(pos, _)| *pos <= k).count();
         for (_, e) in errs.drain(..n) {
             self.fail(&e);
@@ -233,7 +233,7 @@ impl<'a> Du<'a> {
                     self.links.candidate(id, no, e.index as u32, dui, self.with_time);
                     p.dirty.store(true, Ordering::Relaxed);
                     if self.plan.all && e.depth <= self.plan.max_depth {
-                        let mut w = p.waits.lock().unwrap_or_else(|e| e.into_inner());
+                        let mut w = ringio::sync::lock(&p.waits);
                         let off = w.names.len() as u32;
                         w.names.extend_from_slice(e.name);
                         w.files.push(FileWait {
@@ -283,7 +283,7 @@ impl Visitor for Du<'_> {
 
     fn finish(&self, mut local: Local) {
         self.sink.write(&mut local.lines);
-        self.total.lock().unwrap_or_else(|e| e.into_inner()).add(&local.total);
+        ringio::sync::lock(&self.total).add(&local.total);
         if let Some(p) = self.progress {
             p.add(local.entries, local.bytes);
         }
@@ -385,8 +385,7 @@ impl Visitor for Du<'_> {
                 self.links.wait_dir(acc.key.clone(), dir.depth, path, total);
                 let no = acc.dir_no.load(Ordering::Relaxed);
                 if no != NO_DIR {
-                    let waits =
-                        std::mem::take(&mut *acc.waits.lock().unwrap_or_else(|e| e.into_inner()));
+                    let waits = std::mem::take(&mut *ringio::sync::lock(&acc.waits));
                     self.links.wait_files(no, waits);
                 }
             } else if dir.depth <= plan.max_depth && line::shown(plan, &total) {

@@ -57,7 +57,7 @@ impl Default for FdSlot {
 
 impl FdSlot {
     fn lock(&self) -> MutexGuard<'_, SlotState> {
-        self.st.lock().unwrap_or_else(|e| e.into_inner())
+        ringio::sync::lock(&self.st)
     }
 
     /// Whether a descriptor was ever installed.
@@ -177,7 +177,7 @@ impl Fds {
     }
 
     fn registry(&self) -> MutexGuard<'_, Vec<Arc<FdSlot>>> {
-        self.open.lock().unwrap_or_else(|e| e.into_inner())
+        ringio::sync::lock(&self.open)
     }
 
     /// The walk's clock, for a pin. It only advances when a descriptor is

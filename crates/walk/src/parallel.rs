@@ -48,7 +48,7 @@ struct Shared<V: Visitor> {
 
 impl<V: Visitor> Shared<V> {
     fn lock(&self) -> MutexGuard<'_, Queue<V>> {
-        self.q.lock().unwrap_or_else(|e| e.into_inner())
+        ringio::sync::lock(&self.q)
     }
 }
 
@@ -207,7 +207,7 @@ impl<V: Visitor> Worker<V> {
                 return;
             }
             q.waiting += 1;
-            q = sh.cv.wait(q).unwrap_or_else(|e| e.into_inner());
+            q = ringio::sync::wait(&sh.cv, q);
             q.waiting -= 1;
         }
     }

@@ -70,18 +70,18 @@ impl StatJob {
         let mut stx = vec![ringio::sys::statx_zeroed(); r.len()];
         let n = &self.names;
         stat_range(self.dirfd, &n.names, &n.ents[r.clone()], &n.needs[r], &mut out, &mut stx);
-        *self.result.lock().unwrap_or_else(|e| e.into_inner()) = Some((out, stx));
+        *ringio::sync::lock(&self.result) = Some((out, stx));
         self.done.notify_all();
         true
     }
 
     fn wait(&self) -> (Vec<Outcome>, Vec<Statx>) {
-        let mut g = self.result.lock().unwrap_or_else(|e| e.into_inner());
+        let mut g = ringio::sync::lock(&self.result);
         loop {
             if let Some(v) = g.take() {
                 return v;
             }
-            g = self.done.wait(g).unwrap_or_else(|e| e.into_inner());
+            g = ringio::sync::wait(&self.done, g);
         }
     }
 }
