@@ -26,8 +26,8 @@ pub enum Command {
     Version,
 }
 
-/// A command-line error: messages for stderr (without the program name),
-/// and whether GNU's "Try 'du --help'" line follows. Exit status 1.
+/// A command-line error: messages for stderr (each after the program
+/// name; lines within one go out as they are), and whether GNU's "Try 'du --help'" line follows. Exit status 1.
 #[derive(Debug, PartialEq, Eq)]
 pub struct ArgError {
     pub lines: Vec<Vec<u8>>,
@@ -53,33 +53,14 @@ fn num_error(e: NumError, opt: &str, arg: &[u8]) -> ArgError {
     ArgError::fatal(e.message(opt, arg))
 }
 
-/// GNU's argmatch ([`cli::argmatch`]) with its messages.
+/// GNU's argmatch ([`cli::argmatch::lookup`]): its report, then "Try".
 fn argmatch<T: Copy + PartialEq>(
     arg: &[u8],
     table: &[(&str, T)],
     context: &str,
 ) -> Result<T, ArgError> {
-    let e = match cli::argmatch::argmatch(arg, table) {
-        Ok(v) => return Ok(v),
-        Err(e) => e,
-    };
-    let mut lines = vec![cli::argmatch::complaint(e, arg, context.as_bytes())];
-    // The list goes out as it is, without the program name.
-    lines.extend(cli::argmatch::valid_list(table).split(|&b| b == b'\n').map(<[u8]>::to_vec));
-    Err(ArgError { lines: tag_raw(lines), try_help: true })
+    cli::argmatch::lookup(arg, table, context).map_err(|m| ArgError::usage(vec![m]))
 }
-
-/// Marks every line after the first as printed without the `du: ` prefix.
-fn tag_raw(mut lines: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
-    for l in lines.iter_mut().skip(1) {
-        l.insert(0, RAW);
-    }
-    lines
-}
-
-/// A leading byte marking a message line that is printed without the
-/// program name (argmatch's list of valid arguments).
-pub const RAW: u8 = 0;
 
 const TIME_ARGS: &[(&str, TimeKind)] = &[
     ("atime", TimeKind::Atime),
@@ -244,11 +225,12 @@ pub fn parse(
     let operands = match files0 {
         Some(f) => {
             if let Some(first) = operands.first() {
-                return Err(ArgError::usage(vec![
-                    tr_with(c"extra operand %s", &quote::quote(first, quote::Style::Locale)),
-                    [&[RAW][..], tr(c"file operands cannot be combined with --files0-from")]
-                        .concat(),
-                ]));
+                // One message of two lines: GNU names the program once.
+                let mut m =
+                    tr_with(c"extra operand %s", &quote::quote(first, quote::Style::Locale));
+                m.push(b'\n');
+                m.extend_from_slice(tr(c"file operands cannot be combined with --files0-from"));
+                return Err(ArgError::usage(vec![m]));
             }
             Operands::Files0(f)
         }

@@ -63,14 +63,9 @@ fn usage_error(e: &ArgError) {
     let styled = cli::msg::styled_progname();
     let mut s = Vec::new();
     for l in &e.lines {
-        match l.strip_prefix(&[args::RAW]) {
-            Some(raw) => s.extend_from_slice(raw),
-            None => {
-                s.extend_from_slice(styled.as_bytes());
-                s.extend_from_slice(b": ");
-                s.extend_from_slice(l);
-            }
-        }
+        s.extend_from_slice(styled.as_bytes());
+        s.extend_from_slice(b": ");
+        s.extend_from_slice(l);
         s.push(b'\n');
     }
     if e.try_help {
