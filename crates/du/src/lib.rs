@@ -33,7 +33,7 @@ use crate::plan::{Deref, Operands, Plan};
 use crate::progress::Progress;
 use crate::report::DuError;
 use crate::sink::Sink;
-use crate::visitor::{Du, LinkMode};
+use crate::visitor::{Du, LinkMode, RootSet};
 
 /// Runs ldu with `args` (without the program name); returns the exit status.
 pub fn run(args: Vec<OsString>) -> i32 {
@@ -183,7 +183,8 @@ fn execute(plan: &Plan) -> i32 {
         follow_roots: plan.deref != Deref::Never,
         ..walk::Options::default()
     };
-    let du = Du::new(plan, &sink, progress.as_ref(), mode, hash_all, ids, name_errors, roots.len());
+    let set = RootSet { mode, hash_all, root_ids: ids, name_errors, count: roots.len() };
+    let du = Du::new(plan, &sink, progress.as_ref(), set);
     std::thread::scope(|s| {
         // No progress line if its thread can't be started (`ulimit -u`):
         // Scope::spawn would panic.

@@ -57,6 +57,21 @@ impl Default for Acc {
     }
 }
 
+/// What the operands decide about a count: how hard links are counted
+/// and which identities are remembered across operands.
+pub struct RootSet {
+    pub mode: LinkMode,
+    /// Several operands (or `-L`): files seen under one are not counted
+    /// again under another.
+    pub hash_all: bool,
+    /// Non-directory operands, which a walk of another operand may meet.
+    pub root_ids: HashSet<Id>,
+    /// `--files0-from` name errors, each with the number of operands before it.
+    pub name_errors: Vec<(usize, DuError)>,
+    /// How many operands there are.
+    pub count: usize,
+}
+
 /// One walker thread's state.
 pub struct Local {
     /// Lines not yet handed to the sink.
@@ -94,17 +109,13 @@ pub struct Du<'a> {
 }
 
 impl<'a> Du<'a> {
-    #[allow(clippy::too_many_arguments)]
     pub fn new(
         plan: &'a Plan,
         sink: &'a Sink,
         progress: Option<&'a Progress>,
-        mode: LinkMode,
-        hash_all: bool,
-        root_ids: HashSet<Id>,
-        name_errors: Vec<(usize, DuError)>,
-        roots: usize,
+        roots: RootSet,
     ) -> Du<'a> {
+        let RootSet { mode, hash_all, root_ids, name_errors, count: roots } = roots;
         Du {
             plan,
             sink,

@@ -43,48 +43,19 @@ impl<A> DirNode<A> {
         acc: A,
     ) -> Arc<DirNode<A>> {
         let name_start = e.path.len() - e.name.len();
-        Self::new(
-            e.path.to_vec(),
-            name_start,
-            e.depth,
-            e.d_type,
-            e.ino,
-            stat,
-            e.stat_error,
-            e.followed,
-            e.index,
-            parent,
-            acc,
-        )
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        path: Vec<u8>,
-        name_start: usize,
-        depth: usize,
-        d_type: u8,
-        ino: u64,
-        stat: Option<Statx>,
-        stat_error: Option<Errno>,
-        followed: bool,
-        index: usize,
-        parent: Option<Arc<DirNode<A>>>,
-        acc: A,
-    ) -> Arc<DirNode<A>> {
         if let Some(p) = &parent {
             p.remaining.fetch_add(1, Ordering::AcqRel);
         }
         Arc::new(DirNode {
-            path,
+            path: e.path.to_vec(),
             name_start,
-            depth,
-            d_type,
-            ino,
+            depth: e.depth,
+            d_type: e.d_type,
+            ino: e.ino,
             stat,
-            stat_error,
-            followed,
-            index,
+            stat_error: e.stat_error,
+            followed: e.followed,
+            index: e.index,
             parent,
             slot: Arc::default(),
             remaining: AtomicUsize::new(1),

@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::dirs::{self, Pinned};
 use crate::fds::Fds;
 use crate::reader::{Listing, Reader};
-use crate::step::{self, Node};
+use crate::step::{self, Env, Node};
 use crate::{Options, Visitor};
 
 struct Frame<V: Visitor> {
@@ -54,8 +54,8 @@ pub(crate) fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, remote: bool, 
                     top.pin = dirs::pin(&fds, None, &top.node).ok();
                 }
                 let dirfd = top.pin.as_ref().map_or(libc::AT_FDCWD, |p| p.fd);
-                let child =
-                    step::entry(&top.node, dirfd, &top.list, i, &mut path, v, &mut local, &stop);
+                let env = Env { v, fds: &fds, stop: &stop };
+                let child = step::entry(env, &top.node, dirfd, &top.list, i, &mut path, &mut local);
                 if let Some(child) = child {
                     top.pin = None;
                     top.resume = true;
@@ -90,7 +90,8 @@ struct Walk<'a, V: Visitor> {
 impl<V: Visitor> Walk<'_, V> {
     fn descend(&mut self, node: Node<V>, stack: &mut Vec<Frame<V>>, local: &mut V::Local) {
         let mut list = self.spare.pop().unwrap_or_default();
-        match step::open_read(self.rd, self.fds, &node, &mut list, self.opts, self.v, local) {
+        let env = Env { v: self.v, fds: self.fds, stop: self.stop };
+        match step::open_read(env, self.rd, &node, &mut list, self.opts, local) {
             Some(pin) => stack.push(Frame { node, list, next: 0, pin: Some(pin), resume: false }),
             None => {
                 self.spare.push(list);
