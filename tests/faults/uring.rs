@@ -6,8 +6,8 @@ use std::sync::Mutex;
 
 use ringio::sys::seccomp::{IO_URING_ENTER, IO_URING_REGISTER, IO_URING_SETUP};
 
-use super::{every_tool_args, lines_sorted, root, skip, small_tree, Case, Prog, TOOLS};
-use crate::util;
+use super::{every_tool_args, small_tree};
+use crate::util::{self, lines_sorted, root, skip, Case, Prog, TOOLS};
 
 /// Runs every tool on the small tree normally, then under `restrict`, with
 /// the default backend and with `uring` forced: same stdout, empty stderr,
