@@ -624,12 +624,12 @@ pub static KERNEL_STATE: std::sync::RwLock<()> = std::sync::RwLock::new(());
 
 /// Shared hold of [`KERNEL_STATE`] (a poisoned lock still serialises).
 pub fn kernel_state_shared() -> std::sync::RwLockReadGuard<'static, ()> {
-    KERNEL_STATE.read().unwrap_or_else(|e| e.into_inner())
+    ringio::sync::read(&KERNEL_STATE)
 }
 
 /// Exclusive hold of [`KERNEL_STATE`].
 pub fn kernel_state_exclusive() -> std::sync::RwLockWriteGuard<'static, ()> {
-    KERNEL_STATE.write().unwrap_or_else(|e| e.into_inner())
+    ringio::sync::write(&KERNEL_STATE)
 }
 
 /// The xtask binary next to ours, built if it is not there yet (a plain
@@ -946,3 +946,401 @@ macro_rules! in_locales {
     )*};
 }
 pub(crate) use in_locales;
+
+// ---------------------------------------------------------------------
+// Hostile conditions (the fault suite, `tests/faults/`): a [`Run`] plus
+// shell set-up and redirections, run with a deadline so a hang fails its
+// case instead of blocking the suite.
+
+/// The four tools, as (our binary, GNU's name).
+pub const TOOLS: [(&str, &str); 4] =
+    [("lsr", "ls"), ("lfind", "find"), ("ldu", "du"), ("lcat", "cat")];
+
+/// The name of the GNU tool our `tool` replaces (`ls` for `lsr`).
+pub fn gnu_name(tool: &str) -> &'static str {
+    TOOLS.iter().find(|t| t.0 == tool).map(|t| t.1).unwrap_or_else(|| panic!("unknown {tool}"))
+}
+
+/// Commands run by [`Case::run`] (each command of each case counts once),
+/// for the report.
+pub static CASES: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// The default deadline of one command: far beyond what any case needs on
+/// a loaded machine; only a hang reaches it.
+pub const DEADLINE: std::time::Duration = std::time::Duration::from_secs(120);
+
+/// Which program a case runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Prog {
+    Gnu,
+    /// Ours under a backend (`None`: the default choice).
+    Ours(Option<&'static str>),
+}
+
+/// How a command ended, with what it wrote.
+#[derive(Clone, Debug)]
+pub struct Res {
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub status: std::process::ExitStatus,
+    pub elapsed: std::time::Duration,
+}
+
+impl Res {
+    pub fn code(&self) -> Option<i32> {
+        self.status.code()
+    }
+
+    pub fn signal(&self) -> Option<i32> {
+        self.status.signal_code()
+    }
+
+    pub fn err(&self) -> String {
+        String::from_utf8_lossy(&self.stderr).into_owned()
+    }
+
+    pub fn out(&self) -> String {
+        String::from_utf8_lossy(&self.stdout).into_owned()
+    }
+
+    /// As [`assert_same`] takes it.
+    pub fn output(&self) -> Output {
+        Output { status: self.status, stdout: self.stdout.clone(), stderr: self.stderr.clone() }
+    }
+
+    /// Exited normally (not by a signal) and printed no panic or abort text.
+    pub fn clean(&self) -> Result<(), String> {
+        if let Some(s) = self.signal() {
+            return Err(format!("killed by signal {s}"));
+        }
+        let e = self.err();
+        for bad in ["panicked", "RUST_BACKTRACE", "memory allocation of", "fatal runtime error"] {
+            if e.contains(bad) {
+                return Err(format!("stderr has {bad:?}: {e}"));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One command line of one tool ([`Run`]: arguments, cwd, environment,
+/// unprivileged), and the conditions it runs under.
+#[derive(Clone)]
+pub struct Case {
+    /// Our binary's name (lsr, lfind, ldu, lcat).
+    pub tool: &'static str,
+    pub run: Run,
+    /// Shell commands run (by bash) before the tool is exec'ed, e.g.
+    /// `ulimit -n 16`.
+    pub pre: String,
+    /// Shell redirections of the exec, e.g. `>&-` or `>/dev/full`.
+    pub redirect: String,
+    /// stdout is a pipe whose reading end is already closed: every write
+    /// fails with EPIPE (or raises SIGPIPE), with no race.
+    pub stdout_broken_pipe: bool,
+    /// A whole bash script instead of `PRE; exec TOOL REDIRECT`: `TOOL`
+    /// in it stands for `exec -a NAME "$@"` (in a subshell in pipelines).
+    pub script: Option<String>,
+    pub deadline: std::time::Duration,
+    /// A seccomp filter for the tool: (syscalls, errno).
+    pub seccomp: Option<(Vec<u32>, i32)>,
+}
+
+impl Case {
+    pub fn new<I, A>(tool: &'static str, args: I) -> Case
+    where
+        I: IntoIterator<Item = A>,
+        A: AsRef<[u8]>,
+    {
+        Case {
+            tool,
+            run: Run::new(args),
+            pre: String::new(),
+            redirect: String::new(),
+            stdout_broken_pipe: false,
+            script: None,
+            deadline: DEADLINE,
+            seccomp: None,
+        }
+    }
+
+    pub fn cwd(mut self, p: &Path) -> Case {
+        self.run = self.run.cwd(p);
+        self
+    }
+
+    pub fn env(mut self, k: &str, v: &str) -> Case {
+        self.run = self.run.env(k, v);
+        self
+    }
+
+    pub fn unprivileged(mut self) -> Case {
+        self.run = self.run.unprivileged();
+        self
+    }
+
+    pub fn pre(mut self, sh: &str) -> Case {
+        if !self.pre.is_empty() {
+            self.pre.push_str("; ");
+        }
+        self.pre.push_str(sh);
+        self
+    }
+
+    pub fn redirect(mut self, r: &str) -> Case {
+        self.redirect = r.into();
+        self
+    }
+
+    pub fn script(mut self, s: &str) -> Case {
+        self.script = Some(s.into());
+        self
+    }
+
+    pub fn broken_pipe(mut self) -> Case {
+        self.stdout_broken_pipe = true;
+        self
+    }
+
+    pub fn seccomp(mut self, nrs: &[u32], errno: i32) -> Case {
+        self.seccomp = Some((nrs.to_vec(), errno));
+        self
+    }
+
+    pub fn gnu_name(&self) -> &'static str {
+        gnu_name(self.tool)
+    }
+
+    /// The command, not yet spawned: `bash -c 'PRE; exec -a NAME "$@" REDIR'`
+    /// (as `nobody` when unprivileged), in the environment [`Run::exec`]
+    /// gives (C locale unless the run sets one).
+    pub fn command(&self, prog: Prog) -> Command {
+        use std::os::unix::process::CommandExt;
+        let (path, backend) = match prog {
+            Prog::Gnu => (PathBuf::from(gnu(self.tool)), None),
+            Prog::Ours(b) => (ours(self.tool), b),
+        };
+        let name = self.gnu_name();
+        let script = match &self.script {
+            Some(s) => s.replace("TOOL", &format!("exec -a {name} \"$@\"")),
+            None => format!(
+                "{}{}exec -a {name} \"$@\" {}",
+                self.pre,
+                if self.pre.is_empty() { "" } else { "; " },
+                self.redirect
+            ),
+        };
+        let mut cmd = if self.run.unprivileged {
+            let mut c = as_nobody();
+            c.arg("bash");
+            c
+        } else {
+            Command::new("bash")
+        };
+        cmd.arg("-c").arg(script).arg("bash").arg(&path);
+        cmd.args(self.run.args.iter().map(|a| os(a)));
+        test_env(&mut cmd, "", backend);
+        for (k, v) in &self.run.env {
+            cmd.env(k, v);
+        }
+        for k in &self.run.unset {
+            cmd.env_remove(k);
+        }
+        if let Some(d) = &self.run.cwd {
+            cmd.current_dir(d);
+        }
+        if let Some((nrs, errno)) = &self.seccomp {
+            // The filter is inherited through bash's exec by the tool.
+            assert!(ringio::sys::seccomp::deny_in_child(&mut cmd, nrs, *errno));
+        }
+        assert!(self.run.stdin.is_none(), "Case: stdin unsupported");
+        cmd.stdin(Stdio::null());
+        if self.stdout_broken_pipe {
+            // A pipe whose only reader, `true`, has exited: its write
+            // end (our handle on true's stdin) now meets EPIPE.
+            let mut reader = Command::new("true")
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .spawn()
+                .expect("spawn true");
+            let writer = reader.stdin.take().expect("pipe to true");
+            reader.wait().expect("wait for true");
+            cmd.stdout(writer);
+        } else {
+            cmd.stdout(Stdio::piped());
+        }
+        cmd.stderr(Stdio::piped());
+        // Its own process group, so a hang can be ended with everything it
+        // started, and signals can be sent as a terminal would.
+        cmd.process_group(0);
+        cmd
+    }
+
+    /// Runs the case and waits, at most `deadline`.
+    pub fn run(&self, prog: Prog) -> Res {
+        CASES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let child = self.command(prog).spawn().expect("spawn bash");
+        let what = format!("{} {:?} ({prog:?})", self.tool, self.printable_args());
+        wait_bounded(child, self.deadline, &what)
+    }
+
+    pub fn printable_args(&self) -> Vec<String> {
+        self.run.args.iter().map(|a| String::from_utf8_lossy(a).into_owned()).collect()
+    }
+}
+
+/// Collects a spawned child's output and waits for it, killing its process
+/// group and failing the test if it outlives `deadline`.
+pub fn wait_bounded(
+    mut child: std::process::Child,
+    deadline: std::time::Duration,
+    what: &str,
+) -> Res {
+    use std::io::Read;
+    use std::time::{Duration, Instant};
+    let start = Instant::now();
+    let pgid = child.id();
+    let reader = |s: Option<Box<dyn Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut v = Vec::new();
+            if let Some(mut s) = s {
+                let _ = s.read_to_end(&mut v);
+            }
+            v
+        })
+    };
+    let out = reader(child.stdout.take().map(|s| Box::new(s) as Box<dyn Read + Send>));
+    let err = reader(child.stderr.take().map(|s| Box::new(s) as Box<dyn Read + Send>));
+    let status = loop {
+        if let Some(st) = child.try_wait().expect("wait") {
+            break st;
+        }
+        if start.elapsed() > deadline {
+            kill_group(pgid, "KILL");
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what}: still running after {deadline:?} (a hang); killed");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let elapsed = start.elapsed();
+    // Something left in the group may hold the pipes open: end it too.
+    kill_group(pgid, "KILL");
+    Res { stdout: out.join().unwrap(), stderr: err.join().unwrap(), status, elapsed }
+}
+
+/// `kill -SIG -- -PGID` (quietly; the group may be gone).
+pub fn kill_group(pgid: u32, sig: &str) {
+    let _ = Command::new("kill")
+        .args([&format!("-{sig}"), "--", &format!("-{pgid}")])
+        .stderr(Stdio::null())
+        .status();
+}
+
+/// `kill -SIG PID`.
+pub fn kill_pid(pid: u32, sig: &str) {
+    let _ = Command::new("kill")
+        .args([&format!("-{sig}"), &pid.to_string()])
+        .stderr(Stdio::null())
+        .status();
+}
+
+/// Whether this runs as root (conditions that need it skip otherwise).
+pub fn root() -> bool {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("Uid:")).map(|l| {
+                l.split_whitespace().nth(1) == Some("0") && l.split_whitespace().nth(2) == Some("0")
+            })
+        })
+        .unwrap_or(false)
+}
+
+/// A condition this machine can't set up (not root, no tmpfs, no
+/// sysctl): a visible skip. Prerequisites that `cargo xtask test`
+/// installs go through [`prerequisite_missing`] instead.
+pub fn skip(case: &str, why: &str) {
+    skipped(case, why);
+}
+
+/// Records as multisets of lines: for the parallel walkers, whose order
+/// between subtrees is unspecified.
+pub fn lines_sorted(b: &[u8]) -> Vec<Vec<u8>> {
+    sorted_records_by(b, b'\n')
+}
+
+/// How `tool`'s output lines up with GNU's: byte for byte for lsr and
+/// lcat, as multisets of records (NUL-ended when there are NULs,
+/// newline-ended otherwise) for the parallel walkers.
+pub fn tool_order(tool: &str, a: &[u8], b: &[u8]) -> Order {
+    if tool == "lsr" || tool == "lcat" {
+        Order::Exact
+    } else if a.contains(&0) || b.contains(&0) {
+        Order::Unordered(0)
+    } else {
+        Order::Unordered(b'\n')
+    }
+}
+
+/// Whether two outputs of `tool` are the same, as [`tool_order`] lines
+/// them up.
+pub fn same_output(tool: &str, a: &[u8], b: &[u8]) -> bool {
+    let o = tool_order(tool, a, b);
+    o.stdout(a) == o.stdout(b)
+}
+
+/// Runs `case` under GNU and under ours with every backend; checks that
+/// ours exit like GNU's (status or signal), print the same output (as a
+/// multiset of lines for the walkers), and have stderr exactly when GNU
+/// has (or exactly GNU's, with `exact_stderr`). Returns GNU's result.
+pub fn compare_case(case: &Case, exact_stderr: bool) -> Res {
+    let want = case.run(Prog::Gnu);
+    for b in BACKENDS {
+        let got = case.run(Prog::Ours(Some(b)));
+        check_like(case, &want, &got, exact_stderr, b);
+    }
+    want
+}
+
+/// [`compare_case`]'s check of one of our runs against GNU's: no panic or
+/// abort (unless GNU died the same way), then [`assert_same`] lined up by
+/// [`tool_order`].
+pub fn check_like(case: &Case, want: &Res, got: &Res, exact_stderr: bool, backend: &str) {
+    let ctx = || {
+        format!(
+            "{} [{backend}] {:?} pre {:?} redirect {:?}\n--- gnu: {:?}\n{}\n--- stderr\n{}\n--- ours: {:?}\n{}\n--- stderr\n{}",
+            case.tool,
+            case.printable_args(),
+            case.pre,
+            case.redirect,
+            want.status,
+            clip(&want.out()),
+            want.err(),
+            got.status,
+            clip(&got.out()),
+            got.err()
+        )
+    };
+    if let Err(e) = got.clean() {
+        if want.clean().is_ok() || want.signal() != got.signal() {
+            panic!("{e}: {}", ctx());
+        }
+    }
+    let order = tool_order(case.tool, &got.stdout, &want.stdout);
+    let stderr = if exact_stderr { Stderr::Exact } else { Stderr::Presence };
+    assert_same(&got.output(), &want.output(), stderr, order, &ctx);
+}
+
+/// The first 3,000 bytes of a long output, for failure messages.
+fn clip(s: &str) -> String {
+    if s.len() > 3000 {
+        let mut end = 3000;
+        while !s.is_char_boundary(end) {
+            end -= 1;
+        }
+        format!("{}… ({} bytes)", &s[..end], s.len())
+    } else {
+        s.to_string()
+    }
+}

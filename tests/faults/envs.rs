@@ -4,8 +4,7 @@
 //! uses it, falls back, or refuses it with GNU's message and status — and
 //! never panics.
 
-use super::{compare, Case};
-use crate::util::{self, TempDir};
+use crate::util::{self, compare_case, Case, TempDir};
 
 fn tree() -> TempDir {
     let t = TempDir::new("envs");
@@ -41,7 +40,7 @@ fn tree() -> TempDir {
 fn sweep(t: &TempDir, var: &str, values: &[&str], runs: &[(&'static str, &[&str])]) {
     for v in values {
         for (tool, args) in runs {
-            compare(&Case::new(tool, *args).cwd(t.path()).env(var, v), true);
+            compare_case(&Case::new(tool, *args).cwd(t.path()).env(var, v), true);
         }
     }
 }
@@ -179,7 +178,7 @@ fn time_style() {
     let got = Case::new("ldu", ["--time", "t"])
         .cwd(t.path())
         .env("TIME_STYLE", "+%99999999999Y")
-        .run(super::Prog::Ours(None));
+        .run(util::Prog::Ours(None));
     assert_eq!(got.code(), Some(0), "{}", got.err());
     let line = got.out().lines().next().unwrap_or_default().to_string();
     assert!(line.len() > 4096 && line.len() < 4200, "{} bytes", line.len());

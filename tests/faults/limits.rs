@@ -5,8 +5,8 @@ use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use super::{compare, deep_chain, many_files, root, skip, Case, Prog, Res, Scratch};
-use crate::util::{self, TempDir};
+use super::{deep_chain, many_files, Scratch};
+use crate::util::{self, compare_case, root, skip, Case, Prog, Res, TempDir};
 
 /// 2,000 directories side by side (each with a file) and a chain 60
 /// levels deep: the walkers must keep going with 16 descriptors.
@@ -40,11 +40,11 @@ fn sixteen_descriptors_deep_and_wide() {
     ];
     for (tool, args) in cases {
         let case = Case::new(tool, *args).cwd(t.path()).pre("ulimit -n 16");
-        compare(&case, true);
+        compare_case(&case, true);
     }
     // lcat: 2,000 operands, one descriptor at a time.
     let files: Vec<String> = (0..2000).map(|i| format!("t/wide/w{i:04}/f")).collect();
-    compare(&Case::new("lcat", &files).cwd(t.path()).pre("ulimit -n 16"), true);
+    compare_case(&Case::new("lcat", &files).cwd(t.path()).pre("ulimit -n 16"), true);
 }
 
 /// A chain deeper than any descriptor limit one would set, with paths far
@@ -58,7 +58,7 @@ fn sixteen_descriptors_three_thousand_levels() {
         ("lfind", &["deep", "-depth", "-name", "f", "-printf", "%d\n"]),
         ("ldu", &["deep"]),
     ] {
-        compare(&Case::new(tool, args).cwd(s.path()).pre("ulimit -n 16"), true);
+        compare_case(&Case::new(tool, args).cwd(s.path()).pre("ulimit -n 16"), true);
     }
     if !s.is_tmpfs() {
         super::remove_tree(&s.join("deep"));
@@ -93,7 +93,7 @@ fn no_threads() {
         ("lcat", &["t/data", "t/data"]),
     ] {
         let case = Case::new(tool, args).cwd(t.path()).unprivileged().pre("ulimit -u 1");
-        compare(&case, true);
+        compare_case(&case, true);
     }
     // On a terminal ldu would also start its progress-line thread.
     if util::have("script") {
@@ -105,8 +105,7 @@ fn no_threads() {
         let mut c = Command::new("script");
         c.arg("-qec").arg(cmd).arg("/dev/null").current_dir(t.path());
         c.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).process_group(0);
-        let r =
-            super::wait_bounded(c.spawn().unwrap(), super::DEADLINE, "ldu on a pty, ulimit -u 1");
+        let r = util::wait_bounded(c.spawn().unwrap(), util::DEADLINE, "ldu on a pty, ulimit -u 1");
         assert!(r.out().ends_with("\tt\r\n"), "ldu on a pty under ulimit -u 1: {}", r.out());
         assert!(!r.out().contains("panicked"), "{}", r.out());
     } else {
@@ -191,7 +190,7 @@ fn check_clean_or_exhausted(got: &Res, want: &Res, tool: &str, ctx: &str) {
     }
     if got.code() == Some(0) {
         assert!(got.stderr.is_empty(), "{ctx}");
-        assert!(super::same_output(tool, &got.stdout, &want.stdout), "output differs: {ctx}");
+        assert!(util::same_output(tool, &got.stdout, &want.stdout), "output differs: {ctx}");
     } else {
         let failure = if tool == "lsr" { 2 } else { 1 };
         assert_eq!(got.code(), Some(failure), "{ctx}");
@@ -218,6 +217,6 @@ fn sixteen_descriptors_on_a_slow_fs() {
     for (tool, args) in
         [("lsr", &["-lR", "."][..]), ("lfind", &[".", "-size", "-1k"]), ("ldu", &["-a", "."])]
     {
-        compare(&Case::new(tool, args).cwd(&mp).pre("ulimit -n 16"), true);
+        compare_case(&Case::new(tool, args).cwd(&mp).pre("ulimit -n 16"), true);
     }
 }

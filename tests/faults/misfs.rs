@@ -8,9 +8,8 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
-use super::{compare, skip, Case};
 use crate::slowmount;
-use crate::util::{self, TempDir};
+use crate::util::{self, compare_case, skip, Case, TempDir};
 
 /// A slowfs mount, unmounted on drop.
 pub struct Mount {
@@ -127,13 +126,13 @@ fn eio_and_vanishing_names() {
         ("lcat", &["-n", "half"]),
     ];
     for (tool, args) in cases {
-        compare(&Case::new(tool, *args).cwd(&mp), true);
+        compare_case(&Case::new(tool, *args).cwd(&mp), true);
     }
     // GNU du 9.1 loses an operand directory whose getdents fails part-way
     // when there are other operands: no line, no message, status 0 (alone,
     // it prints both, as here). ldu reports it in every case.
     for b in util::BACKENDS {
-        let got = Case::new("ldu", ["-s", "big", "d"]).cwd(&mp).run(super::Prog::Ours(Some(b)));
+        let got = Case::new("ldu", ["-s", "big", "d"]).cwd(&mp).run(util::Prog::Ours(Some(b)));
         assert_eq!(got.code(), Some(1), "[{b}] {}", got.err());
         assert!(got.err().contains("du: big: Input/output error\n"), "[{b}] {}", got.err());
         assert!(got.out().lines().any(|l| l.ends_with("\tbig")), "[{b}] {}", got.out());
@@ -164,13 +163,13 @@ fn proc_and_sys_sizes_lie() {
         return;
     }
     for f in &files {
-        compare(&Case::new("lcat", [f]), true);
-        compare(&Case::new("lcat", ["-A", f]), true);
+        compare_case(&Case::new("lcat", [f]), true);
+        compare_case(&Case::new("lcat", ["-A", f]), true);
     }
-    compare(&Case::new("lcat", &files), true);
+    compare_case(&Case::new("lcat", &files), true);
     // Bigger than any one read, and still size 0.
     if std::fs::read("/proc/self/maps").is_ok() {
-        let got = Case::new("lcat", ["/proc/self/maps"]).run(super::Prog::Ours(None));
+        let got = Case::new("lcat", ["/proc/self/maps"]).run(util::Prog::Ours(None));
         assert_eq!(got.code(), Some(0), "{}", got.err());
         assert!(got.out().lines().count() > 5, "short /proc/self/maps:\n{}", got.out());
     }
@@ -202,13 +201,13 @@ fn read_error_part_way_is_not_the_end() {
     // Into a pipe.
     for args in [&ops[..], &["-n", "good", "bad", "good2"], &["good", "-", "good2"]] {
         let c = Case::new("lcat", args).cwd(&mp).redirect("<bad");
-        let want = compare(&c, true);
+        let want = compare_case(&c, true);
         assert_eq!(want.code(), Some(1), "GNU cat {args:?}: {}", want.err());
         assert!(want.err().contains(": Input/output error\n"), "GNU cat {args:?}: {}", want.err());
     }
     // Into /dev/null.
-    compare(&Case::new("lcat", ops).cwd(&mp).redirect(">/dev/null"), true);
-    compare(&Case::new("lcat", ["-", "good2"]).cwd(&mp).redirect("<bad >/dev/null"), true);
+    compare_case(&Case::new("lcat", ops).cwd(&mp).redirect(">/dev/null"), true);
+    compare_case(&Case::new("lcat", ["-", "good2"]).cwd(&mp).redirect("<bad >/dev/null"), true);
     // Into a file (on another file system: copy_file_range refuses, then
     // sendfile), and through `| cat > file`.
     let out = t.join("out");
@@ -222,12 +221,12 @@ fn read_error_part_way_is_not_the_end() {
             .script(&format!("(TOOL) | cat > {}; exit ${{PIPESTATUS[0]}}", out.display())),
     ];
     for c in &file_cases {
-        let want = c.run(super::Prog::Gnu);
+        let want = c.run(util::Prog::Gnu);
         let want_file = std::fs::read(&out).unwrap();
         assert_eq!(want.code(), Some(1), "GNU: {}", want.err());
         assert!(want_file.ends_with(b"last\n") || want_file.ends_with(b"last$\n"));
         for b in util::BACKENDS {
-            let got = c.run(super::Prog::Ours(Some(b)));
+            let got = c.run(util::Prog::Ours(Some(b)));
             let got_file = std::fs::read(&out).unwrap();
             let what = format!("{:?} {:?} [{b}]", c.printable_args(), c.script);
             assert_eq!(got.code(), want.code(), "{what}: status; stderr {}", got.err());
@@ -264,7 +263,7 @@ fn read_error_part_way_is_not_the_end() {
             .stderr(Stdio::piped())
             .process_group(0);
         let child = cmd.spawn().unwrap();
-        super::wait_bounded(child, super::DEADLINE, &format!("{prog} on a pty [{backend}]"))
+        util::wait_bounded(child, util::DEADLINE, &format!("{prog} on a pty [{backend}]"))
     };
     let want = run_tty("/usr/bin/cat", "sync");
     assert!(want.out().ends_with("status 1\r\n"), "GNU on a pty: {}", want.out());

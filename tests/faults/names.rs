@@ -7,8 +7,7 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::{compare, Case};
-use crate::util::{self, TempDir};
+use crate::util::{self, compare_case, Case, TempDir};
 
 const ESCAPES: &[&[u8]] = &[
     b"red\x1b[31mtext\x1b[0m",
@@ -74,7 +73,7 @@ fn every_byte_like_gnu() {
         ("ldu", &["-a", "n"]),
     ];
     for (tool, args) in cases {
-        compare(&Case::new(tool, *args).cwd(t.path()), true);
+        compare_case(&Case::new(tool, *args).cwd(t.path()), true);
     }
     // Every name as an operand, existing or not.
     let mut ops: Vec<Vec<u8>> = Vec::new();
@@ -92,7 +91,7 @@ fn every_byte_like_gnu() {
         if tool == "lfind" {
             args.extend([b"-maxdepth".to_vec(), b"0".to_vec()]);
         }
-        compare(&Case::new(tool, &args).cwd(t.path()), true);
+        compare_case(&Case::new(tool, &args).cwd(t.path()), true);
     }
 }
 
@@ -168,7 +167,7 @@ fn nothing_raw_on_a_terminal() {
                 .spawn()
                 .unwrap();
             let what = format!("{tool} {args} [{backend}] on a pty");
-            let r = super::wait_bounded(child, super::DEADLINE, &what);
+            let r = util::wait_bounded(child, util::DEADLINE, &what);
             assert!(!r.stdout.is_empty(), "{what}: no output");
             let bad = raw_controls(&r.stdout);
             assert!(

@@ -4,10 +4,8 @@
 
 use std::time::Duration;
 
-use super::{
-    check_like, compare, every_tool_args, many_files, small_tree, Case, Prog, Scratch, TOOLS,
-};
-use crate::util;
+use super::{every_tool_args, many_files, small_tree, Scratch};
+use crate::util::{self, check_like, compare_case, Case, Prog, TOOLS};
 
 /// Every tool on the small tree with stdout redirected by `redirect`.
 fn every_tool(redirect: &str) {
@@ -15,7 +13,7 @@ fn every_tool(redirect: &str) {
     std::fs::write(t.join("ro"), b"read-only stdout\n").unwrap();
     for (tool, _) in TOOLS {
         let case = Case::new(tool, every_tool_args(tool)).cwd(t.path()).redirect(redirect);
-        compare(&case, true);
+        compare_case(&case, true);
     }
 }
 
@@ -45,7 +43,7 @@ fn broken_pipe_sigpipe_default() {
     let t = small_tree();
     for (tool, _) in TOOLS {
         let case = Case::new(tool, every_tool_args(tool)).cwd(t.path()).broken_pipe();
-        let want = compare(&case, true);
+        let want = compare_case(&case, true);
         assert_eq!(want.signal(), Some(libc::SIGPIPE), "{tool}: GNU dies of SIGPIPE");
     }
 }
@@ -58,7 +56,7 @@ fn broken_pipe_sigpipe_ignored() {
     for (tool, _) in TOOLS {
         let case =
             Case::new(tool, every_tool_args(tool)).cwd(t.path()).pre("trap '' PIPE").broken_pipe();
-        let want = compare(&case, true);
+        let want = compare_case(&case, true);
         assert_ne!(want.code(), Some(0), "{tool}: GNU reports the error");
     }
 }

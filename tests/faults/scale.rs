@@ -11,8 +11,8 @@
 use std::path::Path;
 use std::process::Stdio;
 
-use super::{compare, deep_chain, skip, Case, Prog, Scratch};
-use crate::util;
+use super::{deep_chain, Scratch};
+use crate::util::{self, compare_case, skip, Case, Prog};
 
 /// Peak RSS (KiB) and status of `case` under `/usr/bin/time -f %M`, its
 /// output thrown away (only the memory matters here; the output is
@@ -21,14 +21,14 @@ fn peak_rss(case: &Case, prog: Prog) -> (u64, Option<i32>) {
     let report = std::env::temp_dir().join(format!(
         "ringutils-rss-{}-{}",
         std::process::id(),
-        super::CASES.load(std::sync::atomic::Ordering::Relaxed)
+        util::CASES.load(std::sync::atomic::Ordering::Relaxed)
     ));
     // "$@" is the program and its arguments (argv[0] doesn't matter here).
     let c = case
         .clone()
         .script(&format!("exec /usr/bin/time -f %M -o {} \"$@\" >/dev/null", report.display()));
     let child = c.command(prog).stdout(Stdio::null()).spawn().expect("spawn time");
-    let r = super::wait_bounded(child, super::DEADLINE, &format!("{} under time", case.tool));
+    let r = util::wait_bounded(child, util::DEADLINE, &format!("{} under time", case.tool));
     let text = std::fs::read_to_string(&report).unwrap_or_default();
     let _ = std::fs::remove_file(&report);
     let kib = text.lines().last().and_then(|l| l.trim().parse().ok()).unwrap_or_else(|| {
@@ -83,7 +83,7 @@ fn million_entries_memory_no_worse_than_gnu() {
 fn compare_once(case: &Case) {
     let want = case.run(Prog::Gnu);
     let got = case.run(Prog::Ours(None));
-    super::check_like(case, &want, &got, true, "default");
+    util::check_like(case, &want, &got, true, "default");
 }
 
 /// 3,000 levels (a path of ~18,000 bytes at the bottom): lfind and ldu walk
@@ -103,7 +103,7 @@ fn three_thousand_levels() {
     ] {
         // Under the usual soft limit of 1024 descriptors (fewer than the
         // levels), and with the hard limit the machine gives.
-        compare(&Case::new(tool, args).cwd(s.path()).pre("ulimit -Sn 1024"), true);
+        compare_case(&Case::new(tool, args).cwd(s.path()).pre("ulimit -Sn 1024"), true);
     }
     // Following symlinks (-L), GNU's fts opens directories by whole path
     // and stops with "File name too long" about 500 levels down; ours

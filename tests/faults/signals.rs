@@ -14,8 +14,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::misfs::Mount;
-use super::{kill_group, kill_pid, many_files, Case, Prog, Res, Scratch};
-use crate::util::{self, TempDir};
+use super::{many_files, Scratch};
+use crate::util::{self, kill_group, kill_pid, Case, Prog, Res, TempDir};
 
 const PROMPT: Duration = Duration::from_secs(5);
 
@@ -301,7 +301,7 @@ fn run_harassed(case: &Case, prog: Prog) -> Res {
     let what = format!("{} {:?} ({prog:?}) harassed", case.tool, case.printable_args());
     // The pest keeps sending SIGCONT, so a stopped tool always resumes;
     // wait_bounded still catches a hang.
-    let res = super::wait_bounded(child, super::DEADLINE, &what);
+    let res = util::wait_bounded(child, util::DEADLINE, &what);
     done.store(true, Ordering::Relaxed);
     let _ = pest.join();
     res
@@ -339,7 +339,7 @@ fn stop_continue_and_bursts_change_nothing() {
             let what = format!("{tool} {args:?} [{b}]");
             assert_eq!(got.code(), Some(0), "{what}: {:?} {}", got.status, got.err());
             assert!(got.stderr.is_empty(), "{what}: {}", got.err());
-            assert!(super::same_output(tool, &got.stdout, &calm.stdout), "{what}: output differs");
+            assert!(util::same_output(tool, &got.stdout, &calm.stdout), "{what}: output differs");
         }
     }
 }

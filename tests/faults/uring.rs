@@ -6,8 +6,8 @@ use std::sync::Mutex;
 
 use ringio::sys::seccomp::{IO_URING_ENTER, IO_URING_REGISTER, IO_URING_SETUP};
 
-use super::{every_tool_args, lines_sorted, root, skip, small_tree, Case, Prog, TOOLS};
-use crate::util;
+use super::{every_tool_args, small_tree};
+use crate::util::{self, lines_sorted, root, skip, Case, Prog, TOOLS};
 
 /// Runs every tool on the small tree normally, then under `restrict`, with
 /// the default backend and with `uring` forced: same stdout, empty stderr,
@@ -134,7 +134,7 @@ fn sysctl_disabled_for_everyone() {
         skip("io_uring_disabled=2", "needs root and a kernel with the sysctl (6.6+)");
         return;
     }
-    let _serial = SYSCTL_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let _serial = ringio::sync::lock(&SYSCTL_LOCK);
     let t = small_tree();
     let mut normal = Vec::new();
     for (tool, _) in TOOLS {
@@ -173,7 +173,7 @@ fn sysctl_disabled_for_unprivileged() {
         skip("io_uring_disabled=1", "needs root and a kernel with the sysctl (6.6+)");
         return;
     }
-    let _serial = SYSCTL_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let _serial = ringio::sync::lock(&SYSCTL_LOCK);
     let Some(_off) = Disabled::set("1") else {
         skip("io_uring_disabled=1", "the sysctl is not writable here");
         return;

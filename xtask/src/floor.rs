@@ -69,7 +69,7 @@ fn total_kib(dir: &str, threads: usize) -> Result<u64, String> {
 }
 
 fn pop(sh: &Shared, was_busy: bool) -> Option<(RawFd, u64)> {
-    let mut g = sh.st.lock().unwrap_or_else(|e| e.into_inner());
+    let mut g = ringio::sync::lock(&sh.st);
     if was_busy {
         g.busy -= 1;
     }
@@ -85,7 +85,7 @@ fn pop(sh: &Shared, was_busy: bool) -> Option<(RawFd, u64)> {
             return None;
         }
         g.waiting += 1;
-        g = sh.cv.wait(g).unwrap_or_else(|e| e.into_inner());
+        g = ringio::sync::wait(&sh.cv, g);
         g.waiting -= 1;
     }
 }
@@ -136,7 +136,7 @@ fn worker(sh: &Shared) -> u64 {
         }
         let _: Result<(), Errno> = ringio::sys::close(fd);
         if !kids.is_empty() {
-            let mut g = sh.st.lock().unwrap_or_else(|e| e.into_inner());
+            let mut g = ringio::sync::lock(&sh.st);
             g.fds.append(&mut kids);
             if g.waiting > 0 {
                 sh.cv.notify_all();

@@ -56,6 +56,25 @@ pub fn valid_list<T: PartialEq>(table: &[(&str, T)]) -> Vec<u8> {
     out
 }
 
+/// [`argmatch`], or GNU's whole report of its failure (argmatch_die's
+/// text): the [`complaint`] about `value` for `context` (`--sort`, `time
+/// style`), then the [`valid_list`] of the table, so the message can only
+/// offer what the table accepts. No program name (the caller prints it
+/// before the first line; the list's lines go out as they are), no final
+/// newline.
+pub fn lookup<T: Copy + PartialEq>(
+    value: &[u8],
+    table: &[(&str, T)],
+    context: &str,
+) -> Result<T, Vec<u8>> {
+    argmatch(value, table).map_err(|e| {
+        let mut m = complaint(e, value, context.as_bytes());
+        m.push(b'\n');
+        m.extend_from_slice(&valid_list(table));
+        m
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -82,6 +101,15 @@ mod tests {
         assert_eq!(
             valid_list(T),
             b"Valid arguments are:\n  - 'never', 'no', 'none'\n  - 'auto'\n  - 'always'"
+        );
+        assert_eq!(lookup(b"alw", T, "--color"), Ok(1));
+        assert_eq!(
+            lookup(b"", T, "--color").unwrap_err(),
+            [&b"ambiguous argument '' for '--color'\n"[..], &valid_list(T)].concat()
+        );
+        let e = lookup(b"x", T, "--when").unwrap_err();
+        assert!(
+            e.starts_with(b"invalid argument 'x' for '--when'\nValid arguments are:\n  - 'never'")
         );
     }
 }

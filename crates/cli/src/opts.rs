@@ -13,6 +13,20 @@
 //! lfind's expression language is not getopt-like; its table of primaries
 //! lives in the find crate and is turned into the same [`Doc`] shape for
 //! help, completions and man pages.
+//!
+//! Why no tokenizer crate underneath (`lexopt` was declared for this and
+//! is not used): getopt works on bytes, and GNU's complaints quote the
+//! user's bytes as given. lexopt 0.3 hands out short options as `char`
+//! and long option names as `&str`, replacing invalid UTF-8 with U+FFFD
+//! (`String::from_utf8_lossy`), so `ls -$'\xff'` and `ls --$'\xff'=1`
+//! could no longer say `invalid option -- '\377'` and
+//! `unrecognized option '--\377=1'` as GNU ls does (verified with
+//! /usr/bin/ls). By default it also reads `-w=40` as `-w 40` (GNU: the
+//! value is `=40`); that one could be switched off, the byte loss could
+//! not without keeping a raw copy of every argument beside it, at which
+//! point the tokenizer does nothing this parser doesn't. Abbreviations,
+//! permutation, `POSIXLY_CORRECT` and optional arguments would have had
+//! to be built on top either way.
 
 /// What an option takes after it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -767,6 +781,21 @@ mod tests {
         assert_eq!(msg(&[b"--bogus=1"]), "unrecognized option '--bogus=1'");
         assert_eq!(msg(&[b"-\xc3\xa9"]), "invalid option -- '\u{fffd}'");
         assert_eq!(run(&[b"-\xc3\xa9"])[0], Item::Error(UsageError::InvalidShort(0xc3)));
+        // Bytes, not characters: why no char-based tokenizer (module doc).
+        assert_eq!(run(&[b"-\xff"])[0], Item::Error(UsageError::InvalidShort(0xff)));
+        assert_eq!(
+            run(&[b"--\xff=1"])[0],
+            Item::Error(UsageError::Unrecognized(b"--\xff=1".to_vec()))
+        );
+        let w = run(&[b"-w=40"]);
+        assert_eq!(
+            w[0],
+            Item::Opt {
+                id: Id::Width,
+                value: Some(b"=40".to_vec()),
+                spelled: Spelled::Short(b'w')
+            }
+        );
         // Same id, same argument kind: not ambiguous (glibc), listed once.
         assert_eq!(
             msg(&[b"--so"]),

@@ -6,7 +6,7 @@
 
 use std::ffi::OsString;
 
-use cli::opts::{Item, Parser};
+use cli::opts::{Item, Parser, Spelled};
 use cli::quote;
 
 use crate::exclude::Exclude;
@@ -26,8 +26,8 @@ pub enum Command {
     Version,
 }
 
-/// A command-line error: messages for stderr (without the program name),
-/// and whether GNU's "Try 'du --help'" line follows. Exit status 1.
+/// A command-line error: messages for stderr (each after the program
+/// name; lines within one go out as they are), and whether GNU's "Try 'du --help'" line follows. Exit status 1.
 #[derive(Debug, PartialEq, Eq)]
 pub struct ArgError {
     pub lines: Vec<Vec<u8>>,
@@ -53,33 +53,14 @@ fn num_error(e: NumError, opt: &str, arg: &[u8]) -> ArgError {
     ArgError::fatal(e.message(opt, arg))
 }
 
-/// GNU's argmatch ([`cli::argmatch`]) with its messages.
+/// GNU's argmatch ([`cli::argmatch::lookup`]): its report, then "Try".
 fn argmatch<T: Copy + PartialEq>(
     arg: &[u8],
     table: &[(&str, T)],
     context: &str,
 ) -> Result<T, ArgError> {
-    let e = match cli::argmatch::argmatch(arg, table) {
-        Ok(v) => return Ok(v),
-        Err(e) => e,
-    };
-    let mut lines = vec![cli::argmatch::complaint(e, arg, context.as_bytes())];
-    // The list goes out as it is, without the program name.
-    lines.extend(cli::argmatch::valid_list(table).split(|&b| b == b'\n').map(<[u8]>::to_vec));
-    Err(ArgError { lines: tag_raw(lines), try_help: true })
+    cli::argmatch::lookup(arg, table, context).map_err(|m| ArgError::usage(vec![m]))
 }
-
-/// Marks every line after the first as printed without the `du: ` prefix.
-fn tag_raw(mut lines: Vec<Vec<u8>>) -> Vec<Vec<u8>> {
-    for l in lines.iter_mut().skip(1) {
-        l.insert(0, RAW);
-    }
-    lines
-}
-
-/// A leading byte marking a message line that is printed without the
-/// program name (argmatch's list of valid arguments).
-pub const RAW: u8 = 0;
 
 const TIME_ARGS: &[(&str, TimeKind)] = &[
     ("atime", TimeKind::Atime),
@@ -111,115 +92,197 @@ pub fn parse(
     read_file: &FileReader,
 ) -> Result<Command, ArgError> {
     let posix = env("POSIXLY_CORRECT").is_some();
-    let p = Parser::from_os(OPTIONS, GETOPT_ORDER, args, posix);
-
+    let mut given = Given::new();
+    // getopt complains about each bad option and goes on; GNU du then
+    // stops with usage after the loop.
     let mut soft: Vec<Vec<u8>> = Vec::new();
-    let mut operands: Vec<Vec<u8>> = Vec::new();
-    let mut all = false;
-    let mut apparent = false;
-    let mut units: Option<SizeFormat> = None;
-    let mut total = false;
-    let mut max_depth: Option<usize> = None;
-    let mut deref = Deref::Never;
-    let mut count_links = false;
-    let mut inodes = false;
-    let mut null = false;
-    let mut separate = false;
-    let mut summarize = false;
-    let mut threshold: i64 = 0;
-    let mut time: Option<TimeKind> = None;
-    let mut time_style: Option<Vec<u8>> = None;
-    let mut one_fs = false;
-    let mut exclude = Exclude::default();
-    let mut files0: Option<Vec<u8>> = None;
+    for item in Parser::from_os(OPTIONS, GETOPT_ORDER, args, posix) {
+        match item {
+            Item::Operand(v) => given.operands.push(v),
+            Item::Error(e) => soft.push(e.message()),
+            Item::Opt { id, value, spelled } => {
+                if let Some(c) = given.apply(id, value, spelled, read_file, &mut soft)? {
+                    return Ok(c);
+                }
+            }
+        }
+    }
+    if !soft.is_empty() {
+        return Err(ArgError::usage(soft));
+    }
+    Ok(Command::Run(Box::new(given.into_plan(env)?)))
+}
 
-    for item in p {
-        // getopt complains about each bad option and goes on; GNU du then
-        // stops with usage after the loop.
-        let (opt, value, spelled) = match item {
-            Item::Operand(v) => {
-                operands.push(v);
-                continue;
-            }
-            Item::Error(e) => {
-                soft.push(e.message());
-                continue;
-            }
-            Item::Opt { id, value, spelled } => (id, value, spelled),
-        };
+/// What the options said, as given, before their combinations are checked.
+struct Given {
+    operands: Vec<Vec<u8>>,
+    all: bool,
+    apparent: bool,
+    units: Option<SizeFormat>,
+    total: bool,
+    max_depth: Option<usize>,
+    deref: Deref,
+    count_links: bool,
+    inodes: bool,
+    null: bool,
+    separate: bool,
+    summarize: bool,
+    threshold: i64,
+    time: Option<TimeKind>,
+    time_style: Option<Vec<u8>>,
+    one_fs: bool,
+    exclude: Exclude,
+    files0: Option<Vec<u8>>,
+}
+
+impl Given {
+    fn new() -> Given {
+        Given {
+            operands: Vec::new(),
+            all: false,
+            apparent: false,
+            units: None,
+            total: false,
+            max_depth: None,
+            deref: Deref::Never,
+            count_links: false,
+            inodes: false,
+            null: false,
+            separate: false,
+            summarize: false,
+            threshold: 0,
+            time: None,
+            time_style: None,
+            one_fs: false,
+            exclude: Exclude::default(),
+            files0: None,
+        }
+    }
+
+    /// One option. `Some` ends the parse (`--help`, `--version`); bad
+    /// values GNU reports after the loop go to `soft`, those that end the
+    /// run at once are the error.
+    fn apply(
+        &mut self,
+        opt: Id,
+        value: Option<Vec<u8>>,
+        spelled: Spelled,
+        read_file: &FileReader,
+        soft: &mut Vec<Vec<u8>>,
+    ) -> Result<Option<Command>, ArgError> {
         let val = value.clone().unwrap_or_default();
         let text = String::from_utf8_lossy(&val).into_owned();
         match opt {
-            Id::Help => return Ok(Command::Help),
-            Id::Version => return Ok(Command::Version),
-            Id::All => all = true,
-            Id::Apparent => apparent = true,
+            Id::Help => return Ok(Some(Command::Help)),
+            Id::Version => return Ok(Some(Command::Version)),
+            Id::All => self.all = true,
+            Id::Apparent => self.apparent = true,
             Id::Bytes => {
-                apparent = true;
-                units = Some(SizeFormat::BYTES);
+                self.apparent = true;
+                self.units = Some(SizeFormat::BYTES);
             }
             Id::BlockSize => match cli::size::parse_block_size_checked(&text) {
-                Ok(u) => units = Some(u),
+                Ok(u) => self.units = Some(u),
                 Err(e) => return Err(num_error(e, &spelled.shown(), &val)),
             },
-            Id::Human => units = Some(SizeFormat::human(false)),
-            Id::Si => units = Some(SizeFormat::human(true)),
-            Id::Kilo => units = Some(SizeFormat::blocks(1024)),
-            Id::Mega => units = Some(SizeFormat::blocks(1 << 20)),
-            Id::Total => total = true,
+            Id::Human => self.units = Some(SizeFormat::human(false)),
+            Id::Si => self.units = Some(SizeFormat::human(true)),
+            Id::Kilo => self.units = Some(SizeFormat::blocks(1024)),
+            Id::Mega => self.units = Some(SizeFormat::blocks(1 << 20)),
+            Id::Total => self.total = true,
             Id::MaxDepth => match num::parse_unsigned(&text, "", false) {
                 Ok(n) if n.value <= i64::MAX as u64 && !n.no_digits => {
-                    max_depth = Some(n.value as usize)
+                    self.max_depth = Some(n.value as usize)
                 }
                 _ => soft.push(tr_with(
                     c"invalid maximum depth %s",
                     &quote::quote(&val, quote::Style::Locale),
                 )),
             },
-            Id::DerefArgs => deref = Deref::Args,
-            Id::DerefAll => deref = Deref::Always,
-            Id::NoDeref => deref = Deref::Never,
-            Id::CountLinks => count_links = true,
-            Id::Inodes => inodes = true,
-            Id::Null => null = true,
-            Id::Separate => separate = true,
-            Id::Summarize => summarize = true,
+            Id::DerefArgs => self.deref = Deref::Args,
+            Id::DerefAll => self.deref = Deref::Always,
+            Id::NoDeref => self.deref = Deref::Never,
+            Id::CountLinks => self.count_links = true,
+            Id::Inodes => self.inodes = true,
+            Id::Null => self.null = true,
+            Id::Separate => self.separate = true,
+            Id::Summarize => self.summarize = true,
             Id::Threshold => match num::parse_signed(&text, "kKmMGTPEZY0", true) {
                 Ok(0) if val.first() == Some(&b'-') => {
                     return Err(ArgError::fatal(tr(c"invalid --threshold argument '-0'")))
                 }
-                Ok(n) => threshold = n,
+                Ok(n) => self.threshold = n,
                 Err(e) => return Err(num_error(e, &spelled.shown(), &val)),
             },
             Id::Time => {
-                time = Some(match &value {
+                self.time = Some(match &value {
                     None => TimeKind::Mtime,
                     Some(v) => argmatch(v, TIME_ARGS, "--time")?,
                 })
             }
-            Id::TimeStyle => time_style = Some(val),
-            Id::OneFs => one_fs = true,
-            Id::Exclude => exclude.add(&val),
+            Id::TimeStyle => self.time_style = Some(val),
+            Id::OneFs => self.one_fs = true,
+            Id::Exclude => self.exclude.add(&val),
             Id::ExcludeFrom => match read_file(&val) {
-                Ok(data) => exclude.add_lines(&data),
+                Ok(data) => self.exclude.add_lines(&data),
                 Err(e) => soft.push(
                     [quote::file(&val).as_slice(), b": ", e.errno().message().as_bytes()].concat(),
                 ),
             },
-            Id::Files0From => files0 = Some(val),
+            Id::Files0From => self.files0 = Some(val),
         }
+        Ok(None)
     }
-    if !soft.is_empty() {
-        return Err(ArgError::usage(soft));
+
+    /// The plan, once the options' combinations are checked as GNU du
+    /// checks them after its loop.
+    fn into_plan(self, env: &dyn Fn(&str) -> Option<String>) -> Result<Plan, ArgError> {
+        let mut warnings = Vec::new();
+        let max_depth = self.depth(&mut warnings)?;
+        if self.inodes && self.apparent {
+            warnings.push(
+                tr(c"warning: options --apparent-size and -b are ineffective with --inodes")
+                    .to_vec(),
+            );
+        }
+        let time = match self.time {
+            None => None,
+            Some(kind) => Some((kind, time_format(self.time_style, env)?)),
+        };
+        let operands = operands(self.operands, self.files0)?;
+        let units = self.units.unwrap_or_else(|| units::from_env(env));
+        Ok(Plan {
+            operands,
+            all: self.all,
+            apparent: self.apparent,
+            units,
+            total: self.total,
+            max_depth,
+            deref: self.deref,
+            count_links: self.count_links,
+            inodes: self.inodes,
+            null: self.null,
+            separate_dirs: self.separate,
+            threshold: self.threshold,
+            time,
+            one_file_system: self.one_fs,
+            exclude: self.exclude,
+            warnings,
+        })
     }
-    if all && summarize {
-        return Err(ArgError::usage(vec![
-            tr(c"cannot both summarize and show all entries").to_vec()
-        ]));
-    }
-    let mut warnings = Vec::new();
-    if summarize {
-        match max_depth {
+
+    /// The deepest level printed: `-s` is `-d 0`, and conflicts with
+    /// `-a` and with any other `-d`.
+    fn depth(&self, warnings: &mut Vec<Vec<u8>>) -> Result<usize, ArgError> {
+        if self.all && self.summarize {
+            return Err(ArgError::usage(vec![
+                tr(c"cannot both summarize and show all entries").to_vec()
+            ]));
+        }
+        if !self.summarize {
+            return Ok(self.max_depth.unwrap_or(usize::MAX));
+        }
+        match self.max_depth {
             Some(0) => warnings
                 .push(tr(c"warning: summarizing is the same as using --max-depth=0").to_vec()),
             Some(d) => {
@@ -230,49 +293,23 @@ pub fn parse(
             }
             None => {}
         }
-        max_depth = Some(0);
+        Ok(0)
     }
-    if inodes && apparent {
-        warnings.push(
-            tr(c"warning: options --apparent-size and -b are ineffective with --inodes").to_vec(),
-        );
+}
+
+/// The operands, or `--files0-from`'s file, which allows none beside it.
+fn operands(args: Vec<Vec<u8>>, files0: Option<Vec<u8>>) -> Result<Operands, ArgError> {
+    let Some(f) = files0 else {
+        return Ok(Operands::Args(args));
+    };
+    if let Some(first) = args.first() {
+        // One message of two lines: GNU names the program once.
+        let mut m = tr_with(c"extra operand %s", &quote::quote(first, quote::Style::Locale));
+        m.push(b'\n');
+        m.extend_from_slice(tr(c"file operands cannot be combined with --files0-from"));
+        return Err(ArgError::usage(vec![m]));
     }
-    let time = match time {
-        None => None,
-        Some(kind) => Some((kind, time_format(time_style, env)?)),
-    };
-    let operands = match files0 {
-        Some(f) => {
-            if let Some(first) = operands.first() {
-                return Err(ArgError::usage(vec![
-                    tr_with(c"extra operand %s", &quote::quote(first, quote::Style::Locale)),
-                    [&[RAW][..], tr(c"file operands cannot be combined with --files0-from")]
-                        .concat(),
-                ]));
-            }
-            Operands::Files0(f)
-        }
-        None => Operands::Args(operands),
-    };
-    let units = units.unwrap_or_else(|| units::from_env(env));
-    Ok(Command::Run(Box::new(Plan {
-        operands,
-        all,
-        apparent,
-        units,
-        total,
-        max_depth: max_depth.unwrap_or(usize::MAX),
-        deref,
-        count_links,
-        inodes,
-        null,
-        separate_dirs: separate,
-        threshold,
-        time,
-        one_file_system: one_fs,
-        exclude,
-        warnings,
-    })))
+    Ok(Operands::Files0(f))
 }
 
 /// The `--time-style` (or `TIME_STYLE`) format. From the environment,

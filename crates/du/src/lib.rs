@@ -33,7 +33,7 @@ use crate::plan::{Deref, Operands, Plan};
 use crate::progress::Progress;
 use crate::report::DuError;
 use crate::sink::Sink;
-use crate::visitor::{Du, LinkMode};
+use crate::visitor::{Du, LinkMode, RootSet};
 
 /// Runs ldu with `args` (without the program name); returns the exit status.
 pub fn run(args: Vec<OsString>) -> i32 {
@@ -63,14 +63,9 @@ fn usage_error(e: &ArgError) {
     let styled = cli::msg::styled_progname();
     let mut s = Vec::new();
     for l in &e.lines {
-        match l.strip_prefix(&[args::RAW]) {
-            Some(raw) => s.extend_from_slice(raw),
-            None => {
-                s.extend_from_slice(styled.as_bytes());
-                s.extend_from_slice(b": ");
-                s.extend_from_slice(l);
-            }
-        }
+        s.extend_from_slice(styled.as_bytes());
+        s.extend_from_slice(b": ");
+        s.extend_from_slice(l);
         s.push(b'\n');
     }
     if e.try_help {
@@ -188,7 +183,8 @@ fn execute(plan: &Plan) -> i32 {
         follow_roots: plan.deref != Deref::Never,
         ..walk::Options::default()
     };
-    let du = Du::new(plan, &sink, progress.as_ref(), mode, hash_all, ids, name_errors, roots.len());
+    let set = RootSet { mode, hash_all, root_ids: ids, name_errors, count: roots.len() };
+    let du = Du::new(plan, &sink, progress.as_ref(), set);
     std::thread::scope(|s| {
         // No progress line if its thread can't be started (`ulimit -u`):
         // Scope::spawn would panic.

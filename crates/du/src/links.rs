@@ -19,6 +19,7 @@
 //! each candidate's line also waits: its name in its directory's arena and
 //! some 60 bytes.
 
+use ringio::sync::lock;
 use std::cmp::Ordering;
 use std::sync::atomic::{AtomicBool, Ordering as AtomicOrdering};
 use std::sync::Mutex;
@@ -119,10 +120,6 @@ impl Default for Links {
             waiting: Mutex::default(),
         }
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn shard_of(id: Id) -> usize {

@@ -30,9 +30,9 @@ impl Progress {
     /// Runs on its own thread until [`Progress::stop`].
     pub fn run(&self, sink: &Sink) {
         let start = Instant::now();
-        let mut done = self.done.lock().unwrap_or_else(|e| e.into_inner());
+        let mut done = ringio::sync::lock(&self.done);
         loop {
-            let (g, _) = self.cv.wait_timeout(done, TICK).unwrap_or_else(|e| e.into_inner());
+            let (g, _) = ringio::sync::wait_timeout(&self.cv, done, TICK);
             done = g;
             if *done {
                 break;
@@ -50,7 +50,7 @@ impl Progress {
     }
 
     pub fn stop(&self) {
-        *self.done.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        *ringio::sync::lock(&self.done) = true;
         self.cv.notify_all();
     }
 }

@@ -33,7 +33,7 @@ impl Sink {
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+        ringio::sync::lock(&self.inner)
     }
 
     /// Appends output lines from `buf`, leaving it empty.

@@ -59,7 +59,7 @@ impl Tally {
         self.bytes.fetch_add(d.bytes, Ordering::Relaxed);
         self.inodes.fetch_add(d.inodes, Ordering::Relaxed);
         if with_time {
-            let mut t = self.time.lock().unwrap_or_else(|e| e.into_inner());
+            let mut t = ringio::sync::lock(&self.time);
             if d.time > *t {
                 *t = d.time;
             }
@@ -70,7 +70,7 @@ impl Tally {
         Dui {
             bytes: self.bytes.load(Ordering::Relaxed),
             inodes: self.inodes.load(Ordering::Relaxed),
-            time: *self.time.lock().unwrap_or_else(|e| e.into_inner()),
+            time: *ringio::sync::lock(&self.time),
         }
     }
 }

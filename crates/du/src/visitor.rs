@@ -58,6 +58,21 @@ impl Default for Acc {
     }
 }
 
+/// What the operands decide about a count: how hard links are counted
+/// and which identities are remembered across operands.
+pub struct RootSet {
+    pub mode: LinkMode,
+    /// Several operands (or `-L`): files seen under one are not counted
+    /// again under another.
+    pub hash_all: bool,
+    /// Non-directory operands, which a walk of another operand may meet.
+    pub root_ids: HashSet<Id>,
+    /// `--files0-from` name errors, each with the number of operands before it.
+    pub name_errors: Vec<(usize, DuError)>,
+    /// How many operands there are.
+    pub count: usize,
+}
+
 /// One walker thread's state.
 pub struct Local {
     /// Lines not yet handed to the sink.
@@ -95,17 +110,13 @@ pub struct Du<'a> {
 }
 
 impl<'a> Du<'a> {
-    #[allow(clippy::too_many_arguments)]
     pub fn new(
         plan: &'a Plan,
         sink: &'a Sink,
         progress: Option<&'a Progress>,
-        mode: LinkMode,
-        hash_all: bool,
-        root_ids: HashSet<Id>,
-        name_errors: Vec<(usize, DuError)>,
-        roots: usize,
+        roots: RootSet,
     ) -> Du<'a> {
+        let RootSet { mode, hash_all, root_ids, name_errors, count: roots } = roots;
         Du {
             plan,
             sink,
@@ -134,7 +145,7 @@ impl<'a> Du<'a> {
 
     /// Everything counted (valid once the walk is over).
     pub fn grand_total(&self) -> Dui {
-        *self.total.lock().unwrap_or_else(|e| e.into_inner())
+        *ringio::sync::lock(&self.total)
     }
 
     pub fn fail(&self, e: &DuError) {
@@ -151,7 +162,7 @@ impl<'a> Du<'a> {
     /// Reports the `--files0-from` errors positioned before operand `k`
     /// (all of them for `usize::MAX`).
     pub fn flush_name_errors(&self, k: usize) {
-        let mut errs = self.name_errors.lock().unwrap_or_else(|e| e.into_inner());
+        let mut errs = ringio::sync::lock(&self.name_errors);
         let n = errs.iter().take_while(|(pos, _)| *pos <= k).count();
         for (_, e) in errs.drain(..n) {
             self.fail(&e);
@@ -234,7 +245,7 @@ impl<'a> Du<'a> {
                     self.links.candidate(id, no, e.index as u32, dui, self.with_time);
                     p.dirty.store(true, Ordering::Relaxed);
                     if self.plan.all && e.depth <= self.plan.max_depth {
-                        let mut w = p.waits.lock().unwrap_or_else(|e| e.into_inner());
+                        let mut w = ringio::sync::lock(&p.waits);
                         let off = w.names.len() as u32;
                         w.names.extend_from_slice(e.name);
                         w.files.push(FileWait {
@@ -280,7 +291,7 @@ impl Visitor for Du<'_> {
 
     fn finish(&self, mut local: Local) {
         self.sink.write(&mut local.lines);
-        self.total.lock().unwrap_or_else(|e| e.into_inner()).add(&local.total);
+        ringio::sync::lock(&self.total).add(&local.total);
         if let Some(p) = self.progress {
             p.add(local.entries, local.bytes);
         }
@@ -382,8 +393,7 @@ impl Visitor for Du<'_> {
                 self.links.wait_dir(acc.key.clone(), dir.depth, path, total);
                 let no = acc.dir_no.load(Ordering::Relaxed);
                 if no != NO_DIR {
-                    let waits =
-                        std::mem::take(&mut *acc.waits.lock().unwrap_or_else(|e| e.into_inner()));
+                    let waits = std::mem::take(&mut *ringio::sync::lock(&acc.waits));
                     self.links.wait_files(no, waits);
                 }
             } else if dir.depth <= plan.max_depth && line::shown(plan, &total) {

@@ -173,8 +173,9 @@ impl Default for Args {
 pub enum ArgError {
     /// The message line; "Try --help" follows.
     Usage(Vec<u8>),
-    /// `invalid argument 'x' for '--opt'` with the list of valid ones.
-    BadChoice { value: String, option: String, valid: Vec<&'static str> },
+    /// argmatch's report: `invalid argument 'x' for '--opt'` and the
+    /// list of valid ones ([`cli::argmatch::lookup`]); "Try" follows.
+    BadChoice(Vec<u8>),
     /// A message printed without the "Try" line.
     Plain(Vec<u8>),
     /// getopt's own complaint (bytes: an invalid option may not be UTF-8).
@@ -190,14 +191,7 @@ fn choice<T: Copy + PartialEq>(
     option: &str,
     table: &[(&'static str, T)],
 ) -> Result<T, ArgError> {
-    cli::argmatch::argmatch(value.as_bytes(), table).map_err(|e| ArgError::BadChoice {
-        value: match e {
-            cli::argmatch::NoMatch::Ambiguous => format!("ambiguous:{value}"),
-            cli::argmatch::NoMatch::Invalid => value.into(),
-        },
-        option: option.into(),
-        valid: table.iter().map(|(n, _)| *n).collect(),
-    })
+    cli::argmatch::lookup(value.as_bytes(), table, option).map_err(ArgError::BadChoice)
 }
 
 const WHEN: &[(&str, When)] = &[
@@ -514,7 +508,7 @@ mod tests {
         assert!(
             matches!(p(&["-y"]), Err(ArgError::Getopt(e)) if e.text() == "invalid option -- 'y'")
         );
-        assert!(matches!(p(&["--sort=bogus"]), Err(ArgError::BadChoice { .. })));
+        assert!(matches!(p(&["--sort=bogus"]), Err(ArgError::BadChoice(_))));
         let a = p(&["--", "-l"]).unwrap();
         assert_eq!(a.files, vec![b"-l".to_vec()]);
     }

@@ -23,7 +23,6 @@ mod prefetch;
 pub mod print;
 pub mod sort;
 
-use cli::quote;
 use cli::users::Users;
 use cli::Out;
 use ringio::Errno;
@@ -84,74 +83,33 @@ pub fn run() -> i32 {
 /// argmatch failures exit 1 in GNU ls; its own checks exit 2.
 fn arg_error_status(e: &ArgError) -> i32 {
     match e {
-        ArgError::BadChoice { option, .. } if option != "time style" => 1,
+        ArgError::BadChoice(_) => 1,
         _ => EXIT_SERIOUS,
     }
 }
 
 fn report_arg_error(e: &ArgError) {
-    use cli::locale::tr;
     match e {
-        ArgError::Usage(m) => cli::msg::usage_error_bytes(m),
+        ArgError::Usage(m) | ArgError::BadChoice(m) => cli::msg::usage_error_bytes(m),
         ArgError::Getopt(e) => cli::msg::usage_error_bytes(&e.message()),
         ArgError::Plain(m) => cli::msg::error_bytes(&[m]),
-        ArgError::BadChoice { value, option, valid } => {
-            let (kind, v) = match value.strip_prefix("ambiguous:") {
-                Some(v) => (cli::argmatch::NoMatch::Ambiguous, v),
-                None => (cli::argmatch::NoMatch::Invalid, value.as_str()),
-            };
-            let mut s = cli::argmatch::complaint(kind, v.as_bytes(), option.as_bytes());
-            s.push(b'\n');
-            if option == "time style" {
-                // GNU spells this list out itself: with the `posix-`
-                // prefixes and the `+FORMAT` line, not through argmatch.
-                s.extend_from_slice(tr(c"Valid arguments are:\n"));
-                for n in ["full-iso", "long-iso", "iso", "locale"] {
-                    s.extend_from_slice(format!("  - [posix-]{n}\n").as_bytes());
-                }
-                s.extend_from_slice(tr(c"  - +FORMAT (e.g., +%H:%M) for a 'date'-style format\n"));
-                s.pop();
-            } else {
-                s.extend_from_slice(tr(c"Valid arguments are:"));
-                // argmatch lists synonyms on one line: "  - 'always', 'yes', 'force'".
-                for g in &group_synonyms(option, valid) {
-                    s.extend_from_slice(b"\n  - ");
-                    for (i, n) in g.iter().enumerate() {
-                        if i > 0 {
-                            s.extend_from_slice(b", ");
-                        }
-                        s.extend_from_slice(&quote::quote(n.as_bytes(), quote::Style::Locale));
-                    }
-                }
-            }
-            cli::msg::usage_error_bytes(&s);
-        }
     }
 }
 
-/// Groups argmatch values that mean the same thing, as GNU lists them.
-fn group_synonyms<'a>(option: &str, valid: &[&'a str]) -> Vec<Vec<&'a str>> {
-    let groups: &[&[&str]] = match option {
-        "--color" | "--classify" | "--hyperlink" | "--icons" => {
-            &[&["always", "yes", "force"], &["never", "no", "none"], &["auto", "tty", "if-tty"]]
-        }
-        "--format" => &[
-            &["verbose", "long"],
-            &["commas"],
-            &["horizontal", "across"],
-            &["vertical"],
-            &["single-column"],
-        ],
-        "--time" => &[&["atime", "access", "use"], &["ctime", "status"], &["birth", "creation"]],
-        _ => &[],
-    };
-    if groups.is_empty() {
-        return valid.iter().map(|v| vec![*v]).collect();
+/// A `--time-style` GNU ls doesn't know: argmatch's complaint, then the
+/// list GNU ls spells out itself (with the `posix-` prefixes and the
+/// `+FORMAT` line), not argmatch's.
+pub(crate) fn bad_time_style(why: cli::argmatch::NoMatch, value: &[u8]) -> Vec<u8> {
+    use cli::locale::tr;
+    let mut s = cli::argmatch::complaint(why, value, b"time style");
+    s.push(b'\n');
+    s.extend_from_slice(tr(c"Valid arguments are:\n"));
+    for n in ["full-iso", "long-iso", "iso", "locale"] {
+        s.extend_from_slice(format!("  - [posix-]{n}\n").as_bytes());
     }
-    groups
-        .iter()
-        .map(|g| g.iter().filter_map(|n| valid.iter().find(|v| *v == n).copied()).collect())
-        .collect()
+    s.extend_from_slice(tr(c"  - +FORMAT (e.g., +%H:%M) for a 'date'-style format\n"));
+    s.pop();
+    s
 }
 
 /// A directory waiting to be listed.

@@ -309,14 +309,9 @@ fn time_style(a: &Args, env: &Env) -> Result<TimeStyle, ArgError> {
         None => Ok(TimeStyle::parse_in("locale", cli::locale::info().time_hard)
             .unwrap_or_else(|_| TimeStyle::locale())),
         Some(s) => TimeStyle::parse_checked(&s).map_err(|e| match e {
-            StyleError::Choice { value: v, why } => ArgError::BadChoice {
-                value: match why {
-                    cli::argmatch::NoMatch::Ambiguous => format!("ambiguous:{v}"),
-                    cli::argmatch::NoMatch::Invalid => v,
-                },
-                option: "time style".into(),
-                valid: vec!["full-iso", "long-iso", "iso", "locale", "+FORMAT"],
-            },
+            StyleError::Choice { value: v, why } => {
+                ArgError::Usage(crate::bad_time_style(why, v.as_bytes()))
+            }
             StyleError::Format(f) => ArgError::Plain(cli::locale::trf(
                 c"invalid time style format %s",
                 &[&cli::quote::quote(f.as_bytes(), cli::quote::Style::Locale)],

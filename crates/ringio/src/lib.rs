@@ -27,6 +27,7 @@ mod engine;
 mod errno;
 mod exec;
 mod op;
+pub mod sync;
 pub mod sys;
 
 pub use dirent::{dtype, Dirent, DirentIter};

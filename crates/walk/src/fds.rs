@@ -57,7 +57,7 @@ impl Default for FdSlot {
 
 impl FdSlot {
     fn lock(&self) -> MutexGuard<'_, SlotState> {
-        self.st.lock().unwrap_or_else(|e| e.into_inner())
+        ringio::sync::lock(&self.st)
     }
 
     /// Whether a descriptor was ever installed.
@@ -107,7 +107,7 @@ impl FdSlot {
     }
 
     /// Closes the descriptor if nobody uses it. Returns whether it did.
-    fn try_evict(&self) -> bool {
+    pub(crate) fn try_evict(&self) -> bool {
         let Ok(mut s) = self.st.try_lock() else { return false };
         if s.fd < 0 || s.pins > 0 {
             return false;
@@ -177,7 +177,7 @@ impl Fds {
     }
 
     fn registry(&self) -> MutexGuard<'_, Vec<Arc<FdSlot>>> {
-        self.open.lock().unwrap_or_else(|e| e.into_inner())
+        ringio::sync::lock(&self.open)
     }
 
     /// The walk's clock, for a pin. It only advances when a descriptor is
@@ -248,4 +248,125 @@ pub(crate) fn threads_for_limit() -> usize {
 /// Whether an open failed for lack of descriptors.
 pub(crate) fn exhausted(e: Errno) -> bool {
     e == Errno::EMFILE || e == Errno(libc::ENFILE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{is_open, some_fd};
+
+    fn with_budget(n: usize) -> Fds {
+        Fds { budget: AtomicUsize::new(n), open: Mutex::new(Vec::new()), clock: AtomicU64::new(0) }
+    }
+
+    fn open_count(fds: &Fds) -> usize {
+        fds.registry().len()
+    }
+
+    /// Adopts a fresh descriptor into a new slot and unpins it.
+    fn idle(fds: &Fds) -> (Arc<FdSlot>, RawFd) {
+        let slot = Arc::new(FdSlot::default());
+        let fd = fds.adopt(&slot, some_fd());
+        slot.unpin();
+        (slot, fd)
+    }
+
+    #[test]
+    fn over_budget_the_least_recently_used_idle_one_closes() {
+        let fds = with_budget(3);
+        let (a, fa) = idle(&fds);
+        let (b, _) = idle(&fds);
+        let (c, fc) = idle(&fds);
+        // Using `a` after `b` was opened makes `b` the least recently used.
+        assert_eq!(a.try_pin(fds.tick()), Some(fa));
+        a.unpin();
+        let (d, fd) = idle(&fds);
+        assert_eq!(open_count(&fds), 3);
+        assert!(b.try_pin(fds.tick()).is_none(), "b should have been evicted");
+        assert!(b.was_opened());
+        for (s, f) in [(&a, fa), (&c, fc), (&d, fd)] {
+            assert_eq!(s.try_pin(fds.tick()), Some(f));
+            s.unpin();
+        }
+        // Untouched since, `a` (opened first) goes next.
+        let (e, _) = idle(&fds);
+        assert!(a.try_pin(fds.tick()).is_none(), "a should have been evicted");
+        for s in [&a, &b, &c, &d, &e] {
+            fds.finish(s);
+        }
+        assert_eq!(open_count(&fds), 0);
+    }
+
+    #[test]
+    fn pinned_descriptors_are_never_closed() {
+        let fds = with_budget(1);
+        let a = Arc::new(FdSlot::default());
+        let fa = fds.adopt(&a, some_fd());
+        let b = Arc::new(FdSlot::default());
+        let fb = fds.adopt(&b, some_fd());
+        // Both pinned: over budget, but nothing may close.
+        assert_eq!(open_count(&fds), 2);
+        assert!(is_open(fa) && is_open(fb));
+        assert!(!fds.relieve());
+        // After EMFILE the budget follows what is open (minus one).
+        assert_eq!(fds.budget.load(Ordering::Relaxed), 1);
+        a.unpin();
+        assert!(fds.relieve());
+        assert!(a.try_pin(0).is_none());
+        assert_eq!(open_count(&fds), 1);
+        assert_eq!(fds.budget.load(Ordering::Relaxed), 1);
+        b.unpin();
+        fds.finish(&b);
+    }
+
+    #[test]
+    fn a_finished_slot_stays_closed() {
+        let fds = with_budget(8);
+        let (a, _) = idle(&fds);
+        fds.finish(&a);
+        assert_eq!(open_count(&fds), 0);
+        assert!(a.try_pin(0).is_none());
+        // A late reopen of a finished directory is used, not kept.
+        let late = some_fd();
+        assert_eq!(fds.adopt(&a, late), late);
+        assert_eq!(open_count(&fds), 0);
+        assert!(a.try_pin(0).is_none());
+        let _ = ringio::sys::close(late);
+    }
+
+    #[test]
+    fn a_racing_reopen_keeps_the_first_descriptor() {
+        let fds = with_budget(8);
+        let a = Arc::new(FdSlot::default());
+        let first = fds.adopt(&a, some_fd());
+        let second = some_fd();
+        // Another thread had reopened it: theirs is pinned and returned,
+        // the new one closed.
+        assert_eq!(fds.adopt(&a, second), first);
+        assert_eq!(open_count(&fds), 1);
+        a.unpin();
+        a.unpin();
+        assert!(a.try_evict());
+        assert!(!a.try_evict());
+    }
+
+    #[test]
+    fn the_clock_moves_on_opens_only() {
+        let fds = with_budget(8);
+        let t0 = fds.tick();
+        let (a, _) = idle(&fds);
+        assert_eq!(fds.tick(), t0 + 1);
+        a.try_pin(fds.tick());
+        assert_eq!(fds.tick(), t0 + 1);
+        a.unpin();
+        fds.finish(&a);
+    }
+
+    #[test]
+    fn exhaustion_errors() {
+        assert!(exhausted(Errno::EMFILE));
+        assert!(exhausted(Errno(libc::ENFILE)));
+        assert!(!exhausted(Errno::ENOENT));
+        assert!(threads_for_limit() >= 1);
+    }
 }

@@ -33,6 +33,8 @@ mod parallel;
 mod reader;
 mod split;
 mod step;
+#[cfg(test)]
+mod testing;
 
 use std::os::fd::RawFd;
 

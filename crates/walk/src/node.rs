@@ -43,48 +43,19 @@ impl<A> DirNode<A> {
         acc: A,
     ) -> Arc<DirNode<A>> {
         let name_start = e.path.len() - e.name.len();
-        Self::new(
-            e.path.to_vec(),
-            name_start,
-            e.depth,
-            e.d_type,
-            e.ino,
-            stat,
-            e.stat_error,
-            e.followed,
-            e.index,
-            parent,
-            acc,
-        )
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        path: Vec<u8>,
-        name_start: usize,
-        depth: usize,
-        d_type: u8,
-        ino: u64,
-        stat: Option<Statx>,
-        stat_error: Option<Errno>,
-        followed: bool,
-        index: usize,
-        parent: Option<Arc<DirNode<A>>>,
-        acc: A,
-    ) -> Arc<DirNode<A>> {
         if let Some(p) = &parent {
             p.remaining.fetch_add(1, Ordering::AcqRel);
         }
         Arc::new(DirNode {
-            path,
+            path: e.path.to_vec(),
             name_start,
-            depth,
-            d_type,
-            ino,
+            depth: e.depth,
+            d_type: e.d_type,
+            ino: e.ino,
             stat,
-            stat_error,
-            followed,
-            index,
+            stat_error: e.stat_error,
+            followed: e.followed,
+            index: e.index,
             parent,
             slot: Arc::default(),
             remaining: AtomicUsize::new(1),
@@ -141,4 +112,54 @@ impl<A> DirNode<A> {
 /// The d_type matching a stat's file type.
 pub(crate) fn dtype_of(st: &Statx) -> u8 {
     ringio::dtype::from_mode(st.stx_mode as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::testing::dir_node;
+
+    #[test]
+    fn names_and_relative_paths() {
+        let root = dir_node(b"/", None, None, 0);
+        let a = dir_node(b"/a", Some(&root), None, 1);
+        let b = dir_node(b"/a/bb", Some(&a), None, 2);
+        assert_eq!(root.name(), b"/");
+        assert_eq!(a.name(), b"a");
+        assert_eq!(b.name(), b"bb");
+        assert_eq!(b.depth, 2);
+        // A root ending in '/' has no separator after it to skip.
+        assert_eq!(b.rel_to(&root), b"a/bb");
+        assert_eq!(b.rel_to(&a), b"bb");
+        let top = dir_node(b"t", None, None, 0);
+        let c = dir_node(b"t/c", Some(&top), None, 0);
+        let d = dir_node(b"t/c/d", Some(&c), None, 0);
+        assert_eq!(d.rel_to(&top), b"c/d");
+        assert_eq!(top.name(), b"t");
+    }
+
+    #[test]
+    fn a_subtree_finishes_when_its_last_child_does() {
+        let root = dir_node(b"r", None, None, 0);
+        let a = dir_node(b"r/a", Some(&root), None, 0);
+        let b = dir_node(b"r/b", Some(&root), None, 0);
+        // The root's own listing, then each child.
+        assert!(!root.finish_one());
+        assert!(a.finish_one());
+        assert!(!root.finish_one());
+        assert!(b.finish_one());
+        assert!(root.finish_one());
+    }
+
+    #[test]
+    fn dev_ino_comes_from_the_stat() {
+        let s = crate::testing::Scratch::new("node");
+        let st = crate::testing::stat_of(&s.0);
+        let n = dir_node(b"x", None, Some(st), 0);
+        let id = n.dev_ino().unwrap();
+        use std::os::unix::fs::MetadataExt;
+        let m = std::fs::metadata(&s.0).unwrap();
+        assert_eq!((id.dev, id.ino), (m.dev(), m.ino()));
+        assert_eq!(super::dtype_of(&st), ringio::dtype::DIR);
+        assert!(dir_node(b"y", None, None, 0).dev_ino().is_none());
+    }
 }

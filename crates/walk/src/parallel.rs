@@ -11,7 +11,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use crate::fds::Fds;
 use crate::reader::{self, Listing, Reader};
 use crate::split::{self, StatJob};
-use crate::step::{self, Node};
+use crate::step::{self, Env, Node};
 use crate::{Options, Visitor};
 
 /// A big directory is read, stat'ed and visited this many entries at a
@@ -48,7 +48,7 @@ struct Shared<V: Visitor> {
 
 impl<V: Visitor> Shared<V> {
     fn lock(&self) -> MutexGuard<'_, Queue<V>> {
-        self.q.lock().unwrap_or_else(|e| e.into_inner())
+        ringio::sync::lock(&self.q)
     }
 }
 
@@ -128,7 +128,8 @@ impl<V: Visitor> Worker<V> {
                         break;
                     }
                     let (list, path, local) = (&self.list, &mut self.path, &mut self.local);
-                    if let Some(k) = step::entry(&node, fd, list, i, path, v, local, stop) {
+                    let env = Env { v, fds: &sh.fds, stop };
+                    if let Some(k) = step::entry(env, &node, fd, list, i, path, local) {
                         self.kids.push(Work::Dir(k));
                     }
                 }
@@ -207,7 +208,7 @@ impl<V: Visitor> Worker<V> {
                 return;
             }
             q.waiting += 1;
-            q = sh.cv.wait(q).unwrap_or_else(|e| e.into_inner());
+            q = ringio::sync::wait(&sh.cv, q);
             q.waiting -= 1;
         }
     }

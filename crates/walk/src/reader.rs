@@ -101,6 +101,15 @@ impl Listing {
         self.ents.len()
     }
 
+    /// Appends an entry as getdents would have given it.
+    #[cfg(test)]
+    pub fn push(&mut self, name: &[u8], d_type: u8, ino: u64) {
+        let off = self.names.len() as u32;
+        self.names.extend_from_slice(name);
+        self.names.push(0);
+        self.ents.push(RawEnt { off, len: name.len() as u32, d_type, ino });
+    }
+
     fn sort(&mut self) {
         let names = &self.names;
         self.ents.sort_unstable_by(|a, b| {
@@ -428,3 +437,71 @@ fn stat_flags() -> i32 {
 
 /// lstat of a root operand, which may be `.` or a mount point: no DONT_SYNC.
 const ROOT_LSTAT: i32 = libc::AT_SYMLINK_NOFOLLOW | libc::AT_NO_AUTOMOUNT;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn listing_names_sort_and_stats() {
+        let mut l = Listing::default();
+        for n in [&b"b"[..], b"a", b"\xff", b"ab"] {
+            l.push(n, dtype::REG, 1);
+        }
+        assert_eq!(l.len(), 4);
+        assert_eq!(l.name(2), b"\xff");
+        l.sort();
+        let names: Vec<&[u8]> = (0..l.len()).map(|i| l.name(i)).collect();
+        assert_eq!(names, [&b"a"[..], b"ab", b"b", b"\xff"]);
+        // Nothing stat'ed: every entry says so, and no statx is kept.
+        assert!(matches!(l.stat(0), StatRef::None));
+        assert!(l.stx.is_empty());
+        l.prepare_stats();
+        assert_eq!(l.outcomes, vec![Outcome::None; 4]);
+        assert_eq!(l.stx.len(), 4);
+        l.outcomes[1] = Outcome::Err(Errno::ENOENT);
+        assert!(matches!(l.stat(1), StatRef::Err(e) if e == Errno::ENOENT));
+        l.base = 7;
+        l.clear();
+        assert_eq!((l.len(), l.base, l.outcomes.len()), (0, 0, 0));
+        // The statx slots are kept for the next batch.
+        assert_eq!(l.stx.len(), 4);
+    }
+
+    #[test]
+    fn stat_range_follows_as_asked() {
+        let s = crate::testing::Scratch::new("reader");
+        std::fs::write(s.join("f"), b"12345").unwrap();
+        std::os::unix::fs::symlink("f", s.join("ln")).unwrap();
+        std::os::unix::fs::symlink("nowhere", s.join("dangling")).unwrap();
+        let mut l = Listing::default();
+        for n in ["f", "ln", "ln", "dangling", "gone", "f"] {
+            l.push(n.as_bytes(), dtype::UNKNOWN, 0);
+        }
+        let needs = [
+            StatNeed::Lstat,
+            StatNeed::Lstat,
+            StatNeed::Follow,
+            StatNeed::Follow,
+            StatNeed::Lstat,
+            StatNeed::None,
+        ];
+        let dir = std::fs::File::open(&s.0).unwrap();
+        use std::os::fd::AsRawFd;
+        l.prepare_stats();
+        let Listing { names, ents, outcomes, stx, .. } = &mut l;
+        stat_range(dir.as_raw_fd(), names, ents, &needs, outcomes, stx);
+        let kind = |i: usize| l.stx[i].stx_mode as u32 & libc::S_IFMT;
+        assert_eq!(l.outcomes[0], Outcome::Ok { followed: false });
+        assert_eq!((kind(0), l.stx[0].stx_size), (libc::S_IFREG, 5));
+        assert_eq!(l.outcomes[1], Outcome::Ok { followed: false });
+        assert_eq!(kind(1), libc::S_IFLNK);
+        assert_eq!(l.outcomes[2], Outcome::Ok { followed: true });
+        assert_eq!(kind(2), libc::S_IFREG);
+        // A dangling link under Follow is reported as itself.
+        assert_eq!(l.outcomes[3], Outcome::Ok { followed: false });
+        assert_eq!(kind(3), libc::S_IFLNK);
+        assert_eq!(l.outcomes[4], Outcome::Err(Errno::ENOENT));
+        assert_eq!(l.outcomes[5], Outcome::None);
+    }
+}

@@ -70,18 +70,18 @@ impl StatJob {
         let mut stx = vec![ringio::sys::statx_zeroed(); r.len()];
         let n = &self.names;
         stat_range(self.dirfd, &n.names, &n.ents[r.clone()], &n.needs[r], &mut out, &mut stx);
-        *self.result.lock().unwrap_or_else(|e| e.into_inner()) = Some((out, stx));
+        *ringio::sync::lock(&self.result) = Some((out, stx));
         self.done.notify_all();
         true
     }
 
     fn wait(&self) -> (Vec<Outcome>, Vec<Statx>) {
-        let mut g = self.result.lock().unwrap_or_else(|e| e.into_inner());
+        let mut g = ringio::sync::lock(&self.result);
         loop {
             if let Some(v) = g.take() {
                 return v;
             }
-            g = self.done.wait(g).unwrap_or_else(|e| e.into_inner());
+            g = ringio::sync::wait(&self.done, g);
         }
     }
 }
@@ -142,6 +142,94 @@ pub(crate) fn stat_shared(
         Err(shared) => {
             list.names = shared.names.clone();
             list.ents = shared.ents.clone();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::Scratch;
+    use std::os::fd::AsRawFd;
+
+    /// A directory of `n` files, file `i` holding `i` bytes, listed.
+    fn listing(s: &Scratch, n: usize) -> Listing {
+        let mut l = Listing::default();
+        for i in 0..n {
+            let name = format!("f{i:04}");
+            std::fs::write(s.join(&name), vec![b'x'; i]).unwrap();
+            l.push(name.as_bytes(), ringio::dtype::REG, 0);
+        }
+        l
+    }
+
+    /// Every entry stat'ed, in its own slot, and the names given back.
+    fn check(l: &Listing, n: usize) {
+        assert_eq!(l.len(), n);
+        for i in 0..n {
+            assert_eq!(l.name(i), format!("f{i:04}").as_bytes());
+            assert_eq!(l.outcomes[i], Outcome::Ok { followed: false }, "entry {i}");
+            assert_eq!(l.stx[i].stx_size, i as u64, "entry {i}'s statx");
+        }
+    }
+
+    #[test]
+    fn sizes_by_latency() {
+        assert_eq!(sizes(false), (SPLIT_AT, CHUNK));
+        assert_eq!(sizes(true), (REMOTE_SPLIT_AT, REMOTE_CHUNK));
+        const { assert!(REMOTE_SPLIT_AT < SPLIT_AT && REMOTE_CHUNK < CHUNK) };
+    }
+
+    #[test]
+    fn nobody_helps_the_owner_does_it_all() {
+        let s = Scratch::new("split-alone");
+        let mut l = listing(&s, 50);
+        let dir = std::fs::File::open(&s.0).unwrap();
+        let mut published = 0;
+        stat_shared(dir.as_raw_fd(), &mut l, vec![StatNeed::Lstat; 50], 8, |jobs| {
+            // Chunks after the owner's first: 8..16, …, 48..50.
+            published = jobs.len();
+            assert_eq!(jobs.last().unwrap().range, 48..50);
+        });
+        assert_eq!(published, 6);
+        check(&l, 50);
+    }
+
+    #[test]
+    fn helpers_take_chunks_and_may_keep_them() {
+        let s = Scratch::new("split-help");
+        let mut l = listing(&s, 100);
+        let dir = std::fs::File::open(&s.0).unwrap();
+        let kept = std::sync::Mutex::new(Vec::new());
+        std::thread::scope(|sc| {
+            stat_shared(dir.as_raw_fd(), &mut l, vec![StatNeed::Lstat; 100], 7, |jobs| {
+                // Another thread runs every other chunk, from the back, as
+                // the LIFO stack would hand them out, and keeps its Arcs
+                // (the names go back to the listing by copy then).
+                let theirs: Vec<_> = jobs.iter().rev().step_by(2).cloned().collect();
+                sc.spawn(move || {
+                    let ran = theirs.iter().filter(|j| j.try_run()).count();
+                    assert!(ran <= theirs.len());
+                });
+                kept.lock().unwrap().extend(jobs);
+            });
+        });
+        check(&l, 100);
+        // A chunk runs once: whoever comes late is told so.
+        assert!(kept.lock().unwrap().iter().all(|j| !j.try_run()));
+    }
+
+    #[test]
+    fn needs_are_per_entry() {
+        let s = Scratch::new("split-needs");
+        let mut l = listing(&s, 20);
+        let dir = std::fs::File::open(&s.0).unwrap();
+        let needs: Vec<_> =
+            (0..20).map(|i| if i % 3 == 0 { StatNeed::None } else { StatNeed::Lstat }).collect();
+        stat_shared(dir.as_raw_fd(), &mut l, needs, 4, drop);
+        for i in 0..20 {
+            let want = if i % 3 == 0 { Outcome::None } else { Outcome::Ok { followed: false } };
+            assert_eq!(l.outcomes[i], want, "entry {i}");
         }
     }
 }

@@ -15,6 +15,21 @@ use crate::{Entry, Options, Visit, Visitor, WalkError};
 
 pub(crate) type Node<V> = Arc<DirNode<<V as Visitor>::Acc>>;
 
+/// What every step of one walk shares: the visitor, the descriptor budget
+/// and the flag a `Visit::Quit` raises.
+pub(crate) struct Env<'a, V> {
+    pub v: &'a V,
+    pub fds: &'a Fds,
+    pub stop: &'a AtomicBool,
+}
+
+impl<V> Clone for Env<'_, V> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<V> Copy for Env<'_, V> {}
+
 /// Stats and visits a root operand; returns its node if the walk descends.
 pub(crate) fn root<V: Visitor>(
     rd: &mut Reader,
@@ -62,17 +77,16 @@ pub(crate) fn root<V: Visitor>(
 /// Opens, reads and stats `node` into `list` (the whole listing). Returns
 /// its pinned descriptor, or `None` (after reporting) when it could not be
 /// opened.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn open_read<V: Visitor>(
+    env: Env<'_, V>,
     rd: &mut Reader,
-    fds: &Fds,
     node: &Node<V>,
     list: &mut Listing,
     opts: &Options,
-    v: &V,
     local: &mut V::Local,
 ) -> Option<Pinned> {
-    let pin = open(rd, fds, node, list, v, local)?;
+    let v = env.v;
+    let pin = open(rd, env.fds, node, list, v, local)?;
     if let Err(e) = rd.read(pin.fd, dev_size(node), list, opts.sort) {
         v.error(local, &WalkError::Read { path: node.path.clone(), errno: e }, Some(&node.acc));
     }
@@ -108,17 +122,16 @@ pub(crate) fn dev_size<A>(node: &DirNode<A>) -> Option<(u64, u64)> {
 /// Visits entry `i` of `node`'s listing, `dirfd` being `node`'s pinned
 /// descriptor (or `AT_FDCWD` when it can't be had: the entry is then named
 /// by its whole path); returns the child to descend into.
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn entry<V: Visitor>(
+    env: Env<'_, V>,
     node: &Node<V>,
     dirfd: RawFd,
     list: &Listing,
     i: usize,
     path: &mut Vec<u8>,
-    v: &V,
     local: &mut V::Local,
-    stop: &AtomicBool,
 ) -> Option<Node<V>> {
+    let Env { v, stop, .. } = env;
     let name = list.name(i);
     path.clear();
     path.extend_from_slice(&node.path);

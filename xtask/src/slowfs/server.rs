@@ -321,7 +321,7 @@ impl DelayQueue {
     }
 
     fn stop(&self) {
-        self.state.lock().unwrap_or_else(|p| p.into_inner()).stop = true;
+        ringio::sync::lock(&self.state).stop = true;
         self.due.notify_all();
     }
 }

@@ -46,7 +46,7 @@ impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
         // A worker never panics while holding the lock (operations don't
         // panic), but if one did, the state is still consistent.
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        crate::sync::lock(&self.state)
     }
 }
 
@@ -196,7 +196,7 @@ impl ThreadExec {
                 continue;
             }
             st.caller_waiting = true;
-            st = self.shared.done.wait(st).unwrap_or_else(|e| e.into_inner());
+            st = crate::sync::wait(&self.shared.done, st);
             st.caller_waiting = false;
         }
     }
@@ -215,7 +215,7 @@ fn worker(shared: &Shared) {
         }
         let Some(mut chunk) = st.queue.pop_front() else {
             st.sleeping += 1;
-            st = shared.work.wait(st).unwrap_or_else(|e| e.into_inner());
+            st = crate::sync::wait(&shared.work, st);
             st.sleeping -= 1;
             continue;
         };

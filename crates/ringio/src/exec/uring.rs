@@ -124,7 +124,7 @@ fn caps_sized(entries: u32) -> Option<&'static Caps> {
             }
             if entries > 4 {
                 let me = std::thread::current().id();
-                *PROBE_RING.lock().unwrap_or_else(|e| e.into_inner()) = Some((entries, me, ring));
+                *crate::sync::lock(&PROBE_RING) = Some((entries, me, ring));
             }
             return Some(Caps { flags, probe });
         }
@@ -269,7 +269,7 @@ impl UringExec {
         let caps =
             caps_sized(entries).ok_or_else(|| std::io::Error::from_raw_os_error(libc::ENOSYS))?;
         let probed = {
-            let mut g = PROBE_RING.lock().unwrap_or_else(|e| e.into_inner());
+            let mut g = crate::sync::lock(&PROBE_RING);
             let mine = g
                 .as_ref()
                 .is_some_and(|(n, t, _)| *n == entries && *t == std::thread::current().id());

@@ -1,0 +1,93 @@
+//! What the unit tests share: scratch directories, descriptors to hand
+//! the budget, and directory nodes built as the walk builds them.
+
+use std::os::fd::{IntoRawFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use ringio::{dtype, Statx};
+
+use crate::node::DirNode;
+use crate::Entry;
+
+/// A directory removed on drop.
+pub(crate) struct Scratch(pub PathBuf);
+
+impl Scratch {
+    pub fn new(tag: &str) -> Scratch {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let p = std::env::temp_dir().join(format!(
+            "walk-unit-{tag}-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = std::fs::remove_dir_all(&p);
+        std::fs::create_dir_all(&p).unwrap();
+        Scratch(p)
+    }
+
+    pub fn join(&self, p: &str) -> PathBuf {
+        self.0.join(p)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A fresh descriptor (of /dev/null) for the budget to own.
+pub(crate) fn some_fd() -> RawFd {
+    std::fs::File::open("/dev/null").unwrap().into_raw_fd()
+}
+
+/// Whether `fd` is an open descriptor of this process.
+pub(crate) fn is_open(fd: RawFd) -> bool {
+    Path::new(&format!("/proc/self/fd/{fd}")).exists()
+}
+
+/// The statx of `p`, as the walker takes it.
+pub(crate) fn stat_of(p: &Path) -> Statx {
+    let c = std::ffi::CString::new(p.as_os_str().as_bytes()).unwrap();
+    let mut st = ringio::sys::statx_zeroed();
+    ringio::sys::statx(
+        libc::AT_FDCWD,
+        &c,
+        libc::AT_SYMLINK_NOFOLLOW,
+        libc::STATX_BASIC_STATS,
+        &mut st,
+    )
+    .unwrap();
+    st
+}
+
+/// A directory node for `path` (its last component is the name), under
+/// `parent`, with the stat given, as the walk makes one from an entry.
+pub(crate) fn dir_node(
+    path: &[u8],
+    parent: Option<&Arc<DirNode<u32>>>,
+    stat: Option<Statx>,
+    acc: u32,
+) -> Arc<DirNode<u32>> {
+    let start = match parent {
+        Some(_) => path.iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1),
+        None => 0,
+    };
+    let e = Entry {
+        path,
+        name: &path[start..],
+        depth: parent.map_or(0, |p| p.depth + 1),
+        d_type: dtype::DIR,
+        ino: 0,
+        stat: None,
+        stat_error: None,
+        followed: false,
+        dirfd: libc::AT_FDCWD,
+        rel_name: path,
+        index: 0,
+    };
+    DirNode::from_entry(&e, stat, parent.cloned(), acc)
+}
