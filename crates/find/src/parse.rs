@@ -519,7 +519,7 @@ impl P {
                 return Err(ParseError::Print(cli::opts::version(
                     "lfind",
                     "find",
-                    ringio::default_backend(),
+                    ringio::Workload::Batches,
                 )))
             }
             Id::Name | Id::Iname => {
