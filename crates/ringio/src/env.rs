@@ -28,15 +28,16 @@ pub(crate) struct Settings {
 pub(crate) fn get() -> &'static Settings {
     static S: OnceLock<Settings> = OnceLock::new();
     S.get_or_init(|| {
-        let var = |name: &str| std::env::var(name).ok();
-        let count = |name: &str| var(name)?.trim().parse::<usize>().ok().filter(|&n| n > 0);
-        let backend_raw = var("RINGIO_BACKEND");
+        let var = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty());
+        let count =
+            |name: &str| var(name)?.to_str()?.trim().parse::<usize>().ok().filter(|&n| n > 0);
+        let backend = var("RINGIO_BACKEND");
         Settings {
-            backend: backend_raw.as_deref().and_then(Backend::parse),
-            backend_set: std::env::var_os("RINGIO_BACKEND").is_some_and(|v| !v.is_empty()),
+            backend: backend.as_ref().and_then(|v| Backend::parse(v.to_str()?)),
+            backend_set: backend.is_some(),
             threads: count("RINGIO_THREADS"),
             depth: count("RINGIO_DEPTH"),
-            fault: var("RINGIO_FAULT"),
+            fault: var("RINGIO_FAULT").and_then(|v| v.into_string().ok()),
         }
     })
 }
