@@ -8,7 +8,10 @@ use crate::arena::Arena;
 use crate::exec::{sync::SyncExec, threads::ThreadExec, uring, uring::UringExec, Exec, Job};
 use crate::op::{getdents_fill_hinted, Completion, Data, Op, Token};
 
-/// Which executor runs the operations.
+/// Which executor runs the operations. Only the engine, its tests and the
+/// benches name one: tools state a [`Workload`] (or use [`crate::Walkers`])
+/// and ask capability questions ([`Engine::concurrent`], …), so the policy
+/// lives here alone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
     /// io_uring for every operation that has an opcode; the rest inline.
@@ -277,7 +280,8 @@ impl Engine {
         Engine::with_config(Config { workload, ..Config::default() })
     }
 
-    /// The executor actually in use (after any fallback).
+    /// The executor actually in use (after any fallback), for tests and
+    /// benches; callers shape their work with the capability questions below.
     pub fn backend(&self) -> Backend {
         self.backend
     }
