@@ -102,8 +102,9 @@ fn worker(sh: &Shared) -> u64 {
         busy = true;
         let ends = ringio::sys::fs::dir_end_offsets(sh.fs, size);
         loop {
-            let eof = ringio::getdents_fill_hinted(fd, &mut buf, ends.as_ref().map_or(&[], |e| e))
-                .unwrap_or(true);
+            let eof =
+                ringio::sys::getdents_fill_hinted(fd, &mut buf, ends.as_ref().map_or(&[], |e| e))
+                    .unwrap_or(true);
             for d in DirentIter::new(&buf) {
                 if d.is_dot_or_dotdot() {
                     continue;

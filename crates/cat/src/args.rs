@@ -180,10 +180,8 @@ pub fn help(prog: &str) -> String {
 
 /// `--version`: names lcat itself whatever argv[0] is, as GNU's does.
 pub fn version() -> String {
-    // lcat's copy loop is one dependent chain: sync unless told otherwise
-    // (see copy::engine).
-    let backend = ringio::Backend::from_env().unwrap_or(ringio::Backend::Sync);
-    cli::opts::version("lcat", "cat", backend)
+    // lcat's copy loop is one dependent chain (see copy::engine).
+    cli::opts::version("lcat", "cat", ringio::Workload::Chain)
 }
 
 #[cfg(test)]

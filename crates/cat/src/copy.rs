@@ -40,7 +40,7 @@
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 
 use ringio::sys::copy::{self as kc, Stat};
-use ringio::{Backend, Completion, Config, Data, Engine, Errno};
+use ringio::{Completion, Data, Engine, Errno, Workload};
 
 use crate::error::{Error, Fatal, FileError, FileErrorKind};
 use crate::format::{FormatOpts, Formatter};
@@ -106,17 +106,11 @@ enum Fast {
     Fallback,
 }
 
-/// The engine the copy loop runs on: `RINGIO_BACKEND` when set, else inline
-/// syscalls. cat's operations form one dependent chain (read, then write
-/// what was read, …), so worker threads could only add hand-offs, and on a
-/// warm cache io_uring READ/WRITE/SPLICE is never faster than the syscalls
-/// (research §5a: ring SPLICE 42 GB/s vs 60 to /dev/null).
+/// The engine the copy loop runs on: cat's operations form one dependent
+/// chain (read, then write what was read, …); ringio picks the executor
+/// for that (see [`Workload::Chain`]).
 pub fn engine() -> Engine {
-    Engine::with_config(Config {
-        backend: Some(Backend::from_env().unwrap_or(Backend::Sync)),
-        threads: Some(1),
-        depth: Some(8),
-    })
+    Engine::for_workload(Workload::Chain)
 }
 
 /// The copy loop's state across operands.

@@ -690,14 +690,12 @@ pub fn check_table<I>(opts: &[Opt<I>], getopt_order: &[&str]) -> Result<(), Stri
 
 /// `--version`: the tool's own name (whatever argv[0] says, as GNU's
 /// tools do) and version, what it replaces, and the engine backend it runs
-/// on here (`backend`: the tool's choice, which follows RINGIO_BACKEND).
-pub fn version(name: &str, gnu: &str, backend: ringio::Backend) -> String {
-    let forced = std::env::var_os("RINGIO_BACKEND").is_some_and(|v| !v.is_empty());
+/// on here for the tool's `workload` (which follows RINGIO_BACKEND).
+pub fn version(name: &str, gnu: &str, workload: ringio::Workload) -> String {
     format!(
-        "{name} (ringutils) {}\nGNU {gnu} compatible.\nengine: {}{} ({})\nLicense MIT OR Apache-2.0.\n",
+        "{name} (ringutils) {}\nGNU {gnu} compatible.\nengine: {} ({})\nLicense MIT OR Apache-2.0.\n",
         env!("CARGO_PKG_VERSION"),
-        backend.name(),
-        if forced { ", from RINGIO_BACKEND" } else { "" },
+        workload.describe(),
         uring_words(),
     )
 }

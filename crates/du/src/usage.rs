@@ -139,7 +139,7 @@ pub fn help(prog: &str) -> String {
 
 /// `--version`: names ldu itself whatever argv[0] is, as GNU's does.
 pub fn version() -> String {
-    cli::opts::version("ldu", "du", ringio::default_backend())
+    cli::opts::version("ldu", "du", ringio::Workload::Batches)
 }
 
 #[cfg(test)]

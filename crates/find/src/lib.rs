@@ -116,7 +116,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     let finder = eval::Finder::new(&plan);
     let opts = walk::Options {
         threads: plan.threads,
-        backend: None,
+        engine: ringio::Config::default(),
         ordered: needs_order(&plan),
         sort: plan.sort,
         follow_roots: plan.follow != Follow::Never,

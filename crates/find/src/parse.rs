@@ -865,7 +865,7 @@ fn parser(id: Id) -> Option<ParseFn> {
             Err(ParseError::Print(primaries::help(cli::progname(), styled)))
         },
         Id::Version => |_, _| {
-            Err(ParseError::Print(cli::opts::version("lfind", "find", ringio::default_backend())))
+            Err(ParseError::Print(cli::opts::version("lfind", "find", ringio::Workload::Batches)))
         },
     };
     Some(f)

@@ -38,18 +38,6 @@ const OP_XLIST: u64 = 7;
 const OP_LABEL: u64 = 8;
 const OP_BITS: u64 = 4;
 
-/// Most operations a directory listing keeps in flight (see `read_dir_with`):
-/// with the thread pool every finished one is a ~300-byte completion
-/// waiting to be collected; io_uring hands completions back a ring's worth
-/// at a time and keeps the rest as small queued requests, so it can afford
-/// a deeper pipeline (10,000-entry `-al`: 20,000 requests, all in flight).
-fn window(b: ringio::Backend) -> usize {
-    match b {
-        ringio::Backend::Uring => 32 * 1024,
-        _ => 4096,
-    }
-}
-
 const TOK_OPEN: u64 = u64::MAX;
 const TOK_DENTS: u64 = u64::MAX - 1;
 const TOK_CLOSE: u64 = u64::MAX - 2;
@@ -123,8 +111,8 @@ impl ByFd {
 /// The gatherer: one engine, reused for every directory.
 pub struct Gather {
     eng: Engine,
-    /// An inline engine for small directories, unless RINGIO_BACKEND
-    /// forces one executor for everything.
+    /// An engine for small directories (see [`Engine::for_small_jobs`]),
+    /// when the main one is not to do everything.
     inline: Option<Engine>,
     /// `eng` and `inline` are currently exchanged.
     swapped: bool,
@@ -185,19 +173,10 @@ impl Gather {
         if birth {
             mask |= libc::STATX_BTIME;
         }
-        // A deep ring when io_uring runs: 10,000 stats + ACL checks then
-        // take a handful of enters (the thread pool ignores the depth).
-        let depth = if std::env::var_os("RINGIO_DEPTH").is_some() { None } else { Some(4096) };
-        let eng =
-            Engine::with_config(ringio::Config { depth, threads, ..ringio::Config::default() });
-        let inline = if ringio::Backend::from_env().is_some() {
-            None
-        } else {
-            Some(Engine::with_config(ringio::Config {
-                backend: Some(ringio::Backend::Sync),
-                ..ringio::Config::default()
-            }))
-        };
+        // A listing's stats and attribute questions go out thousands at once.
+        let workload = ringio::Workload::BigBatches;
+        let eng = Engine::with_config(ringio::Config { workload, threads, ..Default::default() });
+        let inline = Engine::for_small_jobs();
         let ignore_dtype = std::env::var_os("LSR_IGNORE_DTYPE").is_some_and(|v| v == "1");
         Gather {
             eng,
@@ -446,7 +425,7 @@ impl Gather {
         let wants_acl = long && not_link && !self.no_acl && !skip_acl;
         // GNU shows a file's SELinux context with -Z, and marks it `.` in -l.
         let wants_label = (long || plan.context) && !self.no_label && !skip_acl;
-        if wants_acl || (wants_label && self.uring()) {
+        if wants_acl || (wants_label && self.getxattr_each()) {
             // GNU asks getxattr (following links) of the file's path; relative
             // to the directory's descriptor it is a one-component lookup. The
             // ring's GETXATTR resolves from the cwd only: on a local file
@@ -464,7 +443,7 @@ impl Gather {
                 }
                 _ => (dirfd, name),
             };
-            if self.uring() {
+            if self.getxattr_each() {
                 // The ring has no LISTXATTR: one GETXATTR per question,
                 // batched (no more syscalls); a context only where the
                 // directory has one (see `labels_here`).
@@ -487,7 +466,7 @@ impl Gather {
             }
             self.abs = abs;
         }
-        if wants_label && !self.uring() && !wants_acl {
+        if wants_label && !self.getxattr_each() && !wants_acl {
             // -Z alone, or a symlink under -l: its own context (lgetxattr).
             let b = Vec::with_capacity(256);
             self.eng.getxattr(tok(i, OP_LABEL), dirfd, name, SELINUX, not_link, b);
@@ -575,7 +554,7 @@ impl Gather {
         let mut left = 0;
         let mut p = [0u8; 32];
         let p = proc_fd(&mut p, fd);
-        if !self.uring() && (!self.no_acl || !self.no_label) {
+        if !self.getxattr_each() && (!self.no_acl || !self.no_label) {
             // One LISTXATTR answers the ACL and context questions.
             self.eng.listxattr(tok(i, OP_XLIST), libc::AT_FDCWD, p, true, Vec::new());
             left += 1;
@@ -642,16 +621,17 @@ impl Gather {
         r
     }
 
-    /// Whether the engine in use is a ring.
-    fn uring(&self) -> bool {
-        self.eng.backend() == ringio::Backend::Uring
+    /// Whether the engine in use asks one getxattr per attribute question
+    /// (see [`Engine::prefers_getxattr`]) rather than one listxattr.
+    fn getxattr_each(&self) -> bool {
+        self.eng.prefers_getxattr()
     }
 
-    /// The main engine's backend, whichever engine is in use now.
-    fn main_backend(&self) -> ringio::Backend {
+    /// The main engine, whichever engine is in use now.
+    fn main_engine(&self) -> &Engine {
         match (&self.inline, self.swapped) {
-            (Some(i), true) => i.backend(),
-            _ => self.eng.backend(),
+            (Some(i), true) => i,
+            _ => &self.eng,
         }
     }
 
@@ -685,7 +665,7 @@ impl Gather {
         self.no_acl = false;
         self.no_label = false;
         self.labels_here = true;
-        if (plan.long() || plan.context) && self.main_backend() == ringio::Backend::Uring {
+        if (plan.long() || plan.context) && self.main_engine().prefers_getxattr() {
             let r = ringio::sys::getxattrat(fd, c".", SELINUX, true, &mut Vec::new());
             self.labels_here = r.is_ok();
         }
@@ -728,8 +708,7 @@ impl Gather {
             }
         };
         self.by_fd.reset();
-        let need_abs =
-            (plan.long() || plan.json) && self.eng.backend() == ringio::Backend::Uring && !remote;
+        let need_abs = (plan.long() || plan.json) && self.eng.prefers_getxattr() && !remote;
         self.abs = if need_abs { self.abs_dir(path) } else { None };
         if let Some(a) = self.abs.as_mut() {
             if a.last() != Some(&b'/') {
@@ -745,7 +724,7 @@ impl Gather {
         // each, so an unbounded pipeline on a huge directory would hold
         // them all at once.
         let mut next_dents: Option<Vec<u8>> = None;
-        let window = window(self.eng.backend());
+        let window = self.eng.stat_window();
         while first.is_some() || next_dents.is_some() || self.eng.outstanding() > 0 {
             if next_dents.is_some() && self.eng.outstanding() <= window {
                 if let Some(b) = next_dents.take() {
@@ -806,14 +785,7 @@ impl Gather {
                             listing_done = true;
                         } else {
                             let mut b = c.take_buf();
-                            // Threads: 64 KiB batches keep the workers fed
-                            // (research §3f). io_uring runs getdents inline
-                            // anyway, so bigger batches just save enters.
-                            let size = if self.eng.backend() == ringio::Backend::Uring {
-                                256 * 1024
-                            } else {
-                                ringio::DEFAULT_DENTS_BUF
-                            };
+                            let size = self.eng.big_dents_buf();
                             if b.capacity() < size {
                                 b = Vec::with_capacity(size);
                             }

@@ -485,12 +485,7 @@ impl<'a> Ls<'a> {
             // ahead while this thread formats and takes over what no reader
             // started (measured on 2 cores, -alR of the 170k-entry tree:
             // 680 ms sequential, 475 with one reader, 425 with two).
-            let cpus = std::thread::available_parallelism().map_or(1, |n| n.get());
-            let local = if cpus < 2 || ringio::Backend::from_env() == Some(ringio::Backend::Sync) {
-                0
-            } else {
-                cpus.min(prefetch::LOCAL_READERS)
-            };
+            let local = ringio::helper_threads(prefetch::LOCAL_READERS);
             if !remote && local == 0 {
                 return;
             }

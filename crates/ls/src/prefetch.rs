@@ -88,10 +88,8 @@ impl Prefetch {
             work: Condvar::new(),
             done: Condvar::new(),
         });
-        // The main gatherer keeps the full depth; the readers share about
-        // as much again.
-        // Locally a reader's pool would only compete with the readers.
-        let per = if remote { (ringio::sys::fs::remote_depth() / READERS).max(2) } else { 1 };
+        // The main gatherer keeps the full depth; the readers share the rest.
+        let per = ringio::workers_each(READERS, remote);
         let mut threads = Vec::new();
         for i in 0..readers.min(READERS) {
             let sh = Arc::clone(&shared);

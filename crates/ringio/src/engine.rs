@@ -6,9 +6,12 @@ use std::os::fd::RawFd;
 
 use crate::arena::Arena;
 use crate::exec::{sync::SyncExec, threads::ThreadExec, uring, uring::UringExec, Exec, Job};
-use crate::op::{Completion, Op, Token};
+use crate::op::{getdents_fill_hinted, Completion, Data, Op, Token};
 
-/// Which executor runs the operations.
+/// Which executor runs the operations. Only the engine, its tests and the
+/// benches name one: tools state a [`Workload`] (or use [`crate::Walkers`])
+/// and ask capability questions ([`Engine::concurrent`], …), so the policy
+/// lives here alone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
     /// io_uring for every operation that has an opcode; the rest inline.
@@ -40,8 +43,73 @@ impl Backend {
     }
 
     /// `RINGIO_BACKEND`, when set to a known name.
-    pub fn from_env() -> Option<Backend> {
-        std::env::var("RINGIO_BACKEND").ok().and_then(|v| Backend::parse(&v))
+    pub(crate) fn from_env() -> Option<Backend> {
+        crate::env::get().backend
+    }
+}
+
+/// What an engine's operations are like. Tools say this; the engine alone
+/// turns it into an executor, a depth and a number of workers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Workload {
+    /// Batches of independent operations (a directory's stats, a walk's
+    /// opens): the measured default executor ([`default_backend`]).
+    #[default]
+    Batches,
+    /// Batches of thousands (every stat and attribute question of a big
+    /// listing at once): as `Batches`, with a ring 4096 deep, so 10,000
+    /// stats and ACL checks take a handful of enters (the thread pool
+    /// ignores the depth).
+    BigBatches,
+    /// One dependent chain: each operation needs the previous one's result
+    /// (read, then write what was read, …), so worker threads could only add
+    /// hand-offs, and on a warm cache io_uring READ/WRITE/SPLICE is never
+    /// faster than the syscalls (docs/engine.md: ring SPLICE 42 GB/s vs 60
+    /// to /dev/null). Inline syscalls, unless `RINGIO_BACKEND` says otherwise.
+    Chain,
+}
+
+impl Workload {
+    /// The executor an engine for this workload gets: `RINGIO_BACKEND`, else
+    /// the measured choice.
+    pub fn backend(self) -> Backend {
+        match (Backend::from_env(), self) {
+            (Some(b), _) => b,
+            (None, Workload::Chain) => Backend::Sync,
+            (None, _) => default_backend(),
+        }
+    }
+
+    /// `--version`'s words for this workload's executor: its name, and
+    /// whether `RINGIO_BACKEND` chose it.
+    pub fn describe(self) -> String {
+        let from = if crate::env::get().backend_set { ", from RINGIO_BACKEND" } else { "" };
+        format!("{}{from}", self.backend().name())
+    }
+}
+
+/// How many extra threads a CPU-bound job (formatting a listing while
+/// others read ahead) should start: one per CPU up to `max`, and none on a
+/// single CPU or when inline syscalls were asked for (`RINGIO_BACKEND=sync`).
+pub fn helper_threads(max: usize) -> usize {
+    let cpus = crate::sys::available_cpus();
+    if cpus < 2 || Backend::from_env() == Some(Backend::Sync) {
+        0
+    } else {
+        cpus.min(max)
+    }
+}
+
+/// Pool workers for each of up to `engines` engines working side by side
+/// (read-ahead threads with one engine each, besides a main one that keeps
+/// the full depth): on a high-latency file system (`remote`) they share
+/// about the in-flight depth again, at least 2 each; locally 1, as a pool
+/// would only compete with the other engines' threads.
+pub fn workers_each(engines: usize, remote: bool) -> usize {
+    if remote {
+        (crate::sys::fs::remote_depth() / engines.max(1)).max(2)
+    } else {
+        1
     }
 }
 
@@ -49,7 +117,10 @@ impl Backend {
 /// measurements".
 #[derive(Clone, Debug, Default)]
 pub struct Config {
-    /// Force an executor; `None` takes `RINGIO_BACKEND`, else the measured default.
+    /// What the operations are like: the executor, depth and workers follow.
+    pub workload: Workload,
+    /// Force an executor (tests and benches); `None` takes `RINGIO_BACKEND`,
+    /// else the workload's choice.
     pub backend: Option<Backend>,
     /// Worker threads for the thread pool besides the caller;
     /// `None` = `RINGIO_THREADS` or CPUs − 1 (at least 1). When set (either
@@ -99,10 +170,6 @@ pub fn uring_description() -> String {
     }
 }
 
-fn env_usize(name: &str) -> Option<usize> {
-    std::env::var(name).ok()?.trim().parse().ok().filter(|&n| n > 0)
-}
-
 /// Queues operations, hands them to the executor in batches and returns
 /// `(token, result)` completions.
 ///
@@ -132,6 +199,8 @@ pub struct Engine {
     /// Tokens of directory opens whose descriptor is checked on completion
     /// (see [`Engine::openat`]).
     dir_opens: Vec<Token>,
+    /// File system type per device, for [`Engine::getdents_hinted`].
+    fs_types: Vec<(u64, i64)>,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -150,17 +219,26 @@ impl Engine {
     /// An engine with the given settings. Never fails: when io_uring is
     /// requested but unusable, the thread pool takes its place silently.
     pub fn with_config(cfg: Config) -> Engine {
-        let forced = cfg.backend.is_some() || Backend::from_env().is_some();
-        let backend = cfg.backend.unwrap_or_else(default_backend);
-        // Counting CPUs reads cgroup files (~10 syscalls): only when needed,
-        // so a sync engine (lcat's) costs nothing at start.
-        let cpus = || crate::sys::available_cpus();
-        let threads = || {
-            cfg.threads
-                .or_else(|| env_usize("RINGIO_THREADS"))
-                .unwrap_or_else(|| cpus().saturating_sub(1).max(1))
+        let env = crate::env::get();
+        // A chain never wants a pool, not even on a high-latency file system.
+        let forced =
+            cfg.backend.is_some() || env.backend.is_some() || cfg.workload == Workload::Chain;
+        let backend = cfg.backend.unwrap_or_else(|| cfg.workload.backend());
+        let (fixed, depth) = match cfg.workload {
+            // A chain has one operation in flight: one worker, a small ring,
+            // whatever the environment says for batches.
+            Workload::Chain => (cfg.threads.or(Some(1)), cfg.depth.unwrap_or(8)),
+            Workload::BigBatches => {
+                (cfg.threads.or(env.threads), cfg.depth.or(env.depth).unwrap_or(4096))
+            }
+            Workload::Batches => {
+                (cfg.threads.or(env.threads), cfg.depth.or(env.depth).unwrap_or(1024))
+            }
         };
-        let depth = cfg.depth.or_else(|| env_usize("RINGIO_DEPTH")).unwrap_or(1024);
+        // Counting CPUs costs a syscall: only when needed, so a sync
+        // engine (lcat's) costs nothing at start.
+        let cpus = || crate::sys::available_cpus();
+        let threads = || fixed.unwrap_or_else(|| cpus().saturating_sub(1).max(1));
         let (exec, backend) = match backend {
             Backend::Sync => (Exec::Sync(SyncExec), Backend::Sync),
             Backend::Threads => (Exec::Threads(ThreadExec::new(threads())), Backend::Threads),
@@ -177,16 +255,77 @@ impl Engine {
             ready: Vec::new(),
             scratch: Vec::new(),
             forced,
-            fixed_workers: cfg.threads.or_else(|| env_usize("RINGIO_THREADS")),
+            fixed_workers: fixed,
             adapted: false,
             dir_opens: Vec::new(),
+            fs_types: Vec::new(),
             _not_send: PhantomData,
         }
     }
 
-    /// The executor actually in use (after any fallback).
+    /// An engine for the few operations of a small job (a directory that
+    /// ends in its first getdents): inline syscalls, as below a few hundred
+    /// operations a hand-off to a worker costs more than it saves. `None`
+    /// when `RINGIO_BACKEND` forces one executor for everything: the
+    /// caller's main engine then does it all.
+    pub fn for_small_jobs() -> Option<Engine> {
+        if Backend::from_env().is_some() {
+            return None;
+        }
+        Some(Engine::with_config(Config { backend: Some(Backend::Sync), ..Config::default() }))
+    }
+
+    /// An engine for a [`Workload`], everything else decided here.
+    pub fn for_workload(workload: Workload) -> Engine {
+        Engine::with_config(Config { workload, ..Config::default() })
+    }
+
+    /// The executor actually in use (after any fallback), for tests and
+    /// benches; callers shape their work with the capability questions below.
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// Whether operations pushed together are worked on concurrently. When
+    /// not, each runs inline as it is submitted: a caller gains nothing from
+    /// batching them, and may as well make the calls itself or let other
+    /// threads share the work.
+    pub fn concurrent(&self) -> bool {
+        self.backend != Backend::Sync
+    }
+
+    /// Whether extended attributes are best asked one [`Engine::getxattr`]
+    /// per question rather than one [`Engine::listxattr`] per file: true
+    /// under io_uring, which has an opcode for the former only (the latter
+    /// would run as a syscall on the caller's thread). Its GETXATTR also
+    /// resolves a path from the current directory only, so a caller that
+    /// knows a directory's absolute path saves lookups by passing it.
+    pub fn prefers_getxattr(&self) -> bool {
+        self.backend == Backend::Uring
+    }
+
+    /// The getdents buffer worth using for the rest of a big directory:
+    /// with worker threads, 64 KiB batches keep them fed (docs/engine.md
+    /// §3f); io_uring runs getdents inline anyway, so bigger batches just
+    /// save enters.
+    pub fn big_dents_buf(&self) -> usize {
+        match self.backend {
+            Backend::Uring => 256 * 1024,
+            _ => crate::DEFAULT_DENTS_BUF,
+        }
+    }
+
+    /// Most operations worth keeping in flight when each completion carries
+    /// a statx: with the thread pool every finished one is a ~300-byte
+    /// completion waiting to be collected; io_uring hands completions back
+    /// a ring's worth at a time and keeps the rest as small queued requests,
+    /// so it can afford a deeper pipeline (10,000-entry `lsr -al`: 20,000
+    /// requests, all in flight).
+    pub fn stat_window(&self) -> usize {
+        match self.backend {
+            Backend::Uring => 32 * 1024,
+            _ => 4096,
+        }
     }
 
     /// Worker threads started so far by the thread-pool executor.
@@ -306,6 +445,53 @@ impl Engine {
     /// iterate the records with [`crate::DirentIter`] over `buf()`.
     pub fn getdents(&mut self, token: Token, fd: RawFd, buf: Vec<u8>) {
         self.push(token, Op::Getdents { fd, buf });
+    }
+
+    /// [`Engine::getdents`] of a directory whose device and size
+    /// (`dev_size`) are known: where the engine runs syscalls inline, a read
+    /// whose last record carries the file system's end-of-directory mark
+    /// completes with `eof`, saving the getdents64 call that would return 0
+    /// (one syscall per directory of a walk; see
+    /// [`crate::sys::fs::dir_end_offsets`]). Engines on a high-latency file
+    /// system read inline too, whatever their executor: getdents64 has no
+    /// ring opcode, a directory's reads are sequential anyway, and the
+    /// hand-off and ring wake-up per READDIR made lfind on a 20k tree
+    /// through slowfs 0.18 -> 0.41 s. The file system is asked its type
+    /// once per device (and not at all on a high-latency one, where the
+    /// question is itself a round trip).
+    pub fn getdents_hinted(
+        &mut self,
+        token: Token,
+        fd: RawFd,
+        mut buf: Vec<u8>,
+        dev_size: Option<(u64, u64)>,
+    ) {
+        if self.backend != Backend::Sync && self.high_latency().is_none() {
+            return self.getdents(token, fd, buf);
+        }
+        let ends = self.end_offsets(dev_size, fd);
+        let r = getdents_fill_hinted(fd, &mut buf, ends.as_ref().map_or(&[], |e| &e[..]));
+        let (eof, result) = (r == Ok(true), r.map(|_| buf.len() as u64));
+        self.ready.push(Completion { token, result, eof, data: Data::Buf(buf) });
+    }
+
+    /// The `d_off` values marking the end of directory `fd` (on device
+    /// `dev`, `size` bytes), when its file system is one whose marks are
+    /// known.
+    fn end_offsets(&mut self, dev_size: Option<(u64, u64)>, fd: RawFd) -> Option<[i64; 2]> {
+        let (dev, size) = dev_size?;
+        if self.high_latency().is_some() {
+            return None;
+        }
+        let fs = match self.fs_types.iter().find(|(d, _)| *d == dev) {
+            Some(&(_, t)) => t,
+            None => {
+                let t = crate::sys::fs::fs_type(fd).unwrap_or(0);
+                self.fs_types.push((dev, t));
+                t
+            }
+        };
+        crate::sys::fs::dir_end_offsets(fs, size)
     }
 
     /// `readlinkat`; the completion's buffer holds the whole target.

@@ -4,7 +4,9 @@
 //! batches on one of three executors and hands back `(token, result)`
 //! completions. The executors — io_uring, a syscall thread pool, inline
 //! syscalls — produce identical results; which one runs is a measured
-//! decision ([`default_backend`]), overridable with `RINGIO_BACKEND`.
+//! decision ([`default_backend`]) made from what the caller says its work is
+//! like ([`Workload`], [`Walkers`]), overridable with `RINGIO_BACKEND` (the
+//! `RINGIO_*` variables are read in one place, `env.rs`).
 //!
 //! ```no_run
 //! use ringio::{Engine, DirentIter};
@@ -24,14 +26,20 @@
 mod arena;
 pub mod dirent;
 mod engine;
+mod env;
 mod errno;
 mod exec;
 mod op;
 pub mod sync;
 pub mod sys;
+mod walkers;
 
 pub use dirent::{dtype, Dirent, DirentIter};
-pub use engine::{default_backend, uring_available, uring_description, Backend, Config, Engine};
+pub use engine::{
+    default_backend, helper_threads, uring_available, uring_description, workers_each, Backend,
+    Config, Engine, Workload,
+};
 pub use errno::Errno;
-pub use op::{getdents_fill_hinted, Completion, Data, Token, DEFAULT_DENTS_BUF};
+pub use op::{Completion, Data, Token, DEFAULT_DENTS_BUF};
 pub use sys::{DevIno, Statx};
+pub use walkers::Walkers;

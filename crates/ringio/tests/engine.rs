@@ -656,3 +656,78 @@ fn fifo_open_waits_for_its_writer_every_backend() {
         one(&mut eng);
     }
 }
+
+/// The hinted getdents is an ordinary operation: on every backend it lists
+/// what the plain one lists, small directories and big ones (several
+/// buffers), with the right token and `eof` once at the end.
+#[test]
+fn getdents_hinted_lists_what_getdents_lists_every_backend() {
+    let t = TempDir::new("hinted");
+    for n in [0usize, 3, 3000] {
+        let d = t.path().join(format!("d{n}"));
+        std::fs::create_dir(&d).unwrap();
+        for i in 0..n {
+            std::fs::write(d.join(format!("entry-with-a-longish-name-{i:05}")), b"").unwrap();
+        }
+        let st = std::fs::metadata(&d).unwrap();
+        use std::os::unix::fs::MetadataExt;
+        let dev_size = Some((st.dev(), st.size()));
+        for b in Backend::ALL {
+            let mut eng = engine(b);
+            let fd = open_dir(&mut eng, &d);
+            let want = list(&mut eng, fd);
+            assert_eq!(want.len(), n, "{b:?}");
+            let fd2 = open_dir(&mut eng, &d);
+            let mut got = Vec::new();
+            let mut buf = Vec::new();
+            loop {
+                eng.getdents_hinted(7, fd2, buf, dev_size);
+                let mut c = one(&mut eng);
+                assert_eq!(c.token, 7);
+                c.result.expect("getdents");
+                for d in DirentIter::new(c.buf()) {
+                    if !d.is_dot_or_dotdot() {
+                        got.push((d.name.to_vec(), d.d_type));
+                    }
+                }
+                let eof = c.eof;
+                buf = c.take_buf();
+                if eof {
+                    break;
+                }
+            }
+            got.sort();
+            assert_eq!(got, want, "{b:?}, {n} entries");
+            for fd in [fd, fd2] {
+                eng.close(0, fd);
+                one(&mut eng).result.expect("close");
+            }
+        }
+    }
+}
+
+/// The walk policy: an ordered walk or an inline one runs one walker;
+/// threads asked for are granted otherwise; every walker engine works.
+#[test]
+fn walkers_policy() {
+    for b in Backend::ALL {
+        let cfg = Config { backend: Some(b), ..Config::default() };
+        let w = ringio::Walkers::new(&cfg, false);
+        assert_eq!(w.threads(5, true), 1, "{b:?}");
+        let parallel = if b == Backend::Sync { 1 } else { 5 };
+        assert_eq!(w.threads(5, false), parallel, "{b:?}");
+        assert!(w.threads(0, false) >= 1);
+        for single in [true, false] {
+            let mut eng = w.engine(single);
+            // Walker threads are the parallelism: none has a pool of its
+            // own (a ring that could not be set up falls back to one).
+            if b != Backend::Uring || ringio::uring_available() {
+                assert_ne!(eng.backend(), Backend::Threads, "{b:?}");
+            }
+            let t = TempDir::new("walkers");
+            std::fs::write(t.path().join("f"), b"").unwrap();
+            let fd = open_dir(&mut eng, t.path());
+            assert_eq!(list(&mut eng, fd).len(), 1);
+        }
+    }
+}

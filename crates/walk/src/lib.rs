@@ -19,7 +19,7 @@
 //! visitor asks (d_type from getdents suffices for most of find). With
 //! inline engines (the default) stats go straight into the listing, and a
 //! stat'ed directory on ext4 is read with one getdents64 call when the last
-//! record carries the end-of-directory mark (`ringio::getdents_fill_hinted`).
+//! record carries the end-of-directory mark (`ringio::Engine::getdents_hinted`).
 //!
 //! Post-order callbacks (`leave`) run once a directory's whole subtree is
 //! done, in whichever thread finished it last, so du can print a directory
@@ -38,7 +38,7 @@ mod testing;
 
 use std::os::fd::RawFd;
 
-pub use ringio::{dtype, Backend, Errno, Statx};
+pub use ringio::{dtype, Errno, Statx};
 
 /// Which stat an entry needs before `visit` sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -186,8 +186,9 @@ pub trait Visitor: Sync {
 pub struct Options {
     /// Worker threads; 0 = the CPUs available, at most 8 (1 under the sync backend).
     pub threads: usize,
-    /// The engine executor; `None` = ringio's default / `RINGIO_BACKEND`.
-    pub backend: Option<Backend>,
+    /// Engine settings; the default lets ringio decide (see
+    /// [`ringio::Walkers`]). Tests force an executor here.
+    pub engine: ringio::Config,
     /// One thread, depth-first, GNU order (see the crate docs).
     pub ordered: bool,
     /// Visit each directory's entries sorted by name (byte order).
@@ -198,55 +199,9 @@ pub struct Options {
 }
 
 impl Options {
-    fn backend(&self) -> Backend {
-        self.backend.unwrap_or_else(ringio::default_backend)
-    }
-
-    fn thread_count(&self, remote: bool) -> usize {
-        if self.ordered || self.backend() == Backend::Sync {
-            return 1;
-        }
-        if self.threads > 0 {
-            return self.threads;
-        }
-        let cpus = ringio::sys::available_cpus().clamp(1, 8);
-        // On a network or FUSE file system each request mostly waits, so
-        // the walk wants many directories in flight, not one per CPU: a
-        // directory's requests (open, READDIRs) are sequential, and neither
-        // executor can overlap them within one thread (getdents64 has no
-        // ring opcode). Measured through slowfs at 1 ms (issue 8, 20k-entry
-        // tree): lfind with the ring on 2 threads 2.6 s, on 64 threads 0.17 s.
-        if remote {
-            return ringio::sys::fs::remote_depth().max(cpus);
-        }
-        cpus
-    }
-
-    /// The executor of each walker thread's own engine: the walker threads
-    /// are the parallelism, so under `threads` each runs plain syscalls inline.
-    /// On a high-latency file system a ring gets more io-wq workers, so a
-    /// directory's stat batch is worked on all at once; so does a pool for
-    /// the one thread of an ordered walk.
+    /// The engine of one walker thread (see [`ringio::Walkers`]).
     fn thread_engine(&self, remote: bool, single: bool) -> ringio::Engine {
-        let b = match self.backend() {
-            Backend::Uring => Backend::Uring,
-            Backend::Threads if remote && single => Backend::Threads,
-            Backend::Threads | Backend::Sync => Backend::Sync,
-        };
-        // Many walker threads each with a ring: each ring's io-wq gets a
-        // share of the depth, not all of it (64 threads x 64 io-wq workers
-        // put ~1,000 requests in flight and cost twice the CPU of the pool);
-        // big listings are shared among the threads instead (parallel.rs).
-        // Measured (lfind -size +1k, tree-20k through slowfs, depth 64): 4
-        // io-wq workers per ring 0.49 s, 16: 0.64 s, 64: 0.84 s.
-        let threads = (b == Backend::Uring && remote && !single)
-            .then(|| (ringio::sys::fs::remote_depth() / 16).max(4));
-        let cfg = ringio::Config { backend: Some(b), threads, ..ringio::Config::default() };
-        let mut eng = ringio::Engine::with_config(cfg);
-        if remote {
-            eng.raise_depth(ringio::sys::fs::remote_depth());
-        }
-        eng
+        ringio::Walkers::new(&self.engine, remote).engine(single)
     }
 }
 
@@ -254,25 +209,13 @@ impl Options {
 /// or a visit returned [`Visit::Quit`].
 pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, visitor: &V) {
     let remote = any_remote(roots);
-    // Inline syscalls (the default on one CPU) would keep one request in
-    // flight on a high-latency file system: take worker threads there,
-    // unless an executor was asked for.
-    let pooled;
-    let opts = if remote
-        && opts.backend.is_none()
-        && ringio::Backend::from_env().is_none()
-        && opts.backend() == Backend::Sync
-    {
-        pooled = Options { backend: Some(Backend::Threads), ..opts.clone() };
-        &pooled
-    } else {
-        opts
-    };
     // Each walker thread needs a few descriptors of its own (its ring, a
     // directory being opened, a reopening hop): under a tight
     // `ulimit -n` fewer threads walk (one, in order, below ~24), rather
     // than all of them failing with EMFILE.
-    let threads = opts.thread_count(remote).min(fds::threads_for_limit());
+    let threads = ringio::Walkers::new(&opts.engine, remote)
+        .threads(opts.threads, opts.ordered)
+        .min(fds::threads_for_limit());
     if threads == 1 {
         ordered::walk(roots, opts, remote, visitor);
     } else {

@@ -163,7 +163,10 @@ mod tests {
         let opts = Options {
             sort: true,
             ordered: true,
-            backend: Some(ringio::Backend::Sync),
+            engine: ringio::Config {
+                backend: Some(ringio::Backend::Sync),
+                ..ringio::Config::default()
+            },
             ..Options::default()
         };
         super::walk(&roots, &opts, false, &log);

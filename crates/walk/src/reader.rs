@@ -4,7 +4,7 @@ use std::os::fd::RawFd;
 
 use std::ffi::CStr;
 
-use ringio::{dtype, Backend, Completion, DirentIter, Engine, Errno, Statx};
+use ringio::{dtype, Completion, DirentIter, Engine, Errno, Statx};
 
 use crate::StatNeed;
 
@@ -128,8 +128,6 @@ pub(crate) struct Reader {
     done: Vec<Completion>,
     /// What each entry of the listing being stat'ed needs (kept for its capacity).
     needs: Vec<StatNeed>,
-    /// Devices seen, and their file system types.
-    fs_types: Vec<(u64, i64)>,
 }
 
 impl Reader {
@@ -139,7 +137,6 @@ impl Reader {
             buf: Vec::with_capacity(ringio::DEFAULT_DENTS_BUF),
             done: Vec::new(),
             needs: Vec::new(),
-            fs_types: Vec::new(),
         }
     }
 
@@ -158,27 +155,6 @@ impl Reader {
         }
         self.eng.openat(0, dirfd, name, flags, 0);
         self.one().fd()
-    }
-
-    /// The `d_off` values marking the end of directory `fd` (on device
-    /// `dev`, `size` bytes), when its file system is one whose marks are
-    /// known; the file system is asked once per device.
-    fn end_offsets(&mut self, dev_size: Option<(u64, u64)>, fd: RawFd) -> Option<[i64; 2]> {
-        let (dev, size) = dev_size?;
-        // Known only for local file systems; on a high-latency one the
-        // question (fstatfs) is itself a round trip, asked once per thread.
-        if self.eng.high_latency().is_some() {
-            return None;
-        }
-        let fs = match self.fs_types.iter().find(|(d, _)| *d == dev) {
-            Some(&(_, t)) => t,
-            None => {
-                let t = ringio::sys::fs::fs_type(fd).unwrap_or(0);
-                self.fs_types.push((dev, t));
-                t
-            }
-        };
-        ringio::sys::fs::dir_end_offsets(fs, size)
     }
 
     /// Reads every entry of the open directory `fd` (skipping `.` and `..`),
@@ -210,29 +186,14 @@ impl Reader {
         out: &mut Listing,
         max: usize,
     ) -> Result<bool, Errno> {
-        // Inline engines read here directly, saving the final empty read
-        // where the file system marks the end (see ringio::getdents_fill_hinted).
-        // So do rings on a high-latency file system, whose engines would hand
-        // getdents64 (no ring opcode) to their helper pool: a directory's
-        // reads are sequential anyway, and the hand-off and ring wake-up per
-        // READDIR made lfind on the 20k tree through slowfs 0.18 -> 0.41 s.
-        let inline = self.eng.backend() == Backend::Sync || self.eng.high_latency().is_some();
-        let ends = if inline { self.end_offsets(dev_size, fd) } else { None };
-        let ends: &[i64] = match &ends {
-            Some(e) => e,
-            None => &[],
-        };
+        // The engine saves the final empty read where the file system marks
+        // the end, when it can (see ringio::Engine::getdents_hinted).
         loop {
-            let (eof, r) = if inline {
-                let r = ringio::getdents_fill_hinted(fd, &mut self.buf, ends);
-                (r == Ok(true), r.map(|_| 0))
-            } else {
-                let buf = std::mem::take(&mut self.buf);
-                self.eng.getdents(0, fd, buf);
-                let mut c = self.one();
-                self.buf = c.take_buf();
-                (c.eof, c.result)
-            };
+            let buf = std::mem::take(&mut self.buf);
+            self.eng.getdents_hinted(0, fd, buf, dev_size);
+            let mut c = self.one();
+            self.buf = c.take_buf();
+            let (eof, r) = (c.eof, c.result);
             for d in DirentIter::new(&self.buf) {
                 if d.is_dot_or_dotdot() {
                     continue;
@@ -260,14 +221,14 @@ impl Reader {
     /// Whether this thread's engine runs syscalls inline (so other walker
     /// threads may share its stat work).
     pub fn inline(&self) -> bool {
-        self.eng.backend() == Backend::Sync
+        !self.eng.concurrent()
     }
 
     /// Stats the entries `need` asks for (all in one engine batch), and
     /// lstat's those whose type getdents didn't give.
     pub fn stat(&mut self, dirfd: RawFd, list: &mut Listing, need: impl Fn(&[u8], u8) -> StatNeed) {
         list.outcomes.clear();
-        if self.eng.backend() == Backend::Sync {
+        if !self.eng.concurrent() {
             return stat_inline(dirfd, list, need, &mut self.needs);
         }
         let mut follows = Vec::new();

@@ -7,7 +7,8 @@ use std::process::Command;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use walk::{dtype, Backend, Entry, Options, StatNeed, Visit, Visitor, WalkError};
+use ringio::{Backend, Config};
+use walk::{dtype, Entry, Options, StatNeed, Visit, Visitor, WalkError};
 
 struct TempDir(PathBuf);
 impl TempDir {
@@ -131,7 +132,12 @@ fn modes() -> Vec<(String, Options)> {
         for ordered in [false, true] {
             v.push((
                 format!("{b:?} ordered={ordered}"),
-                Options { backend: Some(b), ordered, threads: 3, ..Options::default() },
+                Options {
+                    engine: Config { backend: Some(b), ..Config::default() },
+                    ordered,
+                    threads: 3,
+                    ..Options::default()
+                },
             ));
         }
     }
@@ -168,8 +174,15 @@ fn ordered_mode_matches_find_order() {
     let out = Command::new("find").arg(root).output().unwrap();
     let want: Vec<&[u8]> = out.stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty()).collect();
     for b in Backend::ALL {
-        let c =
-            run(&t.0, false, &Options { backend: Some(b), ordered: true, ..Options::default() });
+        let c = run(
+            &t.0,
+            false,
+            &Options {
+                engine: Config { backend: Some(b), ..Config::default() },
+                ordered: true,
+                ..Options::default()
+            },
+        );
         let got: Vec<Vec<u8>> = c.paths.lock().unwrap().iter().map(|(p, _)| p.clone()).collect();
         assert_eq!(got, want, "{b:?}");
     }

@@ -230,7 +230,7 @@ struct Fault {
 
 impl Fault {
     fn from_env() -> Option<Fault> {
-        Fault::parse(&std::env::var("RINGIO_FAULT").ok()?)
+        Fault::parse(crate::env::get().fault.as_deref()?)
     }
 
     fn parse(spec: &str) -> Option<Fault> {

@@ -129,12 +129,8 @@ fn fs_type_path(path: &CStr) -> Result<i64, Errno> {
 
 /// In-flight depth to use on a high-latency file system: `RINGIO_DEPTH`,
 /// else 64 (the measurements put the floor at 64 requests in flight).
-pub fn remote_depth() -> usize {
-    std::env::var("RINGIO_DEPTH")
-        .ok()
-        .and_then(|v| v.trim().parse().ok())
-        .filter(|&n: &usize| n > 0)
-        .unwrap_or(64)
+pub(crate) fn remote_depth() -> usize {
+    crate::env::get().depth.unwrap_or(64)
 }
 
 /// The `d_off` values that mark the end of a directory on file system

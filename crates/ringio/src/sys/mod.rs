@@ -17,6 +17,11 @@ pub mod stdfds;
 pub mod time;
 pub mod users;
 
+/// The raw read loop behind [`crate::Engine::getdents_hinted`], for
+/// measurements of the syscall floor (xtask); tools use the engine's
+/// operation, which decides where and whether the hint applies.
+pub use crate::op::getdents_fill_hinted;
+
 use std::ffi::CStr;
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, Ordering};

@@ -1,0 +1,84 @@
+//! The engine policy of a tree walk: how many walker threads run, and the
+//! engine each one drives. The walk says what it is (ordered or not, on a
+//! high-latency file system or not, threads asked for); this decides how.
+
+use crate::engine::{default_backend, Backend, Config, Engine};
+use crate::sys::fs::remote_depth;
+
+/// A walk's executor policy, decided once per walk.
+#[derive(Clone, Copy, Debug)]
+pub struct Walkers {
+    /// The executor the walk as a whole runs on.
+    backend: Backend,
+    /// A root is on a high-latency file system.
+    remote: bool,
+}
+
+impl Walkers {
+    /// The policy for a walk whose roots are (`remote`) or are not on a
+    /// high-latency file system. `cfg.backend` forces an executor (tests,
+    /// benches); otherwise `RINGIO_BACKEND`, else the measured default.
+    pub fn new(cfg: &Config, remote: bool) -> Walkers {
+        let forced = cfg.backend.or_else(Backend::from_env);
+        let backend = match forced {
+            Some(b) => b,
+            // Inline syscalls (the default on one CPU) would keep one
+            // request in flight on a high-latency file system: take worker
+            // threads there, unless an executor was asked for.
+            None if remote && default_backend() == Backend::Sync => Backend::Threads,
+            None => default_backend(),
+        };
+        Walkers { backend, remote }
+    }
+
+    /// How many walker threads to run: 1 for an `ordered` walk or under
+    /// inline syscalls, else `requested` when not 0, else the CPUs (at most
+    /// 8), or on a high-latency file system the in-flight depth.
+    pub fn threads(&self, requested: usize, ordered: bool) -> usize {
+        if ordered || self.backend == Backend::Sync {
+            return 1;
+        }
+        if requested > 0 {
+            return requested;
+        }
+        let cpus = crate::sys::available_cpus().clamp(1, 8);
+        // On a network or FUSE file system each request mostly waits, so
+        // the walk wants many directories in flight, not one per CPU: a
+        // directory's requests (open, READDIRs) are sequential, and neither
+        // executor can overlap them within one thread (getdents64 has no
+        // ring opcode). Measured through slowfs at 1 ms (issue 8, 20k-entry
+        // tree): lfind with the ring on 2 threads 2.6 s, on 64 threads 0.17 s.
+        if self.remote {
+            return remote_depth().max(cpus);
+        }
+        cpus
+    }
+
+    /// The engine of one walker thread (`single`: the walk's only one).
+    /// The walker threads are the parallelism, so under `threads` each runs
+    /// plain syscalls inline. On a high-latency file system a ring gets more
+    /// io-wq workers, so a directory's stat batch is worked on all at once;
+    /// so does a pool for the one thread of an ordered walk.
+    pub fn engine(&self, single: bool) -> Engine {
+        let remote = self.remote;
+        let b = match self.backend {
+            Backend::Uring => Backend::Uring,
+            Backend::Threads if remote && single => Backend::Threads,
+            Backend::Threads | Backend::Sync => Backend::Sync,
+        };
+        // Many walker threads each with a ring: each ring's io-wq gets a
+        // share of the depth, not all of it (64 threads x 64 io-wq workers
+        // put ~1,000 requests in flight and cost twice the CPU of the pool);
+        // big listings are shared among the threads instead (walk's
+        // parallel.rs). Measured (lfind -size +1k, tree-20k through slowfs,
+        // depth 64): 4 io-wq workers per ring 0.49 s, 16: 0.64 s, 64: 0.84 s.
+        let threads =
+            (b == Backend::Uring && remote && !single).then(|| (remote_depth() / 16).max(4));
+        let cfg = Config { backend: Some(b), threads, ..Config::default() };
+        let mut eng = Engine::with_config(cfg);
+        if remote {
+            eng.raise_depth(remote_depth());
+        }
+        eng
+    }
+}
