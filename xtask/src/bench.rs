@@ -24,6 +24,9 @@ use crate::fixtures::{self, Set};
 use crate::machine::{ForeignLoad, BUSY_CORES};
 
 pub const GROUPS: [&str; 4] = ["ls", "find", "du", "cat"];
+/// Rounds per command with `--quick` (which also skips strace): about a
+/// minute per group here.
+const QUICK_RUNS: usize = 3;
 /// Our binaries; a program of one of these names found on PATH is a peer
 /// only if it is not a copy of ours (see [`looks_like_ours`]).
 const OUR_BINS: [&str; 4] = ["lsr", "lfind", "ldu", "lcat"];
@@ -198,18 +201,18 @@ fn looks_like_ours(path: &Path) -> bool {
 
 /// One row of a workload table: a command resolved on this machine.
 #[derive(Clone, Debug)]
-struct Row {
-    label: String,
+pub(crate) struct Row {
+    pub(crate) label: String,
     /// The command as shown in the report.
-    shown: String,
-    argv: Vec<OsString>,
+    pub(crate) shown: String,
+    pub(crate) argv: Vec<OsString>,
     /// `RINGIO_BACKEND` for our rows; None = unset.
-    backend: Option<&'static str>,
-    ours: bool,
-    gnu: bool,
+    pub(crate) backend: Option<&'static str>,
+    pub(crate) ours: bool,
+    pub(crate) gnu: bool,
     /// A reference point rather than a peer (`floor …` rows): shown with
     /// its ratios, never the "best peer".
-    reference: bool,
+    pub(crate) reference: bool,
 }
 
 impl Row {
@@ -228,7 +231,7 @@ impl Row {
 /// Resolves a workload's command lines into rows: missing programs are
 /// skipped quietly, the first available line of each label wins, and each
 /// of our rows is followed by one row per forced backend.
-fn resolve(
+pub(crate) fn resolve(
     w: &Workload,
     ours_dir: &Path,
     cache: &mut HashMap<String, Option<PathBuf>>,
@@ -297,13 +300,13 @@ fn resolve(
     Ok(rows)
 }
 
-struct Sample {
-    wall: Duration,
-    cpu: Duration,
+pub(crate) struct Sample {
+    pub(crate) wall: Duration,
+    pub(crate) cpu: Duration,
     /// Exit code, or 128 + signal.
-    code: i32,
+    pub(crate) code: i32,
     /// In pipe mode: bytes written to stdout and their FNV-1a hash.
-    out: (u64, u64),
+    pub(crate) out: (u64, u64),
 }
 
 fn tv(t: libc::timeval) -> Duration {
@@ -312,7 +315,7 @@ fn tv(t: libc::timeval) -> Duration {
 
 /// Spawns, drains stdout in pipe mode, and reaps with wait4 (for the CPU
 /// time), all inside the timed span.
-fn run_once(
+pub(crate) fn run_once(
     row: &Row,
     cwd: &Path,
     mode: Stdout,
@@ -396,7 +399,7 @@ struct Result_ {
     out: (u64, u64),
 }
 
-fn median(v: &[Duration]) -> Duration {
+pub(crate) fn median(v: &[Duration]) -> Duration {
     let mut s = v.to_vec();
     s.sort();
     let n = s.len();
@@ -407,7 +410,7 @@ fn median(v: &[Duration]) -> Duration {
     }
 }
 
-fn ms(d: Duration) -> String {
+pub(crate) fn ms(d: Duration) -> String {
     let ms = d.as_secs_f64() * 1e3;
     if ms < 1.0 {
         format!("{ms:.3}")
@@ -426,6 +429,7 @@ pub struct Options {
     pub dir: PathBuf,
     pub only: Option<String>,
     pub strace: bool,
+    pub quick: bool,
 }
 
 fn parse_args(args: &[String]) -> Result<Options, String> {
@@ -435,9 +439,13 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
         dir: fixtures::default_dir(),
         only: None,
         strace: true,
+        quick: false,
     };
     let mut runs = None;
     let mut quick = false;
+    // Tracing every command is most of a full run's time: on by default in
+    // the full mode only.
+    let mut strace = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -445,7 +453,8 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             "--runs" => runs = Some(crate::parse_runs(it.next())?),
             "--dir" => o.dir = PathBuf::from(it.next().ok_or("--dir needs a value")?),
             "--only" => o.only = Some(it.next().ok_or("--only needs a value")?.clone()),
-            "--no-strace" => o.strace = false,
+            "--no-strace" => strace = Some(false),
+            "--strace" => strace = Some(true),
             "all" => o.groups.extend(GROUPS.map(String::from)),
             g if GROUPS.contains(&g) => o.groups.push(g.into()),
             other => {
@@ -459,7 +468,9 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
         o.groups.extend(GROUPS.map(String::from));
     }
     o.groups.dedup();
-    o.runs = runs.unwrap_or(if quick { 3 } else { 10 });
+    o.runs = runs.unwrap_or(if quick { QUICK_RUNS } else { 10 });
+    o.strace = strace.unwrap_or(!quick);
+    o.quick = quick;
     Ok(o)
 }
 
@@ -482,6 +493,9 @@ pub fn load(file: &str, groups: &[String], only: Option<&str>) -> Result<Vec<Wor
 pub fn main(args: &[String]) -> Result<(), String> {
     if args.iter().any(|a| a == "--slowfs" || a.starts_with("--slowfs=")) {
         return crate::bench_slowfs::main(args);
+    }
+    if args.iter().any(|a| a == "--cold") {
+        return crate::cold::main(args);
     }
     let o = parse_args(args)?;
     let workloads = load("workloads.txt", &o.groups, o.only.as_deref())?;
@@ -516,7 +530,9 @@ pub fn main(args: &[String]) -> Result<(), String> {
             let res = measure(rows, &o.dir, w.stdout, o.runs, strace.then_some(tmp.as_path()));
             results.push((w, res, load.cores()));
         }
-        let report = render(group, &header, &o, strace, &results, group_load.cores());
+        let took = group_load.elapsed();
+        let report = render(group, &header, &o, strace, &results, group_load.cores(), took);
+        eprintln!("bench: {group} took {:.0} s", took.as_secs_f64());
         print!("{report}");
         let path = out_dir.join(format!("{group}.md"));
         fs::write(&path, &report).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -627,6 +643,7 @@ fn render(
     strace: bool,
     results: &[(&Workload, Vec<Result_>, f64)],
     load: f64,
+    took: Duration,
 ) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# `cargo xtask bench {group}`\n");
@@ -704,9 +721,11 @@ fn render(
     }
     let _ = writeln!(
         s,
-        "\n- CPU used by other processes during this group: {load:.2} cores on average{}\n- load average at end: {}",
+        "\n- CPU used by other processes during this group: {load:.2} cores on average{}\n- load average at end: {}\n- the group took {:.0} s{}",
         if load >= BUSY_CORES { " (⚠ a busy machine: medians are inflated; compare rows within a workload only)" } else { "" },
-        crate::machine::loadavg()
+        crate::machine::loadavg(),
+        took.as_secs_f64(),
+        if o.quick { " (--quick)" } else { "" },
     );
     s
 }
