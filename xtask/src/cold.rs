@@ -218,6 +218,10 @@ pub fn main(args: &[String]) -> Result<(), String> {
     for s in &sets {
         fixtures::ensure(&o.dir, *s)?;
     }
+    if o.probe {
+        // The device probe's fallback target (see device::probe).
+        fixtures::ensure(&o.dir, Set::Big)?;
+    }
     crate::cargo(&["build", "--release", "--bins"])?;
     crate::cargo(&["build", "--release", "-p", "xtask"])?;
     let ours_dir = crate::target_dir().join("release");
@@ -228,10 +232,10 @@ pub fn main(args: &[String]) -> Result<(), String> {
             None
         }
     };
-    let limits = match (&dev, o.probe) {
+    let probed = match (&dev, o.probe) {
         (Some(d), true) => {
-            eprintln!("bench --cold: probing /dev/{} (O_DIRECT reads, ~4 s)", d.name);
-            match device::probe(d) {
+            eprintln!("bench --cold: probing {} (O_DIRECT reads, ~4 s)", d.name);
+            match device::probe(d, &o.dir.join(Set::Big.name())) {
                 Ok(l) => Some(l),
                 Err(e) => {
                     eprintln!("bench --cold: device probe failed: {e}");
@@ -241,6 +245,8 @@ pub fn main(args: &[String]) -> Result<(), String> {
         }
         _ => None,
     };
+    let limits = probed.as_ref().map(|(l, _)| *l);
+    let probed_path = probed.map(|(_, p)| p);
     let header = crate::machine::header(&o.dir);
     let mut cache = HashMap::new();
     let mut files: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
@@ -258,7 +264,14 @@ pub fn main(args: &[String]) -> Result<(), String> {
         let res = measure(rows, &o.dir, w.stdout, o.runs, dev.as_ref(), &mut files)?;
         results.push((w, res, load.cores()));
     }
-    let report = render(&header, &o, dev.as_ref(), limits.as_ref(), &results, started.elapsed());
+    let report = render(
+        &header,
+        &o,
+        dev.as_ref(),
+        limits.as_ref().zip(probed_path.as_deref()),
+        &results,
+        started.elapsed(),
+    );
     print!("{report}");
     let out_dir = crate::target_dir().join("bench");
     fs::create_dir_all(&out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
@@ -314,7 +327,7 @@ fn mb(bytes: u64) -> String {
     format!("{:.1}", bytes as f64 / 1e6)
 }
 
-fn device_lines(dev: Option<&Device>, limits: Option<&Limits>) -> String {
+fn device_lines(dev: Option<&Device>, limits: Option<(&Limits, &Path)>) -> String {
     let Some(d) = dev else {
         return "- device: not found (no disk counters)\n".into();
     };
@@ -331,11 +344,12 @@ fn device_lines(dev: Option<&Device>, limits: Option<&Limits>) -> String {
         q("rotational"),
         q("nr_requests"),
     );
-    if let Some(l) = limits {
+    if let Some((l, path)) = limits {
         let _ = writeln!(
             s,
-            "- device probe (O_DIRECT, offsets spread over the whole device): 4 KiB random reads \
+            "- device probe (O_DIRECT reads spread over `{}`): 4 KiB random reads \
              {:.1}k IOPS at depth 1, {:.1}k at depth 32; sequential 1 MiB reads at depth 4 {:.0} MB/s",
+            path.display(),
             l.iops_1 / 1e3,
             l.iops_32 / 1e3,
             l.seq_bw / 1e6
@@ -350,7 +364,7 @@ fn render(
     header: &str,
     o: &Options,
     dev: Option<&Device>,
-    limits: Option<&Limits>,
+    probe: Option<(&Limits, &Path)>,
     results: &Results,
     took: Duration,
 ) -> String {
@@ -358,7 +372,8 @@ fn render(
     let mut s = String::new();
     let _ = writeln!(s, "# `cargo xtask bench --cold`\n");
     s.push_str(header);
-    s.push_str(&device_lines(dev, limits));
+    s.push_str(&device_lines(dev, probe));
+    let limits = probe.map(|(l, _)| l);
     let _ = writeln!(
         s,
         "- method: per workload, 1 warm check run, then {} rounds running every command once in turn, \

@@ -216,19 +216,31 @@ fn read_for(
     Ok((n, bytes, elapsed))
 }
 
-/// Measures `dev` directly (root only: it opens `/dev/NAME`): random 4 KiB
-/// reads at depth 1 and 32 (threads, one pread each in flight), then
-/// sequential 1 MiB reads at depth 4. About 4 s. Offsets are spread over
-/// the whole device, so on a thin-provisioned virtual disk this may read
-/// holes; the figures are the device's best, which is what a floor wants.
-pub fn probe(dev: &Device) -> Result<Limits, String> {
-    let path = PathBuf::from("/dev").join(&dev.name);
-    let size = size_bytes(&dev.name)?;
+/// Measures the device: random 4 KiB reads at depth 1 and 32 (threads, one
+/// pread each in flight), then sequential 1 MiB reads at depth 4; about 4 s.
+/// It reads `/dev/NAME` itself where it may (offsets over the whole device;
+/// on a thin-provisioned virtual disk this may read holes), else `file`, a
+/// large file on the same file system (containers often deny opening the
+/// device even to root), with O_DIRECT either way so the cache is bypassed.
+/// Returns the limits and what was read.
+pub fn probe(dev: &Device, file: &Path) -> Result<(Limits, PathBuf), String> {
+    let raw = PathBuf::from("/dev").join(&dev.name);
+    let (path, size) = match fs::File::open(&raw) {
+        Ok(_) => (raw, size_bytes(&dev.name)?),
+        Err(_) => {
+            let len = fs::metadata(file).map_err(|e| format!("{}: {e}", file.display()))?.len();
+            (file.to_path_buf(), len)
+        }
+    };
+    if size < 64 << 20 {
+        return Err(format!("{}: too small to probe", path.display()));
+    }
     let rate = |(n, _, t): (u64, u64, Duration)| n as f64 / t.as_secs_f64().max(1e-6);
     let iops_1 = rate(read_for(&path, size, 1, Duration::from_millis(1000), 0)?);
     let iops_32 = rate(read_for(&path, size, 32, Duration::from_millis(1500), 0)?);
     let (_, bytes, t) = read_for(&path, size, 4, Duration::from_millis(1500), 1 << 20)?;
-    Ok(Limits { iops_1, iops_32, seq_bw: bytes as f64 / t.as_secs_f64().max(1e-6) })
+    let seq_bw = bytes as f64 / t.as_secs_f64().max(1e-6);
+    Ok((Limits { iops_1, iops_32, seq_bw }, path))
 }
 
 #[cfg(test)]

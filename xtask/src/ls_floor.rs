@@ -72,6 +72,7 @@ fn list(dir: &str, threads: usize) -> Result<(u64, u64), String> {
 fn read_all(fd: RawFd, q: &(Mutex<Queue>, Condvar)) -> Result<(), ringio::Errno> {
     let mut buf = Vec::with_capacity(ringio::DEFAULT_DENTS_BUF);
     let r = loop {
+        buf.clear();
         match ringio::sys::getdents64(fd, &mut buf) {
             Ok(0) => break Ok(()),
             Ok(_) => {}
@@ -147,14 +148,15 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("ls-floor-test-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(dir.join("sub")).unwrap();
-        for i in 0..700 {
+        // More than one getdents64 batch.
+        for i in 0..3000 {
             std::fs::write(dir.join(format!("f{i}")), b"x").unwrap();
         }
         std::os::unix::fs::symlink("f1", dir.join("link")).unwrap();
         std::os::unix::fs::symlink("missing", dir.join("dangling")).unwrap();
         let path = dir.to_str().unwrap();
         for threads in [1, 2, 4] {
-            assert_eq!(super::list(path, threads).unwrap().0, 700 + 3 + 2, "{threads} threads");
+            assert_eq!(super::list(path, threads).unwrap().0, 3000 + 3 + 2, "{threads} threads");
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }
