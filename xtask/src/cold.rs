@@ -134,6 +134,8 @@ struct Run {
     wall: Duration,
     cpu: Duration,
     disk: Option<DiskStats>,
+    /// CPUs other processes kept busy during the run, on average.
+    foreign: f64,
 }
 
 struct Measured {
@@ -149,6 +151,11 @@ impl Measured {
     }
     fn median_cpu(&self) -> Duration {
         median(&self.runs.iter().map(|r| r.cpu).collect::<Vec<_>>())
+    }
+    fn median_foreign(&self) -> f64 {
+        let mut v: Vec<f64> = self.runs.iter().map(|r| r.foreign).collect();
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(0.0)
     }
     /// Medians of each disk counter over the runs.
     fn median_disk(&self) -> Option<DiskStats> {
@@ -171,16 +178,26 @@ fn median_u64(mut v: Vec<u64>) -> u64 {
 }
 
 /// What a run was limited by: the device (busy nearly all the time), the
-/// CPUs (nearly all of them used by the command), or neither (it waited
-/// with too little in flight: latency-bound).
-fn binds(wall: Duration, cpu: Duration, busy: Option<Duration>, cpus: usize) -> &'static str {
+/// CPUs (nearly all of them busy: `CPU` when the command used them,
+/// `CPU (shared)` when other processes' `foreign` cores made up the rest),
+/// or neither (it waited with too little in flight: latency-bound).
+fn binds(
+    wall: Duration,
+    cpu: Duration,
+    foreign: f64,
+    busy: Option<Duration>,
+    cpus: usize,
+) -> &'static str {
     let w = wall.as_secs_f64().max(1e-9);
     let dev = busy.map_or(0.0, |b| b.as_secs_f64() / w);
-    let cpu = cpu.as_secs_f64() / (w * cpus.max(1) as f64);
-    if dev >= 0.85 && dev >= cpu {
+    let own = cpu.as_secs_f64() / (w * cpus.max(1) as f64);
+    let all = own + foreign / cpus.max(1) as f64;
+    if dev >= 0.85 && dev >= all {
         "device"
-    } else if cpu >= 0.85 {
+    } else if own >= 0.85 {
         "CPU"
+    } else if all >= 0.85 {
+        "CPU (shared)"
     } else {
         "latency"
     }
@@ -307,12 +324,14 @@ fn measure(
         for m in res.iter_mut().filter(|m| m.failed.is_none()) {
             go_cold(&files[&PathBuf::from(&m.row.argv[0])])?;
             let before = dev.and_then(device::read_stats);
+            let load = ForeignLoad::start();
             let s = bench::run_once(&m.row, cwd, mode, Stdio::null(), false);
+            let foreign = load.cores();
             let after = dev.and_then(device::read_stats);
             match s {
                 Ok(s) if s.code == 0 => {
                     let disk = before.zip(after).map(|(b, a)| a.since(&b));
-                    m.runs.push(Run { wall: s.wall, cpu: s.cpu, disk });
+                    m.runs.push(Run { wall: s.wall, cpu: s.cpu, disk, foreign });
                 }
                 Ok(s) => m.failed = Some(format!("exit {} (flaky)", s.code)),
                 Err(e) => m.failed = Some(e),
@@ -385,7 +404,9 @@ fn render(
          median among {:?}; `device` = the time the floor's reads and bytes need at the probed \
          depth-32 IOPS or sequential bandwidth, whichever binds\n\
          - binds: `device` when the device was busy ≥ 85% of the run, `CPU` when the command used \
-         ≥ 85% of the {cpus} CPUs, else `latency` (too little in flight to saturate either)\n\
+         ≥ 85% of the {cpus} CPUs, `CPU (shared)` when it and other processes together did (median \
+         over the runs of the other processes' CPU, from /proc/stat), else `latency` (too little in \
+         flight to saturate either)\n\
          - took {:.0} s in all\n",
         o.runs,
         o.threads,
@@ -441,7 +462,7 @@ fn render(
                 disk.map_or("–".into(), |d| mb(d.bytes())),
                 disk.map_or("–".into(), |d| d.busy_ms.to_string()),
                 dev_t.unwrap_or_else(|| "–".into()),
-                binds(med, m.median_cpu(), busy, cpus),
+                binds(med, m.median_cpu(), m.median_foreign(), busy, cpus),
                 ratio(med, gnu),
                 ratio(med, floor),
                 if m.row.ours || m.row.reference { ratio(med, best) } else { String::new() },
@@ -491,13 +512,14 @@ fn render(
                 .iter()
                 .map(|r| match r.disk {
                     Some(d) => format!(
-                        "{} ms ({} reads, {} MB, busy {} ms)",
+                        "{} ms ({} reads, {} MB, busy {} ms, others {:.1} CPUs)",
                         ms(r.wall),
                         d.reads,
                         mb(d.bytes()),
-                        d.busy_ms
+                        d.busy_ms,
+                        r.foreign
                     ),
-                    None => format!("{} ms", ms(r.wall)),
+                    None => format!("{} ms (others {:.1} CPUs)", ms(r.wall), r.foreign),
                 })
                 .collect();
             let _ = writeln!(details, "- {}: `{}`: {}", m.row.label, m.row.shown, runs.join("; "));
@@ -568,12 +590,14 @@ mod tests {
     fn what_binds() {
         let ms = Duration::from_millis;
         // 1.6 s of CPU in 0.85 s on 2 CPUs: 94%.
-        assert_eq!(binds(ms(850), ms(1600), Some(ms(480)), 2), "CPU");
+        assert_eq!(binds(ms(850), ms(1600), 0.0, Some(ms(480)), 2), "CPU");
         // The device busy 91% of the run.
-        assert_eq!(binds(ms(265), ms(360), Some(ms(241)), 2), "device");
+        assert_eq!(binds(ms(265), ms(360), 0.1, Some(ms(241)), 2), "device");
         // Neither: one thread waiting on one read at a time.
-        assert_eq!(binds(ms(1400), ms(1500), Some(ms(700)), 2), "latency");
-        assert_eq!(binds(ms(1400), ms(1500), None, 2), "latency");
+        assert_eq!(binds(ms(1400), ms(1500), 0.2, Some(ms(700)), 2), "latency");
+        assert_eq!(binds(ms(1400), ms(1500), 0.0, None, 2), "latency");
+        // 54% ours + 1.4 of 2 cores used by others.
+        assert_eq!(binds(ms(1400), ms(1500), 1.4, Some(ms(700)), 2), "CPU (shared)");
     }
 
     fn measured(label: &str, reference: bool, walls: &[u64]) -> Measured {
@@ -590,7 +614,12 @@ mod tests {
             failed: None,
             runs: walls
                 .iter()
-                .map(|&w| Run { wall: Duration::from_millis(w), cpu: Duration::ZERO, disk: None })
+                .map(|&w| Run {
+                    wall: Duration::from_millis(w),
+                    cpu: Duration::ZERO,
+                    disk: None,
+                    foreign: 0.0,
+                })
                 .collect(),
         }
     }
