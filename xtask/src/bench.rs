@@ -24,9 +24,15 @@ use crate::fixtures::{self, Set};
 use crate::machine::{ForeignLoad, BUSY_CORES};
 
 pub const GROUPS: [&str; 4] = ["ls", "find", "du", "cat"];
-/// Rounds per command with `--quick` (which also skips strace): about a
-/// minute per group here.
+/// Rounds per command with `--quick`, which also skips strace and the
+/// forced-backend rows (unless `--strace` / `--backends`) and the timed
+/// rounds of peers slower than [`QUICK_SLOW_PEER`]: about a minute per
+/// group on a 2-core machine, where `ls -alR tree` and the 100k-file
+/// listings are most of it.
 const QUICK_RUNS: usize = 3;
+/// In `--quick`, a peer (not ours, not GNU, not a floor) whose warm-up run
+/// took longer than this is not timed: its rounds would dominate the run.
+const QUICK_SLOW_PEER: Duration = Duration::from_secs(1);
 /// Our binaries; a program of one of these names found on PATH is a peer
 /// only if it is not a copy of ours (see [`looks_like_ours`]).
 const OUR_BINS: [&str; 4] = ["lsr", "lfind", "ldu", "lcat"];
@@ -365,6 +371,41 @@ pub(crate) fn run_once(
     Ok(Sample { wall, cpu: tv(ru.ru_utime) + tv(ru.ru_stime), code, out })
 }
 
+/// The warm-up run: stdout summed by GNU `cksum` (CRC and length) where it
+/// is installed, else hashed here. xtask runs as a debug build, where
+/// hashing byte by byte costs ~14 s per GiB: with `cat big.bin` rows that
+/// was most of the cat group's time; cksum takes under a second.
+fn checked_run(row: &Row, cwd: &Path, stderr: Stdio) -> Result<Sample, String> {
+    let Ok(mut sum) = Command::new("cksum")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+    else {
+        return run_once(row, cwd, Stdout::Pipe, stderr, true);
+    };
+    let Some(sum_in) = sum.stdin.take() else {
+        return Err("cksum: no stdin".into());
+    };
+    let mut cmd = row.command();
+    cmd.current_dir(cwd).stdin(Stdio::null()).stderr(stderr).stdout(Stdio::from(sum_in));
+    let t = Instant::now();
+    let status = cmd.status().map_err(|e| format!("cannot run {:?}: {e}", row.argv[0]));
+    // Dropping `cmd` closed our copy of cksum's stdin: it sees the end now.
+    drop(cmd);
+    let wall = t.elapsed();
+    let out = sum.wait_with_output().map_err(|e| format!("cksum: {e}"))?;
+    let status = status?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut f = text.split_whitespace().map(|x| x.parse::<u64>().ok());
+    let (Some(Some(crc)), Some(Some(len))) = (f.next(), f.next()) else {
+        return Err(format!("cksum printed {text:?}"));
+    };
+    use std::os::unix::process::ExitStatusExt;
+    let code = status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
+    Ok(Sample { wall, cpu: Duration::ZERO, code, out: (len, crc) })
+}
+
 /// One traced run of the row (see `strace`); None if strace is missing or failed.
 fn count_syscalls(row: &Row, cwd: &Path, mode: Stdout, tmp: &Path) -> Option<u64> {
     let mut cmd = Command::new("strace");
@@ -430,6 +471,8 @@ pub struct Options {
     pub only: Option<String>,
     pub strace: bool,
     pub quick: bool,
+    /// Also run our rows once per forced `RINGIO_BACKEND`.
+    pub backends: bool,
 }
 
 fn parse_args(args: &[String]) -> Result<Options, String> {
@@ -440,7 +483,9 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
         only: None,
         strace: true,
         quick: false,
+        backends: true,
     };
+    let mut backends = None;
     let mut runs = None;
     let mut quick = false;
     // Tracing every command is most of a full run's time: on by default in
@@ -455,6 +500,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             "--only" => o.only = Some(it.next().ok_or("--only needs a value")?.clone()),
             "--no-strace" => strace = Some(false),
             "--strace" => strace = Some(true),
+            "--backends" => backends = Some(true),
             "all" => o.groups.extend(GROUPS.map(String::from)),
             g if GROUPS.contains(&g) => o.groups.push(g.into()),
             other => {
@@ -471,6 +517,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
     o.runs = runs.unwrap_or(if quick { QUICK_RUNS } else { 10 });
     o.strace = strace.unwrap_or(!quick);
     o.quick = quick;
+    o.backends = backends.unwrap_or(!quick);
     Ok(o)
 }
 
@@ -524,10 +571,15 @@ pub fn main(args: &[String]) -> Result<(), String> {
         let mut results: Vec<(&Workload, Vec<Result_>, f64)> = Vec::new();
         let group_load = ForeignLoad::start();
         for w in workloads.iter().filter(|w| &w.group == group) {
-            let rows = resolve(w, &ours_dir, &mut cache)?;
+            let mut rows = resolve(w, &ours_dir, &mut cache)?;
+            if !o.backends {
+                rows.retain(|r| r.backend.is_none());
+            }
             eprintln!("bench: {group}: {} ({} commands × {} runs)", w.title, rows.len(), o.runs);
             let load = ForeignLoad::start();
-            let res = measure(rows, &o.dir, w.stdout, o.runs, strace.then_some(tmp.as_path()));
+            let slow_peer = o.quick.then_some(QUICK_SLOW_PEER);
+            let tmp = strace.then_some(tmp.as_path());
+            let res = measure(rows, &o.dir, w.stdout, o.runs, tmp, slow_peer);
             results.push((w, res, load.cores()));
         }
         let took = group_load.elapsed();
@@ -547,6 +599,7 @@ fn measure(
     mode: Stdout,
     runs: usize,
     strace_tmp: Option<&Path>,
+    slow_peer: Option<Duration>,
 ) -> Vec<Result_> {
     let mut res: Vec<Result_> = rows
         .into_iter()
@@ -566,8 +619,14 @@ fn measure(
         let err_path =
             std::env::temp_dir().join(format!("xtask-bench-stderr-{}", std::process::id()));
         let stderr = fs::File::create(&err_path).map(Stdio::from).unwrap_or_else(|_| Stdio::null());
-        match run_once(&r.row, cwd, Stdout::Pipe, stderr, true) {
-            Ok(s) if s.code == 0 => r.out = s.out,
+        match checked_run(&r.row, cwd, stderr) {
+            Ok(s) if s.code == 0 => {
+                r.out = s.out;
+                let peer = !r.row.ours && !r.row.gnu && !r.row.reference;
+                if peer && slow_peer.is_some_and(|t| s.wall > t) {
+                    r.failed = Some(format!("not timed (--quick; warm-up {} ms)", ms(s.wall)));
+                }
+            }
             Ok(s) => {
                 let msg = fs::read_to_string(&err_path).unwrap_or_default();
                 let first = msg.lines().next().unwrap_or("").chars().take(100).collect::<String>();
@@ -661,6 +720,14 @@ fn render(
         o.runs,
         if strace { "" } else { " (skipped)" }
     );
+    if o.quick {
+        let _ = writeln!(
+            s,
+            "- `--quick`: {}peers whose warm-up run took over {} s are not timed\n",
+            if o.backends { "" } else { "no forced-backend rows; " },
+            QUICK_SLOW_PEER.as_secs()
+        );
+    }
     let _ = writeln!(
         s,
         "| workload | tool | command | median ms | min | max | cpu ms | ×GNU | ×best | syscalls | stdout |"

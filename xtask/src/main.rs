@@ -41,10 +41,12 @@ tasks:
   fixtures [--dir D] [SET…]
                       build the benchmark fixtures (default: all sets, in target/fixtures);
                       SET: flat, flat-10 … flat-100000, tree, tree-20k, big, text
-  bench [GROUP…] [--quick] [--runs N] [--dir D] [--only TEXT] [--no-strace]
+  bench [GROUP…] [--quick] [--runs N] [--dir D] [--only TEXT] [--strace|--no-strace] [--backends]
                       GROUP: ls, find, du, cat or all (default); builds release binaries,
                       times ours against GNU and installed peers (benches/workloads.txt);
-                      tables go to stdout and target/bench/GROUP.md
+                      tables go to stdout and target/bench/GROUP.md; --quick (~1 min a
+                      group): 3 rounds, no strace, no forced-backend rows, peers slower
+                      than 1 s untimed (--strace / --backends bring those back)
   bench --cold [GROUP…] [--runs N] [--threads 2,16,64] [--dir D] [--only TEXT] [--no-probe]
                       GROUP: du, find, ls or all (root only): every run on a dropped page
                       cache (benches/cold.txt), interleaved; device reads, bytes and busy
