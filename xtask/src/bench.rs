@@ -24,6 +24,15 @@ use crate::fixtures::{self, Set};
 use crate::machine::{ForeignLoad, BUSY_CORES};
 
 pub const GROUPS: [&str; 4] = ["ls", "find", "du", "cat"];
+/// Rounds per command with `--quick`, which also skips strace and the
+/// forced-backend rows (unless `--strace` / `--backends`) and the timed
+/// rounds of peers slower than [`QUICK_SLOW_PEER`]: about a minute per
+/// group on a 2-core machine, where `ls -alR tree` and the 100k-file
+/// listings are most of it.
+const QUICK_RUNS: usize = 3;
+/// In `--quick`, a peer (not ours, not GNU, not a floor) whose warm-up run
+/// took longer than this is not timed: its rounds would dominate the run.
+const QUICK_SLOW_PEER: Duration = Duration::from_secs(1);
 /// Our binaries; a program of one of these names found on PATH is a peer
 /// only if it is not a copy of ours (see [`looks_like_ours`]).
 const OUR_BINS: [&str; 4] = ["lsr", "lfind", "ldu", "lcat"];
@@ -212,20 +221,20 @@ fn looks_like_ours(path: &Path) -> bool {
 
 /// One row of a workload table: a command resolved on this machine.
 #[derive(Clone, Debug)]
-struct Row {
-    label: String,
+pub(crate) struct Row {
+    pub(crate) label: String,
     /// The command as shown in the report.
-    shown: String,
-    argv: Vec<OsString>,
+    pub(crate) shown: String,
+    pub(crate) argv: Vec<OsString>,
     /// `RINGIO_BACKEND` for our rows; None = unset.
-    backend: Option<&'static str>,
+    pub(crate) backend: Option<&'static str>,
     /// `LC_ALL` (the workload's locale).
-    locale: String,
-    ours: bool,
-    gnu: bool,
+    pub(crate) locale: String,
+    pub(crate) ours: bool,
+    pub(crate) gnu: bool,
     /// A reference point rather than a peer (`floor …` rows): shown with
     /// its ratios, never the "best peer".
-    reference: bool,
+    pub(crate) reference: bool,
 }
 
 impl Row {
@@ -244,7 +253,7 @@ impl Row {
 /// Resolves a workload's command lines into rows: missing programs are
 /// skipped quietly, the first available line of each label wins, and each
 /// of our rows is followed by one row per forced backend.
-fn resolve(
+pub(crate) fn resolve(
     w: &Workload,
     ours_dir: &Path,
     cache: &mut HashMap<String, Option<PathBuf>>,
@@ -315,13 +324,13 @@ fn resolve(
     Ok(rows)
 }
 
-struct Sample {
-    wall: Duration,
-    cpu: Duration,
+pub(crate) struct Sample {
+    pub(crate) wall: Duration,
+    pub(crate) cpu: Duration,
     /// Exit code, or 128 + signal.
-    code: i32,
+    pub(crate) code: i32,
     /// In pipe mode: bytes written to stdout and their FNV-1a hash.
-    out: (u64, u64),
+    pub(crate) out: (u64, u64),
 }
 
 fn tv(t: libc::timeval) -> Duration {
@@ -330,7 +339,7 @@ fn tv(t: libc::timeval) -> Duration {
 
 /// Spawns, drains stdout in pipe mode, and reaps with wait4 (for the CPU
 /// time), all inside the timed span.
-fn run_once(
+pub(crate) fn run_once(
     row: &Row,
     cwd: &Path,
     mode: Stdout,
@@ -380,6 +389,41 @@ fn run_once(
     Ok(Sample { wall, cpu: tv(ru.ru_utime) + tv(ru.ru_stime), code, out })
 }
 
+/// The warm-up run: stdout summed by GNU `cksum` (CRC and length) where it
+/// is installed, else hashed here. xtask runs as a debug build, where
+/// hashing byte by byte costs ~14 s per GiB: with `cat big.bin` rows that
+/// was most of the cat group's time; cksum takes under a second.
+fn checked_run(row: &Row, cwd: &Path, stderr: Stdio) -> Result<Sample, String> {
+    let Ok(mut sum) = Command::new("cksum")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+    else {
+        return run_once(row, cwd, Stdout::Pipe, stderr, true);
+    };
+    let Some(sum_in) = sum.stdin.take() else {
+        return Err("cksum: no stdin".into());
+    };
+    let mut cmd = row.command();
+    cmd.current_dir(cwd).stdin(Stdio::null()).stderr(stderr).stdout(Stdio::from(sum_in));
+    let t = Instant::now();
+    let status = cmd.status().map_err(|e| format!("cannot run {:?}: {e}", row.argv[0]));
+    // Dropping `cmd` closed our copy of cksum's stdin: it sees the end now.
+    drop(cmd);
+    let wall = t.elapsed();
+    let out = sum.wait_with_output().map_err(|e| format!("cksum: {e}"))?;
+    let status = status?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let mut f = text.split_whitespace().map(|x| x.parse::<u64>().ok());
+    let (Some(Some(crc)), Some(Some(len))) = (f.next(), f.next()) else {
+        return Err(format!("cksum printed {text:?}"));
+    };
+    use std::os::unix::process::ExitStatusExt;
+    let code = status.code().unwrap_or_else(|| 128 + status.signal().unwrap_or(0));
+    Ok(Sample { wall, cpu: Duration::ZERO, code, out: (len, crc) })
+}
+
 /// One traced run of the row (see `strace`); None if strace is missing or failed.
 fn count_syscalls(row: &Row, cwd: &Path, mode: Stdout, tmp: &Path) -> Option<u64> {
     let mut cmd = Command::new("strace");
@@ -414,7 +458,7 @@ struct Result_ {
     out: (u64, u64),
 }
 
-fn median(v: &[Duration]) -> Duration {
+pub(crate) fn median(v: &[Duration]) -> Duration {
     let mut s = v.to_vec();
     s.sort();
     let n = s.len();
@@ -425,7 +469,7 @@ fn median(v: &[Duration]) -> Duration {
     }
 }
 
-fn ms(d: Duration) -> String {
+pub(crate) fn ms(d: Duration) -> String {
     let ms = d.as_secs_f64() * 1e3;
     if ms < 1.0 {
         format!("{ms:.3}")
@@ -444,6 +488,9 @@ pub struct Options {
     pub dir: PathBuf,
     pub only: Option<String>,
     pub strace: bool,
+    pub quick: bool,
+    /// Also run our rows once per forced `RINGIO_BACKEND`.
+    pub backends: bool,
 }
 
 fn parse_args(args: &[String]) -> Result<Options, String> {
@@ -453,9 +500,15 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
         dir: fixtures::default_dir(),
         only: None,
         strace: true,
+        quick: false,
+        backends: true,
     };
+    let mut backends = None;
     let mut runs = None;
     let mut quick = false;
+    // Tracing every command is most of a full run's time: on by default in
+    // the full mode only.
+    let mut strace = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -463,7 +516,9 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             "--runs" => runs = Some(crate::parse_runs(it.next())?),
             "--dir" => o.dir = PathBuf::from(it.next().ok_or("--dir needs a value")?),
             "--only" => o.only = Some(it.next().ok_or("--only needs a value")?.clone()),
-            "--no-strace" => o.strace = false,
+            "--no-strace" => strace = Some(false),
+            "--strace" => strace = Some(true),
+            "--backends" => backends = Some(true),
             "all" => o.groups.extend(GROUPS.map(String::from)),
             g if GROUPS.contains(&g) => o.groups.push(g.into()),
             other => {
@@ -477,7 +532,10 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
         o.groups.extend(GROUPS.map(String::from));
     }
     o.groups.dedup();
-    o.runs = runs.unwrap_or(if quick { 3 } else { 10 });
+    o.runs = runs.unwrap_or(if quick { QUICK_RUNS } else { 10 });
+    o.strace = strace.unwrap_or(!quick);
+    o.quick = quick;
+    o.backends = backends.unwrap_or(!quick);
     Ok(o)
 }
 
@@ -500,6 +558,9 @@ pub fn load(file: &str, groups: &[String], only: Option<&str>) -> Result<Vec<Wor
 pub fn main(args: &[String]) -> Result<(), String> {
     if args.iter().any(|a| a == "--slowfs" || a.starts_with("--slowfs=")) {
         return crate::bench_slowfs::main(args);
+    }
+    if args.iter().any(|a| a == "--cold") {
+        return crate::cold::main(args);
     }
     let o = parse_args(args)?;
     let workloads = load("workloads.txt", &o.groups, o.only.as_deref())?;
@@ -528,13 +589,20 @@ pub fn main(args: &[String]) -> Result<(), String> {
         let mut results: Vec<(&Workload, Vec<Result_>, f64)> = Vec::new();
         let group_load = ForeignLoad::start();
         for w in workloads.iter().filter(|w| &w.group == group) {
-            let rows = resolve(w, &ours_dir, &mut cache)?;
+            let mut rows = resolve(w, &ours_dir, &mut cache)?;
+            if !o.backends {
+                rows.retain(|r| r.backend.is_none());
+            }
             eprintln!("bench: {group}: {} ({} commands × {} runs)", w.title, rows.len(), o.runs);
             let load = ForeignLoad::start();
-            let res = measure(rows, &o.dir, w.stdout, o.runs, strace.then_some(tmp.as_path()));
+            let slow_peer = o.quick.then_some(QUICK_SLOW_PEER);
+            let tmp = strace.then_some(tmp.as_path());
+            let res = measure(rows, &o.dir, w.stdout, o.runs, tmp, slow_peer);
             results.push((w, res, load.cores()));
         }
-        let report = render(group, &header, &o, strace, &results, group_load.cores());
+        let took = group_load.elapsed();
+        let report = render(group, &header, &o, strace, &results, group_load.cores(), took);
+        eprintln!("bench: {group} took {:.0} s", took.as_secs_f64());
         print!("{report}");
         let path = out_dir.join(format!("{group}.md"));
         fs::write(&path, &report).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -549,6 +617,7 @@ fn measure(
     mode: Stdout,
     runs: usize,
     strace_tmp: Option<&Path>,
+    slow_peer: Option<Duration>,
 ) -> Vec<Result_> {
     let mut res: Vec<Result_> = rows
         .into_iter()
@@ -568,8 +637,14 @@ fn measure(
         let err_path =
             std::env::temp_dir().join(format!("xtask-bench-stderr-{}", std::process::id()));
         let stderr = fs::File::create(&err_path).map(Stdio::from).unwrap_or_else(|_| Stdio::null());
-        match run_once(&r.row, cwd, Stdout::Pipe, stderr, true) {
-            Ok(s) if s.code == 0 => r.out = s.out,
+        match checked_run(&r.row, cwd, stderr) {
+            Ok(s) if s.code == 0 => {
+                r.out = s.out;
+                let peer = !r.row.ours && !r.row.gnu && !r.row.reference;
+                if peer && slow_peer.is_some_and(|t| s.wall > t) {
+                    r.failed = Some(format!("not timed (--quick; warm-up {} ms)", ms(s.wall)));
+                }
+            }
             Ok(s) => {
                 let msg = fs::read_to_string(&err_path).unwrap_or_default();
                 let first = msg.lines().next().unwrap_or("").chars().take(100).collect::<String>();
@@ -645,6 +720,7 @@ fn render(
     strace: bool,
     results: &[(&Workload, Vec<Result_>, f64)],
     load: f64,
+    took: Duration,
 ) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "# `cargo xtask bench {group}`\n");
@@ -662,6 +738,14 @@ fn render(
         o.runs,
         if strace { "" } else { " (skipped)" }
     );
+    if o.quick {
+        let _ = writeln!(
+            s,
+            "- `--quick`: {}peers whose warm-up run took over {} s are not timed\n",
+            if o.backends { "" } else { "no forced-backend rows; " },
+            QUICK_SLOW_PEER.as_secs()
+        );
+    }
     let _ = writeln!(
         s,
         "| workload | tool | command | median ms | min | max | cpu ms | ×GNU | ×best | syscalls | stdout |"
@@ -723,9 +807,11 @@ fn render(
     }
     let _ = writeln!(
         s,
-        "\n- CPU used by other processes during this group: {load:.2} cores on average{}\n- load average at end: {}",
+        "\n- CPU used by other processes during this group: {load:.2} cores on average{}\n- load average at end: {}\n- the group took {:.0} s{}",
         if load >= BUSY_CORES { " (⚠ a busy machine: medians are inflated; compare rows within a workload only)" } else { "" },
-        crate::machine::loadavg()
+        crate::machine::loadavg(),
+        took.as_secs_f64(),
+        if o.quick { " (--quick)" } else { "" },
     );
     s
 }

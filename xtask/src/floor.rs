@@ -11,6 +11,12 @@
 //! between this row and ldu's is what ldu spends in user space and in
 //! bookkeeping, and the row itself is the floor any ratio target has to be
 //! measured against.
+//!
+//! Two variants give the other tools' floors: `--names` reads directories
+//! only (subdirectories known from d_type, statx only where it is
+//! DT_UNKNOWN), the least any `find` without a stat-needing test does;
+//! `--ls` adds to each statx the extended attribute query and symlink read
+//! that `ls -alR` needs (as `cargo xtask ls-floor`, for a whole tree).
 
 use std::ffi::{CStr, CString};
 use std::os::fd::RawFd;
@@ -31,23 +37,51 @@ struct Shared {
     cv: Condvar,
     /// The file system's magic (of the root), for the end-of-directory mark.
     fs: i64,
+    mode: Mode,
+}
+
+/// What is done per entry.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Mode {
+    /// statx (du).
+    Stat,
+    /// Nothing but d_type (find -name / -type).
+    Names,
+    /// statx + listxattr, readlink for symlinks (ls -alR).
+    Ls,
 }
 
 pub fn main(args: &[String]) -> Result<(), String> {
-    let Some(dir) = args.first() else {
-        return Err("usage: cargo xtask du-floor DIR [THREADS]".into());
+    let mut mode = Mode::Stat;
+    let mut pos = Vec::new();
+    for a in args {
+        match a.as_str() {
+            "--names" => mode = Mode::Names,
+            "--ls" => mode = Mode::Ls,
+            _ => pos.push(a),
+        }
+    }
+    let Some(dir) = pos.first() else {
+        return Err("usage: cargo xtask du-floor DIR [THREADS] [--names|--ls]".into());
     };
-    let threads = match args.get(1) {
+    let threads = match pos.get(1) {
         Some(t) => t.parse().map_err(|_| format!("bad thread count {t:?}"))?,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
-    println!("{}\t{dir}", total_kib(dir, threads)?);
+    println!("{}\t{dir}", walk(dir, threads, mode)?);
     Ok(())
 }
 
 /// The disk usage of the tree at `dir` in KiB, every entry counted (as
 /// `du -s --count-links`), walked by `threads` threads.
+#[cfg(test)]
 fn total_kib(dir: &str, threads: usize) -> Result<u64, String> {
+    walk(dir, threads, Mode::Stat)
+}
+
+/// Walks the tree at `dir` with `threads` threads; returns its disk usage
+/// in KiB (as `du -s --count-links`), or in `Names` mode the entries seen.
+fn walk(dir: &str, threads: usize, mode: Mode) -> Result<u64, String> {
     let c = CString::new(dir.as_bytes()).map_err(|_| "NUL in path".to_string())?;
     let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW;
     let fd =
@@ -60,12 +94,13 @@ fn total_kib(dir: &str, threads: usize) -> Result<u64, String> {
         st: Mutex::new(Stack { fds: vec![(fd, st.stx_size)], busy: 0, waiting: 0 }),
         cv: Condvar::new(),
         fs: ringio::sys::fs::fs_type(fd).unwrap_or(0),
+        mode,
     };
     let blocks: u64 = std::thread::scope(|s| {
         let hs: Vec<_> = (0..threads.max(1)).map(|_| s.spawn(|| worker(&sh))).collect();
         hs.into_iter().map(|h| h.join().unwrap_or(0)).sum()
     });
-    Ok((blocks + st.stx_blocks) / 2)
+    Ok(if mode == Mode::Names { blocks } else { (blocks + st.stx_blocks) / 2 })
 }
 
 fn pop(sh: &Shared, was_busy: bool) -> Option<(RawFd, u64)> {
@@ -97,9 +132,13 @@ fn worker(sh: &Shared) -> u64 {
     let mut kids = Vec::new();
     let mut name = Vec::new();
     let mut st = ringio::sys::statx_zeroed();
+    let mut xattrs = Vec::with_capacity(256);
+    let mut target = Vec::with_capacity(256);
     let mut busy = false;
     while let Some((fd, size)) = pop(sh, busy) {
         busy = true;
+        // Without a statx of the directory its size is unknown (0): only the
+        // htree end mark is usable then.
         let ends = ringio::sys::fs::dir_end_offsets(sh.fs, size);
         loop {
             let eof =
@@ -113,6 +152,16 @@ fn worker(sh: &Shared) -> u64 {
                 name.extend_from_slice(d.name);
                 name.push(0);
                 let Ok(name) = CStr::from_bytes_with_nul(&name) else { continue };
+                let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW;
+                if sh.mode == Mode::Names && d.d_type != ringio::dtype::UNKNOWN {
+                    blocks += 1;
+                    if d.d_type == ringio::dtype::DIR {
+                        if let Ok(k) = ringio::sys::openat(fd, name, flags, 0) {
+                            kids.push((k, 0));
+                        }
+                    }
+                    continue;
+                }
                 let r = ringio::sys::statx(
                     fd,
                     name,
@@ -123,9 +172,15 @@ fn worker(sh: &Shared) -> u64 {
                 if r.is_err() {
                     continue;
                 }
-                blocks += st.stx_blocks;
-                if st.stx_mode as u32 & libc::S_IFMT == libc::S_IFDIR {
-                    let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW;
+                blocks += if sh.mode == Mode::Names { 1 } else { st.stx_blocks };
+                let kind = st.stx_mode as u32 & libc::S_IFMT;
+                if sh.mode == Mode::Ls {
+                    if kind == libc::S_IFLNK {
+                        let _ = ringio::sys::readlinkat(fd, name, &mut target);
+                    }
+                    let _ = ringio::sys::listxattrat(fd, name, kind != libc::S_IFLNK, &mut xattrs);
+                }
+                if kind == libc::S_IFDIR {
                     if let Ok(k) = ringio::sys::openat(fd, name, flags, 0) {
                         kids.push((k, st.stx_size));
                     }
@@ -151,7 +206,8 @@ fn worker(sh: &Shared) -> u64 {
 mod tests {
     use std::process::Command;
 
-    /// The floor walks the whole tree: its total is GNU's `du -sl`.
+    /// The floor walks the whole tree: its total is GNU's `du -sl`, and in
+    /// names mode it sees what `find` lists.
     #[test]
     fn floor_total_is_du_count_links() {
         let dir = std::env::temp_dir().join(format!("du-floor-test-{}", std::process::id()));
@@ -168,8 +224,12 @@ mod tests {
         let out = Command::new("du").args(["-sl", path]).output().unwrap();
         let gnu: u64 =
             String::from_utf8_lossy(&out.stdout).split('\t').next().unwrap().parse().unwrap();
+        let out = Command::new("find").arg(path).output().unwrap();
+        let entries = out.stdout.iter().filter(|&&b| b == b'\n').count() as u64 - 1;
         for threads in [1, 2, 4] {
             assert_eq!(super::total_kib(path, threads).unwrap(), gnu, "{threads} threads");
+            assert_eq!(super::walk(path, threads, super::Mode::Ls).unwrap(), gnu);
+            assert_eq!(super::walk(path, threads, super::Mode::Names).unwrap(), entries);
         }
         std::fs::remove_dir_all(&dir).unwrap();
     }

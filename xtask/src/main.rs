@@ -9,6 +9,10 @@
 //!   bench_slowfs.rs).
 //! - `dist`: man pages and shell completions from the tools' option
 //!   tables, into `target/dist/` (dist.rs).
+//! - `bench --cold`: the same on a dropped page cache, with the device's
+//!   counters and limits (cold.rs, device.rs).
+//! - `du-floor`, `ls-floor`: minimal walkers, the benches' floor rows
+//!   (floor.rs, ls_floor.rs).
 //! - `bench-engine`: times ringio's executors directly, in an optimized
 //!   build of this crate (engine_bench.rs).
 
@@ -17,10 +21,13 @@ use std::process::{Command, ExitCode};
 
 mod bench;
 mod bench_slowfs;
+mod cold;
+mod device;
 mod dist;
 mod engine_bench;
 mod fixtures;
 mod floor;
+mod ls_floor;
 mod machine;
 mod setup;
 mod slowfs;
@@ -34,10 +41,18 @@ tasks:
   fixtures [--dir D] [SET…]
                       build the benchmark fixtures (default: all sets, in target/fixtures);
                       SET: flat, flat-10 … flat-100000, tree, tree-20k, big, text
-  bench [GROUP…] [--quick] [--runs N] [--dir D] [--only TEXT] [--no-strace]
+  bench [GROUP…] [--quick] [--runs N] [--dir D] [--only TEXT] [--strace|--no-strace] [--backends]
                       GROUP: ls, find, du, cat or all (default); builds release binaries,
                       times ours against GNU and installed peers (benches/workloads.txt);
-                      tables go to stdout and target/bench/GROUP.md
+                      tables go to stdout and target/bench/GROUP.md; --quick (~1 min a
+                      group): 3 rounds, no strace, no forced-backend rows, peers slower
+                      than 1 s untimed (--strace / --backends bring those back)
+  bench --cold [GROUP…] [--runs N] [--threads 2,16,64] [--dir D] [--only TEXT] [--no-probe]
+                      GROUP: du, find, ls or all (root only): every run on a dropped page
+                      cache (benches/cold.txt), interleaved; device reads, bytes and busy
+                      time per run from /proc/diskstats, a floor row (minimal walker at its
+                      best thread count) and the device's own limit from an O_DIRECT probe;
+                      table to stdout and target/bench/cold.md
   bench --slowfs LATENCY [GROUP…] [--runs N] [--cap SECS] [--depths 16,256] [--only TEXT] [--ours]
                       GROUP: ls, find, du or all: the same through a slowfs mount of the
                       fixtures (benches/slowfs.txt): time, FUSE requests by type and the
@@ -51,7 +66,11 @@ tasks:
   du-floor DIR [THREADS]
                       the least work any du -s does: one getdents64 per directory and
                       one statx per entry on THREADS threads (default: the CPUs), no
-                      bookkeeping; the du bench's `floor` row (build with --release)";
+                      bookkeeping; the du bench's `floor` row (build with --release);
+                      --names: getdents only (find's floor); --ls: + listxattr per entry
+  ls-floor DIR [THREADS]
+                      the least work a GNU-identical ls -al does: getdents64 + statx +
+                      listxattr per entry on THREADS threads (default 2); ls's floor row";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
@@ -65,6 +84,7 @@ fn main() -> ExitCode {
         "dist" => dist::main(&rest),
         "bench-engine" => engine_bench::main(&rest),
         "du-floor" => floor::main(&rest),
+        "ls-floor" => ls_floor::main(&rest),
         engine_bench::INNER => engine_bench::inner(&rest),
         "" | "help" | "--help" | "-h" => {
             println!("{USAGE}");
