@@ -2,7 +2,7 @@
 //! `{} +` forms, prompting, and running children.
 //!
 //! -execdir children start in the entry's directory by descriptor (fchdir
-//! between fork and exec, `ringio::sys::proc::command_in_dir`), so a
+//! between fork and exec, `libcw::proc::command_in_dir`), so a
 //! directory renamed or swapped for a symlink mid-walk can't redirect them.
 
 use std::ffi::{CStr, OsStr};
@@ -95,7 +95,7 @@ impl ExecSpec {
         // GNU's yesno: the line without its newline, through rpmatch (the
         // locale's YESEXPR: de takes `j`, ja `はい`).
         let reply = line.strip_suffix(b"\n").unwrap_or(&line);
-        ringio::sys::locale::yes_or_no(reply) == Some(true)
+        libcw::locale::yes_or_no(reply) == Some(true)
     }
 
     /// Adds one argument to the batch; runs the batch first when it is full
@@ -169,7 +169,7 @@ pub fn run(argv: &[Vec<u8>], cwd: Cwd, null_stdin: bool) -> Outcome {
     cmd.args(argv[1..].iter().map(|a| OsStr::from_bytes(a)));
     match cwd {
         Cwd::Here => {}
-        Cwd::Fd(fd) => ringio::sys::proc::command_in_dir(&mut cmd, fd),
+        Cwd::Fd(fd) => libcw::proc::command_in_dir(&mut cmd, fd),
         Cwd::Path(p) => {
             cmd.current_dir(OsStr::from_bytes(p));
         }
@@ -179,8 +179,8 @@ pub fn run(argv: &[Vec<u8>], cwd: Cwd, null_stdin: bool) -> Outcome {
     }
     // Spawned and waited for through ringio so that SIGINT/SIGTERM/SIGHUP
     // reach the command too and lfind ends only after it (no orphans).
-    let status = ringio::sys::signal::spawn_child(&mut cmd)
-        .and_then(|mut child| ringio::sys::signal::wait_child(&mut child));
+    let status = libcw::signal::spawn_child(&mut cmd)
+        .and_then(|mut child| libcw::signal::wait_child(&mut child));
     match status {
         Ok(st) => {
             use std::os::unix::process::ExitStatusExt;
