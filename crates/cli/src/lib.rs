@@ -57,6 +57,11 @@ static ALLOC: libcw::mem::ExitOnOom = libcw::mem::ExitOnOom;
 /// the environment still work: std captures them from the C runtime on
 /// Linux. SIGPIPE keeps its inherited disposition, which is what GNU tools
 /// do anyway.
+///
+/// The `no_mangle` it expands is an unsafe attribute: the binaries using
+/// it are the one place outside ringio and libcw that may not forbid
+/// `unsafe_code` (cli itself does; a macro's body is checked where it
+/// expands).
 #[macro_export]
 macro_rules! c_main {
     ($run:path) => {

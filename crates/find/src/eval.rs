@@ -4,7 +4,7 @@
 //! output per thread in whole records.
 
 use std::ffi::CString;
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
@@ -746,7 +746,7 @@ impl EntryEval<'_, '_> {
         if !self.entry.followed && !self.follow() {
             flags |= libc::O_NOFOLLOW;
         }
-        let fd = match ringio::sys::openat(self.entry.dirfd, &name, flags, 0) {
+        let dir = match ringio::sys::openat_owned(self.entry.dirfd, &name, flags, 0) {
             Ok(fd) => fd,
             Err(e) => {
                 self.report(self.entry.path, e);
@@ -757,7 +757,7 @@ impl EntryEval<'_, '_> {
         let mut empty = true;
         loop {
             buf.clear();
-            match ringio::sys::getdents64(fd, &mut buf) {
+            match ringio::sys::getdents64(dir.as_raw_fd(), &mut buf) {
                 Ok(0) => break,
                 Ok(_) => {
                     if ringio::DirentIter::new(&buf).any(|d| !d.is_dot_or_dotdot()) {
@@ -772,7 +772,6 @@ impl EntryEval<'_, '_> {
                 }
             }
         }
-        let _ = ringio::sys::close(fd);
         empty
     }
 

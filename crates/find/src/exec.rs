@@ -7,7 +7,7 @@
 
 use std::ffi::{CStr, OsStr};
 use std::io::{BufRead, Write};
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
@@ -35,8 +35,9 @@ pub struct ExecSpec {
 pub struct Batch {
     args: Vec<Vec<u8>>,
     bytes: usize,
-    /// For -execdir +: the directory (a descriptor of our own) and its path.
-    dir: Option<(RawFd, Vec<u8>)>,
+    /// For -execdir +: the directory (a descriptor of our own, closed when
+    /// the batch runs or is dropped) and its path.
+    dir: Option<(OwnedFd, Vec<u8>)>,
 }
 
 /// Where a command runs.
@@ -123,7 +124,7 @@ impl ExecSpec {
             if let Some((fd, rel, p)) = dir {
                 // Our own descriptor: the walker closes its own when the
                 // directory is done, and the batch may run later.
-                match ringio::sys::openat(fd, rel, libc::O_RDONLY | libc::O_DIRECTORY, 0) {
+                match ringio::sys::openat_owned(fd, rel, libc::O_RDONLY | libc::O_DIRECTORY, 0) {
                     Ok(own) => b.dir = Some((own, p.to_vec())),
                     Err(e) => {
                         cli::msg::error(&format!("{}: {}", quoted(p), e.message()));
@@ -152,13 +153,11 @@ impl ExecSpec {
         b.bytes = 0;
         let dir = b.dir.take();
         let cwd = match &dir {
-            Some((fd, _)) => Cwd::Fd(*fd),
+            Some((fd, _)) => Cwd::Fd(fd.as_raw_fd()),
             None => Cwd::Here,
         };
         let r = run(&argv, cwd, false);
-        if let Some((fd, _)) = dir {
-            let _ = ringio::sys::close(fd);
-        }
+        drop(dir);
         matches!(r, Outcome::Success)
     }
 }
@@ -177,7 +176,7 @@ pub fn run(argv: &[Vec<u8>], cwd: Cwd, null_stdin: bool) -> Outcome {
     if null_stdin {
         cmd.stdin(Stdio::null());
     }
-    // Spawned and waited for through ringio so that SIGINT/SIGTERM/SIGHUP
+    // Spawned and waited for through libcw::signal so that SIGINT/SIGTERM/SIGHUP
     // reach the command too and lfind ends only after it (no orphans).
     let status = libcw::signal::spawn_child(&mut cmd)
         .and_then(|mut child| libcw::signal::wait_child(&mut child));

@@ -5,7 +5,10 @@
 //! and the standard descriptors as they were before Rust's runtime ran.
 //!
 //! With `ringio::sys` (the engine's syscall layer), this is the only place
-//! `unsafe` lives: every other crate of the workspace forbids it. Each
+//! the tools' `unsafe` lives: cli, walk, ls, find, du and cat say
+//! `#![forbid(unsafe_code)]`. (The binaries can't: `cli::c_main!` and the
+//! `.init_array` hooks expand `no_mangle`/`link_section` items in them.
+//! xtask, a development tool, keeps its own in `slowfs/sys.rs`.) Each
 //! `unsafe` block says why it is sound in a `// SAFETY:` comment. Wrappers
 //! that make a syscall retry `EINTR` themselves, as `ringio::sys`'s do.
 //!

@@ -61,6 +61,20 @@ pub fn openat(dirfd: RawFd, path: &CStr, flags: i32, mode: u32) -> Result<RawFd,
         .map(|fd| fd as RawFd)
 }
 
+/// [`openat`] for a caller that owns the descriptor outright: it closes
+/// when the `OwnedFd` drops, on every path, with no `close` to forget.
+pub fn openat_owned(
+    dirfd: RawFd,
+    path: &CStr,
+    flags: i32,
+    mode: u32,
+) -> Result<std::os::fd::OwnedFd, Errno> {
+    use std::os::fd::FromRawFd;
+    let fd = openat(dirfd, path, flags, mode)?;
+    // SAFETY: fd was just opened and nothing else holds it.
+    Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
+}
+
 /// Closes a descriptor. EINTR is not retried: on Linux the fd is released
 /// whatever close returns, and retrying could close a descriptor another
 /// thread has just been given.
