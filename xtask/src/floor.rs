@@ -13,14 +13,14 @@
 //! measured against.
 
 use std::ffi::{CStr, CString};
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::sync::{Condvar, Mutex};
 
-use ringio::{DirentIter, Errno};
+use ringio::DirentIter;
 
 struct Stack {
     /// Open directories to read, with their sizes (for the end mark).
-    fds: Vec<(RawFd, u64)>,
+    fds: Vec<(OwnedFd, u64)>,
     busy: usize,
     /// Threads waiting: a notify is a futex call even with nobody to wake.
     waiting: usize,
@@ -50,16 +50,17 @@ pub fn main(args: &[String]) -> Result<(), String> {
 fn total_kib(dir: &str, threads: usize) -> Result<u64, String> {
     let c = CString::new(dir.as_bytes()).map_err(|_| "NUL in path".to_string())?;
     let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW;
-    let fd =
-        ringio::sys::openat(libc::AT_FDCWD, &c, flags, 0).map_err(|e| format!("{dir}: {e}"))?;
+    let fd = ringio::sys::openat_owned(libc::AT_FDCWD, &c, flags, 0)
+        .map_err(|e| format!("{dir}: {e}"))?;
     let mut st = ringio::sys::statx_zeroed();
     let mask = libc::STATX_BASIC_STATS;
     ringio::sys::statx(libc::AT_FDCWD, &c, libc::AT_SYMLINK_NOFOLLOW, mask, &mut st)
         .map_err(|e| format!("{dir}: {e}"))?;
+    let fs = ringio::sys::fs::fs_type(fd.as_raw_fd()).unwrap_or(0);
     let sh = Shared {
         st: Mutex::new(Stack { fds: vec![(fd, st.stx_size)], busy: 0, waiting: 0 }),
         cv: Condvar::new(),
-        fs: ringio::sys::fs::fs_type(fd).unwrap_or(0),
+        fs,
     };
     let blocks: u64 = std::thread::scope(|s| {
         let hs: Vec<_> = (0..threads.max(1)).map(|_| s.spawn(|| worker(&sh))).collect();
@@ -68,7 +69,7 @@ fn total_kib(dir: &str, threads: usize) -> Result<u64, String> {
     Ok((blocks + st.stx_blocks) / 2)
 }
 
-fn pop(sh: &Shared, was_busy: bool) -> Option<(RawFd, u64)> {
+fn pop(sh: &Shared, was_busy: bool) -> Option<(OwnedFd, u64)> {
     let mut g = ringio::sync::lock(&sh.st);
     if was_busy {
         g.busy -= 1;
@@ -98,8 +99,9 @@ fn worker(sh: &Shared) -> u64 {
     let mut name = Vec::new();
     let mut st = ringio::sys::statx_zeroed();
     let mut busy = false;
-    while let Some((fd, size)) = pop(sh, busy) {
+    while let Some((dir, size)) = pop(sh, busy) {
         busy = true;
+        let fd = dir.as_raw_fd();
         let ends = ringio::sys::fs::dir_end_offsets(sh.fs, size);
         loop {
             let eof = ringio::getdents_fill_hinted(fd, &mut buf, ends.as_ref().map_or(&[], |e| e))
@@ -125,7 +127,7 @@ fn worker(sh: &Shared) -> u64 {
                 blocks += st.stx_blocks;
                 if st.stx_mode as u32 & libc::S_IFMT == libc::S_IFDIR {
                     let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW;
-                    if let Ok(k) = ringio::sys::openat(fd, name, flags, 0) {
+                    if let Ok(k) = ringio::sys::openat_owned(fd, name, flags, 0) {
                         kids.push((k, st.stx_size));
                     }
                 }
@@ -134,7 +136,7 @@ fn worker(sh: &Shared) -> u64 {
                 break;
             }
         }
-        let _: Result<(), Errno> = ringio::sys::close(fd);
+        drop(dir);
         if !kids.is_empty() {
             let mut g = ringio::sync::lock(&sh.st);
             g.fds.append(&mut kids);
