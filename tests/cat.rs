@@ -322,7 +322,7 @@ fn missing_directories_and_bad_names() {
 #[test]
 fn unreadable_files_as_unprivileged_user() {
     // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } != 0 {
+    if libcw::euid() != 0 {
         util::skipped(
             "unreadable_files_as_unprivileged_user",
             "needs root to switch to an unprivileged user",

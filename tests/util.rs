@@ -1151,7 +1151,7 @@ impl Case {
         }
         if let Some((nrs, errno)) = &self.seccomp {
             // The filter is inherited through bash's exec by the tool.
-            assert!(ringio::sys::seccomp::deny_in_child(&mut cmd, nrs, *errno));
+            assert!(libcw::seccomp::deny_in_child(&mut cmd, nrs, *errno));
         }
         assert!(self.run.stdin.is_none(), "Case: stdin unsupported");
         cmd.stdin(Stdio::null());

@@ -4,7 +4,7 @@
 
 use std::sync::Mutex;
 
-use ringio::sys::seccomp::{IO_URING_ENTER, IO_URING_REGISTER, IO_URING_SETUP};
+use libcw::seccomp::{IO_URING_ENTER, IO_URING_REGISTER, IO_URING_SETUP};
 
 use super::{every_tool_args, small_tree};
 use crate::util::{self, lines_sorted, root, skip, Case, Prog, TOOLS};

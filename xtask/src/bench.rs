@@ -333,10 +333,6 @@ pub(crate) struct Sample {
     pub(crate) out: (u64, u64),
 }
 
-fn tv(t: libc::timeval) -> Duration {
-    Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
-}
-
 /// Spawns, drains stdout in pipe mode, and reaps with wait4 (for the CPU
 /// time), all inside the timed span.
 pub(crate) fn run_once(
@@ -366,27 +362,15 @@ pub(crate) fn run_once(
             }
         }
     }
-    let pid = child.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: rusage is plain old data; zeroed is a valid value.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    loop {
-        // SAFETY: `pid` is our unreaped child; status and ru are valid out pointers.
-        let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
-        if r == pid {
-            break;
-        }
-        if std::io::Error::last_os_error().raw_os_error() != Some(libc::EINTR) {
-            return Err(format!("wait4: {}", std::io::Error::last_os_error()));
-        }
-    }
+    let (status, cpu) = crate::slowfs::sys::wait_child(child.id() as libc::pid_t)
+        .map_err(|e| format!("wait4: {e}"))?;
     let wall = t.elapsed();
     let code = if libc::WIFEXITED(status) {
         libc::WEXITSTATUS(status)
     } else {
         128 + libc::WTERMSIG(status)
     };
-    Ok(Sample { wall, cpu: tv(ru.ru_utime) + tv(ru.ru_stime), code, out })
+    Ok(Sample { wall, cpu, code, out })
 }
 
 /// The warm-up run: stdout summed by GNU `cksum` (CRC and length) where it

@@ -14,6 +14,7 @@
 //!   with at most a window of opens outstanding.
 
 use std::fmt::Write as _;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -118,7 +119,8 @@ pub fn inner(args: &[String]) -> Result<(), String> {
         if names.len() != n {
             return Err(format!("{}: {} entries, expected {n}", path.display(), names.len()));
         }
-        let dirfd = open_dir(path)?;
+        let dir = open_dir(path)?;
+        let dirfd = dir.as_raw_fd();
         for work in Work::ALL {
             eprintln!(
                 "bench-engine: flat-{n}: {} × {} variants × {runs} runs",
@@ -151,8 +153,7 @@ pub fn inner(args: &[String]) -> Result<(), String> {
             }
             table.push((work, n, samples, load.cores()));
         }
-        // SAFETY: dirfd is ours, opened above, and not used after this.
-        unsafe { libc::close(dirfd) };
+        drop(dir);
     }
     let report =
         render(&dir, runs, &engines.iter().map(|(v, _)| v.name).collect::<Vec<_>>(), &table);
@@ -170,15 +171,10 @@ fn list_names(path: &Path) -> Result<Vec<Vec<u8>>, String> {
     Ok(rd.filter_map(|e| e.ok()).map(|e| e.file_name().as_bytes().to_vec()).collect())
 }
 
-fn open_dir(path: &Path) -> Result<i32, String> {
+fn open_dir(path: &Path) -> Result<OwnedFd, String> {
     let c = std::ffi::CString::new(path.as_os_str().as_bytes()).map_err(|e| e.to_string())?;
-    // SAFETY: `c` is a valid NUL-terminated path.
-    let fd =
-        unsafe { libc::open(c.as_ptr(), libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC) };
-    if fd < 0 {
-        return Err(format!("{}: {}", path.display(), std::io::Error::last_os_error()));
-    }
-    Ok(fd)
+    ringio::sys::openat_owned(libc::AT_FDCWD, &c, libc::O_RDONLY | libc::O_DIRECTORY, 0)
+        .map_err(|e| format!("{}: {e}", path.display()))
 }
 
 const T_OPEN: u64 = u64::MAX;
@@ -240,11 +236,7 @@ fn list(eng: &mut Engine, path: &Path, stat: bool) -> Result<usize, String> {
 /// openat + close of every name, at most `window` opens outstanding (the fd
 /// limit); returns the files opened.
 fn open_close(eng: &mut Engine, dirfd: i32, names: &[Vec<u8>]) -> Result<usize, String> {
-    // SAFETY: rlimit is plain old data; zeroed is valid and getrlimit fills it.
-    let mut rl: libc::rlimit = unsafe { std::mem::zeroed() };
-    // SAFETY: valid out pointer.
-    unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut rl) };
-    let window = (rl.rlim_cur as usize).saturating_sub(64).clamp(16, 4096);
+    let window = (libcw::rlimit::nofile_soft() as usize).saturating_sub(64).clamp(16, 4096);
     const CLOSE_BIT: u64 = 1 << 63;
     let (mut next, mut opened, mut open_now) = (0usize, 0usize, 0usize);
     let mut out = Vec::new();

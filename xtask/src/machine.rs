@@ -42,14 +42,10 @@ pub fn fs_type(path: &Path) -> String {
     let Ok(c) = std::ffi::CString::new(path.as_os_str().as_bytes()) else {
         return "?".into();
     };
-    // SAFETY: statfs is plain old data; zeroed is a valid value.
-    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-    // SAFETY: `c` is a valid NUL-terminated path and `st` a valid out pointer.
-    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
+    let Ok(magic) = crate::slowfs::sys::fs_magic(&c) else {
         return "?".into();
-    }
-    #[allow(clippy::unnecessary_cast)]
-    match st.f_type as u64 {
+    };
+    match magic {
         0xEF53 => "ext4".into(),
         0x5846_5342 => "xfs".into(),
         0x9123_683E => "btrfs".into(),
@@ -128,24 +124,13 @@ fn busy_seconds() -> f64 {
     // user nice system idle iowait irq softirq steal: busy = all but idle and iowait.
     let busy: u64 =
         v.iter().take(8).enumerate().filter(|(i, _)| *i != 3 && *i != 4).map(|(_, x)| x).sum();
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1);
+    let hz = crate::slowfs::sys::clock_ticks();
     busy as f64 / hz as f64
 }
 
 /// CPU seconds used by this process and its reaped children.
 fn own_seconds() -> f64 {
-    let mut total = 0.0;
-    for who in [libc::RUSAGE_SELF, libc::RUSAGE_CHILDREN] {
-        // SAFETY: rusage is plain old data; zeroed is a valid value.
-        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-        // SAFETY: valid `who` and out pointer.
-        unsafe { libc::getrusage(who, &mut ru) };
-        for t in [ru.ru_utime, ru.ru_stime] {
-            total += t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-        }
-    }
-    total
+    crate::slowfs::sys::cpu_used().as_secs_f64()
 }
 
 /// Measures how much CPU *other* processes used while we ran: the machine

@@ -135,7 +135,7 @@ pub struct Cat {
 impl Cat {
     /// Examines standard output and sets up the loop.
     pub fn new(opts: FormatOpts, eng: Engine) -> Result<Cat, Fatal> {
-        if ringio::sys::stdio::closed_at_start(STDOUT) {
+        if libcw::stdio::closed_at_start(STDOUT) {
             return Err(Fatal::StdoutStat(Errno(libc::EBADF)));
         }
         let st = kc::fstat(STDOUT).map_err(Fatal::StdoutStat)?;
@@ -188,7 +188,7 @@ impl Cat {
         let stdin = name == b"-";
         let fd = if stdin {
             self.used_stdin = true;
-            if ringio::sys::stdio::closed_at_start(STDIN) {
+            if libcw::stdio::closed_at_start(STDIN) {
                 // The runtime put /dev/null there; GNU cat finds it closed.
                 return Err(file_err(FileErrorKind::Stat(Errno(libc::EBADF))));
             }
@@ -466,7 +466,7 @@ impl Cat {
         self.flush().map_err(|e| FinishError::Fatal(Fatal::Write(e)))?;
         if self.used_stdin {
             self.used_stdin = false;
-            if ringio::sys::stdio::closed_at_start(STDIN) {
+            if libcw::stdio::closed_at_start(STDIN) {
                 return Err(FinishError::CloseStdin(Errno(libc::EBADF)));
             }
             self.eng.close(0, STDIN);

@@ -17,7 +17,7 @@ use std::ffi::OsString;
 use args::{Command, Plan};
 use copy::{Cat, FinishError};
 use error::{Error, Fatal};
-use ringio::sys::sigpipe;
+use libcw::sigpipe;
 use ringio::Errno;
 
 /// Runs lcat with these arguments (after the program name); returns the

@@ -1,5 +1,5 @@
 //! Shell patterns (`*`, `?`, `[...]`, `\`) as GNU's tools match them: by
-//! the C library's fnmatch (`ringio::sys::fnmatch`), the function GNU ls,
+//! the C library's fnmatch (`libcw::fnmatch`), the function GNU ls,
 //! du and find call, with the flags each tool passes — none for find's
 //! `-name`/`-path`/`-lname` and du's `--exclude` (so `*` matches `/` and a
 //! leading '.'), case folding for find's `-i` forms, and a leading '.'
@@ -8,7 +8,7 @@
 use std::cell::RefCell;
 use std::ffi::{CStr, CString};
 
-use ringio::sys::fnmatch;
+use libcw::fnmatch;
 
 /// fnmatch flags.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -3,6 +3,8 @@
 //! EPIPE/ENOSPC behaviour, human-readable sizes, times, user names and
 //! shell patterns.
 
+#![forbid(unsafe_code)]
+
 pub mod argmatch;
 pub mod files0;
 pub mod glob;
@@ -21,18 +23,22 @@ pub mod users;
 pub use msg::{progname, set_progname};
 pub use out::Out;
 
-/// Runs `ringio::sys::at_start` from `.init_array`, before Rust's runtime
+// The hook macros below expand in the binaries, which depend on cli alone.
+#[doc(hidden)]
+pub use libcw as __libcw;
+
+/// Runs `libcw::at_start` from `.init_array`, before Rust's runtime
 /// starts: it records SIGPIPE's disposition before the runtime changes it
-/// (see `ringio::sys::sigpipe`) and occupies closed standard descriptors
+/// (see `libcw::sigpipe`) and occupies closed standard descriptors
 /// before the runtime quietly reopens them read-write on /dev/null, which
-/// would turn `>&-` into silent success (see `ringio::sys::stdfds`).
+/// would turn `>&-` into silent success (see `libcw::stdfds`).
 /// Invoke once at the top level of each binary.
 #[macro_export]
 macro_rules! sigpipe_hook {
     () => {
         #[used]
         #[link_section = ".init_array"]
-        static RECORD_SIGPIPE: extern "C" fn() = ::ringio::sys::at_start;
+        static RECORD_SIGPIPE: extern "C" fn() = $crate::__libcw::at_start;
     };
 }
 
@@ -40,7 +46,7 @@ macro_rules! sigpipe_hook {
 /// prints `prog: memory exhausted` and exits with the tool's failure status,
 /// as GNU's xalloc_die does, instead of aborting.
 #[global_allocator]
-static ALLOC: ringio::sys::mem::ExitOnOom = ringio::sys::mem::ExitOnOom;
+static ALLOC: libcw::mem::ExitOnOom = libcw::mem::ExitOnOom;
 
 /// Defines the process entry point as a plain C `main` that calls `$run`
 /// and exits with the status it returns. Use with `#![no_main]`.
@@ -51,6 +57,11 @@ static ALLOC: ringio::sys::mem::ExitOnOom = ringio::sys::mem::ExitOnOom;
 /// the environment still work: std captures them from the C runtime on
 /// Linux. SIGPIPE keeps its inherited disposition, which is what GNU tools
 /// do anyway.
+///
+/// The `no_mangle` it expands is an unsafe attribute: the binaries using
+/// it are the one place outside ringio and libcw that may not forbid
+/// `unsafe_code` (cli itself does; a macro's body is checked where it
+/// expands).
 #[macro_export]
 macro_rules! c_main {
     ($run:path) => {
@@ -67,19 +78,19 @@ macro_rules! c_main {
 pub fn init(default_name: &str, domain: locale::Domain) {
     locale::init(domain);
     msg::init_progname(default_name);
-    ringio::sys::mem::set_oom_name(progname(), locale::tr(c"memory exhausted"));
-    ringio::sys::mem::adapt_to_limits();
-    ringio::sys::sigpipe::restore();
+    libcw::mem::set_oom_name(progname(), locale::tr(c"memory exhausted"));
+    libcw::mem::adapt_to_limits();
+    libcw::sigpipe::restore();
 }
 
 /// Records which of stdin/stdout/stderr were closed at start, before Rust's
-/// runtime reopens them on /dev/null (see `ringio::sys::stdio`). Invoke once
+/// runtime reopens them on /dev/null (see `libcw::stdio`). Invoke once
 /// at the top level of a binary that reports closed descriptors as GNU does.
 #[macro_export]
 macro_rules! stdio_hook {
     () => {
         #[used]
         #[link_section = ".init_array"]
-        static RECORD_STDIO: extern "C" fn() = ::ringio::sys::stdio::record;
+        static RECORD_STDIO: extern "C" fn() = $crate::__libcw::stdio::record;
     };
 }

@@ -15,7 +15,7 @@
 use std::ffi::CStr;
 use std::sync::OnceLock;
 
-use ringio::sys::locale as sys;
+use libcw::locale as sys;
 
 /// GNU's text domain for a tool.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

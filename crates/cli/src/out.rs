@@ -76,8 +76,8 @@ impl Out {
         self.written += self.buf.len() as u64;
         if self.error.is_none() {
             if let Err((_, e)) = sys::write_all(self.fd, &self.buf, None) {
-                if e == Errno::EPIPE && !sys::sigpipe::ignored_at_start() {
-                    sys::sigpipe::die();
+                if e == Errno::EPIPE && !libcw::sigpipe::ignored_at_start() {
+                    libcw::sigpipe::die();
                 }
                 self.error = Some(e);
             }

@@ -23,7 +23,7 @@
 //!   and contains `'` is rendered a second time with the "inside `$'…'`"
 //!   state left over from the first rendering (`'''it'\''s'$'\n'`).
 
-use ringio::sys::locale;
+use libcw::locale;
 
 /// GNU's quoting styles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

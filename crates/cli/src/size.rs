@@ -161,7 +161,7 @@ pub fn columns(text: &[u8]) -> usize {
     if text.is_ascii() {
         return text.len();
     }
-    use ringio::sys::locale::{decode, is_cntrl, width, Decoded};
+    use libcw::locale::{decode, is_cntrl, width, Decoded};
     let mut cols = 0;
     let mut rest = text;
     while let Some(&b) = rest.first() {

@@ -30,7 +30,7 @@ pub fn env_allows(no_color: Option<&[u8]>, term: Option<&[u8]>) -> bool {
 /// Whether to style what goes to descriptor `fd`.
 pub fn on(fd: i32) -> bool {
     use std::os::unix::ffi::OsStrExt;
-    if OFF.load(Ordering::Relaxed) || !ringio::sys::isatty(fd) {
+    if OFF.load(Ordering::Relaxed) || !libcw::isatty(fd) {
         return false;
     }
     let no_color = std::env::var_os("NO_COLOR");

@@ -2,9 +2,9 @@
 //! (`locale`, `iso`, `long-iso`, `full-iso`, `+FORMAT`) with the six-month
 //! rule, and a strftime-like formatter with GNU's extensions (`%N`, `%:z`,
 //! the `_ - 0 ^ #` flags and field widths). Local time comes from the C
-//! library (`TZ`, zoneinfo) through `ringio::sys::time`.
+//! library (`TZ`, zoneinfo) through `libcw::time`.
 
-use ringio::sys::time::{localtime, Tm};
+use libcw::time::{localtime, Tm};
 
 /// A file time: seconds and nanoseconds since the epoch, as statx gives
 /// it. The one timestamp type of ls and du (find keeps its own for now).
@@ -29,7 +29,7 @@ impl Timestamp {
 
     /// The wall clock.
     pub fn now() -> Timestamp {
-        let (secs, nsec) = ringio::sys::time::now();
+        let (secs, nsec) = libcw::time::now();
         Timestamp { secs, nsec }
     }
 }
@@ -154,7 +154,7 @@ impl TimeStyle {
                 K::Iso => ("%Y-%m-%d ".into(), "%m-%d %H:%M".into()),
                 K::Locale if hard => {
                     use crate::locale::tr_in;
-                    use ringio::sys::locale::LC_TIME;
+                    use libcw::locale::LC_TIME;
                     (tr_in(c"%b %e  %Y", LC_TIME).into(), tr_in(c"%b %e %H:%M", LC_TIME).into())
                 }
                 K::Locale => (LOCALE_OLD.into(), LOCALE_RECENT.into()),
@@ -255,7 +255,7 @@ fn month_formats(old: &[u8], recent: &[u8]) -> Option<Box<[[Vec<u8>; 12]; 2]>> {
 /// format) or isn't valid in LC_CTYPE's encoding, or a padded name
 /// reaches 128 bytes.
 fn padded_months() -> Option<[Vec<u8>; 12]> {
-    use ringio::sys::locale as sys;
+    use libcw::locale as sys;
     let multibyte = crate::locale::info().multibyte;
     // Each name as (bytes, columns) per character, already cut.
     let mut cut: Vec<(Vec<u8>, usize)> = Vec::with_capacity(12);
@@ -450,7 +450,7 @@ fn c_strftime(out: &mut Vec<u8>, modifier: Option<u8>, conv: u8, tm: &Tm) {
         _ => &[b'%', conv],
     };
     if let Ok(d) = std::ffi::CString::new(d) {
-        ringio::sys::locale::strftime_into(out, &d, tm);
+        libcw::locale::strftime_into(out, &d, tm);
     }
 }
 

@@ -74,13 +74,15 @@ impl Users {
         let nss = self.nss;
         self.users
             .entry(uid)
-            .or_insert_with(|| {
-                if nss {
-                    ringio::sys::users::user_name(uid).map(Into::into)
-                } else {
-                    None
-                }
-            })
+            .or_insert_with(
+                || {
+                    if nss {
+                        libcw::users::user_name(uid).map(Into::into)
+                    } else {
+                        None
+                    }
+                },
+            )
             .as_deref()
     }
 
@@ -89,13 +91,15 @@ impl Users {
         let nss = self.nss;
         self.groups
             .entry(gid)
-            .or_insert_with(|| {
-                if nss {
-                    ringio::sys::users::group_name(gid).map(Into::into)
-                } else {
-                    None
-                }
-            })
+            .or_insert_with(
+                || {
+                    if nss {
+                        libcw::users::group_name(gid).map(Into::into)
+                    } else {
+                        None
+                    }
+                },
+            )
             .as_deref()
     }
 
@@ -118,12 +122,12 @@ impl Users {
 
 /// The uid of user `name`, from the name service.
 pub fn uid_of(name: &[u8]) -> Option<u32> {
-    ringio::sys::users::user_id(&CString::new(name).ok()?)
+    libcw::users::user_id(&CString::new(name).ok()?)
 }
 
 /// The gid of group `name`, from the name service.
 pub fn gid_of(name: &[u8]) -> Option<u32> {
-    ringio::sys::users::group_id(&CString::new(name).ok()?)
+    libcw::users::group_id(&CString::new(name).ok()?)
 }
 
 #[cfg(test)]

@@ -6,6 +6,8 @@
 //! done; [`line`] formats. Hard links are counted once per run, as GNU
 //! does, even though the walk is parallel ([`links`]).
 
+#![forbid(unsafe_code)]
+
 pub mod args;
 pub mod exclude;
 pub mod line;
@@ -154,7 +156,7 @@ fn execute(plan: &Plan) -> i32 {
     };
     // One descriptor per directory level is held open while walking: let
     // deep trees use the hard limit, not a 1024 soft limit.
-    ringio::sys::rlimit::raise_nofile();
+    libcw::rlimit::raise_nofile();
     let sequential = plan.deref == Deref::Always && !plan.count_links;
     let mode = if plan.count_links {
         LinkMode::CountAll
@@ -172,12 +174,12 @@ fn execute(plan: &Plan) -> i32 {
     };
     if plan.time.is_some() {
         // Once, before threads format times.
-        ringio::sys::time::tzset();
+        libcw::time::tzset();
     }
-    let tty = ringio::sys::isatty(1);
+    let tty = libcw::isatty(1);
     line::set_qmark(tty);
     let sink = Sink::new(cli::Out::stdout(), tty);
-    let progress = ringio::sys::isatty(2).then(Progress::default);
+    let progress = libcw::isatty(2).then(Progress::default);
     let opts = walk::Options {
         ordered: sequential,
         follow_roots: plan.deref != Deref::Never,

@@ -87,7 +87,7 @@ impl Sink {
                 // recorded when close_stdout runs, which then prints no errno
                 // (it has none) — unless closing failed as well, which only a
                 // descriptor closed from the start (`>&-`) does.
-                cli::msg::write_error(ringio::sys::stdfds::was_closed(1).then_some(e));
+                cli::msg::write_error(libcw::stdfds::was_closed(1).then_some(e));
                 false
             }
         }

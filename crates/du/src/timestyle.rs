@@ -2,7 +2,7 @@
 //! the C library's local time (`TZ`).
 
 use cli::timefmt::Timestamp;
-use ringio::sys::time::localtime;
+use libcw::time::localtime;
 
 /// A resolved `--time-style`: the strftime format du prints times in.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -41,7 +41,7 @@ pub fn parse(input: &[u8], now: (i64, i64)) -> Option<(i64, i64)> {
             }
         }
         let body = &rest[i + 1..];
-        return ringio::sys::time::with_zone(&zone, || parse_in_zone(body, now)).flatten();
+        return libcw::time::with_zone(&zone, || parse_in_zone(body, now)).flatten();
     }
     parse_in_zone(s, now)
 }
@@ -884,7 +884,7 @@ fn fixed_mktime(
 }
 
 fn parse_in_zone(s: &[u8], now: (i64, i64)) -> Option<(i64, i64)> {
-    use ringio::sys::time::localtime;
+    use libcw::time::localtime;
     if let Some(rest) = s.strip_prefix(b"@") {
         return epoch_seconds(rest);
     }
@@ -959,7 +959,7 @@ fn epoch_seconds(rest: &[u8]) -> Option<(i64, i64)> {
 fn local_zone_names(now: i64) -> Local {
     let mut local = Local { names: Vec::new() };
     for t in [now, now - 182 * 86400, now + 182 * 86400] {
-        if let Some(tm) = ringio::sys::time::localtime(t) {
+        if let Some(tm) = libcw::time::localtime(t) {
             if !tm.zone.is_empty() && !local.names.iter().any(|n| n.0 == tm.zone) {
                 local.names.push((tm.zone.to_ascii_uppercase(), (tm.isdst > 0) as i32));
             }
@@ -1028,7 +1028,7 @@ impl DateFields {
         (year, mon0, day): (i64, i64, i64),
         (hour, minute, sec): (i64, i64, i64),
     ) -> Option<i64> {
-        use ringio::sys::time::mktime_norm;
+        use libcw::time::mktime_norm;
         let rel = self.rel;
         let isdst = self.local_isdst.unwrap_or(-1);
         let (mut t, mut tm) = mktime_norm(year, mon0, day, hour, minute, sec, isdst)?;

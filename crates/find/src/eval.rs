@@ -4,7 +4,7 @@
 //! output per thread in whole records.
 
 use std::ffi::CString;
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
@@ -60,7 +60,7 @@ enum Prediction {
 
 impl<'p> Finder<'p> {
     pub fn new(plan: &'p Plan) -> Finder<'p> {
-        let ttys = plan.outs.iter().map(|o| ringio::sys::isatty(o.fd())).collect();
+        let ttys = plan.outs.iter().map(|o| libcw::isatty(o.fd())).collect();
         let outs = plan.outs.iter().map(|o| Mutex::new(Out::new(o.fd(), 0))).collect();
         let mut stat_some = false;
         plan.expr.each(&mut |p| match p {
@@ -101,7 +101,7 @@ impl<'p> Finder<'p> {
 
     /// -quit was reached, or a signal asks to stop: no more starting points.
     pub fn quitting(&self) -> bool {
-        self.quit.load(Ordering::Relaxed) || ringio::sys::signal::interrupted()
+        self.quit.load(Ordering::Relaxed) || libcw::signal::interrupted()
     }
 
     pub fn fail(&self) {
@@ -125,7 +125,7 @@ impl<'p> Finder<'p> {
                     // GNU's close_stdout adds this line, with the errno only
                     // when closing failed too: stdout was closed from the
                     // start (`>&-`).
-                    cli::msg::write_error(ringio::sys::stdfds::was_closed(1).then_some(e));
+                    cli::msg::write_error(libcw::stdfds::was_closed(1).then_some(e));
                 }
                 ok = false;
             }
@@ -585,7 +585,7 @@ impl EntryEval<'_, '_> {
             Prim::SameFile(id) => self.stat().is_some_and(|s| ringio::sys::DevIno::of(&s) == *id),
             Prim::Access(mode) => {
                 let name = cstr(self.entry.rel_name);
-                ringio::sys::access::access(self.entry.dirfd, &name, *mode).is_ok()
+                libcw::access::access(self.entry.dirfd, &name, *mode).is_ok()
             }
             Prim::FsType(t) => {
                 let Some(s) = self.stat() else { return false };
@@ -746,7 +746,7 @@ impl EntryEval<'_, '_> {
         if !self.entry.followed && !self.follow() {
             flags |= libc::O_NOFOLLOW;
         }
-        let fd = match ringio::sys::openat(self.entry.dirfd, &name, flags, 0) {
+        let dir = match ringio::sys::openat_owned(self.entry.dirfd, &name, flags, 0) {
             Ok(fd) => fd,
             Err(e) => {
                 self.report(self.entry.path, e);
@@ -757,7 +757,7 @@ impl EntryEval<'_, '_> {
         let mut empty = true;
         loop {
             buf.clear();
-            match ringio::sys::getdents64(fd, &mut buf) {
+            match ringio::sys::getdents64(dir.as_raw_fd(), &mut buf) {
                 Ok(0) => break,
                 Ok(_) => {
                     if ringio::DirentIter::new(&buf).any(|d| !d.is_dot_or_dotdot()) {
@@ -772,7 +772,6 @@ impl EntryEval<'_, '_> {
                 }
             }
         }
-        let _ = ringio::sys::close(fd);
         empty
     }
 
@@ -843,7 +842,7 @@ impl EntryEval<'_, '_> {
         }
         let is_dir = self.d_type() == dtype::DIR;
         let name = cstr(self.entry.rel_name);
-        match ringio::sys::unlinkat(self.entry.dirfd, &name, is_dir) {
+        match libcw::unlinkat(self.entry.dirfd, &name, is_dir) {
             Ok(()) => true,
             Err(e) => {
                 if e == Errno::ENOENT && self.finder.plan.ignore_race {
@@ -1081,7 +1080,7 @@ impl Visitor for Finder<'_> {
     }
 
     fn visit(&self, local: &mut Local, e: &Entry, _parent: Option<&()>) -> Visit {
-        if self.quit.load(Ordering::Relaxed) || ringio::sys::signal::interrupted() {
+        if self.quit.load(Ordering::Relaxed) || libcw::signal::interrupted() {
             return Visit::Quit;
         }
         let plan = self.plan;
@@ -1151,7 +1150,7 @@ impl Visitor for Finder<'_> {
         if !self.plan.depth_first || self.quit.load(Ordering::Relaxed) {
             return;
         }
-        if ringio::sys::signal::interrupted() {
+        if libcw::signal::interrupted() {
             return;
         }
         if dir.depth >= self.plan.mindepth && self.eval_entry(local, dir).quit {

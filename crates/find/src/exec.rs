@@ -2,12 +2,12 @@
 //! `{} +` forms, prompting, and running children.
 //!
 //! -execdir children start in the entry's directory by descriptor (fchdir
-//! between fork and exec, `ringio::sys::proc::command_in_dir`), so a
+//! between fork and exec, `libcw::proc::command_in_dir`), so a
 //! directory renamed or swapped for a symlink mid-walk can't redirect them.
 
 use std::ffi::{CStr, OsStr};
 use std::io::{BufRead, Write};
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::process::{Command, Stdio};
 use std::sync::Mutex;
@@ -35,8 +35,9 @@ pub struct ExecSpec {
 pub struct Batch {
     args: Vec<Vec<u8>>,
     bytes: usize,
-    /// For -execdir +: the directory (a descriptor of our own) and its path.
-    dir: Option<(RawFd, Vec<u8>)>,
+    /// For -execdir +: the directory (a descriptor of our own, closed when
+    /// the batch runs or is dropped) and its path.
+    dir: Option<(OwnedFd, Vec<u8>)>,
 }
 
 /// Where a command runs.
@@ -95,7 +96,7 @@ impl ExecSpec {
         // GNU's yesno: the line without its newline, through rpmatch (the
         // locale's YESEXPR: de takes `j`, ja `はい`).
         let reply = line.strip_suffix(b"\n").unwrap_or(&line);
-        ringio::sys::locale::yes_or_no(reply) == Some(true)
+        libcw::locale::yes_or_no(reply) == Some(true)
     }
 
     /// Adds one argument to the batch; runs the batch first when it is full
@@ -123,7 +124,7 @@ impl ExecSpec {
             if let Some((fd, rel, p)) = dir {
                 // Our own descriptor: the walker closes its own when the
                 // directory is done, and the batch may run later.
-                match ringio::sys::openat(fd, rel, libc::O_RDONLY | libc::O_DIRECTORY, 0) {
+                match ringio::sys::openat_owned(fd, rel, libc::O_RDONLY | libc::O_DIRECTORY, 0) {
                     Ok(own) => b.dir = Some((own, p.to_vec())),
                     Err(e) => {
                         cli::msg::error(&format!("{}: {}", quoted(p), e.message()));
@@ -152,13 +153,11 @@ impl ExecSpec {
         b.bytes = 0;
         let dir = b.dir.take();
         let cwd = match &dir {
-            Some((fd, _)) => Cwd::Fd(*fd),
+            Some((fd, _)) => Cwd::Fd(fd.as_raw_fd()),
             None => Cwd::Here,
         };
         let r = run(&argv, cwd, false);
-        if let Some((fd, _)) = dir {
-            let _ = ringio::sys::close(fd);
-        }
+        drop(dir);
         matches!(r, Outcome::Success)
     }
 }
@@ -169,7 +168,7 @@ pub fn run(argv: &[Vec<u8>], cwd: Cwd, null_stdin: bool) -> Outcome {
     cmd.args(argv[1..].iter().map(|a| OsStr::from_bytes(a)));
     match cwd {
         Cwd::Here => {}
-        Cwd::Fd(fd) => ringio::sys::proc::command_in_dir(&mut cmd, fd),
+        Cwd::Fd(fd) => libcw::proc::command_in_dir(&mut cmd, fd),
         Cwd::Path(p) => {
             cmd.current_dir(OsStr::from_bytes(p));
         }
@@ -177,10 +176,10 @@ pub fn run(argv: &[Vec<u8>], cwd: Cwd, null_stdin: bool) -> Outcome {
     if null_stdin {
         cmd.stdin(Stdio::null());
     }
-    // Spawned and waited for through ringio so that SIGINT/SIGTERM/SIGHUP
+    // Spawned and waited for through libcw::signal so that SIGINT/SIGTERM/SIGHUP
     // reach the command too and lfind ends only after it (no orphans).
-    let status = ringio::sys::signal::spawn_child(&mut cmd)
-        .and_then(|mut child| ringio::sys::signal::wait_child(&mut child));
+    let status = libcw::signal::spawn_child(&mut cmd)
+        .and_then(|mut child| libcw::signal::wait_child(&mut child));
     match status {
         Ok(st) => {
             use std::os::unix::process::ExitStatusExt;

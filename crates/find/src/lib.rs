@@ -41,6 +41,8 @@
 //! User and group names come from `cli::users` (name service only, cached
 //! per walker thread); `timefmt` is find's layer over `cli::timefmt`.
 
+#![forbid(unsafe_code)]
+
 pub mod datetime;
 pub mod eval;
 pub mod exec;
@@ -111,8 +113,8 @@ pub fn run(args: Vec<OsString>) -> i32 {
             }
         }
     }
-    ringio::sys::time::tzset();
-    ringio::sys::signal::catch_signals();
+    libcw::time::tzset();
+    libcw::signal::catch_signals();
     let finder = eval::Finder::new(&plan);
     let opts = walk::Options {
         threads: plan.threads,
@@ -137,7 +139,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         }
     }
     let mut ok = !finder.failed() && !list_failed;
-    if !ringio::sys::signal::interrupted() {
+    if !libcw::signal::interrupted() {
         for x in &plan.execs {
             if x.plus && !x.flush() {
                 ok = false;
@@ -145,8 +147,8 @@ pub fn run(args: Vec<OsString>) -> i32 {
         }
     }
     ok &= finder.finish_outputs();
-    if ringio::sys::signal::interrupted() {
-        ringio::sys::signal::die_of_signal();
+    if libcw::signal::interrupted() {
+        libcw::signal::die_of_signal();
     }
     if ok {
         0

@@ -119,7 +119,7 @@ struct Parser {
 /// Parses `args` (without `argv[0]`). Warnings are returned to be printed.
 pub fn parse(args: Vec<OsString>) -> Result<(Plan, Vec<String>), ParseError> {
     let args: Vec<Vec<u8>> = args.into_iter().map(|a| a.into_vec()).collect();
-    let now = ringio::sys::time::now();
+    let now = libcw::time::now();
     let mut p = Parser {
         args,
         i: 0,
@@ -751,7 +751,7 @@ impl Parser {
 
     /// -daystart's origin: the coming midnight, so that "today" is 0 days ago.
     fn day_start(&self) -> (i64, i64) {
-        use ringio::sys::time::{localtime, mktime};
+        use libcw::time::{localtime, mktime};
         let now = self.plan.now.0;
         match localtime(now).and_then(|tm| mktime(tm.year, tm.mon, tm.mday, 0, 0, 0)) {
             Some(mid) => (mid + 86400, 0),
@@ -967,7 +967,7 @@ fn parse_float_cmp(v: &[u8]) -> Option<(Cmp, f64)> {
 /// overflow and on an underflow that is not zero (gnulib's xstrtod), and
 /// for NaN (GNU's time tests then fail an assertion; an error is kinder).
 fn xstrtod(s: &[u8]) -> Option<f64> {
-    let r = ringio::sys::locale::strtod(s);
+    let r = libcw::locale::strtod(s);
     if r.consumed == 0 || r.consumed != s.len() || (r.range && r.value != 0.0) || r.value.is_nan() {
         return None;
     }

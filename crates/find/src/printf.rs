@@ -204,7 +204,7 @@ impl Format {
                         }
                         Value::Str => pad_str(out, &tmp, sp),
                         Value::Float(v) => {
-                            let fs = ringio::sys::locale::FloatSpec {
+                            let fs = libcw::locale::FloatSpec {
                                 minus: sp.minus,
                                 plus: sp.plus,
                                 space: sp.space,
@@ -213,7 +213,7 @@ impl Format {
                                 width: sp.width,
                                 prec: sp.prec,
                             };
-                            ringio::sys::locale::printf_double(out, fs, b'g', v)
+                            libcw::locale::printf_double(out, fs, b'g', v)
                         }
                         Value::Int(n) => pad_int(out, n, sp, 10),
                         Value::Oct(n) => pad_int(out, n, sp, 8),

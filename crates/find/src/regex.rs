@@ -1,12 +1,12 @@
 //! `-regex` and `-iregex`: the C library's GNU regex engine, as GNU find
-//! runs it (`ringio::sys::regex`). A `-regextype` is a set of syntax bits
+//! runs it (`libcw::regex`). A `-regextype` is a set of syntax bits
 //! (findutils' table of names), `-iregex` adds `RE_ICASE`, and a path
 //! matches only if the match covers all of it.
 
 use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use ringio::sys::regex as re;
+use libcw::regex as re;
 
 /// A `-regextype`: the syntax bits patterns after it compile with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

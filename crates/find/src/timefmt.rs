@@ -5,7 +5,7 @@
 //! and AM/PM come from the C library, as find's strftime calls do.
 
 use cli::timefmt::{strftime, strftime_localized, LOCALE_OLD, LOCALE_RECENT};
-use ringio::sys::time::{localtime, Tm};
+use libcw::time::{localtime, Tm};
 
 /// A time the C library can't convert prints the fields of an all-zero
 /// `struct tm`, as find always has.

@@ -35,7 +35,7 @@
 use std::cmp::Ordering;
 use std::ffi::CStr;
 
-use ringio::sys::locale::{strcoll, strxfrm_buf};
+use libcw::locale::{strcoll, strxfrm_buf};
 
 use crate::args::{Sort, TimeKind};
 use crate::entry::Entry;

@@ -22,7 +22,7 @@ pub fn fit(widths: &[usize], line: usize, by_columns: bool) -> Vec<usize> {
     let cells = max_cols.checked_mul(max_cols + 1).map(|x| x / 2);
     let Some(cells) = cells.filter(|&c| c <= isize::MAX as usize / std::mem::size_of::<usize>())
     else {
-        ringio::sys::mem::oom_exit()
+        libcw::mem::oom_exit()
     };
     let mut cols: Vec<usize> = vec![MIN_COLUMN_WIDTH; cells];
     let base = |i: usize| i * (i + 1) / 2;

@@ -6,6 +6,8 @@
 //! formats into one buffer. [`run`] drives them the way GNU ls walks its
 //! operands: files first, then each directory, `-R` depth-first.
 
+#![forbid(unsafe_code)]
+
 pub mod args;
 mod collate;
 pub mod colors;
@@ -41,7 +43,7 @@ const EXIT_SERIOUS: i32 = 2;
 /// Runs lsr with the process's arguments; returns the exit status.
 pub fn run() -> i32 {
     // GNU ls's exit_failure: running out of memory is serious trouble.
-    ringio::sys::mem::set_oom_status(EXIT_SERIOUS);
+    libcw::mem::set_oom_status(EXIT_SERIOUS);
     let parsed = args::parse(std::env::args_os().skip(1));
     let a = match parsed {
         Ok(a) => a,
@@ -63,7 +65,7 @@ pub fn run() -> i32 {
         out.write(help::version().as_bytes());
         return if out.finish() { 0 } else { EXIT_SERIOUS };
     }
-    ringio::sys::mem::tune_for_batch();
+    libcw::mem::tune_for_batch();
     let env = Env::from_process();
     let (plan, warnings) = match Plan::new(&a, &env) {
         Ok(p) => p,
@@ -157,7 +159,7 @@ impl<'a> Ls<'a> {
                 Users::default()
             };
         if plan.long() {
-            ringio::sys::time::tzset();
+            libcw::time::tzset();
         }
         let now = cli::timefmt::Timestamp::now();
         let mut printer = Printer::new(plan, users, now);
@@ -492,7 +494,7 @@ impl<'a> Ls<'a> {
             // The readers hold descriptors of their own (a directory each,
             // and O_PATH descriptors for -l): take the hard limit, as ldu
             // does, and fewer readers (or none) under a tight one.
-            let limit = ringio::sys::rlimit::raise_nofile() as usize;
+            let limit = libcw::rlimit::raise_nofile() as usize;
             let mut readers = (limit.saturating_sub(64) / 64).min(prefetch::READERS);
             if !remote {
                 readers = readers.min(local);

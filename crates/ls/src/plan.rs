@@ -40,10 +40,10 @@ impl Env {
         use std::os::unix::ffi::OsStringExt;
         let var = |k: &str| std::env::var(k).ok();
         let raw = |k: &str| std::env::var_os(k).map(|v| v.into_vec());
-        let tty = ringio::sys::isatty(1);
+        let tty = libcw::isatty(1);
         Env {
             stdout_tty: tty,
-            term_width: if tty { ringio::sys::terminal_width(1) } else { None },
+            term_width: if tty { libcw::terminal_width(1) } else { None },
             columns: var("COLUMNS"),
             tabsize: var("TABSIZE"),
             time_style: var("TIME_STYLE"),

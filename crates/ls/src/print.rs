@@ -487,7 +487,7 @@ mod tests {
     #[test]
     fn long_format_aligns_columns() {
         std::env::set_var("TZ", "UTC");
-        ringio::sys::time::tzset();
+        libcw::time::tzset();
         let p = plan(&["-l", "--time-style=long-iso"]);
         let entries = [
             file("a", libc::S_IFREG | 0o644, 5, 1_709_000_000),

@@ -166,7 +166,7 @@ impl Fds {
             .ok()
             .and_then(|v| v.trim().parse().ok())
             .unwrap_or_else(|| {
-                let limit = ringio::sys::rlimit::nofile_soft() as usize;
+                let limit = libcw::rlimit::nofile_soft() as usize;
                 limit.saturating_sub(ASSUMED_OPEN + RESERVE_FIXED + RESERVE_PER_THREAD * threads)
             });
         Fds {
@@ -241,7 +241,7 @@ fn evict_lru(reg: &mut Vec<Arc<FdSlot>>) -> bool {
 /// (each takes [`RESERVE_PER_THREAD`] and one more for its engine's
 /// helpers on a high-latency file system), at least one.
 pub(crate) fn threads_for_limit() -> usize {
-    let limit = ringio::sys::rlimit::nofile_soft() as usize;
+    let limit = libcw::rlimit::nofile_soft() as usize;
     (limit.saturating_sub(ASSUMED_OPEN + RESERVE_FIXED) / (RESERVE_PER_THREAD + 1)).max(1)
 }
 

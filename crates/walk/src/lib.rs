@@ -25,6 +25,8 @@
 //! done, in whichever thread finished it last, so du can print a directory
 //! after all its descendants and find can honour `-depth`.
 
+#![forbid(unsafe_code)]
+
 mod dirs;
 mod fds;
 mod node;

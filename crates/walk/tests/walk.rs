@@ -211,7 +211,7 @@ fn follow_detects_loops_and_keeps_dangling_links() {
 #[test]
 fn unreadable_directory_is_reported_and_still_left() {
     // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } == 0 {
+    if libcw::euid() == 0 {
         // As root, permissions don't stop us: check the open error through a
         // directory that vanishes instead.
         eprintln!("running as root: permission case covered by the end-to-end tests as nobody");

@@ -1,6 +1,8 @@
 //! The few system calls std does not wrap, and the byte views of the
-//! protocol structures. Every `unsafe` block of slowfs lives in this file,
-//! each small and with the reason it is sound next to it.
+//! protocol structures. Every `unsafe` block of xtask (slowfs, the
+//! benchmarks' wait4/getrusage/statfs) lives in this file, each small and
+//! with the reason it is sound next to it; the rest of xtask uses ringio
+//! and libcw.
 
 use std::ffi::{CStr, CString};
 use std::fs::File;
@@ -265,6 +267,32 @@ pub fn open_fuse_device() -> io::Result<OwnedFd> {
 pub fn kill(pid: i32, sig: i32) -> io::Result<()> {
     // SAFETY: kill takes no pointers.
     check(unsafe { libc::kill(pid, sig) }).map(|_| ())
+}
+
+/// The file-system magic number of `path` (statfs's `f_type`).
+pub fn fs_magic(path: &CStr) -> io::Result<u64> {
+    // SAFETY: statfs is plain old data; all-zero is a valid value.
+    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
+    // SAFETY: path is NUL-terminated and st a valid, exclusive out pointer.
+    check(unsafe { libc::statfs(path.as_ptr(), &mut st) })?;
+    #[allow(clippy::unnecessary_cast)]
+    Ok(st.f_type as u64)
+}
+
+/// User + system CPU time of this process and its reaped children.
+pub fn cpu_used() -> Duration {
+    let tv = |t: libc::timeval| {
+        Duration::from_secs(t.tv_sec as u64) + Duration::from_micros(t.tv_usec as u64)
+    };
+    let mut total = Duration::ZERO;
+    for who in [libc::RUSAGE_SELF, libc::RUSAGE_CHILDREN] {
+        // SAFETY: rusage is plain old data; all-zero is a valid value.
+        let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+        // SAFETY: who is valid and ru a valid, exclusive out pointer.
+        unsafe { libc::getrusage(who, &mut ru) };
+        total += tv(ru.ru_utime) + tv(ru.ru_stime);
+    }
+    total
 }
 
 /// Clock ticks per second, the unit of /proc/PID/stat times.

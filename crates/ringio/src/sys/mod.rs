@@ -2,20 +2,14 @@
 //!
 //! Each wrapper retries `EINTR` itself, so no caller ever sees it: a signal
 //! arriving mid-walk must not turn into a spurious "Interrupted system call".
+//!
+//! Only what the engine runs or decides with lives here (stat, open,
+//! getdents, xattrs, read/write/splice, the kernel copy paths, file-system
+//! kinds, eventfds, the CPU count). The C library's other services the
+//! tools need — users, time, locale, fnmatch, regex, the allocator,
+//! signals, standard descriptors — are the `libcw` crate's.
 
-pub mod access;
-pub mod fnmatch;
 pub mod fs;
-pub mod locale;
-pub mod mem;
-pub mod proc;
-pub mod regex;
-pub mod seccomp;
-pub mod signal;
-pub mod sigpipe;
-pub mod stdfds;
-pub mod time;
-pub mod users;
 
 /// The raw read loop behind [`crate::Engine::getdents_hinted`], for
 /// measurements of the syscall floor (xtask); tools use the engine's
@@ -29,7 +23,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use crate::errno::{check, Errno};
 
 pub mod copy;
-pub mod stdio;
 
 /// The kernel's `struct statx`, as libc defines it.
 pub type Statx = libc::statx;
@@ -73,6 +66,20 @@ pub fn openat(dirfd: RawFd, path: &CStr, flags: i32, mode: u32) -> Result<RawFd,
         .map(|fd| fd as RawFd)
 }
 
+/// [`openat`] for a caller that owns the descriptor outright: it closes
+/// when the `OwnedFd` drops, on every path, with no `close` to forget.
+pub fn openat_owned(
+    dirfd: RawFd,
+    path: &CStr,
+    flags: i32,
+    mode: u32,
+) -> Result<std::os::fd::OwnedFd, Errno> {
+    use std::os::fd::FromRawFd;
+    let fd = openat(dirfd, path, flags, mode)?;
+    // SAFETY: fd was just opened and nothing else holds it.
+    Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
+}
+
 /// Closes a descriptor. EINTR is not retried: on Linux the fd is released
 /// whatever close returns, and retrying could close a descriptor another
 /// thread has just been given.
@@ -82,14 +89,6 @@ pub fn close(fd: RawFd) -> Result<(), Errno> {
         Err(e) if e == Errno::EINTR => Ok(()),
         r => r.map(|_| ()),
     }
-}
-
-/// `unlinkat(dirfd, name, dir ? AT_REMOVEDIR : 0)`: never follows a
-/// symlink in `name`'s last component, and `dirfd` pins the parent.
-pub fn unlinkat(dirfd: RawFd, name: &CStr, dir: bool) -> Result<(), Errno> {
-    let flags = if dir { libc::AT_REMOVEDIR } else { 0 };
-    // SAFETY: name is NUL-terminated for the duration of the call.
-    retry(|| unsafe { libc::unlinkat(dirfd, name.as_ptr(), flags) as _ }).map(|_| ())
 }
 
 pub fn statx(
@@ -430,38 +429,9 @@ pub fn available_cpus() -> usize {
     })
 }
 
-/// What every tool does before Rust's runtime starts (run from
-/// `.init_array`): record SIGPIPE's inherited disposition and occupy closed
-/// standard descriptors ([`stdfds::guard`]).
-pub extern "C" fn at_start() {
-    sigpipe::record();
-    stdfds::guard();
-}
-
-/// Whether `fd` is a terminal.
-pub fn isatty(fd: RawFd) -> bool {
-    // SAFETY: isatty only inspects the descriptor.
-    unsafe { libc::isatty(fd) == 1 }
-}
-
-/// The terminal width of `fd` from TIOCGWINSZ, if it is a terminal.
-pub fn terminal_width(fd: RawFd) -> Option<usize> {
-    // SAFETY: TIOCGWINSZ writes one winsize struct into ws.
-    unsafe {
-        let mut ws: libc::winsize = std::mem::zeroed();
-        if libc::ioctl(fd, libc::TIOCGWINSZ, &mut ws) == 0 && ws.ws_col > 0 {
-            Some(ws.ws_col as usize)
-        } else {
-            None
-        }
-    }
-}
-
 /// `fstat` through statx with AT_EMPTY_PATH.
 pub fn fstatx(fd: RawFd, mask: u32) -> Result<Statx, Errno> {
     let mut st = statx_zeroed();
     statx(fd, c"", libc::AT_EMPTY_PATH, mask, &mut st)?;
     Ok(st)
 }
-
-pub mod rlimit;

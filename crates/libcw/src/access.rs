@@ -4,8 +4,8 @@
 use std::ffi::CStr;
 use std::os::fd::RawFd;
 
-use super::retry;
-use crate::errno::Errno;
+use crate::retry;
+use ringio::Errno;
 
 /// `faccessat(dirfd, name, mode, 0)`: whether the real user may access the
 /// file (following symlinks, as access(2) does).

@@ -11,7 +11,7 @@
 use std::cmp::Ordering;
 use std::ffi::{c_char, c_int, CStr};
 
-use crate::sys::time::Tm;
+use crate::time::Tm;
 
 /// A wide character as glibc's `wchar_t` (UCS-4 on Linux).
 pub type WChar = i32;

@@ -6,7 +6,7 @@
 use std::cmp::Ordering;
 use std::ffi::CString;
 
-use ringio::sys::locale;
+use libcw::locale;
 
 /// A small deterministic generator (xorshift), so a failure reproduces.
 struct Rng(u64);
