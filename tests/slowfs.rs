@@ -313,6 +313,11 @@ fn tools_print_the_same_through_a_slow_mount() {
 fn request_budgets_through_a_slow_mount() {
     let Some((_tmp, _src, mp, mut srv)) = mirror("slowfs-budget") else { return };
     let n = MANY as u64;
+    // FORGET and BATCH_FORGET are the kernel dropping inodes from its own
+    // cache (memory pressure, another process dropping caches), sent when
+    // it likes: not requests the tool made, so they don't count.
+    let made =
+        |c: &Counters| c.get("requests").saturating_sub(c.get("forget") + c.get("batch_forget"));
     for b in std::iter::once(None).chain(BACKENDS.iter().map(|b| Some(*b))) {
         let name = b.unwrap_or("default");
         // lsr -l: one LOOKUP (an O_PATH open) and one GETXATTR (the ACL
@@ -321,7 +326,7 @@ fn request_budgets_through_a_slow_mount() {
         let out = run("lsr", &["-l", "many"], &mp, b);
         let c = srv.counters();
         assert!(out.status.success(), "lsr -l many [{name}]: {out:?}");
-        assert!(c.get("requests") <= 2 * n + 20, "lsr -l [{name}]: {c:?} for {n} files");
+        assert!(made(&c) <= 2 * n + 20, "lsr -l [{name}]: {c:?} for {n} files");
         assert!(c.get("lookup") <= n + 10, "lsr -l [{name}]: {c:?}");
         assert!(c.get("getattr") <= 10, "lsr -l [{name}] stats from LOOKUP replies: {c:?}");
         if b != Some("sync") {
@@ -332,14 +337,14 @@ fn request_budgets_through_a_slow_mount() {
         let out = run("lfind", &["many", "-size", "+1k"], &mp, b);
         let c = srv.counters();
         assert!(out.status.success(), "lfind [{name}]: {out:?}");
-        assert!(c.get("requests") <= n + 20, "lfind -size [{name}]: {c:?} for {n} files");
+        assert!(made(&c) <= n + 20, "lfind -size [{name}]: {c:?} for {n} files");
         assert!(c.get("getattr") <= 10, "lfind -size [{name}]: {c:?}");
         // ldu -s: the same.
         srv.reset();
         let out = run("ldu", &["-s", "many"], &mp, b);
         let c = srv.counters();
         assert!(out.status.success(), "ldu [{name}]: {out:?}");
-        assert!(c.get("requests") <= n + 20, "ldu -s [{name}]: {c:?} for {n} files");
+        assert!(made(&c) <= n + 20, "ldu -s [{name}]: {c:?} for {n} files");
         if b != Some("sync") {
             assert!(c.get("max_in_flight") >= 8, "ldu -s [{name}] concurrency: {c:?}");
         }
