@@ -98,6 +98,32 @@ fn size_text(f: cli::size::SizeFormat, bytes: u64) -> Text {
     }
 }
 
+/// Owner and group texts with the last of each kept: a directory's files
+/// mostly share them, so most rows skip the name lookup (a hash of the id)
+/// and the copy of the name.
+#[derive(Default)]
+struct Ids {
+    user: Option<(u32, Text, bool)>,
+    group: Option<(u32, Text, bool)>,
+}
+
+impl Ids {
+    /// The id's text (its name, or the number when `numeric` or nameless)
+    /// and whether it is a number.
+    fn text(&mut self, users: &mut Users, id: u32, numeric: bool, group: bool) -> (Text, bool) {
+        let last = if group { &self.group } else { &self.user };
+        if let Some((i, t, n)) = last {
+            if *i == id {
+                return (t.clone(), *n);
+            }
+        }
+        let r = id_text(users, id, numeric, group);
+        let slot = if group { &mut self.group } else { &mut self.user };
+        *slot = Some((id, r.0.clone(), r.1));
+        r
+    }
+}
+
 fn id_text(users: &mut Users, id: u32, numeric: bool, group: bool) -> (Text, bool) {
     if numeric {
         return (Text::num(id as u64), true);
@@ -127,7 +153,7 @@ fn expected_time_width(plan: &Plan) -> usize {
 }
 
 /// The field texts of one entry's line.
-fn fields_of(plan: &Plan, users: &mut Users, e: &Entry) -> Fields {
+fn fields_of(plan: &Plan, users: &mut Users, ids: &mut Ids, e: &Entry) -> Fields {
     let m = e.meta.as_ref();
     let inode = if plan.inode {
         m.map_or_else(Text::unknown, |m| Text::num(m.ino))
@@ -141,12 +167,12 @@ fn fields_of(plan: &Plan, users: &mut Users, e: &Entry) -> Fields {
     };
     let nlink = m.map_or_else(Text::unknown, |m| Text::num(m.nlink));
     let (owner, owner_numeric) = match m {
-        Some(m) if plan.show_owner || plan.author => id_text(users, m.uid, plan.numeric, false),
+        Some(m) if plan.show_owner || plan.author => ids.text(users, m.uid, plan.numeric, false),
         None => (Text::unknown(), false),
         _ => (Text::default(), false),
     };
     let (group, group_numeric) = match m {
-        Some(m) if plan.show_group => id_text(users, m.gid, plan.numeric, true),
+        Some(m) if plan.show_group => ids.text(users, m.gid, plan.numeric, true),
         None => (Text::unknown(), false),
         _ => (Text::default(), false),
     };
@@ -205,7 +231,7 @@ struct Widths {
 }
 
 impl Widths {
-    fn of(plan: &Plan, users: &mut Users, rows: &Rows) -> Widths {
+    fn of(plan: &Plan, users: &mut Users, ids: &mut Ids, rows: &Rows) -> Widths {
         let all = || rows.entries.iter().chain(rows.extra);
         let mut w = Widths {
             any_acl: all().any(|e| e.acl || e.labeled()),
@@ -214,7 +240,7 @@ impl Widths {
             ..Widths::default()
         };
         for e in all() {
-            let f = fields_of(plan, users, e);
+            let f = fields_of(plan, users, ids, e);
             if let Some((a, b)) = &f.dev {
                 w.major = w.major.max(a.len());
                 w.minor = w.minor.max(b.len());
@@ -292,11 +318,12 @@ impl TimeCache {
 /// per-entry texts are kept, so a huge listing costs only its entries).
 pub fn print<S: Sink>(p: &mut Printing, sink: &mut S, rows: &Rows) {
     let plan = p.plan;
-    let w = Widths::of(plan, p.users, rows);
+    let mut ids = Ids::default();
+    let w = Widths::of(plan, p.users, &mut ids, rows);
     let mut times = TimeCache::new(plan);
     let mut name = Quoted::default();
     for (k, e) in rows.entries.iter().enumerate() {
-        let f = &fields_of(plan, p.users, e);
+        let f = &fields_of(plan, p.users, &mut ids, e);
         let out = sink.buf();
         // GNU sets the normal colour before the dired indent.
         p.painter.normal(plan, out);
