@@ -240,22 +240,58 @@ impl Widths {
             ..Widths::default()
         };
         for e in all() {
-            let f = fields_of(plan, users, ids, e);
-            if let Some((a, b)) = &f.dev {
-                w.major = w.major.max(a.len());
-                w.minor = w.minor.max(b.len());
+            let Some(m) = &e.meta else {
+                let f = fields_of(plan, users, ids, e);
+                w.inode = w.inode.max(f.inode.len());
+                w.blocks = w.blocks.max(f.blocks.columns());
+                w.nlink = w.nlink.max(f.nlink.len());
+                w.owner = w.owner.max(f.owner.len());
+                w.group = w.group.max(f.group.len());
+                w.size = w.size.max(f.size.columns());
+                continue;
+            };
+            // The widths of what fields_of would write, numbers measured
+            // rather than written (this pass runs over every entry before
+            // the printing pass formats them again).
+            if plan.inode {
+                w.inode = w.inode.max(digits(m.ino));
             }
-            w.inode = w.inode.max(f.inode.len());
-            w.blocks = w.blocks.max(f.blocks.columns());
-            w.nlink = w.nlink.max(f.nlink.len());
-            w.owner = w.owner.max(f.owner.len());
-            w.group = w.group.max(f.group.len());
-            w.size = w.size.max(f.size.columns());
+            if plan.size_blocks {
+                w.blocks = w.blocks.max(size_columns(plan.block_size, m.blocks * 512));
+            }
+            w.nlink = w.nlink.max(digits(m.nlink));
+            if plan.show_owner || plan.author {
+                w.owner = w.owner.max(ids.text(users, m.uid, plan.numeric, false).0.len());
+            }
+            if plan.show_group {
+                w.group = w.group.max(ids.text(users, m.gid, plan.numeric, true).0.len());
+            }
+            if matches!(m.file_type(), FileType::Char | FileType::Block) {
+                w.major = w.major.max(digits(m.rdev_major as u64));
+                w.minor = w.minor.max(digits(m.rdev_minor as u64));
+            } else {
+                w.size = w.size.max(size_columns(plan.file_size, m.size));
+            }
         }
         if w.major > 0 {
             w.size = w.size.max(w.major + 2 + w.minor);
         }
         w
+    }
+}
+
+/// The length of [`Text::num`]'s text for `n`.
+fn digits(n: u64) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
+}
+
+/// The display columns of [`size_text`]'s text, counted without writing
+/// it in the common case of plain byte counts.
+fn size_columns(f: cli::size::SizeFormat, bytes: u64) -> usize {
+    if f == cli::size::SizeFormat::BYTES {
+        digits(bytes)
+    } else {
+        size_text(f, bytes).columns()
     }
 }
 
@@ -460,5 +496,18 @@ pub fn context_of(e: &Entry) -> &[u8] {
     match e.scontext.as_deref() {
         Some(c) if e.labeled() => c,
         _ => b"?",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The widths pass measures numbers; the printing pass writes them.
+    #[test]
+    fn digits_match_written_numbers() {
+        for n in [0, 1, 9, 10, 99, 100, 4096, 999_999, 1_000_000, u64::MAX / 10, u64::MAX] {
+            assert_eq!(digits(n), Text::num(n).len(), "{n}");
+        }
     }
 }
