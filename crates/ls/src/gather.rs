@@ -143,6 +143,11 @@ pub struct Gather {
     abs: Option<Vec<u8>>,
     abs_len: usize,
     cwd: Option<Vec<u8>>,
+    /// Attribute-list buffers back from completed queries, handed to the
+    /// next ones: a listing's `-l` asks one list per entry, and a fresh
+    /// buffer each time costs a malloc on a worker and a free on this
+    /// thread (measured: ~8% of `lsr -al`'s user time at 100,000 entries).
+    xbufs: Vec<Vec<u8>>,
 }
 
 impl Default for Gather {
@@ -193,6 +198,7 @@ impl Gather {
             abs: None,
             abs_len: 0,
             cwd: None,
+            xbufs: Vec::new(),
         }
     }
 
@@ -462,7 +468,8 @@ impl Gather {
                 // One listxattr answers both the ACL and the context
                 // questions: the context's value is asked for only when the
                 // list shows one (see `Gather::listed`).
-                self.eng.listxattr(tok(i, OP_XLIST), dfd, p, true, Vec::new());
+                let b = self.xbufs.pop().unwrap_or_default();
+                self.eng.listxattr(tok(i, OP_XLIST), dfd, p, true, b);
             }
             self.abs = abs;
         }
@@ -475,6 +482,14 @@ impl Gather {
             && plan.colors.as_ref().is_some_and(|c| c.is_colored(crate::colors::Key::Cap))
         {
             self.eng.getxattr(tok(i, OP_CAP), dirfd, name, CAPABILITY, false, Vec::new());
+        }
+    }
+
+    /// Keeps an attribute-list buffer for the next query (a few windows'
+    /// worth at most; an unusually long list's buffer is let go).
+    fn recycle_xbuf(&mut self, b: Vec<u8>) {
+        if b.capacity() != 0 && b.capacity() <= 4096 && self.xbufs.len() < 8192 {
+            self.xbufs.push(b);
         }
     }
 
@@ -556,7 +571,8 @@ impl Gather {
         let p = proc_fd(&mut p, fd);
         if !self.getxattr_each() && (!self.no_acl || !self.no_label) {
             // One LISTXATTR answers the ACL and context questions.
-            self.eng.listxattr(tok(i, OP_XLIST), libc::AT_FDCWD, p, true, Vec::new());
+            let b = self.xbufs.pop().unwrap_or_default();
+            self.eng.listxattr(tok(i, OP_XLIST), libc::AT_FDCWD, p, true, b);
             left += 1;
         } else {
             if !self.no_acl {
@@ -811,8 +827,11 @@ impl Gather {
                         let refused = store(ents, errs, links, c);
                         self.no_acl |= refused.acl;
                         self.no_label |= refused.label;
-                        if op == OP_XLIST && listing.entries[i].label_listed {
-                            self.ask_label(i, &listing.entries[i].name, fd);
+                        if op == OP_XLIST {
+                            if listing.entries[i].label_listed {
+                                self.ask_label(i, &listing.entries[i].name, fd);
+                            }
+                            self.recycle_xbuf(c.take_buf());
                         }
                         self.by_fd_done(i, op, &listing.entries, fd);
                         if was_unknown && listing.entries[i].meta.is_some() {
@@ -876,10 +895,10 @@ fn store(
         }
         OP_XLIST => match c.result {
             Ok(_) => {
-                let list = c.take_buf();
+                let list = c.buf();
                 let dir = e.file_type() == FileType::Dir;
-                e.acl = listed(&list, ACL_ACCESS) || (dir && listed(&list, ACL_DEFAULT));
-                e.label_listed = listed(&list, SELINUX);
+                e.acl = listed(list, ACL_ACCESS) || (dir && listed(list, ACL_DEFAULT));
+                e.label_listed = listed(list, SELINUX);
             }
             Err(err) if err == Errno(libc::EOPNOTSUPP) => {
                 refused.acl = true;

@@ -98,6 +98,32 @@ fn size_text(f: cli::size::SizeFormat, bytes: u64) -> Text {
     }
 }
 
+/// Owner and group texts with the last of each kept: a directory's files
+/// mostly share them, so most rows skip the name lookup (a hash of the id)
+/// and the copy of the name.
+#[derive(Default)]
+struct Ids {
+    user: Option<(u32, Text, bool)>,
+    group: Option<(u32, Text, bool)>,
+}
+
+impl Ids {
+    /// The id's text (its name, or the number when `numeric` or nameless)
+    /// and whether it is a number.
+    fn text(&mut self, users: &mut Users, id: u32, numeric: bool, group: bool) -> (Text, bool) {
+        let last = if group { &self.group } else { &self.user };
+        if let Some((i, t, n)) = last {
+            if *i == id {
+                return (t.clone(), *n);
+            }
+        }
+        let r = id_text(users, id, numeric, group);
+        let slot = if group { &mut self.group } else { &mut self.user };
+        *slot = Some((id, r.0.clone(), r.1));
+        r
+    }
+}
+
 fn id_text(users: &mut Users, id: u32, numeric: bool, group: bool) -> (Text, bool) {
     if numeric {
         return (Text::num(id as u64), true);
@@ -127,7 +153,7 @@ fn expected_time_width(plan: &Plan) -> usize {
 }
 
 /// The field texts of one entry's line.
-fn fields_of(plan: &Plan, users: &mut Users, e: &Entry) -> Fields {
+fn fields_of(plan: &Plan, users: &mut Users, ids: &mut Ids, e: &Entry) -> Fields {
     let m = e.meta.as_ref();
     let inode = if plan.inode {
         m.map_or_else(Text::unknown, |m| Text::num(m.ino))
@@ -141,12 +167,12 @@ fn fields_of(plan: &Plan, users: &mut Users, e: &Entry) -> Fields {
     };
     let nlink = m.map_or_else(Text::unknown, |m| Text::num(m.nlink));
     let (owner, owner_numeric) = match m {
-        Some(m) if plan.show_owner || plan.author => id_text(users, m.uid, plan.numeric, false),
+        Some(m) if plan.show_owner || plan.author => ids.text(users, m.uid, plan.numeric, false),
         None => (Text::unknown(), false),
         _ => (Text::default(), false),
     };
     let (group, group_numeric) = match m {
-        Some(m) if plan.show_group => id_text(users, m.gid, plan.numeric, true),
+        Some(m) if plan.show_group => ids.text(users, m.gid, plan.numeric, true),
         None => (Text::unknown(), false),
         _ => (Text::default(), false),
     };
@@ -205,7 +231,7 @@ struct Widths {
 }
 
 impl Widths {
-    fn of(plan: &Plan, users: &mut Users, rows: &Rows) -> Widths {
+    fn of(plan: &Plan, users: &mut Users, ids: &mut Ids, rows: &Rows) -> Widths {
         let all = || rows.entries.iter().chain(rows.extra);
         let mut w = Widths {
             any_acl: all().any(|e| e.acl || e.labeled()),
@@ -214,22 +240,58 @@ impl Widths {
             ..Widths::default()
         };
         for e in all() {
-            let f = fields_of(plan, users, e);
-            if let Some((a, b)) = &f.dev {
-                w.major = w.major.max(a.len());
-                w.minor = w.minor.max(b.len());
+            let Some(m) = &e.meta else {
+                let f = fields_of(plan, users, ids, e);
+                w.inode = w.inode.max(f.inode.len());
+                w.blocks = w.blocks.max(f.blocks.columns());
+                w.nlink = w.nlink.max(f.nlink.len());
+                w.owner = w.owner.max(f.owner.len());
+                w.group = w.group.max(f.group.len());
+                w.size = w.size.max(f.size.columns());
+                continue;
+            };
+            // The widths of what fields_of would write, numbers measured
+            // rather than written (this pass runs over every entry before
+            // the printing pass formats them again).
+            if plan.inode {
+                w.inode = w.inode.max(digits(m.ino));
             }
-            w.inode = w.inode.max(f.inode.len());
-            w.blocks = w.blocks.max(f.blocks.columns());
-            w.nlink = w.nlink.max(f.nlink.len());
-            w.owner = w.owner.max(f.owner.len());
-            w.group = w.group.max(f.group.len());
-            w.size = w.size.max(f.size.columns());
+            if plan.size_blocks {
+                w.blocks = w.blocks.max(size_columns(plan.block_size, m.blocks * 512));
+            }
+            w.nlink = w.nlink.max(digits(m.nlink));
+            if plan.show_owner || plan.author {
+                w.owner = w.owner.max(ids.text(users, m.uid, plan.numeric, false).0.len());
+            }
+            if plan.show_group {
+                w.group = w.group.max(ids.text(users, m.gid, plan.numeric, true).0.len());
+            }
+            if matches!(m.file_type(), FileType::Char | FileType::Block) {
+                w.major = w.major.max(digits(m.rdev_major as u64));
+                w.minor = w.minor.max(digits(m.rdev_minor as u64));
+            } else {
+                w.size = w.size.max(size_columns(plan.file_size, m.size));
+            }
         }
         if w.major > 0 {
             w.size = w.size.max(w.major + 2 + w.minor);
         }
         w
+    }
+}
+
+/// The length of [`Text::num`]'s text for `n`.
+fn digits(n: u64) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
+}
+
+/// The display columns of [`size_text`]'s text, counted without writing
+/// it in the common case of plain byte counts.
+fn size_columns(f: cli::size::SizeFormat, bytes: u64) -> usize {
+    if f == cli::size::SizeFormat::BYTES {
+        digits(bytes)
+    } else {
+        size_text(f, bytes).columns()
     }
 }
 
@@ -292,11 +354,12 @@ impl TimeCache {
 /// per-entry texts are kept, so a huge listing costs only its entries).
 pub fn print<S: Sink>(p: &mut Printing, sink: &mut S, rows: &Rows) {
     let plan = p.plan;
-    let w = Widths::of(plan, p.users, rows);
+    let mut ids = Ids::default();
+    let w = Widths::of(plan, p.users, &mut ids, rows);
     let mut times = TimeCache::new(plan);
     let mut name = Quoted::default();
     for (k, e) in rows.entries.iter().enumerate() {
-        let f = &fields_of(plan, p.users, e);
+        let f = &fields_of(plan, p.users, &mut ids, e);
         let out = sink.buf();
         // GNU sets the normal colour before the dired indent.
         p.painter.normal(plan, out);
@@ -433,5 +496,18 @@ pub fn context_of(e: &Entry) -> &[u8] {
     match e.scontext.as_deref() {
         Some(c) if e.labeled() => c,
         _ => b"?",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The widths pass measures numbers; the printing pass writes them.
+    #[test]
+    fn digits_match_written_numbers() {
+        for n in [0, 1, 9, 10, 99, 100, 4096, 999_999, 1_000_000, u64::MAX / 10, u64::MAX] {
+            assert_eq!(digits(n), Text::num(n).len(), "{n}");
+        }
     }
 }

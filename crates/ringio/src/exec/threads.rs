@@ -56,7 +56,6 @@ pub(crate) struct ThreadExec {
     max_workers: usize,
     spawn_failed: bool,
     in_flight: usize,
-    scratch: Vec<Completion>,
     /// A helper pool of another executor (see [`ThreadExec::detached`]):
     /// nothing runs on the caller's thread.
     detached: bool,
@@ -99,7 +98,6 @@ impl ThreadExec {
             max_workers,
             spawn_failed: false,
             in_flight: 0,
-            scratch: Vec::new(),
             detached,
         }
     }
@@ -168,7 +166,7 @@ impl ThreadExec {
     pub(crate) fn poll(&mut self, out: &mut Vec<Completion>) {
         let mut st = self.shared.lock();
         self.in_flight -= st.done.len();
-        out.append(&mut st.done);
+        take_all(out, &mut st.done);
     }
 
     pub(crate) fn wait(&mut self, min: usize, out: &mut Vec<Completion>) {
@@ -176,7 +174,7 @@ impl ThreadExec {
         let mut st = self.shared.lock();
         loop {
             let n = st.done.len();
-            out.append(&mut st.done);
+            take_all(out, &mut st.done);
             self.in_flight -= n;
             got += n;
             if got >= min || self.in_flight == 0 {
@@ -187,8 +185,7 @@ impl ThreadExec {
                 // Help instead of sleeping: on 2 cores the caller is half the pool.
                 drop(st);
                 let k = chunk.len();
-                self.scratch.extend(chunk.drain(..).map(|(t, op)| op.execute_sync(t)));
-                out.append(&mut self.scratch);
+                out.extend(chunk.drain(..).map(|(t, op)| op.execute_sync(t)));
                 self.in_flight -= k;
                 got += k;
                 st = self.shared.lock();
@@ -203,6 +200,18 @@ impl ThreadExec {
 
     pub(crate) fn in_flight(&self) -> usize {
         self.in_flight
+    }
+}
+
+/// Moves all of `from` to the end of `to`. A completion carries a whole
+/// statx (about 300 bytes) and each hand-over copied it again (worker ->
+/// shared list -> caller): when `to` is empty, the vectors are exchanged
+/// instead, and the completions stay where the worker wrote them.
+fn take_all(to: &mut Vec<Completion>, from: &mut Vec<Completion>) {
+    if to.is_empty() {
+        std::mem::swap(to, from);
+    } else {
+        to.append(from);
     }
 }
 
@@ -222,7 +231,7 @@ fn worker(shared: &Shared) {
         drop(st);
         local.extend(chunk.drain(..).map(|(t, op)| op.execute_sync(t)));
         st = shared.lock();
-        st.done.append(&mut local);
+        take_all(&mut st.done, &mut local);
         st.free.push(chunk);
         if st.caller_waiting {
             shared.done.notify_one();
