@@ -9,10 +9,10 @@
 //! costs 4 µs warm and 77–79 µs cold (the directory block is read). Windows
 //! of the median separate cleanly (cold p5 ≥ 4.9 µs, warm p95 ≤ 2.0 µs), and
 //! the rule "median statx > 2.5 × the cached cost, or median small getdents
-//! > 20 µs" fired in 13/13 cold runs and 0/21 warm ones.
+//! > 20 µs" (40 µs here, see below) fired in 13/13 cold runs and 0/21 warm ones.
 //!
 //! Cost on the warm path: two `clock_gettime` (vDSO, no syscall) per
-//! timed batch of statx and per timed getdents, and a 16-entry median every
+//! fourth statx and per small-directory getdents, and a 16-entry median every
 //! 16 samples; no syscalls. The state is process-wide: coldness belongs to
 //! the device, not to one thread.
 
@@ -34,10 +34,19 @@ const DENTS_SMALL: usize = 4096;
 /// A small getdents above this (median of a window) read the device; below
 /// the lower one, it came from the cache. Absolute: a directory block read
 /// costs ≥ ~50 µs on any real device, a cached one ~4 µs.
-const DENTS_COLD_NS: u64 = 20_000;
-const DENTS_WARM_NS: u64 = 10_000;
-/// Warm windows in a row before the cold state is left.
+/// (Measured here on a loaded machine, warm: window medians of 9–15 µs for
+/// a whole small-directory fill, which may take a second getdents to see
+/// the end; cold reads take 77–79 µs at 1–2 threads.)
+const DENTS_COLD_NS: u64 = 40_000;
+const DENTS_WARM_NS: u64 = 15_000;
+/// Warm windows in a row before the cold state is left, and cold ones
+/// before it is entered: one window can be a burst of preemption on a
+/// loaded machine (seen: a warm walk timed per batch turned cold).
 const WARM_STREAK: u32 = 4;
+/// Four windows are 256 statx per thread, ~1.5 ms of a cold walk; a warm
+/// one under heavy load (load average 6 on 2 vCPUs) showed two windows in
+/// a row at 10x the cached cost, never four.
+const COLD_STREAK: u32 = 4;
 
 static COLD: AtomicBool = AtomicBool::new(false);
 /// The cached cost of one statx: the lowest window median seen (a median
@@ -82,9 +91,8 @@ fn slow() -> Option<Slow> {
 fn injected() -> u64 {
     match slow() {
         Some(s) => {
-            let took = SLOW_LEFT.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| {
-                n.checked_sub(1)
-            });
+            let took =
+                SLOW_LEFT.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1));
             if took.is_ok() {
                 s.ns
             } else {
@@ -127,8 +135,9 @@ pub fn start() -> Timer {
 
 /// Starts timing one operation in [`SAMPLE_EVERY`] on this thread: for
 /// single operations, where a clock read each would cost a few percent of
-/// a warm statx.
-pub(crate) fn sample() -> Timer {
+/// a warm statx. Single operations, not batches: a batch's average takes
+/// in any preemption, a median of single ones does not.
+pub fn sample() -> Timer {
     let due = TICK.with(|t| {
         let n = t.get().wrapping_add(1);
         t.set(n);
@@ -191,6 +200,7 @@ struct Probe {
     stat_med: u64,
     dents_med: u64,
     warm_streak: u32,
+    cold_streak: u32,
 }
 
 thread_local! {
@@ -221,16 +231,19 @@ impl Probe {
         let warm = stat_x10(self.stat_med) < WARM_RATIO_X10 && self.dents_med < DENTS_WARM_NS;
         if cold {
             self.warm_streak = 0;
-            if !COLD.load(Ordering::Relaxed) {
+            self.cold_streak += 1;
+            if self.cold_streak >= COLD_STREAK && !COLD.load(Ordering::Relaxed) {
                 COLD.store(true, Ordering::Relaxed);
             }
         } else if warm {
+            self.cold_streak = 0;
             self.warm_streak += 1;
             if self.warm_streak >= WARM_STREAK && COLD.load(Ordering::Relaxed) {
                 COLD.store(false, Ordering::Relaxed);
             }
         } else {
             self.warm_streak = 0;
+            self.cold_streak = 0;
         }
     }
 }

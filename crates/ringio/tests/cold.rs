@@ -89,7 +89,8 @@ fn depth_rises_under_injected_slowness_and_falls_back() {
     }
     let small = CString::new(tmp.join("small").as_os_str().as_bytes()).unwrap();
 
-    let mut eng = Engine::with_config(Config { backend: Some(Backend::Threads), ..Config::default() });
+    let mut eng =
+        Engine::with_config(Config { backend: Some(Backend::Threads), ..Config::default() });
     let warm = eng.worker_limit();
     assert!(!ringio::cold::is_cold(), "cold before any operation");
     assert_eq!(Walkers::active(2, 64), 2);

@@ -356,10 +356,6 @@ pub(crate) fn stat_range(
     out: &mut [Outcome],
     stx: &mut [Statx],
 ) {
-    // Timed as a batch (two clock reads, no syscall): the engine's
-    // cold-cache detector raises the walk's depth when statx turns slow.
-    let timer = ringio::cold::start();
-    let mut ran = 0;
     for (((e, &n), slot), st) in ents.iter().zip(needs).zip(out.iter_mut()).zip(stx.iter_mut()) {
         let follow = match n {
             StatNeed::None => continue,
@@ -371,8 +367,13 @@ pub(crate) fn stat_range(
             continue;
         };
         let flags = if follow { stat_flags() } else { lstat_flags() };
-        ran += 1;
-        *slot = match ringio::sys::statx(dirfd, cname, flags, STAT_MASK, st) {
+        // One statx in a few is timed (two vDSO clock reads, no syscall):
+        // the engine's cold-cache detector raises the walk's depth when
+        // statx turns device-slow.
+        let timer = ringio::cold::sample();
+        let first = ringio::sys::statx(dirfd, cname, flags, STAT_MASK, st);
+        timer.stats(1);
+        *slot = match first {
             Ok(()) => Outcome::Ok { followed: follow },
             // A dangling symlink under Follow is reported as itself.
             Err(err) if follow && err == Errno::ENOENT => {
@@ -384,7 +385,6 @@ pub(crate) fn stat_range(
             Err(err) => Outcome::Err(err),
         };
     }
-    timer.stats(ran);
 }
 
 /// lstat of a directory entry by name. AT_STATX_DONT_SYNC: take the
