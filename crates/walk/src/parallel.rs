@@ -302,7 +302,6 @@ pub(crate) fn walk<V: Visitor>(
             sh.cv.notify_all();
             me.run(&sh, v, 0, &mut adapt);
         }
-        drop(adapt);
         sh.lock().shutdown = true;
         sh.cv.notify_all();
         for h in handles {
