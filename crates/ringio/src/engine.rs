@@ -248,14 +248,9 @@ impl Engine {
             },
         };
         // A pool sized by the engine grows while the device is cold
-        // (crate::cold); one sized by the caller stays as asked. Not for
-        // big listings (lsr): lsr keeps every completed stat of a directory
-        // until it prints, and a wider pool in flight raised its peak memory
-        // (lsr -l of a million entries: 231-237 MB -> 254 MB, over GNU's 248).
+        // (crate::cold); one sized by the caller stays as asked.
         if let (Exec::Threads(t), None) = (&mut exec, fixed) {
-            if cfg.workload != Workload::BigBatches {
-                t.grow_when_cold();
-            }
+            t.grow_when_cold();
         }
         Engine {
             exec,
