@@ -24,7 +24,6 @@
 //! ```
 
 mod arena;
-pub mod cold;
 pub mod dirent;
 mod engine;
 mod env;
