@@ -78,7 +78,7 @@ macro_rules! c_main {
 pub fn init(default_name: &str, domain: locale::Domain) {
     locale::init(domain);
     msg::init_progname(default_name);
-    libcw::mem::set_oom_name(progname(), locale::tr(c"memory exhausted"));
+    libcw::mem::set_oom_name(progname());
     libcw::mem::adapt_to_limits();
     libcw::sigpipe::restore();
 }

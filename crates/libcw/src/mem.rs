@@ -69,14 +69,13 @@ pub fn adapt_to_limits() {
 static OOM_PREFIX: OnceLock<Vec<u8>> = OnceLock::new();
 static OOM_STATUS: AtomicI32 = AtomicI32::new(1);
 
-/// Sets the out-of-memory message: `name: <text>` (the text is the
-/// caller's translation of "memory exhausted", prepared now because
-/// nothing can be looked up once memory has run out); the first call wins.
-pub fn set_oom_name(name: &str, text: &[u8]) {
+/// Sets the program name of the out-of-memory message (`name: memory
+/// exhausted`); the first call wins. The text itself is translated only
+/// when memory runs out, as GNU's xalloc_die does: looking it up at start
+/// cost every run a search for the catalog (three failed opens in C.UTF-8).
+pub fn set_oom_name(name: &str) {
     let mut v = name.as_bytes().to_vec();
     v.extend_from_slice(b": ");
-    v.extend_from_slice(text);
-    v.push(b'\n');
     let _ = OOM_PREFIX.set(v);
 }
 
@@ -89,15 +88,19 @@ pub fn set_oom_status(status: i32) {
 /// Reports an allocation failure like gnulib's xalloc_die and exits at
 /// once. Allocates nothing; safe from any thread.
 pub fn oom_exit() -> ! {
-    let msg: &[u8] = match OOM_PREFIX.get() {
-        Some(v) => v,
-        None => b"memory exhausted\n",
-    };
-    // SAFETY: writing a live byte slice to stderr, then ending the process
-    // without running destructors or atexit handlers (other threads may be
-    // in the middle of anything, including malloc).
+    let prefix: &[u8] = OOM_PREFIX.get().map_or(b"", |v| v.as_slice());
+    // gettext allocates through the C library's malloc, not through this
+    // allocator, and falls back to the msgid when it can't load a catalog.
+    let text = crate::locale::translate(c"memory exhausted", libc::LC_MESSAGES)
+        .unwrap_or(b"memory exhausted");
+    let parts = [prefix, text, b"\n"];
+    let iov = parts.map(|p| libc::iovec { iov_base: p.as_ptr() as *mut _, iov_len: p.len() });
+    // SAFETY: the iovecs describe live byte slices (static or owned by
+    // statics); then the process ends without running destructors or atexit
+    // handlers (other threads may be in the middle of anything, including
+    // malloc).
     unsafe {
-        libc::write(2, msg.as_ptr().cast(), msg.len());
+        libc::writev(2, iov.as_ptr(), iov.len() as i32);
         libc::_exit(OOM_STATUS.load(Ordering::Relaxed))
     }
 }
