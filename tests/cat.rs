@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::util::{self, build_tree, compare, compare_script, Run, Stderr, TempDir};
+use crate::util::{self, build_tree, compare, compare_script, Rng, Run, Stderr, TempDir};
 
 /// Differential cases run (each under GNU and all three backends); printed
 /// with `--nocapture` for the issue note.
@@ -49,18 +49,8 @@ fn report(test: &str) {
     eprintln!("cat differential cases so far ({test}): {}", CASES.load(Ordering::Relaxed));
 }
 
-/// A small deterministic generator (xorshift), so fixtures are the same
-/// every run without a dependency.
-struct Rng(u64);
-
+/// Generated file contents for cat's cases.
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
     /// Bytes rich in what formatting cares about: newlines (often several
     /// in a row), TAB, CR, control and high bytes.
     fn text(&mut self, len: usize) -> Vec<u8> {

@@ -1043,13 +1043,8 @@ fn regex_random_patterns() {
         "\\'", "\\<", "\\>", "\\w", "\\W", "^", "$", "]", "}", "/", ".*", "{1}", "\\{2\\}", "{0}",
         "\\n",
     ];
-    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut next = |n: usize| {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        (seed % n as u64) as usize
-    };
+    let mut rng = crate::util::Rng(0x9e37_79b9_7f4a_7c15);
+    let mut next = |n: usize| rng.below(n);
     let mut c = Cases::new("lfind");
     for ty in TYPES {
         for _ in 0..40 {

@@ -1276,13 +1276,8 @@ fn random_option_combinations() {
         "--indicator-style=slash",
         "-D",
     ];
-    let mut seed: u64 = 0x5eed_1234_abcd_0001;
-    let mut next = move || {
-        seed ^= seed << 13;
-        seed ^= seed >> 7;
-        seed ^= seed << 17;
-        seed
-    };
+    let mut rng = crate::util::Rng(0x5eed_1234_abcd_0001);
+    let mut next = move || rng.next();
     let mut c = Cases::new("random");
     for _ in 0..250 {
         let n = 1 + (next() % 4) as usize;

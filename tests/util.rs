@@ -1344,3 +1344,26 @@ fn clip(s: &str) -> String {
         s.to_string()
     }
 }
+
+/// A small deterministic generator (xorshift), so generated fixtures are the
+/// same every run without a dependency.
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A number below `n`.
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// One of `v`, uniformly.
+    pub fn pick<'a, T: ?Sized>(&mut self, v: &[&'a T]) -> &'a T {
+        v[(self.next() % v.len() as u64) as usize]
+    }
+}

@@ -252,23 +252,6 @@ fn width_sort_of_multibyte_names_as_gnu() {
     assert!(failed.is_empty(), "{}", failed.join("\n==========\n"));
 }
 
-/// A tiny deterministic generator (xorshift), so every run lists the same
-/// names.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn pick<'a>(&mut self, v: &[&'a [u8]]) -> &'a [u8] {
-        v[(self.next() % v.len() as u64) as usize]
-    }
-}
-
 /// Random names from pieces that collate differently per locale: enough of
 /// them (5000) that lsr's two-core paths run, and that many share first
 /// levels and so go through strcoll runs.
