@@ -419,17 +419,7 @@ impl UringExec {
     }
 
     pub(crate) fn submit(&mut self, ops: &mut Vec<Job>, out: &mut Vec<Completion>) {
-        for (token, op) in ops.drain(..) {
-            if self.goes_to_ring(&op) {
-                self.backlog.push_back((token, op));
-            } else if self.aux.is_some() {
-                self.aux_jobs.push((token, op));
-            } else {
-                out.push(op.execute_sync(token));
-            }
-        }
-        self.fill(out);
-        self.submit_aux(out);
+        self.submit_deferred(ops, out);
         self.flush(out);
     }
 
