@@ -112,7 +112,7 @@ impl<'p> Finder<'p> {
     pub fn finish_outputs(&self) -> bool {
         let mut ok = true;
         for (i, o) in self.outs.iter().enumerate() {
-            let mut o = o.lock().unwrap_or_else(|e| e.into_inner());
+            let mut o = ringio::sync::lock(o);
             o.flush();
             if let Some(e) = o.error() {
                 let name = match &self.plan.outs[i] {
@@ -136,7 +136,7 @@ impl<'p> Finder<'p> {
     fn flush_local(&self, local: &mut Local) {
         for (i, b) in local.bufs.iter_mut().enumerate() {
             if !b.is_empty() {
-                let mut o = self.outs[i].lock().unwrap_or_else(|e| e.into_inner());
+                let mut o = ringio::sync::lock(&self.outs[i]);
                 o.buf().extend_from_slice(b);
                 o.flush();
                 b.clear();
@@ -502,7 +502,7 @@ impl EntryEval<'_, '_> {
 
     fn flush_one(&mut self, out: usize) {
         let b = &mut self.local.bufs[out];
-        let mut o = self.finder.outs[out].lock().unwrap_or_else(|e| e.into_inner());
+        let mut o = ringio::sync::lock(&self.finder.outs[out]);
         o.buf().extend_from_slice(b);
         o.flush();
         b.clear();

@@ -110,7 +110,7 @@ impl ExecSpec {
         dir: Option<(RawFd, &CStr, &[u8])>,
         before_run: &mut dyn FnMut(),
     ) -> bool {
-        let mut b = self.batch.lock().unwrap_or_else(|e| e.into_inner());
+        let mut b = ringio::sync::lock(&self.batch);
         let mut ok = true;
         let other_dir = match (&b.dir, dir) {
             (Some((_, p)), Some((_, _, k))) => p.as_slice() != k,
@@ -140,7 +140,7 @@ impl ExecSpec {
 
     /// Runs what is batched (end of walk). Returns false if it failed.
     pub fn flush(&self) -> bool {
-        let mut b = self.batch.lock().unwrap_or_else(|e| e.into_inner());
+        let mut b = ringio::sync::lock(&self.batch);
         if b.args.is_empty() {
             return true;
         }

@@ -64,7 +64,7 @@ struct Shared {
 
 impl Shared {
     fn lock(&self) -> MutexGuard<'_, State> {
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        ringio::sync::lock(&self.state)
     }
 }
 
@@ -153,7 +153,7 @@ impl Prefetch {
                 return None;
             }
             st.main_waiting = true;
-            st = self.shared.done.wait(st).unwrap_or_else(|e| e.into_inner());
+            st = ringio::sync::wait(&self.shared.done, st);
             st.main_waiting = false;
         }
     }
@@ -190,7 +190,7 @@ fn reader(sh: &Shared, plan: &Plan, birth: bool, want_id: bool, ahead: bool, thr
         // The main thread's requests are put in front: they come first.
         let Some(path) = st.queue.pop_front() else {
             st.idle += 1;
-            st = sh.work.wait(st).unwrap_or_else(|e| e.into_inner());
+            st = ringio::sync::wait(&sh.work, st);
             st.idle -= 1;
             continue;
         };
