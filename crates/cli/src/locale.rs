@@ -35,20 +35,11 @@ impl Domain {
     }
 }
 
-static DOMAIN: OnceLock<Domain> = OnceLock::new();
-
 /// Sets the locale from the environment and binds `domain`'s catalogs.
 /// Call once, first thing in `main`, before any thread starts.
 pub fn init(domain: Domain) {
     sys::set_from_env();
     sys::text_domain(domain.name(), c"/usr/share/locale");
-    let _ = DOMAIN.set(domain);
-}
-
-/// The domain bound by [`init`] (coreutils when `init` was not called:
-/// library callers and unit tests).
-pub fn domain() -> Domain {
-    DOMAIN.get().copied().unwrap_or(Domain::Coreutils)
 }
 
 /// What the tools need to know of the locale in force.

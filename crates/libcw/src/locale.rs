@@ -21,7 +21,6 @@ extern "C" {
     fn wcwidth(c: WChar) -> c_int;
     fn iswprint(c: u32) -> c_int;
     fn iswcntrl(c: u32) -> c_int;
-    fn towlower(c: u32) -> u32;
     fn __ctype_get_mb_cur_max() -> usize;
     fn dcgettext(domain: *const c_char, msgid: *const c_char, category: c_int) -> *mut c_char;
     fn bindtextdomain(domain: *const c_char, dir: *const c_char) -> *mut c_char;
@@ -158,12 +157,6 @@ pub fn is_print(c: WChar) -> bool {
 pub fn is_cntrl(c: WChar) -> bool {
     // SAFETY: a pure table lookup in the current LC_CTYPE.
     unsafe { iswcntrl(c as u32) != 0 }
-}
-
-/// `towlower`.
-pub fn to_lower(c: WChar) -> WChar {
-    // SAFETY: a pure table lookup in the current LC_CTYPE.
-    unsafe { towlower(c as u32) as WChar }
 }
 
 /// `nl_langinfo(item)` copied out (ABMON_1.., DAY_1.., CODESET, D_T_FMT …).
