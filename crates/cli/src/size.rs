@@ -161,29 +161,7 @@ pub fn columns(text: &[u8]) -> usize {
     if text.is_ascii() {
         return text.len();
     }
-    use libcw::locale::{decode, is_cntrl, width, Decoded};
-    let mut cols = 0;
-    let mut rest = text;
-    while let Some(&b) = rest.first() {
-        if b.is_ascii() {
-            cols += usize::from(!b.is_ascii_control());
-            rest = &rest[1..];
-            continue;
-        }
-        match decode(rest) {
-            Decoded::Char(wc, len) => {
-                let w = width(wc);
-                cols += if w >= 0 { w as usize } else { usize::from(!is_cntrl(wc)) };
-                rest = &rest[len.max(1)..];
-            }
-            // An undecodable byte counts as one column, as in mbswidth.
-            Decoded::Invalid | Decoded::Incomplete => {
-                cols += 1;
-                rest = &rest[1..];
-            }
-        }
-    }
-    cols
+    crate::quote::display_width(text)
 }
 
 const PREFIXES: &[u8] = b"KMGTPEZYRQ";
