@@ -236,6 +236,18 @@ impl Completion {
         self.result.map(|v| v as RawFd)
     }
 
+    /// The descriptor an open produced, owned: it closes when dropped, on
+    /// every path. Taken once: the completion then says EBADF, so no second
+    /// owner can be made of it.
+    pub fn take_fd(&mut self) -> Result<std::os::fd::OwnedFd, Errno> {
+        let fd = self.fd()?;
+        self.result = Err(Errno(libc::EBADF));
+        use std::os::fd::FromRawFd;
+        // SAFETY: the engine's open returned `fd` to this completion alone,
+        // and the result was just cleared, so this is its only owner.
+        Ok(unsafe { std::os::fd::OwnedFd::from_raw_fd(fd) })
+    }
+
     /// The stat result of a statx operation.
     pub fn stat(&self) -> Result<&Statx, Errno> {
         match (&self.result, &self.data) {

@@ -3,12 +3,13 @@
 //! is open, else opened relative to the nearest open ancestor, in hops
 //! that each stay well inside PATH_MAX.
 
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::sync::Arc;
 
 use ringio::{DevIno, Errno};
 
-use crate::fds::{exhausted, FdSlot, Fds};
+pub(crate) use crate::fds::Pinned;
+use crate::fds::{exhausted, Fds};
 use crate::node::DirNode;
 use crate::reader::Reader;
 
@@ -20,20 +21,6 @@ const MAX_HOP: usize = 3072;
 /// to finish with theirs).
 const EMFILE_RETRIES: usize = 200;
 
-/// A pinned descriptor: usable for system calls until dropped.
-pub(crate) struct Pinned {
-    slot: Option<Arc<FdSlot>>,
-    pub fd: RawFd,
-}
-
-impl Drop for Pinned {
-    fn drop(&mut self) {
-        if let Some(s) = &self.slot {
-            s.unpin();
-        }
-    }
-}
-
 /// Pins `node`'s descriptor, opening it (first time) or reopening it
 /// (after it was closed for the budget) as needed. `rd` opens through the
 /// thread's engine when given; reopening hops use plain syscalls.
@@ -43,18 +30,15 @@ pub(crate) fn pin<A>(
     node: &Arc<DirNode<A>>,
 ) -> Result<Pinned, Errno> {
     if let Some(fd) = node.slot.try_pin(fds.tick()) {
-        return Ok(Pinned { slot: Some(Arc::clone(&node.slot)), fd });
+        return Ok(Pinned::slot(&node.slot, fd));
     }
     // The common case: a directory opened for the first time, by its name,
     // relative to its open parent.
     if let Some(p) = node.parent.as_ref().filter(|_| !node.slot.was_opened()) {
         if let Some(pfd) = p.slot.try_pin(fds.tick()) {
-            let parent = Pinned { slot: Some(Arc::clone(&p.slot)), fd: pfd };
+            let parent = Pinned::slot(&p.slot, pfd);
             let fd = open_dir(fds, rd, parent.fd, node.name(), node.followed)?;
-            return Ok(Pinned {
-                fd: fds.adopt(&node.slot, fd),
-                slot: Some(Arc::clone(&node.slot)),
-            });
+            return Ok(fds.adopt(&node.slot, fd));
         }
     }
     // The closed directories from `node` up to the nearest open ancestor
@@ -64,7 +48,7 @@ pub(crate) fn pin<A>(
     let mut up = node.parent.as_ref();
     while let Some(p) = up {
         if let Some(fd) = p.slot.try_pin(fds.tick()) {
-            base = Some((Pinned { slot: Some(Arc::clone(&p.slot)), fd }, p));
+            base = Some((Pinned::slot(&p.slot, fd), p));
             break;
         }
         chain.push(p);
@@ -90,13 +74,9 @@ pub(crate) fn pin<A>(
         let verify = target.slot.was_opened() || rel.contains(&b'/');
         let fd = open_dir(fds, rd.as_deref_mut().filter(|_| !verify), dirfd, rel, target.followed)?;
         if verify {
-            if let Err(e) = same_directory(fd, target) {
-                let _ = ringio::sys::close(fd);
-                return Err(e);
-            }
+            same_directory(fd.as_raw_fd(), target)?;
         }
-        let pinned =
-            Pinned { fd: fds.adopt(&target.slot, fd), slot: Some(Arc::clone(&target.slot)) };
+        let pinned = fds.adopt(&target.slot, fd);
         if j == 0 {
             return Ok(pinned);
         }
@@ -114,7 +94,7 @@ fn open_dir(
     dirfd: RawFd,
     rel: &[u8],
     follow: bool,
-) -> Result<RawFd, Errno> {
+) -> Result<OwnedFd, Errno> {
     let mut tries = 0;
     loop {
         let r = match rd.as_deref_mut() {
@@ -135,13 +115,13 @@ fn open_dir(
     }
 }
 
-fn open_plain(dirfd: RawFd, rel: &[u8], follow: bool) -> Result<RawFd, Errno> {
+fn open_plain(dirfd: RawFd, rel: &[u8], follow: bool) -> Result<OwnedFd, Errno> {
     let c = std::ffi::CString::new(rel).map_err(|_| Errno::EINVAL)?;
     let mut flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOCTTY | libc::O_NONBLOCK;
     if !follow {
         flags |= libc::O_NOFOLLOW;
     }
-    ringio::sys::openat(dirfd, &c, flags, 0)
+    ringio::sys::openat_owned(dirfd, &c, flags, 0)
 }
 
 /// Whether `fd` is the directory `node` describes: its (dev, ino) when the

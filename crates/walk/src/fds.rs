@@ -22,7 +22,7 @@
 //! descriptor under a call that uses it (which, with descriptor numbers
 //! reused, could silently redirect that call to another directory).
 
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
@@ -36,8 +36,8 @@ pub(crate) struct FdSlot {
 
 #[derive(Debug)]
 struct SlotState {
-    /// -1 when closed (never opened, evicted, or done).
-    fd: RawFd,
+    /// None when closed (never opened, evicted, or done).
+    fd: Option<OwnedFd>,
     /// Calls in progress that use `fd`.
     pins: u32,
     /// The walk's clock at the last pin: least recently used goes first.
@@ -51,8 +51,48 @@ struct SlotState {
 
 impl Default for FdSlot {
     fn default() -> Self {
-        FdSlot { st: Mutex::new(SlotState { fd: -1, pins: 0, used: 0, done: false, ever: false }) }
+        FdSlot {
+            st: Mutex::new(SlotState { fd: None, pins: 0, used: 0, done: false, ever: false }),
+        }
     }
+}
+
+/// A pinned descriptor: usable for system calls until dropped.
+pub(crate) struct Pinned {
+    /// The slot it is pinned in (unpinned on drop).
+    slot: Option<Arc<FdSlot>>,
+    /// The descriptor itself when no slot keeps it (closed on drop).
+    _owned: Option<OwnedFd>,
+    pub fd: RawFd,
+}
+
+impl Pinned {
+    /// `fd`, already pinned in `slot`.
+    pub(crate) fn slot(slot: &Arc<FdSlot>, fd: RawFd) -> Pinned {
+        Pinned { slot: Some(Arc::clone(slot)), _owned: None, fd }
+    }
+
+    fn owned(fd: OwnedFd) -> Pinned {
+        Pinned { slot: None, fd: fd.as_raw_fd(), _owned: Some(fd) }
+    }
+}
+
+impl Drop for Pinned {
+    fn drop(&mut self) {
+        if let Some(s) = &self.slot {
+            s.unpin();
+        }
+    }
+}
+
+/// What [`FdSlot::install`] did with a fresh descriptor.
+enum Install {
+    /// Installed in the slot.
+    Kept(Pinned),
+    /// Another thread's, already installed, pinned instead (the fresh one closed).
+    Theirs(Pinned),
+    /// The slot is finished: the fresh one, owned by the pin.
+    Unkept(Pinned),
 }
 
 impl FdSlot {
@@ -68,12 +108,10 @@ impl FdSlot {
     /// Pins the descriptor if it is open.
     pub(crate) fn try_pin(&self, clock: u64) -> Option<RawFd> {
         let mut s = self.lock();
-        if s.fd < 0 {
-            return None;
-        }
+        let fd = s.fd.as_ref()?.as_raw_fd();
         s.pins += 1;
         s.used = clock;
-        Some(s.fd)
+        Some(fd)
     }
 
     pub(crate) fn unpin(&self) {
@@ -83,53 +121,48 @@ impl FdSlot {
 
     /// Installs a freshly opened descriptor, pinned once. If another thread
     /// reopened it meanwhile, `fd` is closed and theirs pinned instead.
-    /// Returns the descriptor and whether `fd` was installed.
-    fn install(&self, fd: RawFd, clock: u64) -> (RawFd, bool) {
+    fn install(self: &Arc<Self>, fd: OwnedFd, clock: u64) -> Install {
         let mut s = self.lock();
-        if s.fd >= 0 || s.done {
-            let theirs = s.fd;
-            if theirs >= 0 {
-                s.pins += 1;
-                s.used = clock;
-                drop(s);
-                let _ = ringio::sys::close(fd);
-                return (theirs, false);
-            }
-            // Done meanwhile (cannot happen while a caller holds a pin on a
-            // descendant, but be safe): use it unregistered.
-            return (fd, false);
+        if let Some(theirs) = s.fd.as_ref().map(AsRawFd::as_raw_fd) {
+            s.pins += 1;
+            s.used = clock;
+            drop(s);
+            drop(fd);
+            return Install::Theirs(Pinned::slot(self, theirs));
         }
-        s.fd = fd;
+        if s.done {
+            // Finished meanwhile (cannot happen while a caller holds a pin
+            // on a descendant, but be safe): the caller uses it unregistered,
+            // and it closes when the caller is done with it.
+            return Install::Unkept(Pinned::owned(fd));
+        }
+        let raw = fd.as_raw_fd();
+        s.fd = Some(fd);
         s.pins = 1;
         s.used = clock;
         s.ever = true;
-        (fd, true)
+        Install::Kept(Pinned::slot(self, raw))
     }
 
     /// Closes the descriptor if nobody uses it. Returns whether it did.
     pub(crate) fn try_evict(&self) -> bool {
         let Ok(mut s) = self.st.try_lock() else { return false };
-        if s.fd < 0 || s.pins > 0 {
+        if s.pins > 0 {
             return false;
         }
-        let fd = std::mem::replace(&mut s.fd, -1);
+        let fd = s.fd.take();
         drop(s);
-        let _ = ringio::sys::close(fd);
-        true
+        // Closed here, outside the lock.
+        fd.is_some()
     }
 
     /// The subtree is done: closes the descriptor for good.
     fn finish(&self) -> bool {
         let mut s = self.lock();
         s.done = true;
-        let fd = std::mem::replace(&mut s.fd, -1);
+        let fd = s.fd.take();
         drop(s);
-        if fd >= 0 {
-            let _ = ringio::sys::close(fd);
-            true
-        } else {
-            false
-        }
+        fd.is_some()
     }
 
     fn used(&self) -> u64 {
@@ -190,16 +223,18 @@ impl Fds {
     }
 
     /// Installs `fd` (just opened for `slot`), pinned, and keeps within the
-    /// budget by evicting others. Returns the descriptor to use.
-    pub(crate) fn adopt(&self, slot: &Arc<FdSlot>, fd: RawFd) -> RawFd {
-        let (fd, installed) = slot.install(fd, self.clock.fetch_add(1, Ordering::Relaxed) + 1);
-        if installed {
-            let mut reg = self.registry();
-            reg.push(Arc::clone(slot));
-            let budget = self.budget.load(Ordering::Relaxed);
-            while reg.len() > budget && evict_lru(&mut reg) {}
+    /// budget by evicting others. Returns the descriptor to use, pinned.
+    pub(crate) fn adopt(&self, slot: &Arc<FdSlot>, fd: OwnedFd) -> Pinned {
+        match slot.install(fd, self.clock.fetch_add(1, Ordering::Relaxed) + 1) {
+            Install::Kept(p) => {
+                let mut reg = self.registry();
+                reg.push(Arc::clone(slot));
+                let budget = self.budget.load(Ordering::Relaxed);
+                while reg.len() > budget && evict_lru(&mut reg) {}
+                p
+            }
+            Install::Theirs(p) | Install::Unkept(p) => p,
         }
-        fd
     }
 
     /// After EMFILE/ENFILE: closes the least recently used idle descriptor
@@ -266,8 +301,7 @@ mod tests {
     /// Adopts a fresh descriptor into a new slot and unpins it.
     fn idle(fds: &Fds) -> (Arc<FdSlot>, RawFd) {
         let slot = Arc::new(FdSlot::default());
-        let fd = fds.adopt(&slot, some_fd());
-        slot.unpin();
+        let fd = fds.adopt(&slot, some_fd()).fd;
         (slot, fd)
     }
 
@@ -301,21 +335,23 @@ mod tests {
     fn pinned_descriptors_are_never_closed() {
         let fds = with_budget(1);
         let a = Arc::new(FdSlot::default());
-        let fa = fds.adopt(&a, some_fd());
+        let pa = fds.adopt(&a, some_fd());
+        let fa = pa.fd;
         let b = Arc::new(FdSlot::default());
-        let fb = fds.adopt(&b, some_fd());
+        let pb = fds.adopt(&b, some_fd());
+        let fb = pb.fd;
         // Both pinned: over budget, but nothing may close.
         assert_eq!(open_count(&fds), 2);
         assert!(is_open(fa) && is_open(fb));
         assert!(!fds.relieve());
         // After EMFILE the budget follows what is open (minus one).
         assert_eq!(fds.budget.load(Ordering::Relaxed), 1);
-        a.unpin();
+        drop(pa);
         assert!(fds.relieve());
         assert!(a.try_pin(0).is_none());
         assert_eq!(open_count(&fds), 1);
         assert_eq!(fds.budget.load(Ordering::Relaxed), 1);
-        b.unpin();
+        drop(pb);
         fds.finish(&b);
     }
 
@@ -326,12 +362,17 @@ mod tests {
         fds.finish(&a);
         assert_eq!(open_count(&fds), 0);
         assert!(a.try_pin(0).is_none());
-        // A late reopen of a finished directory is used, not kept.
+        // A late reopen of a finished directory is used, not kept, and
+        // closes when its user is done with it.
         let late = some_fd();
-        assert_eq!(fds.adopt(&a, late), late);
+        let raw = late.as_raw_fd();
+        let p = fds.adopt(&a, late);
+        assert_eq!(p.fd, raw);
         assert_eq!(open_count(&fds), 0);
         assert!(a.try_pin(0).is_none());
-        let _ = ringio::sys::close(late);
+        assert!(is_open(raw));
+        drop(p);
+        assert!(!is_open(raw), "the unkept descriptor leaked");
     }
 
     #[test]
@@ -342,10 +383,12 @@ mod tests {
         let second = some_fd();
         // Another thread had reopened it: theirs is pinned and returned,
         // the new one closed.
-        assert_eq!(fds.adopt(&a, second), first);
+        let again = fds.adopt(&a, second);
+        assert_eq!(again.fd, first.fd);
         assert_eq!(open_count(&fds), 1);
-        a.unpin();
-        a.unpin();
+        drop(first);
+        assert!(!a.try_evict(), "still pinned once");
+        drop(again);
         assert!(a.try_evict());
         assert!(!a.try_evict());
     }

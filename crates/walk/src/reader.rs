@@ -1,6 +1,6 @@
 //! Reading one directory and stat'ing its entries through a thread's engine.
 
-use std::os::fd::RawFd;
+use std::os::fd::{OwnedFd, RawFd};
 
 use std::ffi::CStr;
 
@@ -148,13 +148,13 @@ impl Reader {
 
     /// Opens a directory relative to `dirfd`; O_NOFOLLOW unless `follow`,
     /// so a symlink swapped in for a directory mid-walk is not entered.
-    pub fn open_dir(&mut self, dirfd: RawFd, name: &[u8], follow: bool) -> Result<RawFd, Errno> {
+    pub fn open_dir(&mut self, dirfd: RawFd, name: &[u8], follow: bool) -> Result<OwnedFd, Errno> {
         let mut flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOCTTY | libc::O_NONBLOCK;
         if !follow {
             flags |= libc::O_NOFOLLOW;
         }
         self.eng.openat(0, dirfd, name, flags, 0);
-        self.one().fd()
+        self.one().take_fd()
     }
 
     /// Reads every entry of the open directory `fd` (skipping `.` and `..`),

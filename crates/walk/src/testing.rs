@@ -1,7 +1,7 @@
 //! What the unit tests share: scratch directories, descriptors to hand
 //! the budget, and directory nodes built as the walk builds them.
 
-use std::os::fd::{IntoRawFd, RawFd};
+use std::os::fd::{OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -40,8 +40,8 @@ impl Drop for Scratch {
 }
 
 /// A fresh descriptor (of /dev/null) for the budget to own.
-pub(crate) fn some_fd() -> RawFd {
-    std::fs::File::open("/dev/null").unwrap().into_raw_fd()
+pub(crate) fn some_fd() -> OwnedFd {
+    std::fs::File::open("/dev/null").unwrap().into()
 }
 
 /// Whether `fd` is an open descriptor of this process.
