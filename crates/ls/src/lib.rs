@@ -14,6 +14,7 @@ pub mod colors;
 pub mod columns;
 pub mod entry;
 pub mod error;
+mod fetch;
 pub mod gather;
 pub mod help;
 pub mod icons;
@@ -495,7 +496,9 @@ impl<'a> Ls<'a> {
             // and O_PATH descriptors for -l): take the hard limit, as ldu
             // does, and fewer readers (or none) under a tight one.
             let limit = libcw::rlimit::raise_nofile() as usize;
-            let mut readers = (limit.saturating_sub(64) / 64).min(prefetch::READERS);
+            let per = prefetch::DESCRIPTORS_PER_READER;
+            let readers = listing::budget::threads_within(limit, per, per);
+            let mut readers = readers.min(prefetch::READERS);
             if !remote {
                 readers = readers.min(local);
             }
@@ -503,7 +506,7 @@ impl<'a> Ls<'a> {
                 return;
             }
             let birth = plan.time == TimeKind::Birth || plan.json;
-            self.prefetch = prefetch::Prefetch::start(plan, birth, want_id, readers, remote);
+            self.prefetch = prefetch::start(plan, birth, want_id, readers, remote);
         }
         let Some(pf) = self.prefetch.as_mut() else { return };
         let mut next: Vec<&[u8]> = Vec::new();

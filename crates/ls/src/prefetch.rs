@@ -1,25 +1,7 @@
-//! `-R`: the next directories are read ahead by other threads.
-//!
-//! On a local file system listing is CPU work (getdents64, statx and the
-//! ACL check on cached metadata), so readers on the other cores list ahead
-//! while the main thread formats and prints. On a high-latency one the
-//! reason is latency: listing one directory through NFS or FUSE is a chain
-//! of round trips that cannot overlap: the open (a LOOKUP per path component), OPENDIR,
-//! READDIRs, then the entries' requests (those do overlap, 64 at a time).
-//! Through slowfs at 1 ms that is ~20 ms per directory whatever the depth,
-//! so `lsr -lR` of a tree of 540 directories took 10 s one directory after
-//! another. Here a few threads, each with its own gatherer, list the
-//! directories that come next (the top of the pending stack) while the
-//! main thread prints, and go on into the subdirectories of what they
-//! listed (depth first, as the main thread will want them) up to a bound
-//! on listings held; the main thread takes the listings in its own order,
-//! so output and messages are exactly those of the sequential walk. (With
-//! `-L` the readers don't go ahead on their own: a symlink loop would have
-//! them fill the bound with paths the main thread refuses.)
-
-use std::collections::{HashMap, HashSet, VecDeque};
-use std::sync::{Arc, Condvar, Mutex, MutexGuard};
-use std::thread::JoinHandle;
+//! `-R`: the next directories are read ahead by other threads (see
+//! `listing::ahead`), each reader with its own gatherer. (With `-L` the
+//! readers don't go ahead on their own: a symlink loop would have them
+//! fill the bound with paths the main thread refuses.)
 
 use ringio::Errno;
 
@@ -29,213 +11,59 @@ use crate::plan::Plan;
 /// Reader threads, at most (fewer under a tight descriptor limit: each
 /// holds a directory and up to a window of O_PATH descriptors open).
 pub const READERS: usize = 16;
+/// Descriptors counted per reader, and kept for everything else, when the
+/// limit decides how many readers run.
+pub const DESCRIPTORS_PER_READER: usize = 64;
 /// Reader threads on a local file system, at most: there they are CPU
 /// bound, and the output is written by one thread anyway.
 pub const LOCAL_READERS: usize = 8;
-/// Directories queued, being read or read and not yet taken, at most,
-/// counting those the readers add on their own.
-const HELD: usize = 512;
 /// How far down the pending stack directories are requested.
 pub const AHEAD: usize = 16;
 
-#[derive(Default)]
-struct State {
-    /// Paths to read, the most urgent first.
-    queue: VecDeque<Vec<u8>>,
-    /// Paths being read.
-    reading: Vec<Vec<u8>>,
-    done: HashMap<Vec<u8>, Result<Listing, Errno>>,
-    /// Every path in `queue`, `reading` or `done`.
-    known: HashSet<Vec<u8>>,
-    shutdown: bool,
-    /// Whether the main thread waits for a listing, and how many readers
-    /// wait for work: a condition variable's notify is a futex syscall
-    /// even with nobody waiting, which on a local file system (a listing
-    /// every few microseconds) cost as much as the listings.
-    main_waiting: bool,
-    idle: usize,
+pub type Prefetch = listing::ahead::ReadAhead<Listing>;
+
+/// One reader's gatherer and what it lists with.
+struct Reader {
+    gather: Gather,
+    plan: Plan,
+    want_id: bool,
 }
 
-struct Shared {
-    state: Mutex<State>,
-    work: Condvar,
-    done: Condvar,
-}
+impl listing::ahead::Source for Reader {
+    type Out = Listing;
 
-impl Shared {
-    fn lock(&self) -> MutexGuard<'_, State> {
-        ringio::sync::lock(&self.state)
-    }
-}
-
-pub struct Prefetch {
-    shared: Arc<Shared>,
-    threads: Vec<JoinHandle<()>>,
-}
-
-impl Prefetch {
-    /// Starts the readers (at most `readers`); None if no thread could be
-    /// started.
-    pub fn start(
-        plan: &Plan,
-        birth: bool,
-        want_id: bool,
-        readers: usize,
-        remote: bool,
-    ) -> Option<Prefetch> {
-        let shared = Arc::new(Shared {
-            state: Mutex::new(State::default()),
-            work: Condvar::new(),
-            done: Condvar::new(),
-        });
-        // The main gatherer keeps the full depth; the readers share the rest.
-        let per = ringio::workers_each(READERS, remote);
-        let mut threads = Vec::new();
-        for i in 0..readers.min(READERS) {
-            let sh = Arc::clone(&shared);
-            let plan = plan.clone();
-            let b = std::thread::Builder::new().name(format!("lsr-read-{i}"));
-            // With -L (want_id) only what the main thread asks for.
-            let ahead = !want_id;
-            match b.spawn(move || reader(&sh, &plan, birth, want_id, ahead, per)) {
-                Ok(h) => threads.push(h),
-                Err(_) => break,
-            }
-        }
-        if threads.is_empty() {
-            return None;
-        }
-        Some(Prefetch { shared, threads })
+    fn read(&mut self, path: &[u8]) -> Result<Listing, Errno> {
+        self.gather.read_dir(&self.plan, path, self.want_id)
     }
 
-    /// Asks for `paths` to be read, the first soonest, ahead of what the
-    /// readers queued on their own; paths already known are skipped.
-    pub fn request(&mut self, paths: &[&[u8]]) {
-        let mut st = self.shared.lock();
-        for p in paths.iter().rev() {
-            if let Some(i) = st.queue.iter().position(|q| q == p) {
-                // Already queued: move it up.
-                let q = st.queue.remove(i).expect("index in range");
-                st.queue.push_front(q);
-            } else if st.known.insert(p.to_vec()) {
-                st.queue.push_front(p.to_vec());
-            }
-        }
-        let wake = st.idle > 0;
-        drop(st);
-        if wake {
-            self.shared.work.notify_all();
-        }
+    fn subdirs(&self, path: &[u8], l: &Listing) -> Vec<Vec<u8>> {
+        let dots = |n: &[u8]| n == b"." || n == b"..";
+        l.entries
+            .iter()
+            .filter(|e| e.is_dir() && !dots(&e.name))
+            .map(|e| crate::join(path, &e.name))
+            .collect()
     }
 
-    /// The listing of `path` if it was requested: waits while a reader is
-    /// on it; a request nobody started yet is withdrawn (None: the caller
-    /// reads it itself, at once).
-    pub fn take(&mut self, path: &[u8]) -> Option<Result<Listing, Errno>> {
-        let mut st = self.shared.lock();
-        loop {
-            if let Some(r) = st.done.remove(path) {
-                st.known.remove(path);
-                let wake = st.idle > 0;
-                drop(st);
-                // Room for the readers to go on.
-                if wake {
-                    self.shared.work.notify_one();
-                }
-                return Some(r);
-            }
-            if let Some(i) = st.queue.iter().position(|p| p == path) {
-                st.queue.remove(i);
-                st.known.remove(path);
-                return None;
-            }
-            if !st.reading.iter().any(|p| p == path) {
-                return None;
-            }
-            st.main_waiting = true;
-            st = ringio::sync::wait(&self.shared.done, st);
-            st.main_waiting = false;
-        }
-    }
-
-    /// Stops the readers without waiting for them (the process is ending).
-    pub fn abandon(mut self) {
-        self.shared.lock().shutdown = true;
-        self.shared.work.notify_all();
-        std::mem::forget(std::mem::take(&mut self.threads));
+    fn finish(self) {
+        self.gather.leak();
     }
 }
 
-impl Drop for Prefetch {
-    fn drop(&mut self) {
-        {
-            let mut st = self.shared.lock();
-            st.shutdown = true;
-            st.queue.clear();
-        }
-        self.shared.work.notify_all();
-        for t in self.threads.drain(..) {
-            let _ = t.join();
-        }
-    }
-}
-
-fn reader(sh: &Shared, plan: &Plan, birth: bool, want_id: bool, ahead: bool, threads: usize) {
-    let mut gather = Gather::with_threads(birth, threads);
-    let mut st = sh.lock();
-    loop {
-        if st.shutdown {
-            break;
-        }
-        // The main thread's requests are put in front: they come first.
-        let Some(path) = st.queue.pop_front() else {
-            st.idle += 1;
-            st = ringio::sync::wait(&sh.work, st);
-            st.idle -= 1;
-            continue;
-        };
-        st.reading.push(path.clone());
-        drop(st);
-        let r = gather.read_dir(plan, &path, want_id);
-        let mut kids = Vec::new();
-        if let (true, Ok(l)) = (ahead, &r) {
-            for e in &l.entries {
-                if e.is_dir() && e.name[..] != *b"." && e.name[..] != *b".." {
-                    kids.push(crate::join(&path, &e.name));
-                }
-            }
-        }
-        st = sh.lock();
-        if let Some(i) = st.reading.iter().position(|p| *p == path) {
-            st.reading.swap_remove(i);
-        }
-        if matches!(&r, Err(e) if *e == Errno::EMFILE || *e == Errno(libc::ENFILE)) {
-            // Out of descriptors here is not the directory's fault: leave
-            // it to the main thread (which then reads it itself), and stop
-            // reading ahead on this thread.
-            st.known.remove(&path);
-            if st.main_waiting {
-                sh.done.notify_all();
-            }
-            break;
-        }
-        st.done.insert(path, r);
-        // Depth first: the first subdirectory is read next.
-        for k in kids.into_iter().rev() {
-            if st.known.len() >= HELD {
-                break;
-            }
-            if st.known.insert(k.clone()) {
-                st.queue.push_front(k);
-            }
-        }
-        if st.main_waiting {
-            sh.done.notify_all();
-        }
-        if !st.queue.is_empty() && st.idle > 0 {
-            sh.work.notify_all();
-        }
-    }
-    drop(st);
-    gather.leak();
+/// Starts the readers (at most `readers`); None if no thread could be
+/// started.
+pub fn start(
+    plan: &Plan,
+    birth: bool,
+    want_id: bool,
+    readers: usize,
+    remote: bool,
+) -> Option<Prefetch> {
+    // The main gatherer keeps the full depth; the readers share the rest.
+    let per = ringio::workers_each(READERS, remote);
+    let plan = plan.clone();
+    // With -L (want_id) only what the main thread asks for.
+    let make =
+        move || Reader { gather: Gather::with_threads(birth, per), plan: plan.clone(), want_id };
+    Prefetch::start(readers.min(READERS), "lsr-read", !want_id, make)
 }

@@ -4,6 +4,8 @@
 //! that each stay well inside PATH_MAX.
 
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+
+use listing::open::dir_plain;
 use std::sync::Arc;
 
 use ringio::{DevIno, Errno};
@@ -99,7 +101,7 @@ fn open_dir(
     loop {
         let r = match rd.as_deref_mut() {
             Some(rd) => rd.open_dir(dirfd, rel, follow),
-            None => open_plain(dirfd, rel, follow),
+            None => dir_plain(dirfd, rel, follow),
         };
         match r {
             Err(e) if exhausted(e) && tries < EMFILE_RETRIES => {
@@ -113,15 +115,6 @@ fn open_dir(
             r => return r,
         }
     }
-}
-
-fn open_plain(dirfd: RawFd, rel: &[u8], follow: bool) -> Result<OwnedFd, Errno> {
-    let c = std::ffi::CString::new(rel).map_err(|_| Errno::EINVAL)?;
-    let mut flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOCTTY | libc::O_NONBLOCK;
-    if !follow {
-        flags |= libc::O_NOFOLLOW;
-    }
-    ringio::sys::openat_owned(dirfd, &c, flags, 0)
 }
 
 /// Whether `fd` is the directory `node` describes: its (dev, ino) when the

@@ -28,11 +28,9 @@
 #![forbid(unsafe_code)]
 
 mod dirs;
-mod fds;
 mod node;
 mod ordered;
 mod parallel;
-mod reader;
 mod split;
 mod step;
 #[cfg(test)]
@@ -40,20 +38,13 @@ mod testing;
 
 use std::os::fd::RawFd;
 
-pub use ringio::{dtype, Errno, Statx};
-
+// Reading a directory and stat'ing its entries, and the descriptor
+// budget, are the listing layer's, shared with ls.
+use listing::budget as fds;
+use listing::reader;
 /// Which stat an entry needs before `visit` sees it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum StatNeed {
-    /// d_type is enough (the walker still lstat's entries whose d_type is
-    /// unknown, since it must know which are directories).
-    None,
-    /// `lstat`: the entry itself.
-    Lstat,
-    /// `stat`: follow a symlink; a dangling link is then reported with its
-    /// own lstat and `followed == false`, as find -L does.
-    Follow,
-}
+pub use listing::StatNeed;
+pub use ringio::{dtype, Errno, Statx};
 
 /// What the visitor wants done after seeing an entry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,7 +1,6 @@
-//! What the unit tests share: scratch directories, descriptors to hand
-//! the budget, and directory nodes built as the walk builds them.
+//! What the unit tests share: scratch directories, and directory nodes
+//! built as the walk builds them.
 
-use std::os::fd::{OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -37,16 +36,6 @@ impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = std::fs::remove_dir_all(&self.0);
     }
-}
-
-/// A fresh descriptor (of /dev/null) for the budget to own.
-pub(crate) fn some_fd() -> OwnedFd {
-    std::fs::File::open("/dev/null").unwrap().into()
-}
-
-/// Whether `fd` is an open descriptor of this process.
-pub(crate) fn is_open(fd: RawFd) -> bool {
-    Path::new(&format!("/proc/self/fd/{fd}")).exists()
 }
 
 /// The statx of `p`, as the walker takes it.

@@ -1,4 +1,5 @@
-//! Reading one directory and stat'ing its entries through a thread's engine.
+//! Reading one directory and stat'ing its entries through a walker
+//! thread's engine (find and du, via `walk`).
 
 use std::os::fd::{OwnedFd, RawFd};
 
@@ -10,7 +11,7 @@ use crate::StatNeed;
 
 /// One entry's name (in the listing's byte arena) and getdents facts.
 #[derive(Clone, Copy)]
-pub(crate) struct RawEnt {
+pub struct RawEnt {
     off: u32,
     len: u32,
     pub d_type: u8,
@@ -20,7 +21,7 @@ pub(crate) struct RawEnt {
 /// The outcome of stat'ing one path (a root operand).
 #[derive(Clone, Copy)]
 #[allow(clippy::large_enum_variant)]
-pub(crate) enum StatSlot {
+pub enum StatSlot {
     Ok { st: Statx, followed: bool },
     Err(Errno),
 }
@@ -28,14 +29,14 @@ pub(crate) enum StatSlot {
 /// The outcome of stat'ing one listed entry; the statx itself, when there
 /// is one, is the entry's slot in [`Listing::stx`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Outcome {
+pub enum Outcome {
     None,
     Ok { followed: bool },
     Err(Errno),
 }
 
 /// An entry's stat outcome, borrowed from its listing.
-pub(crate) enum StatRef<'a> {
+pub enum StatRef<'a> {
     None,
     Ok { st: &'a Statx, followed: bool },
     Err(Errno),
@@ -45,7 +46,7 @@ pub(crate) enum StatRef<'a> {
 /// batches): names in one arena (each followed by a NUL, so it can be
 /// handed to a syscall as is), no allocation per entry.
 #[derive(Default)]
-pub(crate) struct Listing {
+pub struct Listing {
     pub names: Vec<u8>,
     pub ents: Vec<RawEnt>,
     /// Per entry, what its stat gave. Empty when no entry was stat'ed.
@@ -101,8 +102,11 @@ impl Listing {
         self.ents.len()
     }
 
+    pub fn is_empty(&self) -> bool {
+        self.ents.is_empty()
+    }
+
     /// Appends an entry as getdents would have given it.
-    #[cfg(test)]
     pub fn push(&mut self, name: &[u8], d_type: u8, ino: u64) {
         let off = self.names.len() as u32;
         self.names.extend_from_slice(name);
@@ -110,7 +114,7 @@ impl Listing {
         self.ents.push(RawEnt { off, len: name.len() as u32, d_type, ino });
     }
 
-    fn sort(&mut self) {
+    pub fn sort(&mut self) {
         let names = &self.names;
         self.ents.sort_unstable_by(|a, b| {
             names[a.off as usize..(a.off + a.len) as usize]
@@ -122,7 +126,7 @@ impl Listing {
 const STAT_MASK: u32 = libc::STATX_BASIC_STATS;
 
 /// A walker thread's engine and reusable buffers.
-pub(crate) struct Reader {
+pub struct Reader {
     pub eng: Engine,
     buf: Vec<u8>,
     done: Vec<Completion>,
@@ -149,11 +153,7 @@ impl Reader {
     /// Opens a directory relative to `dirfd`; O_NOFOLLOW unless `follow`,
     /// so a symlink swapped in for a directory mid-walk is not entered.
     pub fn open_dir(&mut self, dirfd: RawFd, name: &[u8], follow: bool) -> Result<OwnedFd, Errno> {
-        let mut flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOCTTY | libc::O_NONBLOCK;
-        if !follow {
-            flags |= libc::O_NOFOLLOW;
-        }
-        self.eng.openat(0, dirfd, name, flags, 0);
+        self.eng.openat(0, dirfd, name, crate::open::dir_flags(follow), 0);
         self.one().take_fd()
     }
 
@@ -244,11 +244,11 @@ impl Reader {
             match n {
                 StatNeed::None => continue,
                 StatNeed::Lstat => {
-                    self.eng.statx(i as u64, dirfd, list.name(i), lstat_flags(), STAT_MASK)
+                    self.eng.statx(i as u64, dirfd, list.name(i), LSTAT_ENTRY, STAT_MASK)
                 }
                 StatNeed::Follow => {
                     follows.push(i);
-                    self.eng.statx(i as u64, dirfd, list.name(i), stat_flags(), STAT_MASK)
+                    self.eng.statx(i as u64, dirfd, list.name(i), FOLLOW, STAT_MASK)
                 }
             }
         }
@@ -257,7 +257,7 @@ impl Reader {
         // Dangling symlinks under Follow are reported as themselves.
         if !retry.is_empty() {
             for &i in &retry {
-                self.eng.statx(i as u64, dirfd, list.name(i), lstat_flags(), STAT_MASK);
+                self.eng.statx(i as u64, dirfd, list.name(i), LSTAT_ENTRY, STAT_MASK);
             }
             self.collect(list, &[], &mut Vec::new());
         }
@@ -288,14 +288,14 @@ impl Reader {
     /// Stats one path (a root operand). A dangling symlink under `follow`
     /// falls back to the link itself, as find -H/-L do.
     pub fn stat_path(&mut self, path: &[u8], follow: bool) -> StatSlot {
-        let flags = if follow { stat_flags() } else { ROOT_LSTAT };
+        let flags = if follow { FOLLOW } else { ROOT_LSTAT };
         self.eng.statx(0, libc::AT_FDCWD, path, flags, STAT_MASK);
         match self.one().stat() {
             Ok(st) => StatSlot::Ok { st: *st, followed: follow },
             Err(e) if follow && e == Errno::ENOENT => {
                 self.eng.statx(0, libc::AT_FDCWD, path, ROOT_LSTAT, STAT_MASK);
                 match self.one().stat() {
-                    Ok(st) if crate::node::dtype_of(st) == dtype::LNK => {
+                    Ok(st) if dtype::from_mode(st.stx_mode as u32) == dtype::LNK => {
                         StatSlot::Ok { st: *st, followed: false }
                     }
                     _ => StatSlot::Err(e),
@@ -309,7 +309,7 @@ impl Reader {
 /// What to stat for each entry: `need`, with entries of unknown type
 /// lstat'ed (the walker must know which are directories). Returns whether
 /// any entry needs a stat.
-pub(crate) fn needs(
+pub fn needs(
     list: &Listing,
     need: impl Fn(&[u8], u8) -> StatNeed,
     out: &mut Vec<StatNeed>,
@@ -348,7 +348,7 @@ fn stat_inline(
 
 /// Stats `ents` (names in `names`) as `needs` says, inline: outcomes into
 /// `out`, each statx straight into its slot of `stx`.
-pub(crate) fn stat_range(
+pub fn stat_range(
     dirfd: RawFd,
     names: &[u8],
     ents: &[RawEnt],
@@ -366,12 +366,12 @@ pub(crate) fn stat_range(
             *slot = Outcome::Err(Errno(libc::EINVAL));
             continue;
         };
-        let flags = if follow { stat_flags() } else { lstat_flags() };
+        let flags = if follow { FOLLOW } else { LSTAT_ENTRY };
         *slot = match ringio::sys::statx(dirfd, cname, flags, STAT_MASK, st) {
             Ok(()) => Outcome::Ok { followed: follow },
             // A dangling symlink under Follow is reported as itself.
             Err(err) if follow && err == Errno::ENOENT => {
-                match ringio::sys::statx(dirfd, cname, lstat_flags(), STAT_MASK, st) {
+                match ringio::sys::statx(dirfd, cname, LSTAT_ENTRY, STAT_MASK, st) {
                     Ok(()) => Outcome::Ok { followed: false },
                     Err(err) => Outcome::Err(err),
                 }
@@ -381,23 +381,7 @@ pub(crate) fn stat_range(
     }
 }
 
-/// lstat of a directory entry by name. AT_STATX_DONT_SYNC: take the
-/// attributes the name's lookup just brought back. Local file systems
-/// ignore the flag; on FUSE (and NFS) it saves a GETATTR round trip per
-/// entry after the LOOKUP that fetched the same attributes (issue 8).
-fn lstat_flags() -> i32 {
-    ROOT_LSTAT | libc::AT_STATX_DONT_SYNC
-}
-
-/// stat following a symlink: its target may end in `..` or a mount root,
-/// which no lookup refreshes (a FUSE root's attributes are all zero until
-/// asked for), so no DONT_SYNC.
-fn stat_flags() -> i32 {
-    libc::AT_NO_AUTOMOUNT
-}
-
-/// lstat of a root operand, which may be `.` or a mount point: no DONT_SYNC.
-const ROOT_LSTAT: i32 = libc::AT_SYMLINK_NOFOLLOW | libc::AT_NO_AUTOMOUNT;
+use crate::open::{FOLLOW, LSTAT_ENTRY, ROOT_LSTAT};
 
 #[cfg(test)]
 mod tests {

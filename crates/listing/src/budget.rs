@@ -1,4 +1,6 @@
-//! The walk's descriptor budget.
+//! The descriptor budget: how many threads a descriptor limit leaves room
+//! for (walkers, ls's read-ahead readers), and the walk's kept directory
+//! descriptors.
 //!
 //! A directory's descriptor is kept open after its listing while its
 //! subtree is walked: children are opened relative to it (a one-component
@@ -30,7 +32,7 @@ use ringio::Errno;
 
 /// A directory's descriptor slot.
 #[derive(Debug)]
-pub(crate) struct FdSlot {
+pub struct FdSlot {
     st: Mutex<SlotState>,
 }
 
@@ -58,7 +60,7 @@ impl Default for FdSlot {
 }
 
 /// A pinned descriptor: usable for system calls until dropped.
-pub(crate) struct Pinned {
+pub struct Pinned {
     /// The slot it is pinned in (unpinned on drop).
     slot: Option<Arc<FdSlot>>,
     /// The descriptor itself when no slot keeps it (closed on drop).
@@ -68,7 +70,7 @@ pub(crate) struct Pinned {
 
 impl Pinned {
     /// `fd`, already pinned in `slot`.
-    pub(crate) fn slot(slot: &Arc<FdSlot>, fd: RawFd) -> Pinned {
+    pub fn slot(slot: &Arc<FdSlot>, fd: RawFd) -> Pinned {
         Pinned { slot: Some(Arc::clone(slot)), _owned: None, fd }
     }
 
@@ -101,12 +103,12 @@ impl FdSlot {
     }
 
     /// Whether a descriptor was ever installed.
-    pub(crate) fn was_opened(&self) -> bool {
+    pub fn was_opened(&self) -> bool {
         self.lock().ever
     }
 
     /// Pins the descriptor if it is open.
-    pub(crate) fn try_pin(&self, clock: u64) -> Option<RawFd> {
+    pub fn try_pin(&self, clock: u64) -> Option<RawFd> {
         let mut s = self.lock();
         let fd = s.fd.as_ref()?.as_raw_fd();
         s.pins += 1;
@@ -114,7 +116,7 @@ impl FdSlot {
         Some(fd)
     }
 
-    pub(crate) fn unpin(&self) {
+    pub fn unpin(&self) {
         let mut s = self.lock();
         s.pins = s.pins.saturating_sub(1);
     }
@@ -145,7 +147,7 @@ impl FdSlot {
     }
 
     /// Closes the descriptor if nobody uses it. Returns whether it did.
-    pub(crate) fn try_evict(&self) -> bool {
+    pub fn try_evict(&self) -> bool {
         let Ok(mut s) = self.st.try_lock() else { return false };
         if s.pins > 0 {
             return false;
@@ -171,7 +173,7 @@ impl FdSlot {
 }
 
 /// The budget and the registry of slots holding a descriptor.
-pub(crate) struct Fds {
+pub struct Fds {
     /// Most descriptors kept open (pinned ones included).
     budget: AtomicUsize,
     open: Mutex<Vec<Arc<FdSlot>>>,
@@ -194,7 +196,7 @@ impl Fds {
     /// /proc/self/fd per walk): a few descriptors are assumed, and if more
     /// are, an EMFILE lowers the budget to what is then kept ([`Fds::relieve`]).
     /// `WALK_FD_BUDGET` (a number) overrides it, for tests.
-    pub(crate) fn new(threads: usize) -> Fds {
+    pub fn new(threads: usize) -> Fds {
         let budget = std::env::var("WALK_FD_BUDGET")
             .ok()
             .and_then(|v| v.trim().parse().ok())
@@ -218,13 +220,13 @@ impl Fds {
     /// every thread, and a shared counter written by each would bounce
     /// between the cores; eviction only needs "least recently used" to
     /// within one open.
-    pub(crate) fn tick(&self) -> u64 {
+    pub fn tick(&self) -> u64 {
         self.clock.load(Ordering::Relaxed)
     }
 
     /// Installs `fd` (just opened for `slot`), pinned, and keeps within the
     /// budget by evicting others. Returns the descriptor to use, pinned.
-    pub(crate) fn adopt(&self, slot: &Arc<FdSlot>, fd: OwnedFd) -> Pinned {
+    pub fn adopt(&self, slot: &Arc<FdSlot>, fd: OwnedFd) -> Pinned {
         match slot.install(fd, self.clock.fetch_add(1, Ordering::Relaxed) + 1) {
             Install::Kept(p) => {
                 let mut reg = self.registry();
@@ -240,7 +242,7 @@ impl Fds {
     /// After EMFILE/ENFILE: closes the least recently used idle descriptor
     /// and lowers the budget to what is open now (something else holds the
     /// rest). Returns false if there was nothing to close.
-    pub(crate) fn relieve(&self) -> bool {
+    pub fn relieve(&self) -> bool {
         let mut reg = self.registry();
         let n = reg.len();
         self.budget.fetch_min(n.saturating_sub(1), Ordering::Relaxed);
@@ -248,7 +250,7 @@ impl Fds {
     }
 
     /// The directory's subtree is done: closes and forgets its descriptor.
-    pub(crate) fn finish(&self, slot: &Arc<FdSlot>) {
+    pub fn finish(&self, slot: &Arc<FdSlot>) {
         if slot.finish() {
             let mut reg = self.registry();
             if let Some(i) = reg.iter().rposition(|s| Arc::ptr_eq(s, slot)) {
@@ -275,13 +277,19 @@ fn evict_lru(reg: &mut Vec<Arc<FdSlot>>) -> bool {
 /// How many walker threads the soft descriptor limit leaves room for
 /// (each takes [`RESERVE_PER_THREAD`] and one more for its engine's
 /// helpers on a high-latency file system), at least one.
-pub(crate) fn threads_for_limit() -> usize {
+pub fn threads_for_limit() -> usize {
     let limit = libcw::rlimit::nofile_soft() as usize;
-    (limit.saturating_sub(ASSUMED_OPEN + RESERVE_FIXED) / (RESERVE_PER_THREAD + 1)).max(1)
+    threads_within(limit, ASSUMED_OPEN + RESERVE_FIXED, RESERVE_PER_THREAD + 1).max(1)
+}
+
+/// How many threads holding `per_thread` descriptors each fit in `limit`
+/// with `reserve` kept for everything else (possibly 0).
+pub fn threads_within(limit: usize, reserve: usize, per_thread: usize) -> usize {
+    limit.saturating_sub(reserve) / per_thread.max(1)
 }
 
 /// Whether an open failed for lack of descriptors.
-pub(crate) fn exhausted(e: Errno) -> bool {
+pub fn exhausted(e: Errno) -> bool {
     e == Errno::EMFILE || e == Errno(libc::ENFILE)
 }
 
@@ -411,5 +419,7 @@ mod tests {
         assert!(exhausted(Errno(libc::ENFILE)));
         assert!(!exhausted(Errno::ENOENT));
         assert!(threads_for_limit() >= 1);
+        assert_eq!(threads_within(1024, 64, 64), 15);
+        assert_eq!(threads_within(50, 64, 64), 0);
     }
 }

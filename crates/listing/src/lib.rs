@@ -1,0 +1,45 @@
+//! Listing directories: the one layer between the engine and the tools
+//! that read directories (ls, and find and du through `walk`).
+//!
+//! A listing is "read this directory: its names, and the stats the caller
+//! asks for, in engine batches, within the descriptor budget". What a
+//! tool does with an entry (ls's `Entry` and what it prints; find's tests;
+//! du's sums) stays in the tool, behind a per-entry hook.
+//!
+//! Two drivers, because the measurements (docs/engine.md §2, §3) favour a
+//! different shape for each caller, over the same pieces:
+//! - [`reader::Reader`]: one directory at a time on a walker thread's
+//!   engine, the stats then pushed as one batch (or made inline, straight
+//!   into the listing's slots, where the engine runs syscalls inline and
+//!   the walker's threads are the parallelism). find and du, via `walk`.
+//! - [`pipeline::Lister`]: one big listing, its stats pipelined behind the
+//!   getdents batches on a pool engine, with a [`pipeline::Sink`] that
+//!   builds the caller's entry and pushes its operations as each name
+//!   arrives (ls; `-l`'s ACL and link questions ride the same batches).
+//!
+//! And what both use: the open of a directory and the stat flags
+//! ([`open`]), the descriptor budget ([`budget`]), and reading
+//! directories ahead on other threads ([`ahead`]).
+
+#![forbid(unsafe_code)]
+
+pub mod ahead;
+pub mod budget;
+pub mod open;
+pub mod pipeline;
+pub mod reader;
+#[cfg(test)]
+mod testing;
+
+/// Which stat an entry needs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StatNeed {
+    /// d_type is enough (a walker still lstat's entries whose d_type is
+    /// unknown, since it must know which are directories).
+    None,
+    /// `lstat`: the entry itself.
+    Lstat,
+    /// `stat`: follow a symlink; a dangling link is then reported with its
+    /// own lstat and `followed == false`, as find -L does.
+    Follow,
+}

@@ -1,0 +1,358 @@
+//! One directory listed with its entries' operations pipelined behind the
+//! getdents batches (ls).
+//!
+//! The directory is read with getdents64 batches; as each batch arrives,
+//! the caller's [`Sink`] builds its entries and pushes what each needs
+//! (stat, and for ls `-l` the ACL, link and context questions) to the
+//! engine, whose workers run them while the next batch is read: the
+//! pipelined strategy measured fastest in docs/engine.md §2. The next
+//! batch is held back while more than the engine's stat window of
+//! operations is in flight, since each completion carries a whole statx.
+//!
+//! A small directory (one first batch of 16 KiB) is handled on an inline
+//! engine when the main one hands work to threads: below a few hundred
+//! entries a thread hand-off costs more than it saves. On a high-latency
+//! file system every request is a round trip, so the main engine takes
+//! the directory from the start, with a full-size first batch.
+
+use std::os::fd::RawFd;
+
+use ringio::{Completion, DevIno, DirentIter, Engine, Errno};
+
+const TOK_OPEN: u64 = u64::MAX;
+const TOK_DENTS: u64 = u64::MAX - 1;
+const TOK_CLOSE: u64 = u64::MAX - 2;
+const TOK_FSTAT: u64 = u64::MAX - 3;
+
+/// Tokens at or above this are the lister's own; a sink's operations use
+/// smaller ones.
+pub const FIRST_RESERVED_TOKEN: u64 = u64::MAX - 15;
+
+/// The directory being listed, as a [`Sink`] sees it.
+pub struct Dir<'a> {
+    /// The engine to push the entries' operations to (the inline one for
+    /// a small directory).
+    pub eng: &'a mut Engine,
+    /// The open directory: entries are named relative to it.
+    pub fd: RawFd,
+    /// The directory as the caller named it.
+    pub path: &'a [u8],
+    /// It is on a high-latency file system (the engine found out as it
+    /// opened it).
+    pub remote: bool,
+}
+
+/// The caller's side of a listing: what it builds from each name, and
+/// what it asks the engine for.
+pub trait Sink {
+    /// The directory is open and the first batch read, not yet handed out.
+    fn begin(&mut self, dir: &mut Dir<'_>);
+    /// A getdents buffer of `bytes` bytes is about to be handed out entry
+    /// by entry (a record is at least 24 bytes: reserve room).
+    fn batch(&mut self, _bytes: usize) {}
+    /// One name of the directory (`.` and `..` included), with getdents'
+    /// type and inode number: the per-entry hook, where the caller builds
+    /// its own entry and pushes its operations.
+    fn entry(&mut self, dir: &mut Dir<'_>, name: &[u8], d_type: u8, ino: u64);
+    /// Every entry of the batch was handed out.
+    fn batch_done(&mut self, _dir: &mut Dir<'_>) {}
+    /// One of the sink's operations completed.
+    fn complete(&mut self, dir: &mut Dir<'_>, c: &mut Completion);
+    /// Whether completions lead to more operations right now (they are
+    /// then taken one at a time, never waited for in bulk).
+    fn chained(&self) -> bool {
+        false
+    }
+}
+
+/// What the lister itself learnt of the directory.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// getdents failed part-way (what was read was still handed out).
+    pub read_error: Option<Errno>,
+    /// (dev, ino) of the directory itself, when asked for.
+    pub id: Option<DevIno>,
+}
+
+/// A lister: one engine, reused for every directory.
+pub struct Lister {
+    eng: Engine,
+    /// An engine for small directories (see [`Engine::for_small_jobs`]),
+    /// when the main one is not to do everything.
+    inline: Option<Engine>,
+    /// `eng` and `inline` are currently exchanged.
+    swapped: bool,
+    comps: Vec<Completion>,
+}
+
+impl Lister {
+    /// A lister whose pool (or the ring's io-wq, on a high-latency file
+    /// system) has `threads` workers when given.
+    pub fn new(threads: Option<usize>) -> Lister {
+        // A listing's stats and attribute questions go out thousands at once.
+        let workload = ringio::Workload::BigBatches;
+        let eng = Engine::with_config(ringio::Config { workload, threads, ..Default::default() });
+        Lister { eng, inline: Engine::for_small_jobs(), swapped: false, comps: Vec::new() }
+    }
+
+    /// The main engine, for the caller's work outside listings.
+    pub fn engine(&mut self) -> &mut Engine {
+        &mut self.eng
+    }
+
+    /// Whether the directories listed so far are on a high-latency file
+    /// system (the engine found one as it opened them).
+    pub fn high_latency(&mut self) -> bool {
+        self.eng.high_latency().is_some()
+    }
+
+    /// Runs `f` on every completion until nothing is outstanding.
+    pub fn drain<F: FnMut(Completion)>(&mut self, mut f: F) {
+        let mut v = std::mem::take(&mut self.comps);
+        while self.eng.outstanding() > 0 {
+            self.eng.wait(1, &mut v);
+            for c in v.drain(..) {
+                f(c);
+            }
+        }
+        self.comps = v;
+    }
+
+    /// Every completion, once nothing is outstanding.
+    pub fn collect(&mut self) -> Vec<Completion> {
+        let mut all = Vec::new();
+        while self.eng.outstanding() > 0 {
+            self.eng.wait(self.eng.outstanding(), &mut all);
+        }
+        all
+    }
+
+    /// Lists directory `path` through `sink` (see the module docs); with
+    /// `want_id`, also stats the directory itself. Fails only when it
+    /// can't be opened.
+    pub fn list<S: Sink>(
+        &mut self,
+        path: &[u8],
+        want_id: bool,
+        sink: &mut S,
+    ) -> Result<Outcome, Errno> {
+        // Open and read the first (small) batch inline; a directory that
+        // ends there is handled inline too.
+        let have_inline = self.inline.is_some();
+        self.swap_inline(have_inline);
+        let r = self.list_with(path, want_id, have_inline, sink);
+        if self.swapped {
+            self.swap_inline(true);
+        }
+        r
+    }
+
+    /// Exchanges the main and the inline engine (when `on` and one exists).
+    fn swap_inline(&mut self, on: bool) {
+        if let (true, Some(inline)) = (on, self.inline.as_mut()) {
+            std::mem::swap(&mut self.eng, inline);
+            self.swapped = !self.swapped;
+        }
+    }
+
+    fn wait_one(&mut self, token: u64) -> Option<Completion> {
+        let mut others = std::mem::take(&mut self.comps);
+        let c = self.eng.wait_for(token, &mut others);
+        others.clear();
+        self.comps = others;
+        c
+    }
+
+    /// Opens the directory and reads its first batch, choosing the engine
+    /// that takes the rest. Returns the descriptor, the first batch and
+    /// whether the directory is remote.
+    fn start(
+        &mut self,
+        path: &[u8],
+        inline_first: bool,
+    ) -> Result<(RawFd, Option<Completion>, bool), Errno> {
+        self.eng.openat(TOK_OPEN, libc::AT_FDCWD, path, crate::open::dir_flags(true), 0);
+        let fd = match self.wait_one(TOK_OPEN) {
+            Some(c) => c.fd()?,
+            None => return Err(Errno::EINVAL),
+        };
+        let remote = self.eng.high_latency().is_some();
+        if inline_first && remote {
+            self.swap_inline(true);
+        }
+        // Small first batch: a worker starts on the stats sooner (each
+        // getdents64 is one READDIR request on a remote one: full size there).
+        let first_size = if remote { ringio::DEFAULT_DENTS_BUF } else { 16 * 1024 };
+        self.eng.getdents(TOK_DENTS, fd, Vec::with_capacity(first_size));
+        let first = self.wait_one(TOK_DENTS);
+        let small = first.as_ref().is_some_and(|c| c.eof);
+        if inline_first && !small && !remote {
+            // A big directory: the rest goes to the main engine.
+            self.swap_inline(true);
+        }
+        Ok((fd, first, remote))
+    }
+
+    fn list_with<S: Sink>(
+        &mut self,
+        path: &[u8],
+        want_id: bool,
+        inline_first: bool,
+        sink: &mut S,
+    ) -> Result<Outcome, Errno> {
+        let (fd, first, remote) = self.start(path, inline_first)?;
+        if want_id {
+            self.eng.statx(TOK_FSTAT, fd, b"", libc::AT_EMPTY_PATH, libc::STATX_INO);
+        }
+        let mut batch = std::mem::take(&mut self.comps);
+        let mut dir = Dir { eng: &mut self.eng, fd, path, remote };
+        sink.begin(&mut dir);
+        let out = pump(&mut dir, first, &mut batch, sink);
+        // The descriptor was the engine's to close: under the ring that is
+        // one more queued operation, not a syscall.
+        dir.eng.close(TOK_CLOSE, fd);
+        batch.clear();
+        dir.eng.wait_for(TOK_CLOSE, &mut batch);
+        batch.clear();
+        self.comps = batch;
+        Ok(out)
+    }
+}
+
+/// Reads the rest of the directory, handing each batch to `sink` and its
+/// operations' completions back, until nothing is left in flight.
+fn pump<S: Sink>(
+    dir: &mut Dir<'_>,
+    mut first: Option<Completion>,
+    batch: &mut Vec<Completion>,
+    sink: &mut S,
+) -> Outcome {
+    let mut out = Outcome::default();
+    let mut listing_done = false;
+    // The buffer of the next getdents, held back while more than `window`
+    // operations are in flight: completions carry a whole statx each, so
+    // an unbounded pipeline on a huge directory would hold them all at once.
+    let mut next_dents: Option<Vec<u8>> = None;
+    let window = dir.eng.stat_window();
+    while first.is_some() || next_dents.is_some() || dir.eng.outstanding() > 0 {
+        if next_dents.is_some() && dir.eng.outstanding() <= window {
+            if let Some(b) = next_dents.take() {
+                dir.eng.getdents(TOK_DENTS, dir.fd, b);
+            }
+        }
+        batch.clear();
+        if let Some(c) = first.take() {
+            batch.push(c);
+        } else {
+            // While listing, take whatever is ready (the next getdents
+            // batch first); once listed, wait for everything at once (a
+            // window's worth at a time), unless completions lead to more
+            // operations.
+            let want =
+                if listing_done && !sink.chained() { dir.eng.outstanding().min(window) } else { 1 };
+            dir.eng.wait(want, batch);
+        }
+        for c in batch.iter_mut() {
+            match c.token {
+                TOK_DENTS => {
+                    // Entries read before an error are still listed (a
+                    // half-readable directory loses nothing).
+                    if let Err(e) = c.result {
+                        out.read_error = Some(e);
+                        listing_done = true;
+                    }
+                    sink.batch(c.buf().len());
+                    for d in DirentIter::new(c.buf()) {
+                        sink.entry(dir, d.name, d.d_type, d.ino);
+                    }
+                    sink.batch_done(dir);
+                    if c.eof || listing_done {
+                        listing_done = true;
+                    } else {
+                        let mut b = c.take_buf();
+                        let size = dir.eng.big_dents_buf();
+                        if b.capacity() < size {
+                            b = Vec::with_capacity(size);
+                        }
+                        next_dents = Some(b);
+                    }
+                }
+                TOK_FSTAT => {
+                    if let Ok(st) = c.stat() {
+                        out.id = Some(DevIno::of(st));
+                    }
+                }
+                _ => sink.complete(dir, c),
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::Scratch;
+    use std::os::unix::ffi::OsStrExt;
+
+    /// Collects names and stats the regular files by name.
+    #[derive(Default)]
+    struct Names {
+        begun: bool,
+        names: Vec<Vec<u8>>,
+        sizes: Vec<(usize, u64)>,
+    }
+
+    impl Sink for Names {
+        fn begin(&mut self, _dir: &mut Dir<'_>) {
+            self.begun = true;
+        }
+        fn entry(&mut self, dir: &mut Dir<'_>, name: &[u8], d_type: u8, _ino: u64) {
+            let i = self.names.len();
+            self.names.push(name.to_vec());
+            if d_type == ringio::dtype::REG {
+                let flags = crate::open::entry_stat_flags(false, name);
+                dir.eng.statx(i as u64, dir.fd, name, flags, libc::STATX_SIZE);
+            }
+        }
+        fn complete(&mut self, _dir: &mut Dir<'_>, c: &mut Completion) {
+            assert!(c.token < FIRST_RESERVED_TOKEN);
+            self.sizes.push((c.token as usize, c.stat().unwrap().stx_size));
+        }
+    }
+
+    #[test]
+    fn lists_names_and_hands_back_completions() {
+        let s = Scratch::new("pipeline");
+        // Enough names for more than one getdents batch.
+        for i in 0..3000 {
+            std::fs::write(s.join(&format!("file-{i:05}")), vec![b'x'; i % 7]).unwrap();
+        }
+        std::fs::create_dir(s.join("sub")).unwrap();
+        let mut l = Lister::new(None);
+        let mut sink = Names::default();
+        let path = s.0.as_os_str().as_bytes();
+        let out = l.list(path, true, &mut sink).unwrap();
+        assert!(sink.begun);
+        assert!(out.read_error.is_none());
+        let m = std::fs::metadata(&s.0).unwrap();
+        use std::os::unix::fs::MetadataExt;
+        assert_eq!(out.id.map(|id| (id.dev, id.ino)), Some((m.dev(), m.ino())));
+        // Each stat came back to the entry that asked for it.
+        assert_eq!(sink.sizes.len(), 3000);
+        for &(i, size) in &sink.sizes {
+            let name = std::str::from_utf8(&sink.names[i]).unwrap();
+            let n: u64 = name.strip_prefix("file-").unwrap().parse().unwrap();
+            assert_eq!(size, n % 7, "{name}");
+        }
+        // Every name, dots included, once.
+        sink.names.sort();
+        sink.names.dedup();
+        assert_eq!(sink.names.len(), 3003);
+        assert_eq!(&sink.names[..2], [&b"."[..], b".."]);
+        // A missing directory: the open's error.
+        let gone = s.join("missing");
+        let r = l.list(gone.as_os_str().as_bytes(), false, &mut Names::default());
+        assert_eq!(r.err(), Some(Errno::ENOENT));
+    }
+}
