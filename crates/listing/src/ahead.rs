@@ -244,3 +244,74 @@ fn reader<S: Source>(sh: &Shared<S::Out>, mut src: S, ahead: bool) {
     drop(st);
     src.finish();
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// "Lists" a path as its length, counting the reads begun; `a` has
+    /// subdirectories `a/x`, `a/y`; `bad` fails; `full` is out of
+    /// descriptors.
+    #[derive(Clone)]
+    struct Fake(Arc<AtomicUsize>);
+
+    impl Source for Fake {
+        type Out = usize;
+        fn read(&mut self, path: &[u8]) -> Result<usize, Errno> {
+            self.0.fetch_add(1, Ordering::SeqCst);
+            match path {
+                b"bad" => Err(Errno::ENOENT),
+                b"full" => Err(Errno::EMFILE),
+                _ => Ok(path.len()),
+            }
+        }
+        fn subdirs(&self, path: &[u8], _: &usize) -> Vec<Vec<u8>> {
+            if path == b"a" {
+                vec![b"a/x".to_vec(), b"a/y".to_vec()]
+            } else {
+                Vec::new()
+            }
+        }
+        fn finish(self) {}
+    }
+
+    /// Waits until `n` reads have begun (a request nobody started yet
+    /// would be withdrawn by `take`).
+    fn begun(reads: &AtomicUsize, n: usize) {
+        while reads.load(Ordering::SeqCst) < n {
+            std::thread::yield_now();
+        }
+    }
+
+    #[test]
+    fn listings_come_back_to_whoever_asked_in_any_order() {
+        let reads = Arc::new(AtomicUsize::new(0));
+        let fake = Fake(Arc::clone(&reads));
+        let mut ra = ReadAhead::start(2, "test-read", true, move || fake.clone()).unwrap();
+        ra.request(&[b"a", b"bad", b"long/path"]);
+        // The three, then a's subdirectories, which the readers go on
+        // into on their own.
+        begun(&reads, 5);
+        assert_eq!(ra.take(b"long/path"), Some(Ok(9)));
+        assert_eq!(ra.take(b"bad"), Some(Err(Errno::ENOENT)));
+        assert_eq!(ra.take(b"a/y"), Some(Ok(3)));
+        assert_eq!(ra.take(b"a"), Some(Ok(1)));
+        assert_eq!(ra.take(b"a/x"), Some(Ok(3)));
+        // Taken once; never requested: nothing to wait for.
+        assert_eq!(ra.take(b"a"), None);
+        assert_eq!(ra.take(b"other"), None);
+    }
+
+    #[test]
+    fn out_of_descriptors_is_left_to_the_caller() {
+        let reads = Arc::new(AtomicUsize::new(0));
+        let fake = Fake(Arc::clone(&reads));
+        let mut ra = ReadAhead::start(1, "test-full", false, move || fake.clone()).unwrap();
+        ra.request(&[b"full"]);
+        begun(&reads, 1);
+        // Not the directory's fault: no listing, the caller reads it.
+        assert_eq!(ra.take(b"full"), None);
+        ra.abandon();
+    }
+}

@@ -282,6 +282,14 @@ pub fn threads_for_limit() -> usize {
     threads_within(limit, ASSUMED_OPEN + RESERVE_FIXED, RESERVE_PER_THREAD + 1).max(1)
 }
 
+/// Raises the soft descriptor limit to the hard one, and says how many
+/// threads holding `per_thread` descriptors each it leaves room for, as
+/// many again kept for everything else (ls's read-ahead readers).
+pub fn threads_raised(per_thread: usize) -> usize {
+    let limit = libcw::rlimit::raise_nofile() as usize;
+    threads_within(limit, per_thread, per_thread)
+}
+
 /// How many threads holding `per_thread` descriptors each fit in `limit`
 /// with `reserve` kept for everything else (possibly 0).
 pub fn threads_within(limit: usize, reserve: usize, per_thread: usize) -> usize {

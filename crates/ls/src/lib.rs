@@ -495,10 +495,8 @@ impl<'a> Ls<'a> {
             // The readers hold descriptors of their own (a directory each,
             // and O_PATH descriptors for -l): take the hard limit, as ldu
             // does, and fewer readers (or none) under a tight one.
-            let limit = libcw::rlimit::raise_nofile() as usize;
             let per = prefetch::DESCRIPTORS_PER_READER;
-            let readers = listing::budget::threads_within(limit, per, per);
-            let mut readers = readers.min(prefetch::READERS);
+            let mut readers = listing::budget::threads_raised(per).min(prefetch::READERS);
             if !remote {
                 readers = readers.min(local);
             }
