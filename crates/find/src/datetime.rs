@@ -14,9 +14,11 @@
 //! hours, minutes and seconds to the instant. A zone's offset makes the
 //! whole computation run at that offset; otherwise it is the local zone's.
 
-/// Parses `input` with `now` as (seconds, nanoseconds); `None` when GNU
-/// couldn't figure it out either.
-pub fn parse(input: &[u8], now: (i64, i64)) -> Option<(i64, i64)> {
+use cli::timefmt::Timestamp;
+
+/// Parses `input` relative to `now`; `None` when GNU couldn't figure it
+/// out either.
+pub fn parse(input: &[u8], now: Timestamp) -> Option<Timestamp> {
     let mut s = input;
     while let Some((c, rest)) = s.split_first() {
         if !c.is_ascii_whitespace() {
@@ -883,13 +885,13 @@ fn fixed_mktime(
     Some((t, (ny, nm, nd, (local_days + 4).rem_euclid(7))))
 }
 
-fn parse_in_zone(s: &[u8], now: (i64, i64)) -> Option<(i64, i64)> {
+fn parse_in_zone(s: &[u8], now: Timestamp) -> Option<Timestamp> {
     use libcw::time::localtime;
     if let Some(rest) = s.strip_prefix(b"@") {
         return epoch_seconds(rest);
     }
-    let now_tm = localtime(now.0)?;
-    let toks = lex(s, &local_zone_names(now.0))?;
+    let now_tm = localtime(now.secs)?;
+    let toks = lex(s, &local_zone_names(now.secs))?;
     let mut p = DateParser {
         t: &toks,
         i: 0,
@@ -900,7 +902,7 @@ fn parse_in_zone(s: &[u8], now: (i64, i64)) -> Option<(i64, i64)> {
             hour: now_tm.hour as i64,
             minute: now_tm.min as i64,
             sec: now_tm.sec as i64,
-            ns: now.1,
+            ns: i64::from(now.nsec),
             ..DateFields::default()
         },
     };
@@ -940,16 +942,21 @@ fn parse_in_zone(s: &[u8], now: (i64, i64)) -> Option<(i64, i64)> {
         .checked_add(rel.second)?;
     ns += rel.ns;
     t = t.checked_add(ns.div_euclid(1_000_000_000))?;
-    ns = ns.rem_euclid(1_000_000_000);
-    Some((t, ns))
+    stamp(t, ns.rem_euclid(1_000_000_000))
+}
+
+/// A parsed time as a [`Timestamp`]; `ns` is a fraction of a second
+/// already brought into `0..10^9`.
+fn stamp(secs: i64, ns: i64) -> Option<Timestamp> {
+    Some(Timestamp::new(secs, u32::try_from(ns).ok()?))
 }
 
 /// `@SECONDS[.FRACTION]`: a count since the epoch, nothing else.
-fn epoch_seconds(rest: &[u8]) -> Option<(i64, i64)> {
+fn epoch_seconds(rest: &[u8]) -> Option<Timestamp> {
     let toks = lex(rest, &Local { names: Vec::new() })?;
     match toks.as_slice() {
-        [Tok::Num { v, .. }] => Some((*v, 0)),
-        [Tok::Dec { sec, ns, .. }] => Some((*sec, *ns)),
+        [Tok::Num { v, .. }] => Some(Timestamp::new(*v, 0)),
+        [Tok::Dec { sec, ns, .. }] => stamp(*sec, *ns),
         _ => None,
     }
 }
@@ -1070,8 +1077,8 @@ mod tests {
     // Only dates with their own zone: the test process's TZ is not ours.
     #[test]
     fn dates_with_zones() {
-        let now = (1_700_000_000, 5);
-        let p = |s: &str| parse(s.as_bytes(), now);
+        let now = Timestamp::new(1_700_000_000, 5);
+        let p = |s: &str| parse(s.as_bytes(), now).map(|t| (t.secs, t.nsec));
         assert_eq!(p("1991-12-14 01:01+01:00"), Some((692668860, 0)));
         assert_eq!(p("1969-12-31T23:59:59Z"), Some((-1, 0)));
         assert_eq!(p("@-1.5"), Some((-2, 500_000_000)));
