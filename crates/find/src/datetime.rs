@@ -448,14 +448,16 @@ struct DateParser<'a> {
     fields: DateFields,
 }
 
-fn unum(t: Option<Tok>) -> Option<(i64, usize)> {
+/// The token, if it is a number written without a sign: (value, digits).
+fn unsigned_num(t: Option<Tok>) -> Option<(i64, usize)> {
     match t {
         Some(Tok::Num { v, digits, signed: false }) => Some((v, digits)),
         _ => None,
     }
 }
 
-fn snum(t: Option<Tok>) -> Option<(i64, usize)> {
+/// The token, if it is a number written with a sign: (value, digits).
+fn signed_num(t: Option<Tok>) -> Option<(i64, usize)> {
     match t {
         Some(Tok::Num { v, digits, signed: true }) => Some((v, digits)),
         _ => None,
@@ -501,10 +503,10 @@ impl DateParser<'_> {
 
     /// `[+-]hh[mm]` or `[+-]hh:mm` after a time or a zone: minutes.
     fn offset(&mut self) -> Option<i64> {
-        let (v, digits) = snum(self.peek(0))?;
+        let (v, digits) = signed_num(self.peek(0))?;
         self.i += 1;
         let minutes = if self.is_char(0, b':') {
-            let (mm, _) = unum(self.peek(1))?;
+            let (mm, _) = unsigned_num(self.peek(1))?;
             self.i += 2;
             if mm > 59 {
                 return None;
@@ -542,7 +544,7 @@ impl DateParser<'_> {
     /// A time of day starting at the number under the cursor, with an
     /// optional meridian, or (`iso`) an optional zone offset.
     fn time(&mut self, iso_only: bool) -> Option<()> {
-        let (h, _) = unum(self.peek(0))?;
+        let (h, _) = unsigned_num(self.peek(0))?;
         if !iso_only {
             if let Some(Tok::Meridian(m)) = self.peek(1) {
                 self.i += 2;
@@ -556,7 +558,7 @@ impl DateParser<'_> {
             self.set_time(h, 0, 0, 0, 0);
             return self.zone_offset();
         }
-        let (m, _) = unum(self.peek(2))?;
+        let (m, _) = unsigned_num(self.peek(2))?;
         self.i += 3;
         let (mut s, mut ns) = (0, 0);
         if self.is_char(0, b':') {
@@ -571,7 +573,7 @@ impl DateParser<'_> {
         self.set_time(h, m, s, ns, 0);
         // A signed number right after a time is its zone, even before a
         // unit (`10:00 +2 hours` is 10:00 at +02 plus one hour), as GNU's.
-        if snum(self.peek(0)).is_some() {
+        if signed_num(self.peek(0)).is_some() {
             self.zone_offset()?;
         }
         Some(())
@@ -676,13 +678,13 @@ impl DateParser<'_> {
     /// item, or a bare number.
     fn number_item(&mut self, v: i64, digits: usize) -> Option<()> {
         // Dates first: they are the longest matches.
-        if let (Some((m, _)), Some((d, _))) = (snum(self.peek(1)), snum(self.peek(2))) {
+        if let (Some((m, _)), Some((d, _))) = (signed_num(self.peek(1)), signed_num(self.peek(2))) {
             if !self.is_unit(2) {
                 self.i += 3;
                 self.set_date(Some((v, digits)), -m, -d);
                 // ISO 8601: dateTtime.
                 if self.peek(0) == Some(Tok::Zone { off: -420, dst: false })
-                    && unum(self.peek(1)).is_some()
+                    && unsigned_num(self.peek(1)).is_some()
                 {
                     self.i += 1;
                     return self.time(true);
@@ -691,9 +693,9 @@ impl DateParser<'_> {
             }
         }
         if self.is_char(1, b'/') {
-            let (b, _) = unum(self.peek(2))?;
+            let (b, _) = unsigned_num(self.peek(2))?;
             if self.is_char(3, b'/') {
-                let (c, cd) = unum(self.peek(4))?;
+                let (c, cd) = unsigned_num(self.peek(4))?;
                 self.i += 5;
                 if digits >= 4 {
                     self.set_date(Some((v, digits)), b, c);
@@ -731,7 +733,7 @@ impl DateParser<'_> {
         if self.rel()? {
             return Some(());
         }
-        if snum(self.peek(1)).is_some() {
+        if signed_num(self.peek(1)).is_some() {
             if self.is_unit(2) {
                 // `hybrid`: a number, then a signed relative item.
                 self.i += 1;
@@ -757,7 +759,7 @@ impl DateParser<'_> {
                 self.set_date(Some((y, yd)), m, d);
             }
             (Some(Tok::Num { v: d, signed: false, .. }), Some(Tok::Char(b','))) => {
-                let (y, yd) = unum(self.peek(3))?;
+                let (y, yd) = unsigned_num(self.peek(3))?;
                 self.i += 4;
                 self.set_date(Some((y, yd)), m, d);
             }
@@ -778,7 +780,7 @@ impl DateParser<'_> {
             self.i += 1;
             off += 60;
         }
-        if snum(self.peek(0)).is_some() && !self.is_unit(1) {
+        if signed_num(self.peek(0)).is_some() && !self.is_unit(1) {
             off += self.offset()?;
         }
         self.fields.zone = Some(off);

@@ -95,7 +95,7 @@ fn err<T>(s: impl Into<String>) -> Result<T, ParseError> {
 /// `_(msgid)` in findutils' domain with its `%s`s filled in, as text
 /// (translations are in the locale's charset: UTF-8, or ASCII with `?`
 /// under LC_CTYPE=C).
-fn t(msgid: &'static std::ffi::CStr, args: &[&[u8]]) -> String {
+pub(crate) fn t(msgid: &'static std::ffi::CStr, args: &[&[u8]]) -> String {
     lossy(&cli::locale::trf(msgid, args))
 }
 

@@ -2,6 +2,7 @@
 //! [`Info`] that fetches what a directive needs (lazily: a format without
 //! stat directives never causes a stat).
 
+use crate::parse::t;
 use crate::timefmt;
 use cli::timefmt::Timestamp;
 
@@ -104,11 +105,6 @@ pub enum Item {
 #[derive(Clone, Debug)]
 pub struct Format {
     pub items: Vec<Item>,
-}
-
-/// `_(msgid)` in findutils' domain, filled in, as text.
-fn t(msgid: &'static std::ffi::CStr, args: &[&[u8]]) -> String {
-    String::from_utf8_lossy(&cli::locale::trf(msgid, args)).into_owned()
 }
 
 /// A format error, GNU's message text.
