@@ -703,8 +703,11 @@ impl Gather {
             // A big directory: the rest goes to the main engine.
             self.swap_inline(true);
         }
-        if want_id {
-            self.eng.statx(TOK_FSTAT, fd, b"", libc::AT_EMPTY_PATH, libc::STATX_INO);
+        // A directory bigger than the first batch: its size sizes the
+        // entry array (see [`crate::entry::reserve_for_dir`]).
+        if want_id || !small {
+            let mask = libc::STATX_INO | libc::STATX_SIZE;
+            self.eng.statx(TOK_FSTAT, fd, b"", libc::AT_EMPTY_PATH, mask);
         }
         // AT_STATX_DONT_SYNC: the attributes the name's lookup just brought
         // back are used as they are. Local file systems ignore the flag; on
@@ -810,7 +813,10 @@ impl Gather {
                     }
                     TOK_FSTAT => {
                         if let Ok(st) = c.stat() {
-                            listing.id = Some(ringio::DevIno::of(st));
+                            if want_id {
+                                listing.id = Some(ringio::DevIno::of(st));
+                            }
+                            crate::entry::reserve_for_dir(&mut listing.entries, st.stx_size);
                         }
                     }
                     _ => {
