@@ -50,31 +50,6 @@ pub fn tune_for_batch() {
     }
 }
 
-/// Asks for the part of `v`'s allocation that covers whole 2 MiB pages
-/// to be backed by transparent huge pages (where THP is in `madvise`
-/// mode, as on Debian): a listing's entry array of tens of megabytes is
-/// then faulted in a few times per 2 MiB instead of 512 (lsr -al of
-/// 100,000 files: 7,450 -> 3,250 page faults, peak RSS +1 MB at most, the
-/// last huge page). Advice only: contents and ownership don't change,
-/// a kernel without THP ignores it, and below 4 MiB (heap blocks sharing
-/// pages with others) nothing is asked.
-pub fn prefer_huge_pages<T>(v: &Vec<T>) {
-    const HUGE: usize = 2 << 20;
-    let bytes = v.capacity().saturating_mul(std::mem::size_of::<T>());
-    if bytes < 4 << 20 {
-        return;
-    }
-    let start = v.as_ptr() as usize;
-    let (lo, hi) = (start.next_multiple_of(HUGE), (start + bytes) / HUGE * HUGE);
-    if hi > lo {
-        // SAFETY: [lo, hi) lies inside `v`'s own allocation; MADV_HUGEPAGE
-        // changes how the kernel backs those pages, never their contents.
-        unsafe {
-            libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE);
-        }
-    }
-}
-
 /// Adapts malloc to resource limits; call once at start, before threads.
 ///
 /// glibc gives each thread that allocates its own arena, reserving 64 MiB

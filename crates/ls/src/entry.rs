@@ -230,8 +230,6 @@ impl std::fmt::Debug for Name {
 /// 20 the estimate is rarely short, and room never written costs address space,
 /// not memory — except under `ulimit -v`, where nothing is reserved (nor
 /// when the room can't be had: the array then grows as it would have).
-/// The room is asked to be backed by huge pages (see
-/// [`libcw::mem::prefer_huge_pages`]).
 pub fn reserve_for_dir(entries: &mut Vec<Entry>, dir_bytes: u64) {
     /// Beyond this the array grows as it fills (a directory's size never
     /// shrinks: one that once held millions of names may hold few now).
@@ -241,7 +239,6 @@ pub fn reserve_for_dir(entries: &mut Vec<Entry>, dir_bytes: u64) {
     }
     let guess = usize::try_from(dir_bytes / 20).unwrap_or(MAX_GUESS).min(MAX_GUESS);
     let _ = entries.try_reserve(guess.saturating_sub(entries.len()));
-    libcw::mem::prefer_huge_pages(entries);
 }
 
 /// One file to print.
