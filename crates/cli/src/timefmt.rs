@@ -7,8 +7,8 @@
 use libcw::time::{localtime, Tm};
 
 /// A file time: seconds and nanoseconds since the epoch, as statx gives
-/// it. The one timestamp type of ls and du (find keeps its own for now).
-/// Ordered as time is: seconds first, then nanoseconds.
+/// it. The one timestamp type of ls, du and find. Ordered as time is:
+/// seconds first, then nanoseconds (always below 10^9).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Timestamp {
     pub secs: i64,
@@ -31,6 +31,21 @@ impl Timestamp {
     pub fn now() -> Timestamp {
         let (secs, nsec) = libcw::time::now();
         Timestamp { secs, nsec }
+    }
+
+    /// `self - earlier` in nanoseconds, exactly (negative when `self` is
+    /// the earlier one): find's `-used` counts days from it.
+    pub fn nanos_since(self, earlier: Timestamp) -> i128 {
+        (i128::from(self.secs) - i128::from(earlier.secs)) * 1_000_000_000
+            + (i128::from(self.nsec) - i128::from(earlier.nsec))
+    }
+
+    /// `self - earlier` in seconds as a float, whole seconds and the
+    /// nanosecond difference converted apart, as find's `-mtime` family
+    /// has always rounded it.
+    pub fn seconds_since(self, earlier: Timestamp) -> f64 {
+        self.secs.wrapping_sub(earlier.secs) as f64
+            + (i64::from(self.nsec) - i64::from(earlier.nsec)) as f64 / 1e9
     }
 }
 
@@ -693,6 +708,22 @@ fn epoch_secs(tm: &Tm) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timestamp_differences() {
+        let a = Timestamp::new(10, 250_000_000);
+        let b = Timestamp::new(8, 750_000_000);
+        assert_eq!(a.nanos_since(b), 1_500_000_000);
+        assert_eq!(b.nanos_since(a), -1_500_000_000);
+        assert_eq!(a.seconds_since(b), 1.5);
+        assert_eq!(b.seconds_since(a), -1.5);
+        assert!(b < a && Timestamp::new(10, 0) < a);
+        let far = Timestamp::new(i64::MAX, 999_999_999);
+        assert_eq!(
+            far.nanos_since(Timestamp::MIN),
+            (i128::from(i64::MAX) - i128::from(i64::MIN)) * 1_000_000_000 + 999_999_999
+        );
+    }
 
     fn tm() -> Tm {
         // 2024-03-05 07:08:09 UTC, a Tuesday, day 64 of a leap year.

@@ -14,9 +14,11 @@
 //! hours, minutes and seconds to the instant. A zone's offset makes the
 //! whole computation run at that offset; otherwise it is the local zone's.
 
-/// Parses `input` with `now` as (seconds, nanoseconds); `None` when GNU
-/// couldn't figure it out either.
-pub fn parse(input: &[u8], now: (i64, i64)) -> Option<(i64, i64)> {
+use cli::timefmt::Timestamp;
+
+/// Parses `input` relative to `now`; `None` when GNU couldn't figure it
+/// out either.
+pub fn parse(input: &[u8], now: Timestamp) -> Option<Timestamp> {
     let mut s = input;
     while let Some((c, rest)) = s.split_first() {
         if !c.is_ascii_whitespace() {
@@ -446,14 +448,16 @@ struct DateParser<'a> {
     fields: DateFields,
 }
 
-fn unum(t: Option<Tok>) -> Option<(i64, usize)> {
+/// The token, if it is a number written without a sign: (value, digits).
+fn unsigned_num(t: Option<Tok>) -> Option<(i64, usize)> {
     match t {
         Some(Tok::Num { v, digits, signed: false }) => Some((v, digits)),
         _ => None,
     }
 }
 
-fn snum(t: Option<Tok>) -> Option<(i64, usize)> {
+/// The token, if it is a number written with a sign: (value, digits).
+fn signed_num(t: Option<Tok>) -> Option<(i64, usize)> {
     match t {
         Some(Tok::Num { v, digits, signed: true }) => Some((v, digits)),
         _ => None,
@@ -499,10 +503,10 @@ impl DateParser<'_> {
 
     /// `[+-]hh[mm]` or `[+-]hh:mm` after a time or a zone: minutes.
     fn offset(&mut self) -> Option<i64> {
-        let (v, digits) = snum(self.peek(0))?;
+        let (v, digits) = signed_num(self.peek(0))?;
         self.i += 1;
         let minutes = if self.is_char(0, b':') {
-            let (mm, _) = unum(self.peek(1))?;
+            let (mm, _) = unsigned_num(self.peek(1))?;
             self.i += 2;
             if mm > 59 {
                 return None;
@@ -540,7 +544,7 @@ impl DateParser<'_> {
     /// A time of day starting at the number under the cursor, with an
     /// optional meridian, or (`iso`) an optional zone offset.
     fn time(&mut self, iso_only: bool) -> Option<()> {
-        let (h, _) = unum(self.peek(0))?;
+        let (h, _) = unsigned_num(self.peek(0))?;
         if !iso_only {
             if let Some(Tok::Meridian(m)) = self.peek(1) {
                 self.i += 2;
@@ -554,7 +558,7 @@ impl DateParser<'_> {
             self.set_time(h, 0, 0, 0, 0);
             return self.zone_offset();
         }
-        let (m, _) = unum(self.peek(2))?;
+        let (m, _) = unsigned_num(self.peek(2))?;
         self.i += 3;
         let (mut s, mut ns) = (0, 0);
         if self.is_char(0, b':') {
@@ -569,7 +573,7 @@ impl DateParser<'_> {
         self.set_time(h, m, s, ns, 0);
         // A signed number right after a time is its zone, even before a
         // unit (`10:00 +2 hours` is 10:00 at +02 plus one hour), as GNU's.
-        if snum(self.peek(0)).is_some() {
+        if signed_num(self.peek(0)).is_some() {
             self.zone_offset()?;
         }
         Some(())
@@ -674,13 +678,13 @@ impl DateParser<'_> {
     /// item, or a bare number.
     fn number_item(&mut self, v: i64, digits: usize) -> Option<()> {
         // Dates first: they are the longest matches.
-        if let (Some((m, _)), Some((d, _))) = (snum(self.peek(1)), snum(self.peek(2))) {
+        if let (Some((m, _)), Some((d, _))) = (signed_num(self.peek(1)), signed_num(self.peek(2))) {
             if !self.is_unit(2) {
                 self.i += 3;
                 self.set_date(Some((v, digits)), -m, -d);
                 // ISO 8601: dateTtime.
                 if self.peek(0) == Some(Tok::Zone { off: -420, dst: false })
-                    && unum(self.peek(1)).is_some()
+                    && unsigned_num(self.peek(1)).is_some()
                 {
                     self.i += 1;
                     return self.time(true);
@@ -689,9 +693,9 @@ impl DateParser<'_> {
             }
         }
         if self.is_char(1, b'/') {
-            let (b, _) = unum(self.peek(2))?;
+            let (b, _) = unsigned_num(self.peek(2))?;
             if self.is_char(3, b'/') {
-                let (c, cd) = unum(self.peek(4))?;
+                let (c, cd) = unsigned_num(self.peek(4))?;
                 self.i += 5;
                 if digits >= 4 {
                     self.set_date(Some((v, digits)), b, c);
@@ -729,7 +733,7 @@ impl DateParser<'_> {
         if self.rel()? {
             return Some(());
         }
-        if snum(self.peek(1)).is_some() {
+        if signed_num(self.peek(1)).is_some() {
             if self.is_unit(2) {
                 // `hybrid`: a number, then a signed relative item.
                 self.i += 1;
@@ -755,7 +759,7 @@ impl DateParser<'_> {
                 self.set_date(Some((y, yd)), m, d);
             }
             (Some(Tok::Num { v: d, signed: false, .. }), Some(Tok::Char(b','))) => {
-                let (y, yd) = unum(self.peek(3))?;
+                let (y, yd) = unsigned_num(self.peek(3))?;
                 self.i += 4;
                 self.set_date(Some((y, yd)), m, d);
             }
@@ -776,7 +780,7 @@ impl DateParser<'_> {
             self.i += 1;
             off += 60;
         }
-        if snum(self.peek(0)).is_some() && !self.is_unit(1) {
+        if signed_num(self.peek(0)).is_some() && !self.is_unit(1) {
             off += self.offset()?;
         }
         self.fields.zone = Some(off);
@@ -883,13 +887,13 @@ fn fixed_mktime(
     Some((t, (ny, nm, nd, (local_days + 4).rem_euclid(7))))
 }
 
-fn parse_in_zone(s: &[u8], now: (i64, i64)) -> Option<(i64, i64)> {
+fn parse_in_zone(s: &[u8], now: Timestamp) -> Option<Timestamp> {
     use libcw::time::localtime;
     if let Some(rest) = s.strip_prefix(b"@") {
         return epoch_seconds(rest);
     }
-    let now_tm = localtime(now.0)?;
-    let toks = lex(s, &local_zone_names(now.0))?;
+    let now_tm = localtime(now.secs)?;
+    let toks = lex(s, &local_zone_names(now.secs))?;
     let mut p = DateParser {
         t: &toks,
         i: 0,
@@ -900,7 +904,7 @@ fn parse_in_zone(s: &[u8], now: (i64, i64)) -> Option<(i64, i64)> {
             hour: now_tm.hour as i64,
             minute: now_tm.min as i64,
             sec: now_tm.sec as i64,
-            ns: now.1,
+            ns: i64::from(now.nsec),
             ..DateFields::default()
         },
     };
@@ -940,16 +944,21 @@ fn parse_in_zone(s: &[u8], now: (i64, i64)) -> Option<(i64, i64)> {
         .checked_add(rel.second)?;
     ns += rel.ns;
     t = t.checked_add(ns.div_euclid(1_000_000_000))?;
-    ns = ns.rem_euclid(1_000_000_000);
-    Some((t, ns))
+    stamp(t, ns.rem_euclid(1_000_000_000))
+}
+
+/// A parsed time as a [`Timestamp`]; `ns` is a fraction of a second
+/// already brought into `0..10^9`.
+fn stamp(secs: i64, ns: i64) -> Option<Timestamp> {
+    Some(Timestamp::new(secs, u32::try_from(ns).ok()?))
 }
 
 /// `@SECONDS[.FRACTION]`: a count since the epoch, nothing else.
-fn epoch_seconds(rest: &[u8]) -> Option<(i64, i64)> {
+fn epoch_seconds(rest: &[u8]) -> Option<Timestamp> {
     let toks = lex(rest, &Local { names: Vec::new() })?;
     match toks.as_slice() {
-        [Tok::Num { v, .. }] => Some((*v, 0)),
-        [Tok::Dec { sec, ns, .. }] => Some((*sec, *ns)),
+        [Tok::Num { v, .. }] => Some(Timestamp::new(*v, 0)),
+        [Tok::Dec { sec, ns, .. }] => stamp(*sec, *ns),
         _ => None,
     }
 }
@@ -1070,8 +1079,8 @@ mod tests {
     // Only dates with their own zone: the test process's TZ is not ours.
     #[test]
     fn dates_with_zones() {
-        let now = (1_700_000_000, 5);
-        let p = |s: &str| parse(s.as_bytes(), now);
+        let now = Timestamp::new(1_700_000_000, 5);
+        let p = |s: &str| parse(s.as_bytes(), now).map(|t| (t.secs, t.nsec));
         assert_eq!(p("1991-12-14 01:01+01:00"), Some((692668860, 0)));
         assert_eq!(p("1969-12-31T23:59:59Z"), Some((-1, 0)));
         assert_eq!(p("@-1.5"), Some((-2, 500_000_000)));

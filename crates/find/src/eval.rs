@@ -8,6 +8,7 @@ use std::os::fd::{AsRawFd, RawFd};
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Mutex, OnceLock};
 
+use cli::timefmt::Timestamp;
 use cli::Out;
 use ringio::{dtype, Errno, Statx};
 use walk::{Entry, StatNeed, Visit, Visitor, WalkError};
@@ -444,7 +445,7 @@ impl EntryEval<'_, '_> {
 
     /// The birth time, when the file system records one (the walker's
     /// stat doesn't ask for it, so this is a stat of its own).
-    fn birth(&mut self) -> Option<(i64, i64)> {
+    fn birth(&mut self) -> Option<Timestamp> {
         let st = match self.st {
             Some(s) if s.stx_mask & libc::STATX_BTIME != 0 => s,
             _ => self.lazy_stat(self.follow()).ok()?,
@@ -452,7 +453,7 @@ impl EntryEval<'_, '_> {
         if st.stx_mask & libc::STATX_BTIME == 0 {
             return None;
         }
-        Some((st.stx_btime.tv_sec, st.stx_btime.tv_nsec as i64))
+        Some(Timestamp::of(&st.stx_btime))
     }
 
     /// The entry's type as d_type (stat'ing when getdents didn't say).
@@ -466,7 +467,7 @@ impl EntryEval<'_, '_> {
         d
     }
 
-    fn time(&mut self, k: TimeKind) -> Option<(i64, i64)> {
+    fn time(&mut self, k: TimeKind) -> Option<Timestamp> {
         let st = self.stat()?;
         let t = match k {
             TimeKind::Access => st.stx_atime,
@@ -474,7 +475,7 @@ impl EntryEval<'_, '_> {
             TimeKind::Change => st.stx_ctime,
             TimeKind::Modify => st.stx_mtime,
         };
-        Some((t.tv_sec, t.tv_nsec as i64))
+        Some(Timestamp::of(&t))
     }
 
     fn base(&self) -> &[u8] {
@@ -562,9 +563,7 @@ impl EntryEval<'_, '_> {
             }
             Prim::Used { cmp, n } => {
                 let Some(st) = self.stat() else { return false };
-                let at = (st.stx_atime.tv_sec, st.stx_atime.tv_nsec as i64);
-                let ct = (st.stx_ctime.tv_sec, st.stx_ctime.tv_nsec as i64);
-                used_test(at, ct, *cmp, *n)
+                used_test(Timestamp::of(&st.stx_atime), Timestamp::of(&st.stx_ctime), *cmp, *n)
             }
             Prim::Perm { kind, mode } => self.stat().is_some_and(|s| {
                 let dir = s.stx_mode as u32 & libc::S_IFMT == libc::S_IFDIR;
@@ -817,12 +816,7 @@ impl EntryEval<'_, '_> {
         field(out, 5, size.as_bytes(), false, &mut w);
         self.local.ls_widths = w;
         out.push(b' ');
-        crate::timefmt::ls_date(
-            out,
-            st.stx_mtime.tv_sec,
-            st.stx_mtime.tv_nsec as i64,
-            self.finder.plan.now,
-        );
+        crate::timefmt::ls_date(out, Timestamp::of(&st.stx_mtime), self.finder.plan.now);
         out.push(b' ');
         ls_name(out, self.entry.path);
         if ft == libc::S_IFLNK {
@@ -952,8 +946,8 @@ fn id_field(out: &mut Vec<u8>, k: usize, name: Option<Vec<u8>>, id: u32, w: &mut
 /// true when the access came before the change; `N` holds for
 /// N-1 <= x < N (so an access at the change itself is day 1), `+N` for
 /// x > N, `-N` for x < N.
-fn used_test(at: (i64, i64), ct: (i64, i64), cmp: Cmp, n: f64) -> bool {
-    let ns = (at.0 as i128 - ct.0 as i128) * 1_000_000_000 + (at.1 as i128 - ct.1 as i128);
+fn used_test(at: Timestamp, ct: Timestamp, cmp: Cmp, n: f64) -> bool {
+    let ns = at.nanos_since(ct);
     if ns < 0 {
         return false;
     }
@@ -965,8 +959,8 @@ fn used_test(at: (i64, i64), ct: (i64, i64), cmp: Cmp, n: f64) -> bool {
     }
 }
 
-fn age_test(ft: (i64, i64), origin: (i64, i64), cmp: Cmp, n: f64, unit: i64) -> bool {
-    let age = (origin.0 - ft.0) as f64 + (origin.1 - ft.1) as f64 / 1e9;
+fn age_test(ft: Timestamp, origin: Timestamp, cmp: Cmp, n: f64, unit: i64) -> bool {
+    let age = origin.seconds_since(ft);
     let lo = n * unit as f64;
     match cmp {
         Cmp::Gt => age >= lo + unit as f64,
@@ -1012,7 +1006,7 @@ impl Info for EntryEval<'_, '_> {
     fn stat(&mut self) -> Option<Statx> {
         EntryEval::stat(self)
     }
-    fn birth(&mut self) -> Option<(i64, i64)> {
+    fn birth(&mut self) -> Option<Timestamp> {
         EntryEval::birth(self)
     }
     /// The target, for a file that is a symlink as find sees it: under -L

@@ -3,6 +3,7 @@
 use crate::printf::Format;
 use crate::regex::Regex;
 use cli::glob::Glob;
+use cli::timefmt::Timestamp;
 
 /// An expression node.
 #[derive(Debug)]
@@ -86,10 +87,10 @@ pub enum Prim {
         unit: u64,
     },
     Empty,
-    /// The file's `kind` time is strictly after `t` (sec, nsec).
+    /// The file's `kind` time is strictly after `t`.
     Newer {
         kind: TimeKind,
-        t: (i64, i64),
+        t: Timestamp,
     },
     /// -mtime and friends: whole `unit`s between `origin` and the time.
     Age {
@@ -97,7 +98,7 @@ pub enum Prim {
         cmp: Cmp,
         n: f64,
         unit: i64,
-        origin: (i64, i64),
+        origin: Timestamp,
     },
     /// -used N: days between change and access.
     Used {

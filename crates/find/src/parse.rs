@@ -11,6 +11,7 @@ use crate::primaries::{self, Id, Kind};
 use crate::printf::Format;
 use crate::regex::{Regex, RegexType};
 use cli::glob::Glob;
+use cli::timefmt::Timestamp;
 
 /// How symlinks are treated (-P, -H, -L).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,7 +58,7 @@ pub struct Plan {
     pub outs: Vec<OutTarget>,
     pub execs: Vec<ExecSpec>,
     /// The time find started (reference for -mtime etc.).
-    pub now: (i64, i64),
+    pub now: Timestamp,
     /// `-files0-from FILE`: the starting points come from FILE (`-` is
     /// standard input), read by [`crate::run`]; `roots` is then empty.
     pub files0: Option<Vec<u8>>,
@@ -94,7 +95,7 @@ fn err<T>(s: impl Into<String>) -> Result<T, ParseError> {
 /// `_(msgid)` in findutils' domain with its `%s`s filled in, as text
 /// (translations are in the locale's charset: UTF-8, or ASCII with `?`
 /// under LC_CTYPE=C).
-fn t(msgid: &'static std::ffi::CStr, args: &[&[u8]]) -> String {
+pub(crate) fn t(msgid: &'static std::ffi::CStr, args: &[&[u8]]) -> String {
     lossy(&cli::locale::trf(msgid, args))
 }
 
@@ -119,7 +120,7 @@ struct Parser {
 /// Parses `args` (without `argv[0]`). Warnings are returned to be printed.
 pub fn parse(args: Vec<OsString>) -> Result<(Plan, Vec<String>), ParseError> {
     let args: Vec<Vec<u8>> = args.into_iter().map(|a| a.into_vec()).collect();
-    let now = libcw::time::now();
+    let now = Timestamp::now();
     let mut p = Parser {
         args,
         i: 0,
@@ -136,7 +137,7 @@ pub fn parse(args: Vec<OsString>) -> Result<(Plan, Vec<String>), ParseError> {
             sort: false,
             outs: vec![OutTarget::Stdout],
             execs: Vec::new(),
-            now: (now.0, now.1 as i64),
+            now,
             files0: None,
         },
         syntax: RegexType::EMACS,
@@ -524,7 +525,7 @@ impl Parser {
     fn newer(&mut self, n: &[u8], kind: TimeKind) -> Result<Prim, ParseError> {
         let v = self.arg(n)?;
         let st = self.ref_stat(&v)?;
-        Ok(Prim::Newer { kind, t: (st.stx_mtime.tv_sec, st.stx_mtime.tv_nsec as i64) })
+        Ok(Prim::Newer { kind, t: Timestamp::of(&st.stx_mtime) })
     }
 
     /// -newerXY: the letters are checked before the argument is taken.
@@ -566,7 +567,7 @@ impl Parser {
                 b'c' => st.stx_ctime,
                 _ => st.stx_mtime,
             };
-            (ts.tv_sec, ts.tv_nsec as i64)
+            Timestamp::of(&ts)
         };
         Ok(Prim::Newer { kind: k, t })
     }
@@ -750,11 +751,11 @@ impl Parser {
     }
 
     /// -daystart's origin: the coming midnight, so that "today" is 0 days ago.
-    fn day_start(&self) -> (i64, i64) {
+    fn day_start(&self) -> Timestamp {
         use libcw::time::{localtime, mktime};
-        let now = self.plan.now.0;
-        match localtime(now).and_then(|tm| mktime(tm.year, tm.mon, tm.mday, 0, 0, 0)) {
-            Some(mid) => (mid + 86400, 0),
+        match localtime(self.plan.now.secs).and_then(|tm| mktime(tm.year, tm.mon, tm.mday, 0, 0, 0))
+        {
+            Some(mid) => Timestamp::new(mid + 86400, 0),
             None => self.plan.now,
         }
     }

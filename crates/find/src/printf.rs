@@ -2,7 +2,9 @@
 //! [`Info`] that fetches what a directive needs (lazily: a format without
 //! stat directives never causes a stat).
 
+use crate::parse::t;
 use crate::timefmt;
+use cli::timefmt::Timestamp;
 
 /// What a format can ask about the current file.
 pub trait Info {
@@ -17,7 +19,7 @@ pub trait Info {
     /// The stat (None after an error, which the implementation reported).
     fn stat(&mut self) -> Option<ringio::Statx>;
     /// Birth time, if the file system records it.
-    fn birth(&mut self) -> Option<(i64, i64)>;
+    fn birth(&mut self) -> Option<Timestamp>;
     fn link_target(&mut self) -> Option<Vec<u8>>;
     /// The SELinux context (the `security.selinux` attribute, as GNU's
     /// getfilecon reads it), or None after the implementation reported
@@ -103,11 +105,6 @@ pub enum Item {
 #[derive(Clone, Debug)]
 pub struct Format {
     pub items: Vec<Item>,
-}
-
-/// `_(msgid)` in findutils' domain, filled in, as text.
-fn t(msgid: &'static std::ffi::CStr, args: &[&[u8]]) -> String {
-    String::from_utf8_lossy(&cli::locale::trf(msgid, args)).into_owned()
 }
 
 /// A format error, GNU's message text.
@@ -377,14 +374,14 @@ pub fn dir_name(path: &[u8]) -> &[u8] {
     }
 }
 
-fn time_of(st: &ringio::Statx, which: u8) -> (i64, i64) {
+fn time_of(st: &ringio::Statx, which: u8) -> Timestamp {
     let t = match which {
         b'a' | b'A' => st.stx_atime,
         b'c' | b'C' => st.stx_ctime,
         b'B' => st.stx_btime,
         _ => st.stx_mtime,
     };
-    (t.tv_sec, t.tv_nsec as i64)
+    Timestamp::of(&t)
 }
 
 fn directive(out: &mut Vec<u8>, d: Dir, info: &mut dyn Info) -> Value {
@@ -400,21 +397,19 @@ fn directive(out: &mut Vec<u8>, d: Dir, info: &mut dyn Info) -> Value {
     let s = |st: Option<&ringio::Statx>| *st.expect("stat fetched above");
     match d {
         Dir::CTime(w) => {
-            let (sec, ns) = time_of(&s(st), w);
-            timefmt::ctime(out, sec, ns);
+            timefmt::ctime(out, time_of(&s(st), w));
         }
         Dir::Time(b'B', k) => {
             // No birth time: GNU prints nothing useful either; leave it empty.
-            if let Some((sec, ns)) = info.birth() {
-                if !timefmt::strftime_one(out, k, sec, ns) {
+            if let Some(t) = info.birth() {
+                if !timefmt::strftime_one(out, k, t) {
                     out.push(b'%');
                     out.push(k);
                 }
             }
         }
         Dir::Time(w, k) => {
-            let (sec, ns) = time_of(&s(st), w);
-            if !timefmt::strftime_one(out, k, sec, ns) {
+            if !timefmt::strftime_one(out, k, time_of(&s(st), w)) {
                 out.push(b'%');
                 out.push(k);
             }

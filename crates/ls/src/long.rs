@@ -232,14 +232,12 @@ struct Widths {
 
 impl Widths {
     fn of(plan: &Plan, users: &mut Users, ids: &mut Ids, rows: &Rows) -> Widths {
-        let all = || rows.entries.iter().chain(rows.extra);
-        let mut w = Widths {
-            any_acl: all().any(|e| e.acl || e.labeled()),
-            context: all().map(|e| context_of(e).len()).max().unwrap_or(1),
-            time: expected_time_width(plan),
-            ..Widths::default()
-        };
-        for e in all() {
+        // One pass over the entries: a listing of 100,000 is ~20 MB, and
+        // each pass reads all of it again.
+        let mut w = Widths { context: 1, time: expected_time_width(plan), ..Widths::default() };
+        for e in rows.entries.iter().chain(rows.extra) {
+            w.any_acl |= e.acl || e.labeled();
+            w.context = w.context.max(context_of(e).len());
             let Some(m) = &e.meta else {
                 let f = fields_of(plan, users, ids, e);
                 w.inode = w.inode.max(f.inode.len());
