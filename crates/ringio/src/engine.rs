@@ -239,7 +239,7 @@ impl Engine {
         // engine (lcat's) costs nothing at start.
         let cpus = || crate::sys::available_cpus();
         let threads = || fixed.unwrap_or_else(|| cpus().saturating_sub(1).max(1));
-        let (exec, backend) = match backend {
+        let (mut exec, backend) = match backend {
             Backend::Sync => (Exec::Sync(SyncExec), Backend::Sync),
             Backend::Threads => (Exec::Threads(ThreadExec::new(threads())), Backend::Threads),
             Backend::Uring => match UringExec::new(depth, cpus().max(depth / 64) as u32) {
@@ -247,6 +247,11 @@ impl Engine {
                 Err(_) => (Exec::Threads(ThreadExec::new(threads())), Backend::Threads),
             },
         };
+        // A pool sized by the engine grows while the device is cold
+        // (crate::cold); one sized by the caller stays as asked.
+        if let (Exec::Threads(t), None) = (&mut exec, fixed) {
+            t.grow_when_cold();
+        }
         Engine {
             exec,
             arena: Arena::new(),
@@ -332,6 +337,16 @@ impl Engine {
     pub fn worker_threads(&self) -> usize {
         match &self.exec {
             Exec::Threads(t) => t.workers(),
+            _ => 0,
+        }
+    }
+
+    /// The thread-pool executor's current worker limit (0 for the others):
+    /// it rises while the device is cold ([`crate::cold`]) and falls back
+    /// once completions are cache-fast. It moves at the next submit.
+    pub fn worker_limit(&self) -> usize {
+        match &self.exec {
+            Exec::Threads(t) => t.worker_limit(),
             _ => 0,
         }
     }

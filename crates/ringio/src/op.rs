@@ -93,7 +93,10 @@ impl Op {
             Op::Close { fd } => (sys::close(fd).map(|()| 0), Data::None),
             Op::Statx { dirfd, path, flags, mask } => {
                 let mut st = sys::statx_zeroed();
-                match sys::statx(dirfd, cstr(path), flags, mask, &mut st) {
+                let t = crate::cold::sample();
+                let r = sys::statx(dirfd, cstr(path), flags, mask, &mut st);
+                t.stats(1);
+                match r {
                     Ok(()) => (Ok(0), Data::Stat(st)),
                     Err(e) => (Err(e), Data::None),
                 }
@@ -165,6 +168,17 @@ pub fn getdents_fill_hinted(
     if buf.capacity() < MIN_DENTS_BUF {
         buf.reserve(DEFAULT_DENTS_BUF);
     }
+    // A fill of a small directory is the read that brings its block in
+    // (or finds it cached): the cold-cache detector's second signal.
+    let t = crate::cold::start();
+    let r = fill_loop(fd, buf, end_offsets);
+    if r.is_ok() {
+        t.dents(buf.len());
+    }
+    r
+}
+
+fn fill_loop(fd: RawFd, buf: &mut Vec<u8>, end_offsets: &[i64]) -> Result<bool, Errno> {
     loop {
         let start = buf.len();
         match sys::getdents64(fd, buf) {
