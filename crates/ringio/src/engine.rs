@@ -247,10 +247,12 @@ impl Engine {
                 Err(_) => (Exec::Threads(ThreadExec::new(threads())), Backend::Threads),
             },
         };
-        // A pool sized by the engine grows while the device is cold
-        // (crate::cold); one sized by the caller stays as asked.
-        if let (Exec::Threads(t), None) = (&mut exec, fixed) {
-            t.grow_when_cold();
+        // A pool (or io-wq) sized by the engine grows while the device is
+        // cold (crate::cold); one sized by the caller stays as asked.
+        match (&mut exec, fixed) {
+            (Exec::Threads(t), None) => t.grow_when_cold(),
+            (Exec::Uring(u), None) => u.grow_when_cold(),
+            _ => {}
         }
         Engine {
             exec,
@@ -341,12 +343,14 @@ impl Engine {
         }
     }
 
-    /// The thread-pool executor's current worker limit (0 for the others):
-    /// it rises while the device is cold ([`crate::cold`]) and falls back
-    /// once completions are cache-fast. It moves at the next submit.
+    /// The executor's current worker limit: the thread pool's workers, or
+    /// io-wq's bounded workers for the ring (0 inline). It rises while the
+    /// device is cold ([`crate::cold`]) and falls back once completions are
+    /// cache-fast. It moves at the next submit.
     pub fn worker_limit(&self) -> usize {
         match &self.exec {
             Exec::Threads(t) => t.worker_limit(),
+            Exec::Uring(u) => u.iowq_limit() as usize,
             _ => 0,
         }
     }

@@ -92,6 +92,18 @@ fn depth_rises_under_injected_slowness_and_falls_back() {
     let mut eng =
         Engine::with_config(Config { backend: Some(Backend::Threads), ..Config::default() });
     let warm = eng.worker_limit();
+    // A ring follows the same state through io-wq's worker cap (its STATX
+    // isn't timed: the thread pool's samples drive the detector here).
+    let mut ring = ringio::uring_available().then(|| {
+        Engine::with_config(Config { backend: Some(Backend::Uring), ..Config::default() })
+    });
+    let ring_warm = ring.as_ref().map(Engine::worker_limit);
+    let ring_limit = |r: &Option<Engine>| r.as_ref().map(Engine::worker_limit);
+    let ring_batch = |r: &mut Option<Engine>| {
+        if let Some(r) = r.as_mut() {
+            stat_batch(r, &dir, &names);
+        }
+    };
     assert!(!ringio::cold::is_cold(), "cold before any operation");
     assert_eq!(Walkers::active(2, 64), 2);
 
@@ -104,6 +116,12 @@ fn depth_rises_under_injected_slowness_and_falls_back() {
         batch(&mut eng, &dir, &names, &small);
     }
     assert_eq!(Walkers::active(2, 64), 64, "a walk runs its cold thread count while cold");
+    ring_batch(&mut ring);
+    assert_eq!(
+        ring_limit(&ring),
+        ring_warm.map(|w| w.max(ringio::cold::cold_depth())),
+        "the ring's io-wq cap rises to the cold depth"
+    );
 
     // The injection ends after SLOW_SAMPLES: the real, cached latency
     // brings the state back, and the limit with it.
@@ -113,6 +131,8 @@ fn depth_rises_under_injected_slowness_and_falls_back() {
         assert!(rounds < 20_000, "never turned warm again after the injection stopped");
         batch(&mut eng, &dir, &names, &small);
     }
+    ring_batch(&mut ring);
+    assert_eq!(ring_limit(&ring), ring_warm, "the ring's io-wq cap falls back");
     assert_eq!(Walkers::active(2, 64), 2);
     assert!(eng.worker_threads() > warm, "the cold workers were started (now parked)");
 
