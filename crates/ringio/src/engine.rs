@@ -182,11 +182,12 @@ pub fn uring_description() -> String {
 /// engine per thread.
 pub struct Engine {
     // Field order is drop order: the executor (ring teardown, worker joins)
-    // must go before the arena that in-flight operations point into.
+    // and the operations not yet handed to it must go before the arena
+    // their paths point into (and whose chunk counts they release).
     exec: Exec,
+    pending: Vec<Job>,
     arena: Arena,
     backend: Backend,
-    pending: Vec<Job>,
     ready: Vec<Completion>,
     scratch: Vec<Completion>,
     /// The executor was asked for (config or `RINGIO_BACKEND`), not chosen.

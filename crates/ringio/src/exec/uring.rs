@@ -947,14 +947,14 @@ fn redo(op: &Op, done: usize) -> Redo {
     };
     match op {
         Op::OpenAt { dirfd, path, flags, mode } => {
-            Redo::Run(Op::OpenAt { dirfd: *dirfd, path: *path, flags: *flags, mode: *mode })
+            Redo::Run(Op::OpenAt { dirfd: *dirfd, path: path.clone(), flags: *flags, mode: *mode })
         }
         Op::Statx { dirfd, path, flags, mask } => {
-            Redo::Run(Op::Statx { dirfd: *dirfd, path: *path, flags: *flags, mask: *mask })
+            Redo::Run(Op::Statx { dirfd: *dirfd, path: path.clone(), flags: *flags, mask: *mask })
         }
         Op::GetXattr { dirfd, path, name, follow, buf } => Redo::Run(Op::GetXattr {
             dirfd: *dirfd,
-            path: *path,
+            path: path.clone(),
             name,
             follow: *follow,
             buf: Vec::with_capacity(buf.capacity()),
