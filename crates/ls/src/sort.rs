@@ -403,7 +403,7 @@ mod tests {
     #[test]
     fn permutation_applies() {
         let mut v = vec!['a', 'b', 'c', 'd', 'e'];
-        let mut idx = vec![3u32, 0, 4, 1, 2];
+        let mut idx = [3u32, 0, 4, 1, 2];
         apply_permutation(&mut v, &mut idx[..]);
         assert_eq!(v, vec!['d', 'a', 'e', 'b', 'c']);
     }

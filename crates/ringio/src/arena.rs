@@ -200,24 +200,21 @@ mod tests {
             window.push_back((i, a.push(format!("/some/dir/entry-{i:08}").as_bytes())));
             if window.len() > 4096 {
                 let (j, p) = window.pop_front().unwrap();
-                // SAFETY: p is held.
-                assert_eq!(
-                    unsafe { p.as_cstr() }.to_bytes(),
-                    format!("/some/dir/entry-{j:08}").as_bytes()
-                );
+                // SAFETY: p is held while the bytes are compared.
+                let got = unsafe { p.as_cstr() }.to_bytes();
+                assert_eq!(got, format!("/some/dir/entry-{j:08}").as_bytes());
             }
         }
         // 4096 paths of 25 bytes are ~2 chunks; 200,000 would be ~80.
         assert!(a.chunks() <= 4, "{} chunks", a.chunks());
         for (j, p) in &window {
-            // SAFETY: p is held.
-            assert_eq!(
-                unsafe { p.as_cstr() }.to_bytes(),
-                format!("/some/dir/entry-{j:08}").as_bytes()
-            );
+            // SAFETY: p is held while the bytes are compared.
+            let got = unsafe { p.as_cstr() }.to_bytes();
+            assert_eq!(got, format!("/some/dir/entry-{j:08}").as_bytes());
         }
         // A held path survives a reset; its chunk is kept.
         let keep = window.pop_back().unwrap().1;
+        // SAFETY: keep is held.
         let before = unsafe { keep.as_cstr() }.to_bytes().to_vec();
         drop(window);
         a.reset();
