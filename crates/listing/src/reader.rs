@@ -367,7 +367,13 @@ pub fn stat_range(
             continue;
         };
         let flags = if follow { FOLLOW } else { LSTAT_ENTRY };
-        *slot = match ringio::sys::statx(dirfd, cname, flags, STAT_MASK, st) {
+        // One statx in a few is timed (two vDSO clock reads, no syscall):
+        // the engine's cold-cache detector raises the walk's depth when
+        // statx turns device-slow.
+        let timer = ringio::cold::sample();
+        let first = ringio::sys::statx(dirfd, cname, flags, STAT_MASK, st);
+        timer.stats(1);
+        *slot = match first {
             Ok(()) => Outcome::Ok { followed: follow },
             // A dangling symlink under Follow is reported as itself.
             Err(err) if follow && err == Errno::ENOENT => {

@@ -182,11 +182,12 @@ pub fn uring_description() -> String {
 /// engine per thread.
 pub struct Engine {
     // Field order is drop order: the executor (ring teardown, worker joins)
-    // must go before the arena that in-flight operations point into.
+    // and the operations not yet handed to it must go before the arena
+    // their paths point into (and whose chunk counts they release).
     exec: Exec,
+    pending: Vec<Job>,
     arena: Arena,
     backend: Backend,
-    pending: Vec<Job>,
     ready: Vec<Completion>,
     scratch: Vec<Completion>,
     /// The executor was asked for (config or `RINGIO_BACKEND`), not chosen.
@@ -239,7 +240,7 @@ impl Engine {
         // engine (lcat's) costs nothing at start.
         let cpus = || crate::sys::available_cpus();
         let threads = || fixed.unwrap_or_else(|| cpus().saturating_sub(1).max(1));
-        let (exec, backend) = match backend {
+        let (mut exec, backend) = match backend {
             Backend::Sync => (Exec::Sync(SyncExec), Backend::Sync),
             Backend::Threads => (Exec::Threads(ThreadExec::new(threads())), Backend::Threads),
             Backend::Uring => match UringExec::new(depth, cpus().max(depth / 64) as u32) {
@@ -247,6 +248,13 @@ impl Engine {
                 Err(_) => (Exec::Threads(ThreadExec::new(threads())), Backend::Threads),
             },
         };
+        // A pool (or io-wq) sized by the engine grows while the device is
+        // cold (crate::cold); one sized by the caller stays as asked.
+        match (&mut exec, fixed) {
+            (Exec::Threads(t), None) => t.grow_when_cold(),
+            (Exec::Uring(u), None) => u.grow_when_cold(),
+            _ => {}
+        }
         Engine {
             exec,
             arena: Arena::new(),
@@ -332,6 +340,18 @@ impl Engine {
     pub fn worker_threads(&self) -> usize {
         match &self.exec {
             Exec::Threads(t) => t.workers(),
+            _ => 0,
+        }
+    }
+
+    /// The executor's current worker limit: the thread pool's workers, or
+    /// io-wq's bounded workers for the ring (0 inline). It rises while the
+    /// device is cold ([`crate::cold`]) and falls back once completions are
+    /// cache-fast. It moves at the next submit.
+    pub fn worker_limit(&self) -> usize {
+        match &self.exec {
+            Exec::Threads(t) => t.worker_limit(),
+            Exec::Uring(u) => u.iowq_limit() as usize,
             _ => 0,
         }
     }

@@ -9,6 +9,8 @@
 //! - `RINGIO_DEPTH=N`: operations in flight in a ring, and the in-flight
 //!   depth on a high-latency file system.
 //! - `RINGIO_FAULT=enter:ERRNO@N`: the io_uring fault hook (see uring.rs).
+//! - `RINGIO_FAULT=slow:MICROS[@N]`: latency added to the first N measured
+//!   completions, the cold-cache detector's test hook (see cold.rs).
 
 use std::sync::OnceLock;
 

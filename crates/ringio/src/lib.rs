@@ -24,6 +24,7 @@
 //! ```
 
 mod arena;
+pub mod cold;
 pub mod dirent;
 mod engine;
 mod env;

@@ -81,19 +81,24 @@ impl Op {
     /// Runs the operation with plain syscalls on the calling thread.
     /// The reference implementation every executor must agree with.
     pub(crate) fn execute_sync(self, token: Token) -> Completion {
-        let cstr = |path: PathPtr| {
-            // SAFETY: the engine resets its arena only when no operation is
-            // pending or in flight, and this one is, so the path is alive.
+        // By reference: the hold on the path must last through the syscall
+        // (each arm's binding is dropped at the end of the arm).
+        let cstr = |path: &PathPtr| {
+            // SAFETY: this operation holds the path (see arena.rs) until it
+            // is dropped, after the syscall that reads it.
             unsafe { path.as_cstr() }
         };
         let (result, data) = match self {
             Op::OpenAt { dirfd, path, flags, mode } => {
-                (sys::openat(dirfd, cstr(path), flags, mode).map(|fd| fd as u64), Data::None)
+                (sys::openat(dirfd, cstr(&path), flags, mode).map(|fd| fd as u64), Data::None)
             }
             Op::Close { fd } => (sys::close(fd).map(|()| 0), Data::None),
             Op::Statx { dirfd, path, flags, mask } => {
                 let mut st = sys::statx_zeroed();
-                match sys::statx(dirfd, cstr(path), flags, mask, &mut st) {
+                let t = crate::cold::sample();
+                let r = sys::statx(dirfd, cstr(&path), flags, mask, &mut st);
+                t.stats(1);
+                match r {
                     Ok(()) => (Ok(0), Data::Stat(st)),
                     Err(e) => (Err(e), Data::None),
                 }
@@ -105,15 +110,15 @@ impl Op {
                 return Completion { token, result: res, eof, data: Data::Buf(buf) };
             }
             Op::ReadLink { dirfd, path, mut buf } => {
-                let r = sys::readlinkat(dirfd, cstr(path), &mut buf);
+                let r = sys::readlinkat(dirfd, cstr(&path), &mut buf);
                 (r.map(|n| n as u64), Data::Buf(buf))
             }
             Op::GetXattr { dirfd, path, name, follow, mut buf } => {
-                let r = sys::getxattrat(dirfd, cstr(path), name, follow, &mut buf);
+                let r = sys::getxattrat(dirfd, cstr(&path), name, follow, &mut buf);
                 (r.map(|n| n as u64), Data::Buf(buf))
             }
             Op::ListXattr { dirfd, path, follow, mut buf } => {
-                let r = sys::listxattrat(dirfd, cstr(path), follow, &mut buf);
+                let r = sys::listxattrat(dirfd, cstr(&path), follow, &mut buf);
                 (r.map(|n| n as u64), Data::Buf(buf))
             }
             Op::Read { fd, mut buf, offset } => {
@@ -165,6 +170,17 @@ pub fn getdents_fill_hinted(
     if buf.capacity() < MIN_DENTS_BUF {
         buf.reserve(DEFAULT_DENTS_BUF);
     }
+    // A fill of a small directory is the read that brings its block in
+    // (or finds it cached): the cold-cache detector's second signal.
+    let t = crate::cold::start();
+    let r = fill_loop(fd, buf, end_offsets);
+    if r.is_ok() {
+        t.dents(buf.len());
+    }
+    r
+}
+
+fn fill_loop(fd: RawFd, buf: &mut Vec<u8>, end_offsets: &[i64]) -> Result<bool, Errno> {
     loop {
         let start = buf.len();
         match sys::getdents64(fd, buf) {

@@ -54,6 +54,30 @@ impl Walkers {
         cpus
     }
 
+    /// How many walker threads a walk may grow to while the device is cold
+    /// ([`crate::cold`]): the cold depth, unless the walk is ordered, runs
+    /// inline syscalls, was given a thread count, or already runs at least
+    /// that many (a high-latency file system).
+    pub fn cold_threads(&self, requested: usize, ordered: bool) -> usize {
+        let warm = self.threads(requested, ordered);
+        if ordered || requested > 0 || self.backend == Backend::Sync {
+            return warm;
+        }
+        warm.max(crate::cold::cold_depth())
+    }
+
+    /// Of a walk's `warm` and `cold` thread counts ([`Walkers::threads`],
+    /// [`Walkers::cold_threads`]), the one to run now: the cold one while
+    /// completions are device-slow, the warm one once they are cache-fast
+    /// again (the extra threads then park).
+    pub fn active(warm: usize, cold: usize) -> usize {
+        if crate::cold::is_cold() {
+            cold
+        } else {
+            warm
+        }
+    }
+
     /// The engine of one walker thread (`single`: the walk's only one).
     /// The walker threads are the parallelism, so under `threads` each runs
     /// plain syscalls inline. On a high-latency file system a ring gets more

@@ -206,13 +206,15 @@ pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, visitor: &V) {
     // directory being opened, a reopening hop): under a tight
     // `ulimit -n` fewer threads walk (one, in order, below ~24), rather
     // than all of them failing with EMFILE.
-    let threads = ringio::Walkers::new(&opts.engine, remote)
-        .threads(opts.threads, opts.ordered)
-        .min(fds::threads_for_limit());
+    let policy = ringio::Walkers::new(&opts.engine, remote);
+    let limit = fds::threads_for_limit();
+    let threads = policy.threads(opts.threads, opts.ordered).min(limit);
     if threads == 1 {
         ordered::walk(roots, opts, remote, visitor);
     } else {
-        parallel::walk(roots, threads, opts, remote, visitor);
+        // More threads join while the device is cold (ringio::cold).
+        let cold = policy.cold_threads(opts.threads, opts.ordered).min(limit).max(threads);
+        parallel::walk(roots, (threads, cold), opts, remote, visitor);
     }
 }
 

@@ -36,6 +36,10 @@ struct Queue<V: Visitor> {
     /// syscall even with nobody to wake, so it is skipped when this is 0.
     waiting: usize,
     shutdown: bool,
+    /// Walker threads allowed to take work (the calling thread is number
+    /// 0, always allowed); the others park, counted in `waiting`. It
+    /// follows the engine's cold-cache state (see `walk`).
+    active: usize,
 }
 
 struct Shared<V: Visitor> {
@@ -161,7 +165,8 @@ impl<V: Visitor> Worker<V> {
     /// Takes and processes directories. With `until_idle`, returns once the
     /// stack is empty and nobody is busy (the current root is done);
     /// otherwise runs until shutdown.
-    fn run(&mut self, sh: &Shared<V>, v: &V, until_idle: bool) {
+    fn run(&mut self, sh: &Shared<V>, v: &V, me: usize, adapt: &mut dyn FnMut(&Shared<V>)) {
+        let until_idle = me == 0;
         let mut q = sh.lock();
         loop {
             if sh.stop.load(Ordering::Relaxed) {
@@ -177,6 +182,12 @@ impl<V: Visitor> Worker<V> {
                 q = sh.lock();
                 sh.cv.notify_all();
             }
+            if me >= q.active && !q.shutdown {
+                q.waiting += 1;
+                q = ringio::sync::wait(&sh.cv, q);
+                q.waiting -= 1;
+                continue;
+            }
             if let Some(work) = q.stack.pop() {
                 let node = match work {
                     Work::Dir(node) => node,
@@ -191,6 +202,7 @@ impl<V: Visitor> Worker<V> {
                 q.busy += 1;
                 drop(q);
                 self.process(node, sh, v);
+                adapt(sh);
                 q = sh.lock();
                 q.busy -= 1;
                 // Wake the others so the root's owner sees the walk of this
@@ -214,33 +226,70 @@ impl<V: Visitor> Worker<V> {
     }
 }
 
+/// Walks with `warm` threads while completions are cache-fast and up to
+/// `cold` while the engine says the device is cold (ringio::cold): the
+/// extra threads are started by the calling thread the first time the walk
+/// turns cold, and park (not taking work) whenever it is warm again, so a
+/// warm walk starts no more threads than before.
 pub(crate) fn walk<V: Visitor>(
     roots: &[Vec<u8>],
-    threads: usize,
+    (warm, cold): (usize, usize),
     opts: &Options,
     remote: bool,
     v: &V,
 ) {
     let sh = Shared::<V> {
-        q: Mutex::new(Queue { stack: Vec::new(), busy: 0, waiting: 0, shutdown: false }),
-        fds: Fds::new(threads),
+        q: Mutex::new(Queue {
+            stack: Vec::new(),
+            busy: 0,
+            waiting: 0,
+            shutdown: false,
+            active: warm,
+        }),
+        fds: Fds::new(cold),
         cv: Condvar::new(),
         stop: AtomicBool::new(false),
     };
     std::thread::scope(|s| {
         let mut handles = Vec::new();
-        for i in 1..threads {
-            let sh = &sh;
-            let b = std::thread::Builder::new().name(format!("walk-{i}")).stack_size(512 * 1024);
-            // If a thread can't be created (RLIMIT_NPROC), walk with fewer.
-            if let Ok(h) = b.spawn_scoped(s, move || {
-                let mut w = Worker::new(opts, remote, v);
-                w.run(sh, v, false);
-                v.finish(w.local);
-            }) {
-                handles.push(h);
+        // Starts walker threads until `upto` run (the caller is one).
+        let spawn = |upto: usize, handles: &mut Vec<_>| {
+            while handles.len() + 1 < upto {
+                let (sh, i) = (&sh, handles.len() + 1);
+                let b =
+                    std::thread::Builder::new().name(format!("walk-{i}")).stack_size(512 * 1024);
+                // If a thread can't be created (RLIMIT_NPROC), walk with fewer.
+                match b.spawn_scoped(s, move || {
+                    let mut w = Worker::new(opts, remote, v);
+                    w.run(sh, v, i, &mut |_| {});
+                    v.finish(w.local);
+                }) {
+                    Ok(h) => handles.push(h),
+                    Err(_) => return false,
+                }
             }
-        }
+            true
+        };
+        spawn(warm, &mut handles);
+        let mut can_grow = cold > warm;
+        let mut adapt = |sh: &Shared<V>| {
+            if !can_grow {
+                return;
+            }
+            let want = ringio::Walkers::active(warm, cold);
+            let mut q = sh.lock();
+            if q.active == want {
+                return;
+            }
+            q.active = want;
+            drop(q);
+            if !spawn(want, &mut handles) {
+                // Out of threads: walk with those there are.
+                sh.lock().active = handles.len() + 1;
+                can_grow = false;
+            }
+            sh.cv.notify_all();
+        };
         let mut me = Worker::new(opts, remote, v);
         for r in roots {
             if sh.stop.load(Ordering::Relaxed) {
@@ -251,7 +300,7 @@ pub(crate) fn walk<V: Visitor>(
             };
             sh.lock().stack.push(Work::Dir(node));
             sh.cv.notify_all();
-            me.run(&sh, v, true);
+            me.run(&sh, v, 0, &mut adapt);
         }
         sh.lock().shutdown = true;
         sh.cv.notify_all();

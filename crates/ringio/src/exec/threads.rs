@@ -32,12 +32,18 @@ struct State {
     shutdown: bool,
     caller_waiting: bool,
     sleeping: usize,
+    /// Workers allowed to take work; those numbered at or above it park
+    /// (the cold-cache depth was lowered again).
+    active: usize,
 }
 
 struct Shared {
     state: Mutex<State>,
     work: Condvar,
     done: Condvar,
+    /// Where workers above `active` wait, apart from `work`, so that a
+    /// notify_one meant for a worker that may run never lands on a parked one.
+    park: Condvar,
     /// An eventfd to add 1 to after posting completions.
     notify: Option<RawFd>,
 }
@@ -54,6 +60,10 @@ pub(crate) struct ThreadExec {
     shared: Arc<Shared>,
     workers: Vec<JoinHandle<()>>,
     max_workers: usize,
+    /// `max_workers` while completions are cache-fast; while the device is
+    /// cold (crate::cold) the pool grows to `cold_workers`.
+    warm_workers: usize,
+    cold_workers: usize,
     spawn_failed: bool,
     in_flight: usize,
     /// A helper pool of another executor (see [`ThreadExec::detached`]):
@@ -89,13 +99,17 @@ impl ThreadExec {
                     shutdown: false,
                     caller_waiting: false,
                     sleeping: 0,
+                    active: max_workers,
                 }),
                 work: Condvar::new(),
                 done: Condvar::new(),
+                park: Condvar::new(),
                 notify,
             }),
             workers: Vec::new(),
             max_workers,
+            warm_workers: max_workers,
+            cold_workers: max_workers,
             spawn_failed: false,
             in_flight: 0,
             detached,
@@ -105,6 +119,34 @@ impl ThreadExec {
     /// Allows up to `n` workers (spawned lazily as before).
     pub(crate) fn raise_workers(&mut self, n: usize) {
         self.max_workers = self.max_workers.max(n);
+        self.warm_workers = self.warm_workers.max(n);
+        self.cold_workers = self.cold_workers.max(n);
+        self.shared.lock().active = self.max_workers;
+        self.shared.park.notify_all();
+    }
+
+    /// Lets the pool grow while the device is cold (crate::cold): not for
+    /// a pool whose size was fixed by the caller or `RINGIO_THREADS`.
+    pub(crate) fn grow_when_cold(&mut self) {
+        self.cold_workers = self.cold_workers.max(crate::cold::cold_pool_workers());
+    }
+
+    /// Workers allowed now (spawned or still to be).
+    pub(crate) fn worker_limit(&self) -> usize {
+        self.max_workers
+    }
+
+    /// Follows the cold-cache state: more workers while completions are
+    /// device-slow, back to the warm count (the extra ones park) once they
+    /// are cache-fast. One relaxed load when nothing changes.
+    fn follow_cold(&mut self) {
+        let want = if crate::cold::is_cold() { self.cold_workers } else { self.warm_workers };
+        if want == self.max_workers {
+            return;
+        }
+        self.max_workers = want;
+        self.shared.lock().active = want;
+        self.shared.park.notify_all();
     }
 
     pub(crate) fn workers(&self) -> usize {
@@ -120,7 +162,8 @@ impl ThreadExec {
             let b = std::thread::Builder::new()
                 .name(format!("ringio-{}", self.workers.len()))
                 .stack_size(256 * 1024);
-            match b.spawn(move || worker(&shared)) {
+            let me = self.workers.len();
+            match b.spawn(move || worker(&shared, me)) {
                 Ok(h) => self.workers.push(h),
                 // RLIMIT_NPROC, cgroup pids.max, ENOMEM: run with what we have,
                 // down to the caller alone.
@@ -134,6 +177,7 @@ impl ThreadExec {
         if n == 0 {
             return;
         }
+        self.follow_cold();
         if n <= INLINE_MAX && self.in_flight == 0 && !self.detached {
             out.extend(ops.drain(..).map(|(t, op)| op.execute_sync(t)));
             return;
@@ -144,7 +188,7 @@ impl ThreadExec {
             out.extend(ops.drain(..).map(|(t, op)| op.execute_sync(t)));
             return;
         }
-        let parts = 2 * (self.workers.len() + 1);
+        let parts = 2 * (self.workers.len().min(self.max_workers) + 1);
         let chunk = (n / parts).clamp(1, CHUNK_MAX);
         let mut st = self.shared.lock();
         let mut pushed = 0;
@@ -215,12 +259,16 @@ fn take_all(to: &mut Vec<Completion>, from: &mut Vec<Completion>) {
     }
 }
 
-fn worker(shared: &Shared) {
+fn worker(shared: &Shared, me: usize) {
     let mut local: Vec<Completion> = Vec::new();
     let mut st = shared.lock();
     loop {
         if st.shutdown {
             return;
+        }
+        if me >= st.active {
+            st = crate::sync::wait(&shared.park, st);
+            continue;
         }
         let Some(mut chunk) = st.queue.pop_front() else {
             st.sleeping += 1;
@@ -251,6 +299,7 @@ impl Drop for ThreadExec {
             st.queue.clear();
         }
         self.shared.work.notify_all();
+        self.shared.park.notify_all();
         // Joining guarantees no worker still reads a path from the engine's
         // arena when the engine frees it right after this executor.
         for h in self.workers.drain(..) {

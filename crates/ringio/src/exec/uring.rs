@@ -213,6 +213,13 @@ pub(crate) struct UringExec {
     orphans: usize,
     /// The injected failure (`RINGIO_FAULT`), if any, and enters so far.
     fault: Option<Fault>,
+    /// io-wq's bounded-worker cap now, and what it is while completions
+    /// are cache-fast and while the device is cold (crate::cold): a STATX
+    /// always runs on an io-wq worker, so this cap is the ring's metadata
+    /// parallelism.
+    iowq_now: u32,
+    iowq_warm: u32,
+    iowq_cold: u32,
     enters: u64,
 }
 
@@ -309,6 +316,9 @@ impl UringExec {
             orphans: 0,
             fault: Fault::from_env(),
             enters: 0,
+            iowq_now: iowq_workers,
+            iowq_warm: iowq_workers,
+            iowq_cold: iowq_workers,
         })
     }
 
@@ -317,8 +327,10 @@ impl UringExec {
     /// Also starts the pool for operations without a ring opcode (see
     /// [`Aux`]), unless the kernel lacks POLL_ADD or eventfd fails.
     pub(crate) fn raise_iowq_workers(&mut self, n: u32) {
-        let mut max = [n, n];
-        let _ = self.ring.submitter().register_iowq_max_workers(&mut max);
+        self.iowq_warm = self.iowq_warm.max(n);
+        self.iowq_cold = self.iowq_cold.max(n);
+        self.iowq_now = self.iowq_now.max(n);
+        self.set_iowq(self.iowq_now);
         if self.aux.is_none() && self.caps.supports(opcode::PollAdd::CODE) {
             if let Ok(efd) = crate::sys::eventfd() {
                 let pool = ThreadExec::detached(n.max(1) as usize, efd.as_raw_fd());
@@ -326,6 +338,35 @@ impl UringExec {
                 // The poll takes a CQ entry besides the slots.
                 self.cap = self.cap.saturating_sub(1).max(1);
             }
+        }
+    }
+
+    fn set_iowq(&mut self, n: u32) {
+        let mut max = [n, n];
+        let _ = self.ring.submitter().register_iowq_max_workers(&mut max);
+    }
+
+    /// Lets io-wq grow to the cold depth while the device is cold
+    /// (crate::cold), as the thread pool does: not for a ring whose
+    /// workers were fixed by the caller or `RINGIO_THREADS`.
+    pub(crate) fn grow_when_cold(&mut self) {
+        self.iowq_cold = self.iowq_cold.max(crate::cold::cold_depth() as u32);
+    }
+
+    /// io-wq's current cap on bounded workers (per class).
+    pub(crate) fn iowq_limit(&self) -> u32 {
+        self.iowq_now
+    }
+
+    /// Follows the cold-cache state: the raised cap while completions are
+    /// device-slow, the warm one again once they are cache-fast (io-wq
+    /// lets surplus workers exit as they go idle). One relaxed load and
+    /// no syscall when nothing changes.
+    fn follow_cold(&mut self) {
+        let want = if crate::cold::is_cold() { self.iowq_cold } else { self.iowq_warm };
+        if want != self.iowq_now {
+            self.iowq_now = want;
+            self.set_iowq(want);
         }
     }
 
@@ -427,6 +468,7 @@ impl UringExec {
     /// for the wait's enter, which submits and waits in one system call
     /// (and, should the ring break there, they were never the kernel's).
     pub(crate) fn submit_deferred(&mut self, ops: &mut Vec<Job>, out: &mut Vec<Completion>) {
+        self.follow_cold();
         for (token, op) in ops.drain(..) {
             if self.goes_to_ring(&op) {
                 self.backlog.push_back((token, op));
@@ -905,14 +947,14 @@ fn redo(op: &Op, done: usize) -> Redo {
     };
     match op {
         Op::OpenAt { dirfd, path, flags, mode } => {
-            Redo::Run(Op::OpenAt { dirfd: *dirfd, path: *path, flags: *flags, mode: *mode })
+            Redo::Run(Op::OpenAt { dirfd: *dirfd, path: path.clone(), flags: *flags, mode: *mode })
         }
         Op::Statx { dirfd, path, flags, mask } => {
-            Redo::Run(Op::Statx { dirfd: *dirfd, path: *path, flags: *flags, mask: *mask })
+            Redo::Run(Op::Statx { dirfd: *dirfd, path: path.clone(), flags: *flags, mask: *mask })
         }
         Op::GetXattr { dirfd, path, name, follow, buf } => Redo::Run(Op::GetXattr {
             dirfd: *dirfd,
-            path: *path,
+            path: path.clone(),
             name,
             follow: *follow,
             buf: Vec::with_capacity(buf.capacity()),
