@@ -19,6 +19,8 @@ pub mod access;
 pub mod fnmatch;
 pub mod locale;
 pub mod mem;
+#[cfg(feature = "mpi")]
+pub mod mpisend;
 pub mod proc;
 pub mod regex;
 pub mod rlimit;

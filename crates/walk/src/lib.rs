@@ -27,6 +27,8 @@
 
 #![forbid(unsafe_code)]
 
+#[cfg(feature = "mpi")]
+pub mod dist;
 mod dirs;
 mod fds;
 mod node;
