@@ -42,7 +42,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     // Under mpirun, before anything is printed: ranks other than 0 go
     // quiet (rank 0 prints everything).
     #[cfg(feature = "mpi")]
-    let mut job = walk::dist::Job::init();
+    let mut job = walk::dist::Job::init(cli::progname());
     #[cfg(not(feature = "mpi"))]
     let mut job = NoJob;
     let env = |k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned());

@@ -80,7 +80,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     // Under mpirun, before anything is printed: ranks other than 0 go
     // quiet (rank 0 prints everything).
     #[cfg(feature = "mpi")]
-    let mut job = walk::dist::Job::init();
+    let mut job = walk::dist::Job::init(cli::progname());
     let (mut plan, warnings) = match parse::parse(args) {
         Ok(p) => p,
         Err(ParseError::Print(text)) => {

@@ -33,7 +33,6 @@ mod wire;
 
 use std::collections::VecDeque;
 use std::io::Write;
-use std::os::fd::OwnedFd;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
@@ -122,8 +121,7 @@ pub struct Job {
     finished: bool,
     started: bool,
     gen: u64,
-    /// The real stderr of a rank other than 0 (its fd 2 is muted).
-    stderr: Option<OwnedFd>,
+    progname: String,
     // Last: dropping it finalizes MPI.
     _universe: mpi::environment::Universe,
 }
@@ -133,23 +131,23 @@ impl Job {
     /// Ranks other than 0 have their stdout and stderr pointed at
     /// `/dev/null`: rank 0 prints everything (lines from several ranks
     /// corrupt each other through mpirun's forwarding).
-    pub fn init() -> Option<Job> {
+    /// `progname` prefixes the job's own messages.
+    pub fn init(progname: &str) -> Option<Job> {
         if !launched() {
             return None;
         }
         let Some((universe, provided)) = mpi::initialize_with_threading(Threading::Funneled)
         else {
-            fatal(None, "MPI_Init failed");
+            fatal(progname, "MPI_Init failed");
         };
         if provided < Threading::Funneled {
-            fatal(None, "MPI provides no MPI_THREAD_FUNNELED");
+            fatal(progname, "MPI provides no MPI_THREAD_FUNNELED");
         }
         let world = universe.world();
         let (rank, size) = (world.rank(), world.size());
-        let mut stderr = None;
         if rank != 0 {
             let _ = libcw::stdfds::mute(1);
-            stderr = libcw::stdfds::mute(2);
+            let _ = libcw::stdfds::mute(2);
         }
         Some(Job {
             world,
@@ -169,7 +167,7 @@ impl Job {
             finished: false,
             started: false,
             gen: 0,
-            stderr,
+            progname: progname.to_string(),
             _universe: universe,
         })
     }
@@ -197,6 +195,9 @@ impl Job {
     /// Rank 0: walks `roots` over the job, calling `v` as the sequential
     /// walker would.
     pub fn walk<V: Visitor>(&mut self, roots: &[Vec<u8>], opts: &Options, hints: &Hints, v: &V) {
+        // mpirun ends the other ranks with SIGTERM when one dies: noted, so
+        // rank 0 can say the output is incomplete before going down.
+        libcw::signal::note_signals();
         let store = Store::new();
         let done = AtomicBool::new(false);
         self.sh.stop.store(false, Ordering::Relaxed);
@@ -243,6 +244,7 @@ impl Job {
 
     /// The other ranks: walk what is asked until rank 0 ends the job.
     pub fn serve<V: Visitor>(&mut self, opts: &Options, hints: &Hints, v: &V) {
+        libcw::signal::note_signals();
         let shared = Arc::clone(&self.sh);
         std::thread::scope(|s| {
             let sh = &*shared;
@@ -296,6 +298,9 @@ impl Job {
     /// records, completes sends, asks for work when idle. True if anything
     /// happened.
     fn poll(&mut self, store: Option<&Store>) -> bool {
+        if libcw::signal::interrupted() {
+            self.abort("the job was ended (a rank died, or a signal): the output is incomplete");
+        }
         let mut any = false;
         while let Some((msg, st)) = self.world.any_process().immediate_matched_probe() {
             any = true;
@@ -410,6 +415,18 @@ impl Drop for Job {
     }
 }
 
+impl Job {
+    /// Ends the whole job at once (`MPI_Abort`), rank 0 saying why first:
+    /// nothing after this looks complete (no du total, exit status 1).
+    fn abort(&self, why: &str) -> ! {
+        if self.rank == 0 {
+            let line = format!("{}: {why}\n", self.progname);
+            let _ = std::io::stderr().write_all(line.as_bytes());
+        }
+        self.world.abort(1)
+    }
+}
+
 /// A rank's walker thread: walks the items of its queue, newest first.
 fn walker<V: Visitor>(
     sh: &Shared,
@@ -437,6 +454,10 @@ fn walker<V: Visitor>(
                 q = ringio::sync::wait(&sh.cv, q);
             }
         };
+        if fault_here() {
+            // The tests' killed rank (README "MPI"): dies as a crash would.
+            std::process::abort();
+        }
         if item.gen > sh.dead.load(Ordering::Relaxed) {
             let rec = Recorder {
                 inner: v,
@@ -454,17 +475,21 @@ fn walker<V: Visitor>(
     }
 }
 
-/// An error of the job itself (not of the walk): reported GNU-style on
-/// this rank's real stderr, and the whole job aborted.
-fn fatal(stderr: Option<&OwnedFd>, msg: &str) -> ! {
-    let line = format!("{}: {msg}\n", std::env::args().next().unwrap_or_default());
-    match stderr {
-        Some(fd) => {
-            let _ = std::fs::File::from(fd.try_clone().expect("dup")).write_all(line.as_bytes());
-        }
-        None => {
-            let _ = std::io::stderr().write_all(line.as_bytes());
-        }
+/// `RINGUTILS_MPI_FAULT=die:R`: rank R dies on its first directory (how
+/// the tests show a lost rank fails the job loudly).
+fn fault_here() -> bool {
+    let Some(v) = std::env::var_os("RINGUTILS_MPI_FAULT") else { return false };
+    let rank = std::env::var("OMPI_COMM_WORLD_RANK").or_else(|_| std::env::var("PMI_RANK"));
+    match (v.to_str().and_then(|v| v.strip_prefix("die:")), rank) {
+        (Some(r), Ok(me)) => r == me,
+        _ => false,
     }
+}
+
+/// An error of the job itself (not of the walk): reported GNU-style on
+/// stderr before MPI is up.
+fn fatal(progname: &str, msg: &str) -> ! {
+    let line = format!("{progname}: {msg}\n");
+    let _ = std::io::stderr().write_all(line.as_bytes());
     std::process::exit(1)
 }

@@ -59,11 +59,6 @@ impl Store {
         m.recs = HashMap::new();
     }
 
-    pub fn abort(&self) {
-        ringio::sync::lock(&self.m).aborted = true;
-        self.cv.notify_all();
-    }
-
     /// Waits for a record; `None` once the job aborts.
     fn wait(&self, kind: u8, path: &[u8]) -> Option<(Vec<u8>, usize)> {
         let key = (kind, path.to_vec());
