@@ -236,9 +236,23 @@ fn execute(plan: &Plan, job: &mut Job) -> i32 {
         // Once, before threads format times.
         libcw::time::tzset();
     }
-    let tty = libcw::isatty(1);
+    let sink = match &plan.output_file {
+        None => Sink::new(cli::Out::stdout(), libcw::isatty(1)),
+        Some(name) => {
+            use std::os::unix::ffi::OsStrExt;
+            match std::fs::File::create(std::ffi::OsStr::from_bytes(name)) {
+                Ok(f) => Sink::to_file(name.clone(), f),
+                Err(e) => {
+                    let errno = ringio::Errno(e.raw_os_error().unwrap_or(libc::EIO));
+                    let head = cli::locale::trf(c"cannot open %s for writing", &[&cli::quote::file(name)]);
+                    cli::msg::error_bytes(&[&head, b": ", errno.message().as_bytes()]);
+                    return 1;
+                }
+            }
+        }
+    };
+    let tty = plan.output_file.is_none() && libcw::isatty(1);
     line::set_qmark(tty);
-    let sink = Sink::new(cli::Out::stdout(), tty);
     let progress = libcw::isatty(2).then(Progress::default);
     let opts = walk_options(plan, sequential);
     let set = RootSet { mode, hash_all, root_ids: ids, name_errors, count: roots.len() };
