@@ -244,7 +244,8 @@ fn execute(plan: &Plan, job: &mut Job) -> i32 {
                 Ok(f) => Sink::to_file(name.clone(), f),
                 Err(e) => {
                     let errno = ringio::Errno(e.raw_os_error().unwrap_or(libc::EIO));
-                    let head = cli::locale::trf(c"cannot open %s for writing", &[&cli::quote::file(name)]);
+                    let head =
+                        cli::locale::trf(c"cannot open %s for writing", &[&cli::quote::file(name)]);
                     cli::msg::error_bytes(&[&head, b": ", errno.message().as_bytes()]);
                     return 1;
                 }
@@ -283,6 +284,11 @@ fn execute(plan: &Plan, job: &mut Job) -> i32 {
         }
     });
     du.flush_name_errors(usize::MAX);
+    // The total only once every rank is known to have finished its part.
+    #[cfg(feature = "mpi")]
+    if let Some(j) = job.as_mut() {
+        j.finish();
+    }
     if plan.total {
         let mut lines = Vec::new();
         line::push(&mut lines, plan, &du.grand_total(), cli::locale::tr(c"total"));

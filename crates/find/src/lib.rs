@@ -156,6 +156,11 @@ pub fn run(args: Vec<OsString>) -> i32 {
             list_failed = true;
         }
     }
+    // Every rank done (or the job aborted, saying so) before the status.
+    #[cfg(feature = "mpi")]
+    if let Some(j) = job.as_mut() {
+        j.finish();
+    }
     let mut ok = !finder.failed() && !list_failed;
     if !libcw::signal::interrupted() {
         for x in &plan.execs {

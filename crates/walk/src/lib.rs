@@ -27,9 +27,9 @@
 
 #![forbid(unsafe_code)]
 
+mod dirs;
 #[cfg(feature = "mpi")]
 pub mod dist;
-mod dirs;
 mod fds;
 mod node;
 mod ordered;

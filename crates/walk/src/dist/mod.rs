@@ -136,8 +136,8 @@ impl Job {
         if !launched() {
             return None;
         }
-        let Some((universe, provided)) = mpi::initialize_with_threading(Threading::Funneled)
-        else {
+        libcw::forget_terminals();
+        let Some((universe, provided)) = mpi::initialize_with_threading(Threading::Funneled) else {
             fatal(progname, "MPI_Init failed");
         };
         if provided < Threading::Funneled {
@@ -245,6 +245,10 @@ impl Job {
     /// The other ranks: walk what is asked until rank 0 ends the job.
     pub fn serve<V: Visitor>(&mut self, opts: &Options, hints: &Hints, v: &V) {
         libcw::signal::note_signals();
+        if fault_here() {
+            // The tests' lost rank (README "MPI"): dies as a crash would.
+            std::process::abort();
+        }
         let shared = Arc::clone(&self.sh);
         std::thread::scope(|s| {
             let sh = &*shared;
@@ -404,14 +408,25 @@ impl Job {
     }
 }
 
-impl Drop for Job {
-    fn drop(&mut self) {
-        if self.rank == 0 && self.started {
+impl Job {
+    /// Rank 0: ends the job (the other ranks' `serve` returns) and waits
+    /// until every rank has: call it before printing what must only be
+    /// printed for a complete walk (du's total) — a rank lost by then
+    /// never joins, mpirun ends the job, and [`Job::abort`] says so.
+    /// Later calls (and the drop) do nothing.
+    pub fn finish(&mut self) {
+        if self.rank == 0 && self.started && !self.finished {
             for r in 1..self.size {
                 self.send(r, FINISH, Vec::new());
             }
             self.drain();
         }
+    }
+}
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        self.finish();
     }
 }
 
@@ -454,10 +469,6 @@ fn walker<V: Visitor>(
                 q = ringio::sync::wait(&sh.cv, q);
             }
         };
-        if fault_here() {
-            // The tests' killed rank (README "MPI"): dies as a crash would.
-            std::process::abort();
-        }
         if item.gen > sh.dead.load(Ordering::Relaxed) {
             let rec = Recorder {
                 inner: v,
@@ -475,7 +486,7 @@ fn walker<V: Visitor>(
     }
 }
 
-/// `RINGUTILS_MPI_FAULT=die:R`: rank R dies on its first directory (how
+/// `RINGUTILS_MPI_FAULT=die:R`: rank R (not 0) dies once the job starts (how
 /// the tests show a lost rank fails the job loudly).
 fn fault_here() -> bool {
     let Some(v) = std::env::var_os("RINGUTILS_MPI_FAULT") else { return false };

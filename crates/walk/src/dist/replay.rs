@@ -7,9 +7,8 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Condvar, Mutex};
 
-
-use std::collections::HashMap;
 use ringio::{dtype, DevIno, Errno, Statx};
+use std::collections::HashMap;
 
 use super::wire::{self, Get, Item, WireEntry};
 use super::Shared;
@@ -274,12 +273,23 @@ impl Replay<'_> {
                     if !walked {
                         // Nobody walked it (a guess said no): ask for it.
                         let chain = if self.follow_all {
-                            frames.iter().filter_map(|f| f.dir.id()).map(|d| (d.dev, d.ino)).collect()
+                            frames
+                                .iter()
+                                .filter_map(|f| f.dir.id())
+                                .map(|d| (d.dev, d.ino))
+                                .collect()
                         } else {
                             Vec::new()
                         };
                         let root_dev = frames[0].dir.id().map_or(0, |d| d.dev);
-                        self.request(Item { gen, path: path.clone(), depth, operand: false, root_dev, chain });
+                        self.request(Item {
+                            gen,
+                            path: path.clone(),
+                            depth,
+                            operand: false,
+                            root_dev,
+                            chain,
+                        });
                     }
                     let dir = Dir { path, name_start, depth, w };
                     match self.open(v, local, dir, acc, Some(&top.acc)) {
