@@ -68,8 +68,11 @@ pub struct Hints<'a> {
     /// their ancestors' identities for loop detection.
     pub follow_all: bool,
     /// Paths not to descend (`du --exclude`).
-    pub skip: Option<&'a (dyn Fn(&[u8]) -> bool + Sync)>,
+    pub skip: Option<PathTest<'a>>,
 }
+
+/// A test on a path (true: don't descend).
+pub type PathTest<'a> = &'a (dyn Fn(&[u8]) -> bool + Sync);
 
 /// Message tags.
 const REQ: i32 = 1;
