@@ -43,6 +43,12 @@ fn run(tool: &str, n: usize, args: &[&str], cwd: &Path, opts: &RunOpts) -> Outpu
     cmd.env("LC_ALL", "C");
     cmd.env("TZ", "UTC");
     cmd.env("HOME", "/tmp");
+    if !opts.unprivileged {
+        // mpirun's session directory goes under TMPDIR: one per test
+        // directory, so concurrent jobs of the same user can't clash
+        // (seen: "ORTE_ERROR_LOG: Error in file …/session_dir.c").
+        cmd.env("TMPDIR", cwd);
+    }
     for (k, v) in &opts.env {
         cmd.env(k, v);
     }
