@@ -7,6 +7,8 @@ mod find;
 mod finish;
 mod locales;
 mod ls;
+#[cfg(feature = "mpi")]
+mod mpi;
 mod slowfs;
 mod slowmount;
 mod syscalls;

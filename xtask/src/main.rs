@@ -36,7 +36,8 @@ mod strace;
 const USAGE: &str = "usage: cargo xtask <task>
 
 tasks:
-  test [ARGS…]        install test prerequisites, then run every test (ARGS go to cargo test)
+  test [ARGS…]        install test prerequisites, then run every test (ARGS go to cargo test),
+                      then the MPI tests (--features mpi; with ARGS only if one names mpi)
   slowfs …            a FUSE mirror that delays metadata requests (cargo xtask slowfs --help)
   fixtures [--dir D] [SET…]
                       build the benchmark fixtures (default: all sets, in target/fixtures);
@@ -125,10 +126,37 @@ fn test(extra: &[String]) -> Result<(), String> {
         .args(["test", "--workspace", "--doc"])
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
+    if !status.success() {
+        return Err("doc tests failed".into());
+    }
+    // A filtered run (`cargo xtask test du::`) skips them unless it names them.
+    if extra.is_empty() || extra.iter().any(|a| a.contains("mpi")) {
+        mpi_tests()
+    } else {
+        Ok(())
+    }
+}
+
+/// The MPI tests (tests/mpi.rs, `--features mpi`): after installing Open
+/// MPI and libclang where missing. Without them the tests are skipped
+/// with a message, except under `CI=true`, where that fails.
+fn mpi_tests() -> Result<(), String> {
+    if !setup::ensure_mpi() {
+        let msg = format!("MPI tests need {}", setup::MPI_PACKAGES.join(" "));
+        if std::env::var("CI").is_ok_and(|v| v == "true") {
+            return Err(msg);
+        }
+        eprintln!("xtask: SKIPPED: {msg}");
+        return Ok(());
+    }
+    let status = Command::new(env!("CARGO"))
+        .args(["test", "--features", "mpi", "--test", "integration", "mpi::"])
+        .status()
+        .map_err(|e| format!("cannot run cargo: {e}"))?;
     if status.success() {
         Ok(())
     } else {
-        Err("doc tests failed".into())
+        Err("MPI tests failed".into())
     }
 }
 

@@ -23,7 +23,7 @@ pub struct Out {
 /// Flush once this much is buffered, unless a caller asks for a different
 /// limit: big enough that writes are rare, small enough that `| head` stops
 /// a long listing early.
-const DEFAULT_LIMIT: usize = 256 * 1024;
+pub const DEFAULT_LIMIT: usize = 256 * 1024;
 
 impl Default for Out {
     fn default() -> Self {

@@ -133,6 +133,7 @@ struct Given {
     one_fs: bool,
     exclude: Exclude,
     files0: Option<Vec<u8>>,
+    output_file: Option<Vec<u8>>,
 }
 
 impl Given {
@@ -156,6 +157,7 @@ impl Given {
             one_fs: false,
             exclude: Exclude::default(),
             files0: None,
+            output_file: None,
         }
     }
 
@@ -230,6 +232,8 @@ impl Given {
                 ),
             },
             Id::Files0From => self.files0 = Some(val),
+            #[cfg(feature = "mpi")]
+            Id::OutputFile => self.output_file = Some(val),
         }
         Ok(None)
     }
@@ -267,6 +271,7 @@ impl Given {
             time,
             one_file_system: self.one_fs,
             exclude: self.exclude,
+            output_file: self.output_file,
             warnings,
         })
     }

@@ -39,6 +39,12 @@ use crate::visitor::{Du, LinkMode, RootSet};
 
 /// Runs ldu with `args` (without the program name); returns the exit status.
 pub fn run(args: Vec<OsString>) -> i32 {
+    // Under mpirun, before anything is printed: ranks other than 0 go
+    // quiet (rank 0 prints everything).
+    #[cfg(feature = "mpi")]
+    let mut job = walk::dist::Job::init(cli::progname());
+    #[cfg(not(feature = "mpi"))]
+    let mut job = NoJob;
     let env = |k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned());
     match args::parse(args, &env, &args::read_named_file) {
         Err(e) => {
@@ -47,7 +53,28 @@ pub fn run(args: Vec<OsString>) -> i32 {
         }
         Ok(Command::Help) => print_and_exit(&usage::help(cli::progname())),
         Ok(Command::Version) => print_and_exit(&usage::version()),
-        Ok(Command::Run(plan)) => execute(&plan),
+        Ok(Command::Run(plan)) => execute(&plan, &mut job),
+    }
+}
+
+/// The default build's stand-in for an MPI job: there never is one.
+#[cfg(not(feature = "mpi"))]
+struct NoJob;
+
+#[cfg(not(feature = "mpi"))]
+type Job = NoJob;
+#[cfg(feature = "mpi")]
+type Job = Option<walk::dist::Job>;
+
+/// What the ranks reading directories for rank 0 can tell in advance of
+/// which to descend (rank 0 counts: see `walk::dist`).
+#[cfg(feature = "mpi")]
+fn hints<'a>(plan: &Plan, excluded: &'a (dyn Fn(&[u8]) -> bool + Sync)) -> walk::dist::Hints<'a> {
+    walk::dist::Hints {
+        max_depth: usize::MAX,
+        xdev: plan.one_file_system,
+        follow_all: plan.deref == Deref::Always,
+        skip: (!plan.exclude.is_empty()).then_some(excluded),
     }
 }
 
@@ -84,6 +111,10 @@ fn trim_slashes(mut p: Vec<u8>) -> Vec<u8> {
         }
     }
     p
+}
+
+fn walk_options(plan: &Plan, ordered: bool) -> walk::Options {
+    walk::Options { ordered, follow_roots: plan.deref != Deref::Never, ..walk::Options::default() }
 }
 
 type NameErrors = Vec<(usize, DuError)>;
@@ -143,7 +174,30 @@ fn root_ids(roots: &[Vec<u8>], follow: bool) -> HashSet<Id> {
     ids
 }
 
-fn execute(plan: &Plan) -> i32 {
+fn execute(plan: &Plan, job: &mut Job) -> i32 {
+    #[cfg(feature = "mpi")]
+    let excluded = |p: &[u8]| plan.exclude.matches(p);
+    #[cfg(feature = "mpi")]
+    if let Some(j) = job.as_mut() {
+        // Before anything rank 0 alone does (reading --files0-from's list
+        // from stdin) can fail and leave the others waiting.
+        if !j.start(true) {
+            return 1;
+        }
+        if !j.is_root() {
+            let sink = Sink::new(cli::Out::stdout(), false);
+            let set = RootSet {
+                mode: LinkMode::Sequential,
+                hash_all: false,
+                root_ids: HashSet::new(),
+                name_errors: Vec::new(),
+                count: 0,
+            };
+            let du = Du::new(plan, &sink, None, set);
+            j.serve(&walk_options(plan, false), &hints(plan, &excluded), &du);
+            return 0;
+        }
+    }
     for w in &plan.warnings {
         cli::msg::error_bytes(&[w]);
     }
@@ -157,7 +211,13 @@ fn execute(plan: &Plan) -> i32 {
     // One descriptor per directory level is held open while walking: let
     // deep trees use the hard limit, not a 1024 soft limit.
     libcw::rlimit::raise_nofile();
-    let sequential = plan.deref == Deref::Always && !plan.count_links;
+    // Under MPI rank 0 replays the walk sequentially (`walk::dist`): the
+    // first link met counts, as in GNU's own walk.
+    #[cfg(feature = "mpi")]
+    let replayed = job.is_some();
+    #[cfg(not(feature = "mpi"))]
+    let replayed = false;
+    let sequential = (plan.deref == Deref::Always || replayed) && !plan.count_links;
     let mode = if plan.count_links {
         LinkMode::CountAll
     } else if sequential {
@@ -176,15 +236,26 @@ fn execute(plan: &Plan) -> i32 {
         // Once, before threads format times.
         libcw::time::tzset();
     }
-    let tty = libcw::isatty(1);
-    line::set_qmark(tty);
-    let sink = Sink::new(cli::Out::stdout(), tty);
-    let progress = libcw::isatty(2).then(Progress::default);
-    let opts = walk::Options {
-        ordered: sequential,
-        follow_roots: plan.deref != Deref::Never,
-        ..walk::Options::default()
+    let sink = match &plan.output_file {
+        None => Sink::new(cli::Out::stdout(), libcw::isatty(1)),
+        Some(name) => {
+            use std::os::unix::ffi::OsStrExt;
+            match std::fs::File::create(std::ffi::OsStr::from_bytes(name)) {
+                Ok(f) => Sink::to_file(name.clone(), f),
+                Err(e) => {
+                    let errno = ringio::Errno(e.raw_os_error().unwrap_or(libc::EIO));
+                    let head =
+                        cli::locale::trf(c"cannot open %s for writing", &[&cli::quote::file(name)]);
+                    cli::msg::error_bytes(&[&head, b": ", errno.message().as_bytes()]);
+                    return 1;
+                }
+            }
+        }
     };
+    let tty = plan.output_file.is_none() && libcw::isatty(1);
+    line::set_qmark(tty);
+    let progress = libcw::isatty(2).then(Progress::default);
+    let opts = walk_options(plan, sequential);
     let set = RootSet { mode, hash_all, root_ids: ids, name_errors, count: roots.len() };
     let du = Du::new(plan, &sink, progress.as_ref(), set);
     std::thread::scope(|s| {
@@ -198,12 +269,26 @@ fn execute(plan: &Plan) -> i32 {
                 shown = Some(p);
             }
         }
-        walk::walk(&roots, &opts, &du);
+        #[cfg(feature = "mpi")]
+        let walked = job.as_mut().map(|j| j.walk(&roots, &opts, &hints(plan, &excluded), &du));
+        #[cfg(not(feature = "mpi"))]
+        let walked: Option<()> = {
+            let _ = &job;
+            None
+        };
+        if walked.is_none() {
+            walk::walk(&roots, &opts, &du);
+        }
         if let Some(p) = shown {
             p.stop();
         }
     });
     du.flush_name_errors(usize::MAX);
+    // The total only once every rank is known to have finished its part.
+    #[cfg(feature = "mpi")]
+    if let Some(j) = job.as_mut() {
+        j.finish();
+    }
     if plan.total {
         let mut lines = Vec::new();
         line::push(&mut lines, plan, &du.grand_total(), cli::locale::tr(c"total"));

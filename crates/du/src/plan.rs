@@ -61,6 +61,9 @@ pub struct Plan {
     /// `-x`
     pub one_file_system: bool,
     pub exclude: Exclude,
+    /// `--output-file` (MPI builds): lines go to this file, opened by
+    /// ldu (rank 0) itself, so a write error is seen and reported.
+    pub output_file: Option<Vec<u8>>,
     /// Warnings GNU prints before starting (e.g. `-s -d 0`).
     pub warnings: Vec<Vec<u8>>,
 }

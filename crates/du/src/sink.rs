@@ -11,6 +11,9 @@ pub struct Sink {
     inner: Mutex<Inner>,
     /// Flush after every batch (stdout is a terminal).
     eager: bool,
+    /// The `--output-file` written instead of stdout (named in a write
+    /// error), kept open as long as the sink.
+    file: Option<(Vec<u8>, std::fs::File)>,
 }
 
 struct Inner {
@@ -29,7 +32,19 @@ impl Inner {
 
 impl Sink {
     pub fn new(out: Out, eager: bool) -> Sink {
-        Sink { inner: Mutex::new(Inner { out, progress_shown: false }), eager }
+        Sink { inner: Mutex::new(Inner { out, progress_shown: false }), eager, file: None }
+    }
+
+    /// A sink writing to `file` (opened by the caller), named `name` in a
+    /// write error.
+    pub fn to_file(name: Vec<u8>, file: std::fs::File) -> Sink {
+        use std::os::fd::AsRawFd;
+        let out = Out::new(file.as_raw_fd(), cli::out::DEFAULT_LIMIT);
+        Sink {
+            inner: Mutex::new(Inner { out, progress_shown: false }),
+            eager: false,
+            file: Some((name, file)),
+        }
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Inner> {
@@ -82,6 +97,11 @@ impl Sink {
         g.out.flush();
         match g.out.error() {
             None => true,
+            Some(e) if self.file.is_some() => {
+                let name = self.file.as_ref().map_or(&[][..], |(n, _)| n);
+                cli::msg::error_bytes(&[&cli::quote::file(name), b": ", e.message().as_bytes()]);
+                false
+            }
             Some(e) => {
                 // GNU du flushes after every line, so the failure is already
                 // recorded when close_stdout runs, which then prints no errno

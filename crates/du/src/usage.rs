@@ -24,6 +24,8 @@ pub enum Id {
     Null,
     NoDeref,
     OneFs,
+    #[cfg(feature = "mpi")]
+    OutputFile,
     Separate,
     Summarize,
     Total,
@@ -70,6 +72,8 @@ pub const OPTIONS: &[Opt<Id>] = &[
     req(Some(b'X'), "exclude-from", "FILE", Id::ExcludeFrom, "skip files matching any shell pattern listed in FILE"),
     req(None, "exclude", "PATTERN", Id::Exclude, "skip files matching the shell PATTERN").completes(Complete::Nothing),
     Opt::flag(b'x', "one-file-system", Id::OneFs, "stay on the file system of each operand"),
+    #[cfg(feature = "mpi")]
+    req(None, "output-file", "FILE", Id::OutputFile, "write the lines to FILE instead of standard output (an MPI job's stdout goes through mpirun, which loses write errors)"),
     Opt::long("help", Id::Help, "print this help and exit"),
     Opt::long("version", Id::Version, "print the version and the I/O engine, and exit"),
 ];
@@ -94,6 +98,8 @@ pub const GETOPT_ORDER: &[&str] = &[
     "null",
     "no-dereference",
     "one-file-system",
+    #[cfg(feature = "mpi")]
+    "output-file",
     "separate-dirs",
     "summarize",
     "total",

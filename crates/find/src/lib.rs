@@ -77,6 +77,10 @@ pub fn needs_order(plan: &Plan) -> bool {
 
 /// Runs lfind with `args` (without `argv[0]`); returns the exit status.
 pub fn run(args: Vec<OsString>) -> i32 {
+    // Under mpirun, before anything is printed: ranks other than 0 go
+    // quiet (rank 0 prints everything).
+    #[cfg(feature = "mpi")]
+    let mut job = walk::dist::Job::init(cli::progname());
     let (mut plan, warnings) = match parse::parse(args) {
         Ok(p) => p,
         Err(ParseError::Print(text)) => {
@@ -98,6 +102,19 @@ pub fn run(args: Vec<OsString>) -> i32 {
     for w in &warnings {
         cli::msg::error(w);
     }
+    #[cfg(feature = "mpi")]
+    if let Some(job) = job.as_mut() {
+        // Every rank has parsed (and opened its -fprint files): from here
+        // on only rank 0 writes them.
+        if !job.start(true) {
+            return 1;
+        }
+        if !job.is_root() {
+            let finder = eval::Finder::new(&plan);
+            job.serve(&walk_options(&plan), &hints(&plan), &finder);
+            return 0;
+        }
+    }
     // -files0-from: the starting points, and where the list's empty names
     // fall among them (each is reported when the walk reaches it).
     let mut list_errors: Vec<(usize, String)> = Vec::new();
@@ -116,13 +133,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     libcw::time::tzset();
     libcw::signal::catch_signals();
     let finder = eval::Finder::new(&plan);
-    let opts = walk::Options {
-        threads: plan.threads,
-        engine: ringio::Config::default(),
-        ordered: needs_order(&plan),
-        sort: plan.sort,
-        follow_roots: plan.follow != Follow::Never,
-    };
+    let opts = walk_options(&plan);
     // Roots are walked one after another anyway: cut the list where an
     // error is due, so it comes out between the right starting points.
     let mut from = 0;
@@ -130,13 +141,25 @@ pub fn run(args: Vec<OsString>) -> i32 {
     let end = (plan.roots.len(), String::new());
     for (at, msg) in list_errors.iter().chain([&end]) {
         if *at > from && !finder.quitting() {
-            walk::walk(&plan.roots[from..*at], &opts, &finder);
+            let roots = &plan.roots[from..*at];
+            #[cfg(feature = "mpi")]
+            let walked = job.as_mut().map(|j| j.walk(roots, &opts, &hints(&plan), &finder));
+            #[cfg(not(feature = "mpi"))]
+            let walked: Option<()> = None;
+            if walked.is_none() {
+                walk::walk(roots, &opts, &finder);
+            }
             from = *at;
         }
         if !msg.is_empty() && !finder.quitting() {
             cli::msg::error(msg);
             list_failed = true;
         }
+    }
+    // Every rank done (or the job aborted, saying so) before the status.
+    #[cfg(feature = "mpi")]
+    if let Some(j) = job.as_mut() {
+        j.finish();
     }
     let mut ok = !finder.failed() && !list_failed;
     if !libcw::signal::interrupted() {
@@ -154,6 +177,28 @@ pub fn run(args: Vec<OsString>) -> i32 {
         0
     } else {
         1
+    }
+}
+
+fn walk_options(plan: &Plan) -> walk::Options {
+    walk::Options {
+        threads: plan.threads,
+        engine: ringio::Config::default(),
+        ordered: needs_order(plan),
+        sort: plan.sort,
+        follow_roots: plan.follow != Follow::Never,
+    }
+}
+
+/// What the ranks reading directories for rank 0 can tell in advance of
+/// which to descend (rank 0 evaluates the expression: see `walk::dist`).
+#[cfg(feature = "mpi")]
+fn hints(plan: &Plan) -> walk::dist::Hints<'static> {
+    walk::dist::Hints {
+        max_depth: plan.maxdepth,
+        xdev: plan.xdev,
+        follow_all: plan.follow == Follow::Always,
+        skip: None,
     }
 }
 

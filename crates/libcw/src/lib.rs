@@ -19,6 +19,8 @@ pub mod access;
 pub mod fnmatch;
 pub mod locale;
 pub mod mem;
+#[cfg(feature = "mpi")]
+pub mod mpisend;
 pub mod proc;
 pub mod regex;
 pub mod rlimit;
@@ -67,10 +69,25 @@ pub fn unlinkat(dirfd: RawFd, name: &CStr, dir: bool) -> Result<(), Errno> {
     retry(|| unsafe { libc::unlinkat(dirfd, name.as_ptr(), flags) as _ }).map(|_| ())
 }
 
-/// Whether `fd` is a terminal.
+/// Whether `fd` is a terminal (never after [`forget_terminals`]).
 pub fn isatty(fd: RawFd) -> bool {
+    if NO_TERMINALS.load(std::sync::atomic::Ordering::Relaxed) {
+        return false;
+    }
     // SAFETY: isatty only inspects the descriptor.
     unsafe { libc::isatty(fd) == 1 }
+}
+
+static NO_TERMINALS: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// From now on [`isatty`] says no: for a rank of an MPI job, whose stdout
+/// and stderr Open MPI's mpirun makes pseudo-terminals whatever its own
+/// output is (a file, a pipe), so a terminal there means nothing about
+/// where the bytes end up; answering as for a file keeps the output
+/// what a redirected single-process run prints (no `?` for a newline in
+/// a name, no du progress line).
+pub fn forget_terminals() {
+    NO_TERMINALS.store(true, std::sync::atomic::Ordering::Relaxed);
 }
 
 /// The terminal width of `fd` from TIOCGWINSZ, if it is a terminal.

@@ -66,6 +66,34 @@ pub fn catch_signals() {
     }
 }
 
+extern "C" fn on_signal_noted(sig: libc::c_int) {
+    SIGNALLED.store(sig, Ordering::Relaxed);
+}
+
+/// Handles SIGINT, SIGTERM and SIGHUP by only noting them (see
+/// [`interrupted`]): for a rank of an MPI job, which mpirun ends with
+/// SIGTERM when another rank died and which must then say the output is
+/// incomplete and abort the job itself (a second later mpirun sends
+/// SIGKILL anyway). Replaces [`catch_signals`]' handler.
+pub fn note_signals() {
+    for sig in ENDING {
+        // SAFETY: as in `catch_signals`; the handler only stores an atomic.
+        unsafe {
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(sig, std::ptr::null(), &mut old) != 0
+                || old.sa_sigaction == libc::SIG_IGN
+            {
+                continue;
+            }
+            let mut sa: libc::sigaction = std::mem::zeroed();
+            sa.sa_sigaction = on_signal_noted as extern "C" fn(libc::c_int) as usize;
+            libc::sigemptyset(&mut sa.sa_mask);
+            sa.sa_flags = libc::SA_RESTART;
+            libc::sigaction(sig, &sa, std::ptr::null_mut());
+        }
+    }
+}
+
 /// Whether an ending signal arrived (while a command was running).
 pub fn interrupted() -> bool {
     SIGNALLED.load(Ordering::Relaxed) != 0

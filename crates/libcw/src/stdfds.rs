@@ -9,6 +9,7 @@
 //! opens later can land there. Which ones were closed is remembered, for
 //! messages that GNU words differently in that case.
 
+use std::os::fd::{FromRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicU8, Ordering};
 
 /// Bit `1 << fd`: fd was closed at start; bit 7: [`guard`] has run.
@@ -57,4 +58,32 @@ pub fn guard() {
 /// Whether descriptor `fd` (0, 1 or 2) was closed when [`guard`] ran.
 pub fn was_closed(fd: i32) -> bool {
     (0..3).contains(&fd) && CLOSED.load(Ordering::Relaxed) & (1 << fd) != 0
+}
+
+/// Points descriptor `fd` at `/dev/null` (write-only), returning a copy
+/// of what it was (close-on-exec), or `None` when that fails. For the
+/// ranks of an MPI job other than rank 0: they must not write to the
+/// job's stdout or stderr (rank 0 prints everything), yet keep a way to
+/// report a fatal error of their own.
+pub fn mute(fd: RawFd) -> Option<OwnedFd> {
+    // SAFETY: fcntl(F_DUPFD_CLOEXEC) on a descriptor number only creates a
+    // new descriptor or fails; no memory is involved.
+    let saved = unsafe { libc::fcntl(fd, libc::F_DUPFD_CLOEXEC, 3) };
+    if saved < 0 {
+        return None;
+    }
+    // SAFETY: `saved` was just created by this process and is owned by
+    // nothing else.
+    let saved = unsafe { OwnedFd::from_raw_fd(saved) };
+    // SAFETY: the path is a NUL-terminated literal.
+    let null = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC) };
+    if null < 0 {
+        return None;
+    }
+    // SAFETY: both are open descriptors of this process; dup2 replaces
+    // `fd` atomically (no window where it is closed).
+    let r = unsafe { libc::dup2(null, fd) };
+    // SAFETY: closing the descriptor opened above, which nothing else uses.
+    unsafe { libc::close(null) };
+    (r >= 0).then_some(saved)
 }

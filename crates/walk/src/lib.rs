@@ -28,6 +28,8 @@
 #![forbid(unsafe_code)]
 
 mod dirs;
+#[cfg(feature = "mpi")]
+pub mod dist;
 mod node;
 mod ordered;
 mod parallel;

@@ -1,0 +1,509 @@
+//! One walk as an MPI job (`--features mpi`; README "MPI").
+//!
+//! Started by `mpirun -n N`, every rank runs the tool; each walks
+//! directories with the ordinary walker (its own engine and threads) and
+//! turns every directory it reads into a *record* (its entries with the
+//! stats the tool asked for) sent to rank 0. Rank 0 runs the tool's
+//! visitor over those records in the order one sequential walk would meet
+//! them ([`replay`]), so rank 0 alone prints, in GNU's order, with GNU's
+//! hard-link and `-quit` semantics, and the tool's code is the same code.
+//!
+//! - **Work**: directories. While its queue runs low, a rank hands the
+//!   subdirectories it meets to the queue instead of descending them
+//!   ([`record`]); an idle rank asks a random other rank for work, which
+//!   gives the older half of its queue (nearest the root: the biggest
+//!   subtrees), as libcircle does.
+//! - **Termination**: rank 0 knows the tree it replays, so it knows when an
+//!   operand is complete (every directory the replay entered has its
+//!   record); it then tells every rank that operand is over (queued and
+//!   running work of it is dropped) and, at the end, that the job is. No
+//!   token ring is needed: completion is decided where all the records go.
+//! - **Shutdown**: every send is synchronous and non-blocking
+//!   (`libcw::mpisend`), so a rank whose sends are complete has nothing in
+//!   flight; each rank answers requests until its own are answered and its
+//!   sends complete, then joins a non-blocking barrier while still
+//!   answering. When it completes nothing is in flight anywhere.
+//! - **Threads**: the thread that initialised MPI makes every MPI call
+//!   (`MPI_THREAD_FUNNELED`) and never blocks in MPI; the walker and the
+//!   replay run on their own threads.
+
+mod record;
+mod replay;
+mod wire;
+
+use std::collections::VecDeque;
+use std::io::Write;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::Duration;
+
+use mpi::point_to_point::{MatchedReceiveVec, Source};
+use mpi::topology::{Communicator, SimpleCommunicator};
+use mpi::traits::CommunicatorCollectives;
+use mpi::Threading;
+
+use crate::{Options, Visitor};
+use record::Recorder;
+use replay::{Replay, Store};
+use wire::{Get, Item, Put};
+
+/// Whether this process was started by an MPI launcher (Open MPI's
+/// mpirun, PMIx, or MPICH's hydra/Slurm's PMI): only then is MPI
+/// initialised, so the binary run by hand is the single-process tool
+/// (and doesn't pay the 0.3 s of a singleton `MPI_Init`).
+pub fn launched() -> bool {
+    ["OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"].iter().any(|k| std::env::var_os(k).is_some())
+}
+
+/// What the ranks that read directories can know in advance of which to
+/// descend (rank 0's replay decides; see [`record`]).
+#[derive(Clone, Copy)]
+pub struct Hints<'a> {
+    /// Entries at this depth or deeper are not descended (`-maxdepth`).
+    pub max_depth: usize,
+    /// Directories on another device than their operand's are not
+    /// descended (`-xdev`, `du -x`).
+    pub xdev: bool,
+    /// Symlinks below the operands are followed (`-L`): directories carry
+    /// their ancestors' identities for loop detection.
+    pub follow_all: bool,
+    /// Paths not to descend (`du --exclude`).
+    pub skip: Option<PathTest<'a>>,
+}
+
+/// A test on a path (true: don't descend).
+pub type PathTest<'a> = &'a (dyn Fn(&[u8]) -> bool + Sync);
+
+/// Message tags.
+const REQ: i32 = 1;
+const WORK: i32 = 2;
+const NONE: i32 = 3;
+const REC: i32 = 4;
+const END: i32 = 5;
+const FINISH: i32 = 6;
+
+/// A steal hands over at most this many items (keeps messages small).
+const MAX_GIVE: usize = 256;
+/// Record batches in flight from one rank to rank 0.
+const MAX_REC_SENDS: usize = 8;
+/// Subdirectories are handed to the queue while fewer items wait.
+const HUNGRY: usize = 4;
+
+/// What a rank's coordinator, walker thread and (rank 0) replay share.
+pub(crate) struct Shared {
+    /// Directories to walk: the walker takes the newest, thieves the oldest.
+    pending: Mutex<VecDeque<Item>>,
+    cv: Condvar,
+    /// The walker thread is walking an item.
+    busy: AtomicBool,
+    /// Generations (operands) up to this one are over.
+    dead: AtomicU64,
+    /// The walker thread should exit.
+    stop: AtomicBool,
+    /// Records waiting to be sent to rank 0 (each length-prefixed).
+    outbox: Mutex<Vec<u8>>,
+}
+
+impl Shared {
+    fn idle(&self) -> bool {
+        !self.busy.load(Ordering::Relaxed) && ringio::sync::lock(&self.pending).is_empty()
+    }
+}
+
+/// This rank's part of an MPI job.
+pub struct Job {
+    world: SimpleCommunicator,
+    rank: i32,
+    size: i32,
+    sh: Arc<Shared>,
+    sends: Vec<libcw::mpisend::Send>,
+    /// A steal request is out.
+    asked: bool,
+    rng: u64,
+    /// Rank 0 said the job is over.
+    finished: bool,
+    started: bool,
+    gen: u64,
+    progname: String,
+    // Last: dropping it finalizes MPI.
+    _universe: mpi::environment::Universe,
+}
+
+impl Job {
+    /// Initialises MPI when [`launched`] by mpirun; `None` otherwise.
+    /// Ranks other than 0 have their stdout and stderr pointed at
+    /// `/dev/null`: rank 0 prints everything (lines from several ranks
+    /// corrupt each other through mpirun's forwarding).
+    /// `progname` prefixes the job's own messages.
+    pub fn init(progname: &str) -> Option<Job> {
+        if !launched() {
+            return None;
+        }
+        libcw::forget_terminals();
+        let Some((universe, provided)) = mpi::initialize_with_threading(Threading::Funneled) else {
+            fatal(progname, "MPI_Init failed");
+        };
+        if provided < Threading::Funneled {
+            fatal(progname, "MPI provides no MPI_THREAD_FUNNELED");
+        }
+        let world = universe.world();
+        let (rank, size) = (world.rank(), world.size());
+        if rank != 0 {
+            let _ = libcw::stdfds::mute(1);
+            let _ = libcw::stdfds::mute(2);
+        }
+        Some(Job {
+            world,
+            rank,
+            size,
+            sh: Arc::new(Shared {
+                pending: Mutex::new(VecDeque::new()),
+                cv: Condvar::new(),
+                busy: AtomicBool::new(false),
+                dead: AtomicU64::new(0),
+                stop: AtomicBool::new(false),
+                outbox: Mutex::new(Vec::new()),
+            }),
+            sends: Vec::new(),
+            asked: false,
+            rng: 0x9e37_79b9_7f4a_7c15 ^ (rank as u64 + 1).wrapping_mul(0x2545_f491_4f6c_dd1d),
+            finished: false,
+            started: false,
+            gen: 0,
+            progname: progname.to_string(),
+            _universe: universe,
+        })
+    }
+
+    /// Rank 0: the rank that replays and prints.
+    pub fn is_root(&self) -> bool {
+        self.rank == 0
+    }
+
+    pub fn size(&self) -> usize {
+        self.size as usize
+    }
+
+    /// Every rank calls this once its command line is parsed (`ok`):
+    /// true when all could start. It is also the point before which every
+    /// rank has opened (and truncated) its output files, so rank 0 can't
+    /// write into one another rank truncates later.
+    pub fn start(&mut self, ok: bool) -> bool {
+        let mut all = 0i32;
+        self.world.all_reduce_into(&(ok as i32), &mut all, mpi::collective::SystemOperation::min());
+        self.started = all == 1;
+        self.started
+    }
+
+    /// Rank 0: walks `roots` over the job, calling `v` as the sequential
+    /// walker would.
+    pub fn walk<V: Visitor>(&mut self, roots: &[Vec<u8>], opts: &Options, hints: &Hints, v: &V) {
+        // mpirun ends the other ranks with SIGTERM when one dies: noted, so
+        // rank 0 can say the output is incomplete before going down.
+        libcw::signal::note_signals();
+        let store = Store::new();
+        let done = AtomicBool::new(false);
+        self.sh.stop.store(false, Ordering::Relaxed);
+        let mut gen = self.gen;
+        let mut announced = self.sh.dead.load(Ordering::Relaxed);
+        let hungry = if self.size > 1 { HUNGRY } else { 0 };
+        let shared = Arc::clone(&self.sh);
+        std::thread::scope(|s| {
+            let (sh, store_ref, done) = (&*shared, &store, &done);
+            let emit = move |rec: Vec<u8>| store_ref.insert(rec);
+            s.spawn(move || walker(sh, opts, hints, v, &emit, hungry));
+            let replay = Replay { store: store_ref, sh, follow_all: hints.follow_all };
+            let gen = &mut gen;
+            s.spawn(move || {
+                replay.run(v, roots, || {
+                    *gen += 1;
+                    *gen
+                });
+                done.store(true, Ordering::Release);
+            });
+            loop {
+                let busy = self.poll(Some(&store));
+                let dead = self.sh.dead.load(Ordering::Relaxed);
+                if dead > announced {
+                    announced = dead;
+                    self.end_gen(dead);
+                }
+                if done.load(Ordering::Acquire) {
+                    break;
+                }
+                if !busy {
+                    std::thread::sleep(Duration::from_micros(100));
+                }
+            }
+            self.sh.stop.store(true, Ordering::Relaxed);
+            self.sh.cv.notify_all();
+        });
+        self.gen = gen;
+        let dead = self.sh.dead.load(Ordering::Relaxed);
+        if dead > announced {
+            self.end_gen(dead);
+        }
+    }
+
+    /// The other ranks: walk what is asked until rank 0 ends the job.
+    pub fn serve<V: Visitor>(&mut self, opts: &Options, hints: &Hints, v: &V) {
+        libcw::signal::note_signals();
+        if fault_here() {
+            // The tests' lost rank (README "MPI"): dies as a crash would.
+            std::process::abort();
+        }
+        let shared = Arc::clone(&self.sh);
+        std::thread::scope(|s| {
+            let sh = &*shared;
+            let emit = move |rec: Vec<u8>| {
+                let mut o = ringio::sync::lock(&sh.outbox);
+                o.extend_from_slice(&(rec.len() as u64).to_le_bytes());
+                o.extend_from_slice(&rec);
+            };
+            s.spawn(move || walker(sh, opts, hints, v, &emit, HUNGRY));
+            while !self.finished {
+                if !self.poll(None) {
+                    std::thread::sleep(Duration::from_micros(100));
+                }
+            }
+            self.sh.dead.store(u64::MAX, Ordering::Relaxed);
+            self.sh.stop.store(true, Ordering::Relaxed);
+            self.sh.cv.notify_all();
+        });
+        self.drain();
+    }
+
+    /// Tells the other ranks operand walks up to `gen` are over, and drops
+    /// this rank's queued work of them.
+    fn end_gen(&mut self, gen: u64) {
+        ringio::sync::lock(&self.sh.pending).retain(|i| i.gen > gen);
+        for r in 1..self.size {
+            self.send(r, END, gen.to_le_bytes().to_vec());
+        }
+    }
+
+    fn send(&mut self, to: i32, tag: i32, data: Vec<u8>) {
+        let p = self.world.process_at_rank(to);
+        self.sends.push(libcw::mpisend::Send::start(&p, tag, data));
+    }
+
+    fn random_other(&mut self) -> i32 {
+        // xorshift64*: only needs to spread requests.
+        self.rng ^= self.rng >> 12;
+        self.rng ^= self.rng << 25;
+        self.rng ^= self.rng >> 27;
+        let r = (self.rng.wrapping_mul(0x2545_f491_4f6c_dd1d) >> 33) as i32;
+        let k = r.rem_euclid(self.size - 1);
+        if k >= self.rank {
+            k + 1
+        } else {
+            k
+        }
+    }
+
+    /// One round of the coordinator: receives everything waiting, sends
+    /// records, completes sends, asks for work when idle. True if anything
+    /// happened.
+    fn poll(&mut self, store: Option<&Store>) -> bool {
+        if libcw::signal::interrupted() {
+            self.abort("the job was ended (a rank died, or a signal): the output is incomplete");
+        }
+        let mut any = false;
+        while let Some((msg, st)) = self.world.any_process().immediate_matched_probe() {
+            any = true;
+            let (tag, src) = (st.tag(), st.source_rank());
+            let (data, _) = (msg, st).matched_receive_vec::<u8>();
+            match tag {
+                REQ => self.give(src),
+                WORK => {
+                    self.asked = false;
+                    let dead = self.sh.dead.load(Ordering::Relaxed);
+                    let mut g = Get::new(&data);
+                    let n = g.u64();
+                    let mut q = ringio::sync::lock(&self.sh.pending);
+                    for _ in 0..n {
+                        let it = Item::get(&mut g);
+                        if it.gen > dead && !self.finished {
+                            q.push_back(it);
+                        }
+                    }
+                    drop(q);
+                    self.sh.cv.notify_all();
+                }
+                NONE => self.asked = false,
+                REC => {
+                    if let Some(store) = store {
+                        let mut g = Get::new(&data);
+                        while !g.done() {
+                            store.insert(g.bytes().to_vec());
+                        }
+                    }
+                }
+                END => {
+                    let gen = Get::new(&data).u64();
+                    self.sh.dead.fetch_max(gen, Ordering::Relaxed);
+                    ringio::sync::lock(&self.sh.pending).retain(|i| i.gen > gen);
+                }
+                FINISH => self.finished = true,
+                _ => {}
+            }
+        }
+        if self.rank != 0 && self.sends.len() < MAX_REC_SENDS {
+            let out = std::mem::take(&mut *ringio::sync::lock(&self.sh.outbox));
+            if !out.is_empty() && !self.finished {
+                any = true;
+                self.send(0, REC, out);
+            }
+        }
+        self.sends.retain_mut(|s| !s.test());
+        if self.size > 1 && !self.asked && !self.finished && self.sh.idle() {
+            let to = self.random_other();
+            self.send(to, REQ, Vec::new());
+            self.asked = true;
+        }
+        any
+    }
+
+    /// Answers a steal request with the older half of the queue.
+    fn give(&mut self, to: i32) {
+        let items: Vec<Item> = {
+            let mut q = ringio::sync::lock(&self.sh.pending);
+            let n = q.len().div_ceil(2).min(MAX_GIVE);
+            if self.finished {
+                Vec::new()
+            } else {
+                q.drain(..n).collect()
+            }
+        };
+        if items.is_empty() {
+            self.send(to, NONE, Vec::new());
+            return;
+        }
+        let mut p = Put(Vec::new());
+        p.u64(items.len() as u64);
+        for it in &items {
+            it.put(&mut p);
+        }
+        self.send(to, WORK, p.0);
+    }
+
+    /// Ends this rank's part: see the module docs ("Shutdown").
+    fn drain(&mut self) {
+        self.finished = true;
+        ringio::sync::lock(&self.sh.pending).clear();
+        while self.asked || !self.sends.is_empty() {
+            if !self.poll(None) {
+                std::thread::sleep(Duration::from_micros(50));
+            }
+        }
+        let mut barrier = self.world.immediate_barrier();
+        loop {
+            self.poll(None);
+            match barrier.test() {
+                Ok(_) => break,
+                Err(b) => barrier = b,
+            }
+            std::thread::sleep(Duration::from_micros(50));
+        }
+        while !self.sends.is_empty() {
+            self.poll(None);
+        }
+    }
+}
+
+impl Job {
+    /// Rank 0: ends the job (the other ranks' `serve` returns) and waits
+    /// until every rank has: call it before printing what must only be
+    /// printed for a complete walk (du's total) — a rank lost by then
+    /// never joins, mpirun ends the job, and [`Job::abort`] says so.
+    /// Later calls (and the drop) do nothing.
+    pub fn finish(&mut self) {
+        if self.rank == 0 && self.started && !self.finished {
+            for r in 1..self.size {
+                self.send(r, FINISH, Vec::new());
+            }
+            self.drain();
+        }
+    }
+}
+
+impl Drop for Job {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+impl Job {
+    /// Ends the whole job at once (`MPI_Abort`), rank 0 saying why first:
+    /// nothing after this looks complete (no du total, exit status 1).
+    fn abort(&self, why: &str) -> ! {
+        if self.rank == 0 {
+            let line = format!("{}: {why}\n", self.progname);
+            let _ = std::io::stderr().write_all(line.as_bytes());
+        }
+        self.world.abort(1)
+    }
+}
+
+/// A rank's walker thread: walks the items of its queue, newest first.
+fn walker<V: Visitor>(
+    sh: &Shared,
+    opts: &Options,
+    hints: &Hints,
+    v: &V,
+    emit: &(dyn Fn(Vec<u8>) + Sync),
+    hungry: usize,
+) {
+    // Order between directories is the replay's business; within one, a
+    // sorted walk (-s) must list sorted, which the sequential reader does.
+    let wopts = Options { ordered: opts.sort, ..opts.clone() };
+    let below = Options { follow_roots: hints.follow_all, ..wopts.clone() };
+    loop {
+        let item = {
+            let mut q = ringio::sync::lock(&sh.pending);
+            loop {
+                if sh.stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                if let Some(it) = q.pop_back() {
+                    sh.busy.store(true, Ordering::Relaxed);
+                    break it;
+                }
+                q = ringio::sync::wait(&sh.cv, q);
+            }
+        };
+        if item.gen > sh.dead.load(Ordering::Relaxed) {
+            let rec = Recorder {
+                inner: v,
+                item: &item,
+                hints,
+                sh,
+                emit,
+                root_dev: AtomicU64::new(item.root_dev),
+                hungry,
+            };
+            let o = if item.operand { &wopts } else { &below };
+            crate::walk(std::slice::from_ref(&item.path), o, &rec);
+        }
+        sh.busy.store(false, Ordering::Relaxed);
+    }
+}
+
+/// `RINGUTILS_MPI_FAULT=die:R`: rank R (not 0) dies once the job starts (how
+/// the tests show a lost rank fails the job loudly).
+fn fault_here() -> bool {
+    let Some(v) = std::env::var_os("RINGUTILS_MPI_FAULT") else { return false };
+    let rank = std::env::var("OMPI_COMM_WORLD_RANK").or_else(|_| std::env::var("PMI_RANK"));
+    match (v.to_str().and_then(|v| v.strip_prefix("die:")), rank) {
+        (Some(r), Ok(me)) => r == me,
+        _ => false,
+    }
+}
+
+/// An error of the job itself (not of the walk): reported GNU-style on
+/// stderr before MPI is up.
+fn fatal(progname: &str, msg: &str) -> ! {
+    let line = format!("{progname}: {msg}\n");
+    let _ = std::io::stderr().write_all(line.as_bytes());
+    std::process::exit(1)
+}

@@ -1,0 +1,306 @@
+//! Rank 0's side: the tool's own visitor, run single-threaded over the
+//! records in the order the sequential walker (`ordered`) would have met
+//! the entries, with the same callbacks in the same order — so the output,
+//! the messages, du's first-met hard links and find's `-quit`, `-ok` or
+//! `-ls` widths are what one process walking in GNU's order gives.
+
+use std::sync::atomic::Ordering;
+use std::sync::{Condvar, Mutex};
+
+use ringio::{dtype, DevIno, Errno, Statx};
+use std::collections::HashMap;
+
+use super::wire::{self, Get, Item, WireEntry};
+use super::Shared;
+use crate::{Entry, Visit, Visitor, WalkError};
+
+/// Records received for the operand being replayed, by (kind, path).
+pub(crate) struct Store {
+    m: Mutex<StoreIn>,
+    cv: Condvar,
+}
+
+struct StoreIn {
+    gen: u64,
+    recs: HashMap<(u8, Vec<u8>), (Vec<u8>, usize)>,
+    /// The job is going down: waits return nothing.
+    aborted: bool,
+}
+
+impl Store {
+    pub fn new() -> Store {
+        Store {
+            m: Mutex::new(StoreIn { gen: 0, recs: HashMap::new(), aborted: false }),
+            cv: Condvar::new(),
+        }
+    }
+
+    /// Keeps a record of the current operand (older ones are dropped: what
+    /// the replay skipped, still arriving).
+    pub fn insert(&self, rec: Vec<u8>) {
+        let mut g = Get::new(&rec);
+        let gen = g.u64();
+        let kind = g.u8();
+        let path = g.bytes().to_vec();
+        let at = g.at;
+        let mut m = ringio::sync::lock(&self.m);
+        if gen == m.gen {
+            m.recs.insert((kind, path), (rec, at));
+            drop(m);
+            self.cv.notify_all();
+        }
+    }
+
+    /// Starts operand `gen`: what is held of the previous one goes.
+    fn begin(&self, gen: u64) {
+        let mut m = ringio::sync::lock(&self.m);
+        m.gen = gen;
+        m.recs = HashMap::new();
+    }
+
+    /// Waits for a record; `None` once the job aborts.
+    fn wait(&self, kind: u8, path: &[u8]) -> Option<(Vec<u8>, usize)> {
+        let key = (kind, path.to_vec());
+        let mut m = ringio::sync::lock(&self.m);
+        loop {
+            if m.aborted {
+                return None;
+            }
+            if let Some(r) = m.recs.remove(&key) {
+                return Some(r);
+            }
+            m = ringio::sync::wait(&self.cv, m);
+        }
+    }
+}
+
+/// A directory being replayed.
+struct Dir {
+    path: Vec<u8>,
+    name_start: usize,
+    depth: usize,
+    w: WireEntry,
+}
+
+impl Dir {
+    fn entry(&self) -> Entry<'_> {
+        Entry {
+            path: &self.path,
+            name: &self.path[self.name_start..],
+            depth: self.depth,
+            d_type: self.w.d_type,
+            ino: self.w.ino,
+            stat: self.w.stat.as_ref(),
+            stat_error: self.w.stat_error,
+            followed: self.w.followed,
+            dirfd: libc::AT_FDCWD,
+            rel_name: &self.path,
+            index: self.w.index,
+        }
+    }
+    fn id(&self) -> Option<DevIno> {
+        self.w.stat.as_ref().map(DevIno::of)
+    }
+}
+
+struct Frame<A> {
+    dir: Dir,
+    acc: A,
+    rec: Vec<u8>,
+    at: usize,
+    left: u64,
+}
+
+pub(crate) struct Replay<'a> {
+    pub store: &'a Store,
+    pub sh: &'a Shared,
+    pub follow_all: bool,
+}
+
+impl Replay<'_> {
+    /// Replays `roots` one after another, each as generation `next_gen()`;
+    /// stops early on a quit.
+    pub fn run<V: Visitor>(&self, v: &V, roots: &[Vec<u8>], mut next_gen: impl FnMut() -> u64) {
+        let mut local = v.local();
+        for root in roots {
+            let gen = next_gen();
+            self.store.begin(gen);
+            self.request(Item {
+                gen,
+                path: root.clone(),
+                depth: 0,
+                operand: true,
+                root_dev: 0,
+                chain: Vec::new(),
+            });
+            let go = self.operand(v, &mut local, gen, root);
+            // Whatever is still walked or queued for it is now useless.
+            self.sh.dead.fetch_max(gen, Ordering::Relaxed);
+            if !go {
+                break;
+            }
+        }
+        v.finish(local);
+    }
+
+    fn request(&self, item: Item) {
+        ringio::sync::lock(&self.sh.pending).push_back(item);
+        self.sh.cv.notify_all();
+    }
+
+    /// Replays one operand; false to stop (a quit, or the job aborting).
+    fn operand<V: Visitor>(&self, v: &V, local: &mut V::Local, gen: u64, root: &[u8]) -> bool {
+        let Some((rec, at)) = self.store.wait(wire::ROOT, root) else { return false };
+        let mut g = Get { b: &rec, at };
+        if g.u8() == 0 {
+            let errno = g.errno().unwrap_or(Errno(libc::EIO));
+            v.error(local, &WalkError::Root { path: root.to_vec(), errno }, None);
+            return true;
+        }
+        let w = g.entry();
+        let dir = Dir { path: root.to_vec(), name_start: 0, depth: 0, w };
+        let visit = v.visit(local, &dir.entry(), None);
+        match visit {
+            Visit::Quit => false,
+            Visit::Descend if dir.w.d_type == dtype::DIR => {
+                let acc = v.make_acc(&dir.entry(), None);
+                self.walk(v, local, gen, dir, acc)
+            }
+            _ => true,
+        }
+    }
+
+    /// Opens a directory's record: a frame, or `None` after reporting it
+    /// could not be read (then `leave` has run).
+    fn open<V: Visitor>(
+        &self,
+        v: &V,
+        local: &mut V::Local,
+        dir: Dir,
+        acc: V::Acc,
+        parent: Option<&V::Acc>,
+    ) -> Result<Option<Frame<V::Acc>>, ()> {
+        let Some((rec, at)) = self.store.wait(wire::LIST, &dir.path) else { return Err(()) };
+        let mut g = Get { b: &rec, at };
+        let open_error = g.errno();
+        let read_error = g.errno();
+        let left = g.u64();
+        let at = g.at;
+        if let Some(errno) = open_error {
+            v.error(local, &WalkError::Open { path: dir.path.clone(), errno }, Some(&acc));
+            v.leave(local, &dir.entry(), &acc, parent);
+            return Ok(None);
+        }
+        if let Some(errno) = read_error {
+            v.error(local, &WalkError::Read { path: dir.path.clone(), errno }, Some(&acc));
+        }
+        Ok(Some(Frame { dir, acc, rec, at, left }))
+    }
+
+    fn walk<V: Visitor>(
+        &self,
+        v: &V,
+        local: &mut V::Local,
+        gen: u64,
+        root: Dir,
+        acc: V::Acc,
+    ) -> bool {
+        let mut frames: Vec<Frame<V::Acc>> = Vec::new();
+        match self.open(v, local, root, acc, None) {
+            Err(()) => return false,
+            Ok(None) => return true,
+            Ok(Some(f)) => frames.push(f),
+        }
+        while let Some(top) = frames.last_mut() {
+            if top.left == 0 {
+                let f = frames.pop().expect("a frame");
+                let e = f.dir.entry();
+                v.after_entries(local, &e, &f.acc);
+                v.leave(local, &e, &f.acc, frames.last().map(|p| &p.acc));
+                continue;
+            }
+            top.left -= 1;
+            let mut g = Get { b: &top.rec, at: top.at };
+            let kind = g.u8();
+            let name = g.bytes();
+            let mut path = top.dir.path.clone();
+            if path.last() != Some(&b'/') {
+                path.push(b'/');
+            }
+            let name_start = path.len();
+            path.extend_from_slice(name);
+            if kind == wire::LOOP {
+                let ancestor = g.bytes().to_vec();
+                top.at = g.at;
+                v.error(local, &WalkError::Loop { path, ancestor }, Some(&top.acc));
+                continue;
+            }
+            let w = g.entry();
+            let walked = g.u8() != 0;
+            top.at = g.at;
+            let depth = top.dir.depth + 1;
+            // A followed link back to an ancestor is reported instead of
+            // visited, as the walker does.
+            if w.followed && w.d_type == dtype::DIR {
+                if let Some(id) = w.stat.as_ref().map(DevIno::of) {
+                    if let Some(a) = frames.iter().rev().find(|f| f.dir.id() == Some(id)) {
+                        let err = WalkError::Loop { path, ancestor: a.dir.path.clone() };
+                        let top = frames.last().expect("a frame");
+                        v.error(local, &err, Some(&top.acc));
+                        continue;
+                    }
+                }
+            }
+            let top = frames.last().expect("a frame");
+            let stat: Option<&Statx> = w.stat.as_ref();
+            let e = Entry {
+                path: &path,
+                name: &path[name_start..],
+                depth,
+                d_type: w.d_type,
+                ino: w.ino,
+                stat,
+                stat_error: w.stat_error,
+                followed: w.followed,
+                dirfd: libc::AT_FDCWD,
+                rel_name: &path,
+                index: w.index,
+            };
+            match v.visit(local, &e, Some(&top.acc)) {
+                Visit::Quit => return false,
+                Visit::Descend if w.d_type == dtype::DIR => {
+                    let acc = v.make_acc(&e, Some(&top.acc));
+                    if !walked {
+                        // Nobody walked it (a guess said no): ask for it.
+                        let chain = if self.follow_all {
+                            frames
+                                .iter()
+                                .filter_map(|f| f.dir.id())
+                                .map(|d| (d.dev, d.ino))
+                                .collect()
+                        } else {
+                            Vec::new()
+                        };
+                        let root_dev = frames[0].dir.id().map_or(0, |d| d.dev);
+                        self.request(Item {
+                            gen,
+                            path: path.clone(),
+                            depth,
+                            operand: false,
+                            root_dev,
+                            chain,
+                        });
+                    }
+                    let dir = Dir { path, name_start, depth, w };
+                    match self.open(v, local, dir, acc, Some(&top.acc)) {
+                        Err(()) => return false,
+                        Ok(None) => {}
+                        Ok(Some(f)) => frames.push(f),
+                    }
+                }
+                _ => {}
+            }
+        }
+        true
+    }
+}
