@@ -331,6 +331,10 @@ struct Row {
 
 struct Sample {
     wall: Duration,
+    /// User + system CPU of the row's processes (mpirun's ranks included:
+    /// reaped descendants count), and of the FUSE server meanwhile.
+    cpu: Duration,
+    server_cpu: Duration,
     requests: u64,
     clients: u64,
     in_service_max: u64,
@@ -531,6 +535,7 @@ fn measure_all(
                 continue;
             }
             m.reset()?;
+            let (cpu0, server0) = (sys::cpu_used(), m.cpu());
             let (wall, outs) = match run_once(row, o.cap, scratch) {
                 Ok(r) => r,
                 Err(e) => {
@@ -552,6 +557,8 @@ fn measure_all(
             };
             let s = Sample {
                 wall,
+                cpu: sys::cpu_used().saturating_sub(cpu0),
+                server_cpu: m.cpu().saturating_sub(server0),
                 requests: num(&stats, "requests"),
                 clients: stats
                     .iter()
@@ -561,10 +568,13 @@ fn measure_all(
                 same,
             };
             eprintln!(
-                "scaleout:   {} {}: {:.2} s, {} requests, {} clients, at most {} in service{}",
+                "scaleout:   {} {}: {:.2} s (CPU {:.1} s, server {:.1} s), {} requests, {} \
+                 clients, at most {} in service{}",
                 row.tool.shown(),
                 row.mode.label(),
                 wall.as_secs_f64(),
+                s.cpu.as_secs_f64(),
+                s.server_cpu.as_secs_f64(),
                 s.requests,
                 s.clients,
                 s.in_service_max,
@@ -595,7 +605,7 @@ fn render(
         s,
         "- slowfs: {} per metadata request, no caching, at most {} requests in service per \
          client (process)\n- binaries: {}{}\n- runs: {} rounds, rows interleaved; median wall \
-         time (mpirun's own start-up, ~0.35 s, included)\n- other processes used {foreign:.2} \
+         time (for mpirun rows, its own start-up of ~0.35 s included); CPU: user + system\n- other processes used {foreign:.2} \
          cores on average meanwhile",
         o.latency,
         o.per_client,
@@ -612,10 +622,10 @@ fn render(
     }
     s.push('\n');
     s.push_str(
-        "| command | run as | clients | median s | runs | speedup | target | met | requests | \
-         most in service | output = single |\n",
+        "| command | run as | clients | median s | runs | speedup | target | met | CPU s tools \
+         / server | requests | most in service | output = single |\n",
     );
-    s.push_str("|---|---|--:|--:|--:|--:|---|---|--:|--:|---|\n");
+    s.push_str("|---|---|--:|--:|--:|--:|---|---|--:|--:|--:|---|\n");
     for tool in &o.tools {
         let of = |mode: Mode| {
             rows.iter()
@@ -655,7 +665,7 @@ fn render(
             };
             let _ = writeln!(
                 s,
-                "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+                "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 tool.shown(),
                 row.mode.label(),
                 mid.map_or("–".into(), |x| x.clients.to_string()),
@@ -667,6 +677,11 @@ fn render(
                 speedup.map_or("–".into(), |x| format!("{x:.2}×")),
                 target,
                 met.unwrap_or("–"),
+                mid.map_or("–".into(), |x| format!(
+                    "{:.1} / {:.1}",
+                    x.cpu.as_secs_f64(),
+                    x.server_cpu.as_secs_f64()
+                )),
                 mid.map_or("–".into(), |x| x.requests.to_string()),
                 mid.map_or("–".into(), |x| x.in_service_max.to_string()),
                 same,
