@@ -281,10 +281,12 @@ fn is_mpi_build(mpirun_path: &Path, ldu: &Path, dir: &Path) -> Result<bool, Stri
     Ok(stdout.lines().count() == 1)
 }
 
-/// The tree's subdirectories two levels down (and the first level's
-/// directories that have none), dealt to `n` shares by entry count,
-/// largest first onto the lightest share: N independent walkers' work.
-/// Counted on the source, so the mount sees none of it.
+/// The tree cut into `n` shares for N independent walkers: its entries,
+/// with the heaviest directory replaced by its own entries until there
+/// are 8 units per share, dealt by weight (entries below, + 1) largest
+/// first onto the lightest share. Every entry but the root and the split
+/// directories is walked once. Counted on the source, so the mount sees
+/// none of it.
 fn shares(source_tree: &Path, n: usize) -> Vec<Vec<PathBuf>> {
     fn count(p: &Path) -> u64 {
         let Ok(rd) = fs::read_dir(p) else { return 0 };
@@ -292,29 +294,37 @@ fn shares(source_tree: &Path, n: usize) -> Vec<Vec<PathBuf>> {
             .map(|e| 1 + if e.file_type().is_ok_and(|t| t.is_dir()) { count(&e.path()) } else { 0 })
             .sum()
     }
-    let subdirs = |p: &Path| -> Vec<PathBuf> {
-        let mut v: Vec<PathBuf> = fs::read_dir(p)
+    // (weight, path, is a directory)
+    let children = |p: &Path| -> Vec<(u64, PathBuf, bool)> {
+        let mut v: Vec<(u64, PathBuf, bool)> = fs::read_dir(p)
             .into_iter()
             .flatten()
             .flatten()
-            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
-            .map(|e| e.path())
+            .map(|e| {
+                let dir = e.file_type().is_ok_and(|t| t.is_dir());
+                let w = if dir { count(&e.path()) + 1 } else { 1 };
+                (w, e.path(), dir)
+            })
             .collect();
-        v.sort();
+        v.sort_by(|a, b| a.1.cmp(&b.1));
         v
     };
-    let mut units: Vec<(u64, PathBuf)> = Vec::new();
-    for d in subdirs(source_tree) {
-        let below = subdirs(&d);
-        if below.is_empty() {
-            units.push((count(&d) + 1, d));
-        } else {
-            units.extend(below.into_iter().map(|s| (count(&s) + 1, s)));
-        }
+    let n = n.max(1);
+    let mut units = children(source_tree);
+    while units.len() < 8 * n {
+        let heaviest = units
+            .iter()
+            .enumerate()
+            .filter(|(_, u)| u.2 && u.0 > 1)
+            .max_by(|a, b| a.1 .0.cmp(&b.1 .0).then(b.1 .1.cmp(&a.1 .1)))
+            .map(|(i, _)| i);
+        let Some(i) = heaviest else { break };
+        let (_, dir, _) = units.remove(i);
+        units.extend(children(&dir));
     }
     units.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-    let mut out: Vec<(u64, Vec<PathBuf>)> = vec![(0, Vec::new()); n.max(1)];
-    for (w, p) in units {
+    let mut out: Vec<(u64, Vec<PathBuf>)> = vec![(0, Vec::new()); n];
+    for (w, p, _) in units {
         let lightest = out.iter_mut().min_by_key(|s| s.0).expect("n >= 1");
         lightest.0 += w;
         lightest.1.push(p);
@@ -338,6 +348,9 @@ struct Sample {
     requests: u64,
     clients: u64,
     in_service_max: u64,
+    /// Fewest and most requests one client made: how evenly the ranks
+    /// shared the walk.
+    spread: (u64, u64),
     /// Whether stdout matched the single-process tool's (None: not
     /// comparable, as for independent rows).
     same: Option<bool>,
@@ -565,6 +578,15 @@ fn measure_all(
                     .filter(|(k, v)| k.ends_with(".requests") && v.as_str() != "0")
                     .count() as u64,
                 in_service_max: num(&stats, "in_service_max"),
+                spread: {
+                    let per: Vec<u64> = stats
+                        .iter()
+                        .filter(|(k, _)| k.starts_with("client.") && k.ends_with(".requests"))
+                        .filter_map(|(_, v)| v.parse().ok())
+                        .filter(|&n| n > 0)
+                        .collect();
+                    (per.iter().copied().min().unwrap_or(0), per.iter().copied().max().unwrap_or(0))
+                },
                 same,
             };
             eprintln!(
@@ -605,7 +627,9 @@ fn render(
         s,
         "- slowfs: {} per metadata request, no caching, at most {} requests in service per \
          client (process)\n- binaries: {}{}\n- runs: {} rounds, rows interleaved; median wall \
-         time (for mpirun rows, its own start-up of ~0.35 s included); CPU: user + system\n- other processes used {foreign:.2} \
+         time (for mpirun rows, its own start-up of ~0.35 s included); CPU: user + system\n- \
+         speedup: of MPI rows and the single process against `mpirun -n 1`, of independent \
+         processes against the single process\n- other processes used {foreign:.2} \
          cores on average meanwhile",
         o.latency,
         o.per_client,
@@ -623,7 +647,7 @@ fn render(
     s.push('\n');
     s.push_str(
         "| command | run as | clients | median s | runs | speedup | target | met | CPU s tools \
-         / server | requests | most in service | output = single |\n",
+         / server | requests (per client) | most in service | output = single |\n",
     );
     s.push_str("|---|---|--:|--:|--:|--:|---|---|--:|--:|--:|---|\n");
     for tool in &o.tools {
@@ -632,10 +656,14 @@ fn render(
                 .find(|(r, _, _)| r.tool == *tool && r.mode == mode)
                 .and_then(|(_, v, _)| median(&v.iter().map(|x| x.wall).collect::<Vec<_>>()))
         };
-        // Speedups are against one rank (against the single-process tool
-        // when there are no MPI rows).
-        let base = if mpi { of(Mode::Mpi(1)) } else { of(Mode::Single) };
+        // MPI rows (and the single-process one) against one rank;
+        // independent processes against the single-process tool.
+        let rank1 = if mpi { of(Mode::Mpi(1)) } else { of(Mode::Single) };
         for (row, samples, failed) in rows.iter().filter(|(r, _, _)| r.tool == *tool) {
+            let base = match row.mode {
+                Mode::Independent(_) => of(Mode::Single),
+                _ => rank1,
+            };
             let med = median(&samples.iter().map(|x| x.wall).collect::<Vec<_>>());
             let mid = samples.iter().find(|x| Some(x.wall) == med);
             let speedup = match (base, med) {
@@ -682,7 +710,11 @@ fn render(
                     x.cpu.as_secs_f64(),
                     x.server_cpu.as_secs_f64()
                 )),
-                mid.map_or("–".into(), |x| x.requests.to_string()),
+                mid.map_or("–".into(), |x| if x.clients > 1 {
+                    format!("{} ({}–{})", x.requests, x.spread.0, x.spread.1)
+                } else {
+                    x.requests.to_string()
+                }),
                 mid.map_or("–".into(), |x| x.in_service_max.to_string()),
                 same,
             );
@@ -717,33 +749,31 @@ mod tests {
     }
 
     #[test]
-    fn shares_cover_the_second_level_evenly() {
+    fn shares_split_the_heaviest_directories_and_balance() {
         let d = std::env::temp_dir().join(format!("scaleout-shares-{}", std::process::id()));
         let _ = fs::remove_dir_all(&d);
-        for (sub, files) in [("a/x", 6), ("a/y", 2), ("b/z", 3), ("b/w", 3), ("c", 1)] {
+        for (sub, files) in [("a/x", 6), ("a/y", 2), ("b", 3), ("c", 1)] {
             fs::create_dir_all(d.join(sub)).unwrap();
             for i in 0..files {
                 fs::write(d.join(sub).join(format!("f{i}")), "").unwrap();
             }
         }
+        fs::write(d.join("top"), "").unwrap();
+        // Two shares want 16 units: a (weight 11) is split into x and y,
+        // then x (7), b (4), y (3) and c (2), until no directory is left.
         let s = shares(&d, 2);
         let mut all: Vec<PathBuf> = s.iter().flatten().cloned().collect();
         all.sort();
-        let want: Vec<PathBuf> =
-            ["a/x", "a/y", "b/w", "b/z", "c"].iter().map(|p| d.join(p)).collect();
+        let mut want: Vec<PathBuf> = (0..6).map(|i| d.join(format!("a/x/f{i}"))).collect();
+        want.extend((0..2).map(|i| d.join(format!("a/y/f{i}"))));
+        want.extend((0..3).map(|i| d.join(format!("b/f{i}"))));
+        want.extend([d.join("c/f0"), d.join("top")]);
+        want.sort();
         assert_eq!(all, want);
-        // By weight (entries + 1), largest first onto the lightest share:
-        // a/x 7 | b/w 4, b/z 4 | a/y 3 → first | c 2 → second: 10 and 10.
-        let mut s: Vec<Vec<PathBuf>> = s;
-        s.iter_mut().for_each(|v| v.sort());
-        s.sort();
-        assert_eq!(
-            s,
-            vec![
-                vec![d.join("a/x"), d.join("a/y")],
-                vec![d.join("b/w"), d.join("b/z"), d.join("c")]
-            ]
-        );
+        // 13 units of weight 1: 7 and 6.
+        let mut sizes: Vec<usize> = s.iter().map(Vec::len).collect();
+        sizes.sort();
+        assert_eq!(sizes, [6, 7], "{s:?}");
         let _ = fs::remove_dir_all(&d);
     }
 
