@@ -282,8 +282,8 @@ fn is_mpi_build(mpirun_path: &Path, ldu: &Path, dir: &Path) -> Result<bool, Stri
 }
 
 /// The tree cut into `n` shares for N independent walkers: its entries,
-/// with the heaviest directory replaced by its own entries until there
-/// are 8 units per share, dealt by weight (entries below, + 1) largest
+/// with the heaviest directory replaced by its own entries until none
+/// weighs more than a quarter of a share, dealt by weight (entries below, + 1) largest
 /// first onto the lightest share. Every entry but the root and the split
 /// directories is walked once. Counted on the source, so the mount sees
 /// none of it.
@@ -311,11 +311,13 @@ fn shares(source_tree: &Path, n: usize) -> Vec<Vec<PathBuf>> {
     };
     let n = n.max(1);
     let mut units = children(source_tree);
-    while units.len() < 8 * n {
+    let total: u64 = units.iter().map(|u| u.0).sum();
+    let most = (total / (4 * n as u64)).max(1);
+    loop {
         let heaviest = units
             .iter()
             .enumerate()
-            .filter(|(_, u)| u.2 && u.0 > 1)
+            .filter(|(_, u)| u.2 && u.0 > most)
             .max_by(|a, b| a.1 .0.cmp(&b.1 .0).then(b.1 .1.cmp(&a.1 .1)))
             .map(|(i, _)| i);
         let Some(i) = heaviest else { break };
@@ -759,21 +761,23 @@ mod tests {
             }
         }
         fs::write(d.join("top"), "").unwrap();
-        // Two shares want 16 units: a (weight 11) is split into x and y,
-        // then x (7), b (4), y (3) and c (2), until no directory is left.
+        // Total weight 18, two shares: nothing may weigh more than 2, so a
+        // (11) is split into x and y, then x (7), b (4) and y (3); c (2)
+        // stays whole.
         let s = shares(&d, 2);
         let mut all: Vec<PathBuf> = s.iter().flatten().cloned().collect();
         all.sort();
         let mut want: Vec<PathBuf> = (0..6).map(|i| d.join(format!("a/x/f{i}"))).collect();
         want.extend((0..2).map(|i| d.join(format!("a/y/f{i}"))));
         want.extend((0..3).map(|i| d.join(format!("b/f{i}"))));
-        want.extend([d.join("c/f0"), d.join("top")]);
+        want.extend([d.join("c"), d.join("top")]);
         want.sort();
         assert_eq!(all, want);
-        // 13 units of weight 1: 7 and 6.
-        let mut sizes: Vec<usize> = s.iter().map(Vec::len).collect();
-        sizes.sort();
-        assert_eq!(sizes, [6, 7], "{s:?}");
+        // 12 units, c weighing 2: 7 + 1 and 6 + 2 (or the same weights).
+        let weight = |v: &Vec<PathBuf>| v.len() + usize::from(v.contains(&d.join("c")));
+        let w: Vec<usize> = s.iter().map(weight).collect();
+        assert_eq!(w.iter().sum::<usize>(), 14, "{s:?}");
+        assert!(w.iter().all(|&x| x == 7), "{s:?}");
         let _ = fs::remove_dir_all(&d);
     }
 
