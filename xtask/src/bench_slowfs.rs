@@ -114,16 +114,24 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
     Ok(o)
 }
 
-/// The slowfs server: a foreground `xtask slowfs` child of this process.
-struct Mount {
+/// The slowfs server: a foreground `xtask slowfs` child of this process
+/// (also `cargo xtask scaleout`'s, scaleout.rs).
+pub(crate) struct Mount {
     child: Child,
-    mnt: PathBuf,
+    pub(crate) mnt: PathBuf,
     stats: PathBuf,
     resets: u64,
 }
 
 impl Mount {
-    fn start(source: &Path, mnt: &Path, latency: &str, stats: &Path) -> Result<Mount, String> {
+    /// Mounts `source` on `mnt`; `extra` are more `xtask slowfs` options.
+    pub(crate) fn start(
+        source: &Path,
+        mnt: &Path,
+        latency: &str,
+        stats: &Path,
+        extra: &[String],
+    ) -> Result<Mount, String> {
         let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
         fs::create_dir_all(mnt).map_err(|e| format!("{}: {e}", mnt.display()))?;
         let log = stats.with_extension("log");
@@ -136,6 +144,7 @@ impl Mount {
             .arg(source)
             .args(["--latency", latency, "--stats"])
             .arg(stats)
+            .args(extra)
             .stdin(Stdio::null())
             .stdout(Stdio::piped())
             .stderr(log)
@@ -175,7 +184,7 @@ impl Mount {
     }
 
     /// Zeroes the server's counters and waits until it has.
-    fn reset(&mut self) -> Result<(), String> {
+    pub(crate) fn reset(&mut self) -> Result<(), String> {
         self.signal(libc::SIGUSR2);
         let want = (self.resets + 1).to_string();
         let t = Instant::now();
@@ -189,15 +198,21 @@ impl Mount {
         Err("slowfs did not acknowledge a counter reset".into())
     }
 
-    /// The counters now (the server rewrites the file on SIGUSR1, by rename).
+    /// The counters now.
     fn snapshot(&self) -> Result<Counters, String> {
+        self.snapshot_map().map(|m| Counters::from_map(&m))
+    }
+
+    /// The stats file's `key value` lines now (the server rewrites the file
+    /// on SIGUSR1, by rename).
+    pub(crate) fn snapshot_map(&self) -> Result<HashMap<String, String>, String> {
         let before = self.read_stats().map(|(ino, _)| ino);
         self.signal(libc::SIGUSR1);
         let t = Instant::now();
         while t.elapsed() < Duration::from_secs(5) {
             if let Some((ino, map)) = self.read_stats() {
                 if Some(ino) != before {
-                    return Ok(Counters::from_map(&map));
+                    return Ok(map);
                 }
             }
             std::thread::sleep(Duration::from_millis(2));
@@ -206,7 +221,7 @@ impl Mount {
     }
 
     /// CPU time the server has used (user + system).
-    fn cpu(&self) -> Duration {
+    pub(crate) fn cpu(&self) -> Duration {
         let stat =
             fs::read_to_string(format!("/proc/{}/stat", self.child.id())).unwrap_or_default();
         // Fields after the parenthesised command name; utime and stime are 14 and 15.
@@ -218,7 +233,7 @@ impl Mount {
     }
 
     /// Unmounts (SIGTERM makes the server unmount and exit) and reaps it.
-    fn stop(&mut self) {
+    pub(crate) fn stop(&mut self) {
         if self.child.try_wait().ok().flatten().is_some() {
             return;
         }
@@ -560,7 +575,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
     let stats = out_dir.join("slowfs-stats");
     let tmp = out_dir.join(format!(".slowfs-stderr-{}", std::process::id()));
     let header = crate::machine::header(&o.dir);
-    let mut m = Mount::start(&source, &mnt, &o.latency, &stats)?;
+    let mut m = Mount::start(&source, &mnt, &o.latency, &stats, &[])?;
     eprintln!(
         "bench: slowfs mirrors {} on {} ({} per request)",
         source.display(),

@@ -13,6 +13,9 @@
 //!   counters and limits (cold.rs, device.rs).
 //! - `du-floor`, `ls-floor`: minimal walkers, the benches' floor rows
 //!   (floor.rs, ls_floor.rs).
+//! - `scaleout`: lfind and ldu as MPI jobs of 1–8 ranks against the
+//!   single-process tool, through slowfs with a per-client cap (issue 19;
+//!   scaleout.rs).
 //! - `bench-engine`: times ringio's executors directly, in an optimized
 //!   build of this crate (engine_bench.rs).
 
@@ -29,6 +32,7 @@ mod fixtures;
 mod floor;
 mod ls_floor;
 mod machine;
+mod scaleout;
 mod setup;
 mod slowfs;
 mod strace;
@@ -59,6 +63,11 @@ tasks:
                       fixtures (benches/slowfs.txt): time, FUSE requests by type and the
                       concurrency achieved (--ours: our rows only, no minute-long GNU runs);
                       table to stdout and target/bench/slowfs.md
+  scaleout [--bin-dir D] [--ranks 1,2,4,8] [--runs N] [--independent] …
+                      lfind and ldu -s on the tree fixture through slowfs (1 ms, at most 8
+                      requests in service per process), single-process vs `mpirun -n N`;
+                      speedup table to stdout and target/bench/scaleout.md
+                      (cargo xtask scaleout --help)
   dist [--dir D]       man pages and bash/zsh/fish completions for the four tools,
                       from their option tables (default: target/dist)
   bench-engine [--quick] [--runs N] [--dir D]
@@ -83,6 +92,7 @@ fn main() -> ExitCode {
         "fixtures" => fixtures::main(&rest),
         "bench" => bench::main(&rest),
         "dist" => dist::main(&rest),
+        "scaleout" => scaleout::main(&rest),
         "bench-engine" => engine_bench::main(&rest),
         "du-floor" => floor::main(&rest),
         "ls-floor" => ls_floor::main(&rest),

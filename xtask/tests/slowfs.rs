@@ -413,3 +413,82 @@ fn daemon_mode_and_signals_unmount_cleanly() {
         assert!(err.contains("unmounted"), "{err}");
     }
 }
+
+/// `xtask du-floor DIR 16` on `dir` (16 threads statting every entry: one
+/// process asking for up to 16 requests at once), spawned.
+fn du_floor(dir: &Path) -> Child {
+    Command::new(XTASK)
+        .args(["du-floor"])
+        .arg(dir)
+        .arg("16")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Its total (the tree's KiB, every entry counted) once it succeeded.
+fn du_floor_total(child: Child) -> String {
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "du-floor: {}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    text.split('\t').next().unwrap_or_default().to_string()
+}
+
+#[test]
+fn per_client_cap_holds_each_process_to_k_without_refusing() {
+    if let Some(why) = slowmount::unusable() {
+        slowmount::fuse_missing("xtask slowfs --per-client", &why);
+        return;
+    }
+    const K: u64 = 4;
+    let scratch = Scratch::new("per-client");
+    let src = scratch.0.join("src");
+    let mnt = scratch.0.join("mnt");
+    let stats_file = scratch.0.join("stats");
+    // 8 × 300 files: each walk below makes thousands of requests, at most
+    // K per millisecond, so the two walked together overlap for a second.
+    for d in 0..8 {
+        let dir = src.join(format!("d{d}"));
+        fs::create_dir_all(&dir).unwrap();
+        for f in 0..300 {
+            fs::write(dir.join(format!("f{f}")), "x").unwrap();
+        }
+    }
+    let want = du_floor_total(du_floor(&src));
+    let stats_arg = stats_file.to_str().unwrap();
+    let k = K.to_string();
+    let Some(server) =
+        Server::start(&src, &mnt, &["--latency", "1ms", "--per-client", &k, "--stats", stats_arg])
+    else {
+        return;
+    };
+    // One process alone, then two at once; every request is answered (the
+    // totals match the source's), none refused.
+    let alone = du_floor(&mnt);
+    let a = alone.id();
+    assert_eq!(du_floor_total(alone), want);
+    let (first, second) = (du_floor(&mnt), du_floor(&mnt));
+    let (b, c) = (first.id(), second.id());
+    assert_eq!(du_floor_total(first), want);
+    assert_eq!(du_floor_total(second), want);
+    server.umount();
+
+    let stats = fs::read_to_string(&stats_file).unwrap();
+    let client = |pid: u32, key: &str| stats_value(&stats, &format!("client.{pid}.{key}"));
+    for pid in [a, b, c] {
+        // The process's 16 threads are one client (their thread ids are
+        // grouped by thread group): it asked for more than K at once, had
+        // exactly K in service at most, and the rest waited.
+        assert!(client(pid, "requests") > 2400, "client {pid}:\n{stats}");
+        assert!(client(pid, "max_outstanding") > K, "client {pid} never exceeded K:\n{stats}");
+        assert_eq!(client(pid, "max_in_service"), K, "client {pid}:\n{stats}");
+        assert!(client(pid, "queued") > 0, "client {pid}:\n{stats}");
+    }
+    assert_eq!(stats_value(&stats, "per_client"), K, "{stats}");
+    assert_eq!(stats_value(&stats, "client_max_in_service"), K, "{stats}");
+    // The cap is per client, not global: the two processes walking
+    // together had 2K in service between them.
+    assert_eq!(stats_value(&stats, "in_service_max"), 2 * K, "{stats}");
+    assert_eq!(stats_value(&stats, "in_flight"), 0, "{stats}");
+}

@@ -7,6 +7,7 @@
 //! node-id table, sys.rs the few raw system calls). The mount is made with
 //! mount(2), so it needs root (or CAP_SYS_ADMIN) and a usable /dev/fuse.
 
+mod clients;
 mod nodes;
 mod proto;
 mod server;
@@ -45,6 +46,12 @@ options:
   --cache SECS         entry/attribute cache time given to the kernel
                        (default 0: every access is a request)
   --threads N          threads reading requests (default 4)
+  --per-client K       at most K delayed requests of one client in service at
+                       once; the others wait in arrival order (none is
+                       refused). A client is a process: the FUSE request's
+                       thread id grouped by thread group. K = 8 is a Lustre
+                       client's metadata RPC limit. The stats file then gets
+                       per-client lines (client.PID.max_in_service, ...)
   --stats FILE         write counters to FILE as `key value` lines: on exit
                        (with `final 1`), on SIGUSR1, and on SIGUSR2 after
                        zeroing the counters (`resets` counts those)
@@ -70,6 +77,7 @@ struct Options {
     read_latency: Duration,
     cache: Duration,
     threads: usize,
+    per_client: usize,
     stats: Option<PathBuf>,
     daemon: bool,
     log: Option<PathBuf>,
@@ -111,6 +119,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
         cache: opts.cache,
         threads: opts.threads,
         faults: opts.faults.clone(),
+        per_client: opts.per_client,
     };
     if !opts.daemon {
         return serve(cfg, &mountpoint, opts.stats.as_deref(), None);
@@ -182,6 +191,7 @@ fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
         read_latency: Duration::ZERO,
         cache: Duration::ZERO,
         threads: 4,
+        per_client: 0,
         stats: None,
         daemon: false,
         log: None,
@@ -215,6 +225,13 @@ fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
                     .ok()
                     .filter(|&n| (1..=256).contains(&n))
                     .ok_or("slowfs: --threads needs a number from 1 to 256")?
+            }
+            "--per-client" => {
+                o.per_client = value()?
+                    .parse()
+                    .ok()
+                    .filter(|&n| (1..=1 << 20).contains(&n))
+                    .ok_or("slowfs: --per-client needs a positive number")?
             }
             "--stats" => o.stats = Some(PathBuf::from(value()?)),
             "--log" => o.log = Some(PathBuf::from(value()?)),
@@ -311,7 +328,7 @@ fn write_stats(server: &Server, path: Option<&Path>, last: bool) {
     // Write a sibling file and rename it, so readers never see half a file.
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
-    let text = server.stats.render(&server.cfg, last);
+    let text = server.stats.render(&server.cfg, server.clients.as_ref(), last);
     let r = fs::write(&tmp, text).and_then(|()| fs::rename(&tmp, path));
     if let Err(e) = r {
         eprintln!("slowfs: writing {}: {e}", path.display());
@@ -329,6 +346,9 @@ fn summary(server: &Server, mp: &Path) -> String {
         s.max_in_flight(),
         s.mean_late().as_nanos() as f64 / 1e3,
     );
+    if let Some(c) = &server.clients {
+        out.push_str(&c.summary());
+    }
     for (name, n) in s.by_opcode() {
         out.push_str(&format!("  {name:<14}{n:>10}\n"));
     }
@@ -355,6 +375,10 @@ fn serve(
         .map_err(|e| format!("slowfs: mount(2) of {} failed: {e}", mp.display()))?;
     let source = cfg.source.clone();
     let (latency, jitter, cache) = (cfg.latency, cfg.jitter, cfg.cache);
+    let cap = match cfg.per_client {
+        0 => String::new(),
+        k => format!(", at most {k} in service per client"),
+    };
     let (server, threads) = Server::start(File::from(dev), cfg);
     if !server.wait_initialized(Duration::from_secs(10)) {
         let _ = sys::umount(mp, true);
@@ -362,7 +386,7 @@ fn serve(
     }
     write_stats(&server, stats_file, false);
     eprintln!(
-        "slowfs: {} mirrors {} (latency {latency:?} ± {jitter:?}, cache {cache:?}; FUSE {})",
+        "slowfs: {} mirrors {} (latency {latency:?} ± {jitter:?}, cache {cache:?}{cap}; FUSE {})",
         mp.display(),
         source.display(),
         server.protocol()
@@ -394,6 +418,9 @@ fn serve(
             SIGUSR1 => write_stats(&server, stats_file, false),
             SIGUSR2 => {
                 server.stats.reset();
+                if let Some(c) = &server.clients {
+                    c.reset();
+                }
                 write_stats(&server, stats_file, false);
             }
             _ if unmount_requested.is_none() => {
@@ -465,6 +492,10 @@ mod tests {
         assert_eq!(o.jitter, Duration::from_micros(200));
         assert_eq!(o.cache, Duration::from_secs(1));
         assert!(!o.daemon && !o.umount);
+        assert_eq!(o.per_client, 0);
+        let o = parse_args(&args("/mnt --source /s --per-client 8")).unwrap().unwrap();
+        assert_eq!(o.per_client, 8);
+        assert!(parse_args(&args("/mnt --per-client 0")).is_err());
         let o = parse_args(&args("--umount /mnt")).unwrap().unwrap();
         assert!(o.umount);
         assert!(parse_args(&args("--help")).unwrap().is_none());

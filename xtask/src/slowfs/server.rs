@@ -18,6 +18,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
+use super::clients::{Clients, Waiting};
 use super::nodes::{parent_of, DirEntry, Handles, Nodes};
 use super::proto::*;
 use super::sys::{self, as_bytes, read_struct, Pod};
@@ -44,6 +45,9 @@ pub struct Config {
     pub threads: usize,
     /// Requests answered with EIO (`--inject-eio`).
     pub faults: Vec<Fault>,
+    /// Delayed requests one client may have in service at once
+    /// (`--per-client`; 0: no cap). See clients.rs.
+    pub per_client: usize,
 }
 
 /// Which request an injected EIO hits (see `--inject-eio` in mod.rs).
@@ -235,7 +239,7 @@ impl Stats {
 
     /// The stats file: `key value` lines, fixed keys first, then one line
     /// per opcode seen.
-    pub fn render(&self, cfg: &Config, last: bool) -> String {
+    pub fn render(&self, cfg: &Config, clients: Option<&Clients>, last: bool) -> String {
         let mut s = String::new();
         let mut line = |k: &str, v: String| {
             s.push_str(k);
@@ -258,6 +262,9 @@ impl Stats {
         for (name, n) in self.by_opcode() {
             line(name, n.to_string());
         }
+        if let Some(c) = clients {
+            c.render(&mut line);
+        }
         s
     }
 }
@@ -268,15 +275,19 @@ struct DelayQueue {
     due: Condvar,
 }
 
+/// A reply waiting for its deadline, and the capped client it is
+/// counted against (None without `--per-client`).
+type Parked = (Option<u32>, Vec<u8>);
+
 #[derive(Default)]
 struct QueueState {
     heap: BinaryHeap<Reverse<(Instant, u64)>>,
-    parked: HashMap<u64, Vec<u8>>,
+    parked: HashMap<u64, Parked>,
     stop: bool,
 }
 
 impl DelayQueue {
-    fn park(&self, at: Instant, unique: u64, reply: Vec<u8>) {
+    fn park(&self, at: Instant, unique: u64, reply: Parked) {
         let mut st = self.state.lock().unwrap();
         let earliest = st.heap.peek().is_none_or(|Reverse((t, _))| at < *t);
         st.heap.push(Reverse((at, unique)));
@@ -288,13 +299,13 @@ impl DelayQueue {
     }
 
     /// Takes a parked reply out early (its request was interrupted).
-    fn take(&self, unique: u64) -> Option<Vec<u8>> {
+    fn take(&self, unique: u64) -> Option<Parked> {
         self.state.lock().unwrap().parked.remove(&unique)
     }
 
     /// Blocks until some replies are due and moves them, with their
     /// deadlines, into `out`; false once the queue is stopped.
-    fn wait_due(&self, out: &mut Vec<(Instant, Vec<u8>)>) -> bool {
+    fn wait_due(&self, out: &mut Vec<(Instant, Parked)>) -> bool {
         let mut st = self.state.lock().unwrap();
         loop {
             if st.stop {
@@ -337,6 +348,8 @@ pub struct Server {
     faulty: Mutex<HashMap<(bool, u64), u64>>,
     pub stats: Stats,
     queue: DelayQueue,
+    /// The per-client cap, when there is one.
+    pub clients: Option<Clients>,
     initialized: Mutex<bool>,
     init_done: Condvar,
     /// What INIT settled: protocol minor, and the flags both sides accepted.
@@ -431,6 +444,7 @@ impl Server {
     /// thread; they run until the file system is unmounted.
     pub fn start(dev: File, cfg: Config) -> (Arc<Server>, Vec<JoinHandle<()>>) {
         let threads = cfg.threads.max(1);
+        let clients = (cfg.per_client > 0).then(|| Clients::new(cfg.per_client));
         let server = Arc::new(Server {
             dev,
             nodes: Mutex::new(Nodes::new(cfg.source.clone())),
@@ -440,6 +454,7 @@ impl Server {
             faulty: Mutex::new(HashMap::new()),
             stats: Stats::new(),
             queue: DelayQueue { state: Mutex::new(QueueState::default()), due: Condvar::new() },
+            clients,
             initialized: Mutex::new(false),
             init_done: Condvar::new(),
             negotiated: Mutex::new((0, 0)),
@@ -547,12 +562,15 @@ impl Server {
         let _ = sys::set_timer_slack(1);
         let mut due = Vec::new();
         while self.queue.wait_due(&mut due) {
-            for (deadline, reply) in due.drain(..) {
+            for (deadline, (client, reply)) in due.drain(..) {
                 // Count it answered first: once written, the caller may
                 // send its next request before this thread runs again.
                 self.stats.leave();
                 self.stats.late(deadline.elapsed());
                 self.send(&reply);
+                if let Some(c) = client {
+                    self.release_slot(c);
+                }
             }
         }
     }
@@ -606,8 +624,25 @@ impl Server {
         out[..HEADER].copy_from_slice(as_bytes(&header));
         if delay.is_zero() {
             self.send(&out);
-        } else {
-            self.queue.park(received + delay, h.unique, out);
+            return;
+        }
+        let Some(clients) = &self.clients else {
+            self.queue.park(received + delay, h.unique, (None, out));
+            return;
+        };
+        let client = clients.client_of(h.pid);
+        let w = Waiting { unique: h.unique, delay, reply: out };
+        if let Some(w) = clients.admit(client, w) {
+            self.queue.park(received + w.delay, w.unique, (Some(client), w.reply));
+        }
+    }
+
+    /// A reply of a capped client went out: its slot goes to the client's
+    /// oldest waiting request, whose delay starts now.
+    fn release_slot(&self, client: u32) {
+        let Some(clients) = &self.clients else { return };
+        if let Some(w) = clients.release(client) {
+            self.queue.park(Instant::now() + w.delay, w.unique, (Some(client), w.reply));
         }
     }
 
@@ -633,13 +668,23 @@ impl Server {
             INTERRUPT => {
                 // Answer the interrupted request now with EINTR if its reply
                 // is still parked; otherwise it is being answered already.
+                // A request still waiting for its client's slot is answered
+                // the same way, and holds no slot.
                 let Some(i) = read_struct::<InterruptIn>(body) else { return };
-                if self.queue.take(i.unique).is_some() {
-                    let header =
-                        OutHeader { len: HEADER as u32, error: -libc::EINTR, unique: i.unique };
-                    self.stats.leave();
-                    self.send(as_bytes(&header));
-                    self.stats.interrupted.fetch_add(1, Ordering::Relaxed);
+                let slot = match self.queue.take(i.unique) {
+                    Some((client, _)) => client,
+                    None => match self.clients.as_ref().and_then(|c| c.cancel(i.unique)) {
+                        Some(_) => None,
+                        None => return,
+                    },
+                };
+                let header =
+                    OutHeader { len: HEADER as u32, error: -libc::EINTR, unique: i.unique };
+                self.stats.leave();
+                self.send(as_bytes(&header));
+                self.stats.interrupted.fetch_add(1, Ordering::Relaxed);
+                if let Some(c) = slot {
+                    self.release_slot(c);
                 }
             }
             _ => {}
@@ -985,10 +1030,10 @@ mod tests {
     fn delay_queue_releases_in_deadline_order() {
         let q = DelayQueue { state: Mutex::new(QueueState::default()), due: Condvar::new() };
         let now = Instant::now();
-        q.park(now + Duration::from_millis(20), 2, vec![2]);
-        q.park(now + Duration::from_millis(5), 1, vec![1]);
-        q.park(now + Duration::from_millis(40), 3, vec![3]);
-        assert_eq!(q.take(3), Some(vec![3]));
+        q.park(now + Duration::from_millis(20), 2, (None, vec![2]));
+        q.park(now + Duration::from_millis(5), 1, (Some(7), vec![1]));
+        q.park(now + Duration::from_millis(40), 3, (None, vec![3]));
+        assert_eq!(q.take(3), Some((None, vec![3])));
         let mut out = Vec::new();
         assert!(q.wait_due(&mut out));
         assert!(now.elapsed() >= Duration::from_millis(5));
@@ -997,7 +1042,8 @@ mod tests {
             assert!(q.wait_due(&mut more));
             out.append(&mut more);
         }
-        let replies: Vec<Vec<u8>> = out.iter().map(|(_, r)| r.clone()).collect();
+        let replies: Vec<Vec<u8>> = out.iter().map(|(_, (_, r))| r.clone()).collect();
+        assert_eq!(out[0].1 .0, Some(7));
         assert_eq!(replies, vec![vec![1], vec![2]]);
         assert_eq!(out[0].0, now + Duration::from_millis(5));
         assert!(now.elapsed() >= Duration::from_millis(20));
@@ -1023,14 +1069,15 @@ mod tests {
             cache: Duration::ZERO,
             threads: 1,
             faults: Vec::new(),
+            per_client: 0,
         };
-        let text = s.render(&cfg, true);
+        let text = s.render(&cfg, None, true);
         assert!(text.contains("requests 4\n"), "{text}");
         assert!(text.contains("max_in_flight 2\n"), "{text}");
         assert!(text.contains("lookup 2\ngetattr 1\nother 1\n"), "{text}");
         assert!(text.contains("latency_ns 1000000\n"), "{text}");
         s.reset();
-        let text = s.render(&cfg, false);
+        let text = s.render(&cfg, None, false);
         assert!(text.contains("requests 0\n") && text.contains("max_in_flight 1\n"), "{text}");
         assert!(text.contains("resets 1\n") && text.contains("final 0\n"), "{text}");
     }
