@@ -1,5 +1,5 @@
-//! The 25-item checklist of the locale research (shared/research/locales.md
-//! §11), as differential tests: each item is a short sequence of commands
+//! A 25-item checklist of GNU's behaviour outside the C locale (the
+//! behaviours docs/locale.md lists), as differential tests: each item is a short sequence of commands
 //! (often one per locale); GNU's tools and ours run the same sequence on
 //! the same fixture directory (so readdir order is the same for both), ours
 //! once per engine backend, and the concatenated outputs must be equal.
@@ -9,7 +9,7 @@
 //! group of backends that printed the same thing.
 //!
 //! Each step's output is its stdout, then its stderr (program names
-//! normalised), then `[exit N]` when N is not 0: stricter than §11's `diff`
+//! normalised), then `[exit N]` when N is not 0: stricter than a plain `diff`
 //! lines, which see stdout only (17 and 25 redirect stderr into it). The
 //! walks of `lfind` and `ldu -a` (items 18, 19, 22, 23) are compared as
 //! sorted lines: their order between entries is unspecified (the suites'
@@ -20,8 +20,8 @@ use std::path::{Path, PathBuf};
 
 use crate::util::{self, line_diff, Cases, Run, TempDir};
 
-/// §11's fixture, built in `root/fx`; commands run in `root` and name
-/// `fx/...`, as in §11.
+/// The checklist's fixture, built in `root/fx`; commands run in `root` and name
+/// `fx/...`.
 fn fixture(root: &Path) {
     let fx = root.join("fx");
     std::fs::create_dir(&fx).unwrap();

@@ -3,7 +3,8 @@
 //! and the walk ([`crate::Walkers`]) raise the number of operations in
 //! flight, and lower it again once completions are cache-fast.
 //!
-//! Measured on the project VM (../shared/research/cold-cache.md §Q7): a
+//! Measured on the project VM (docs/engine.md §5, which says how to
+//! re-measure): a
 //! warm statx costs 1.3–1.7 µs, a cold one 5–8 µs (mostly the kernel
 //! instantiating the inode, on the CPU); the first getdents of a directory
 //! costs 4 µs warm and 77–79 µs cold (the directory block is read). Windows
@@ -111,14 +112,16 @@ pub fn is_cold() -> bool {
 /// Walker threads (or pool workers of a tree walk) to run while cold:
 /// 16–64 threads measured best cold on 2 vCPUs (the CPU instantiating
 /// inodes and the device both need many requests in flight), 8 was 8–17 %
-/// slower, 2 was 60–75 % slower (cold-cache.md §Q1, "Recommended design").
+/// slower, 2 was 60–75 % slower (docs/engine.md §5; `cargo xtask du-floor
+/// DIR N` after a cache drop re-measures it).
 pub fn cold_depth() -> usize {
     (16 * crate::sys::available_cpus()).clamp(32, 64)
 }
 
 /// Pool workers of a listing (lsr) while cold: one directory's listing is
-/// CPU-bound and one getdents stream can't feed more than ~8 (§Q8: 8
-/// threads 547 ms, 32 threads 691 ms cold).
+/// CPU-bound and one getdents stream can't feed more than ~8 (8 threads
+/// 547 ms, 32 threads 691 ms cold; docs/engine.md §5, `cargo xtask
+/// ls-floor DIR N` after a cache drop re-measures it).
 pub(crate) fn cold_pool_workers() -> usize {
     8
 }
