@@ -685,7 +685,53 @@ fn errors_and_messages() {
             &["-H", "-L", "-P", ".", "-maxdepth", "0"],
             &["--", ".", "-maxdepth", "0"],
             &["-name", "x", "-prune", "-o", "-delete"],
+            // -type lists: GNU checks the letter, then a duplicate, then
+            // the separator.
+            &["-type", ",f"],
+            &["-type", "f,,d"],
+            &["-type", "f,f,"],
+            &["-type", "ff"],
+            // -exec's terminators and the batched form's `{}` rules.
+            &["-exec", ";"],
+            &["-exec", "echo", "{}x", "+"],
+            &["-execdir", "echo", "a{}", "+"],
+            &["-exec", "echo", "{}", "{}", "+"],
+            &["-execdir", "echo", "{}x", "{}", "+"],
+            &["-okdir", "echo", "{}x", "+"],
+            &[".", "-maxdepth", "0", "-exec", "{}", "+"],
+            &[".", "-maxdepth", "0", "-exec", "echo", "{}", "+", ";"],
+            // Reserved -printf directives are errors, others warnings.
+            &["-printf", "%{"],
+            &["-printf", "%5["],
+            &["-printf", "%("],
+            &["-maxdepth", "1", "-printf", "%)%}%]\\n"],
+            // Warnings: -warn/-nowarn are positional; -path's is printed
+            // even under -nowarn; each comes before a later fatal error.
+            &["-warn", "-name", "a/b"],
+            &["-warn", "-iname", "a/b", "-nowarn", "-name", "c/d"],
+            &["-nowarn", "-name", "a/b"],
+            &["-lname", "a/b", "-warn"],
+            &["-path", "a/"],
+            &["-nowarn", "-iwholename", "/"],
+            &["-warn", "-name", "a", "-print", "-maxdepth", "1"],
+            &["-warn", "(", "-name", "a", ")", "-depth"],
+            &["-warn", "!", "-name", "a", "-mindepth", "1", "-nowarn", "-xdev"],
+            &["-warn", "-daystart", "-maxdepth", "1", "-true", "-noleaf"],
+            &["-warn", "-d", "-name", "x"],
+            &["-warn", "-name", "a/b", "-foo"],
+            &["-path", "a/", "-foo"],
         ],
+    );
+    // POSIXLY_CORRECT silences every one of them.
+    let posix = |v: &[&str]| run_in(t.path(), v).env("POSIXLY_CORRECT", "1");
+    check_all(
+        [
+            posix(&["-warn", "-name", "a/b", "-maxdepth", "1"]),
+            posix(&["-path", "a/"]),
+            posix(&["-warn", "-d", "-maxdepth", "1"]),
+        ]
+        .into_iter(),
+        compare_sorted,
     );
 }
 

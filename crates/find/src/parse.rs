@@ -115,6 +115,13 @@ struct Parser {
     syntax: RegexType,
     daystart: bool,
     warnings: Vec<String>,
+    /// GNU's -warn/-nowarn state: on by default when standard input is a
+    /// terminal; POSIXLY_CORRECT silences every such warning.
+    warn: bool,
+    posixly_correct: bool,
+    /// The first argument of the expression that is not an option (a test,
+    /// an action or an operator): global options after it are warned about.
+    first_nonoption: Option<Vec<u8>>,
 }
 
 /// Parses `args` (without `argv[0]`). Warnings are returned to be printed.
@@ -143,57 +150,80 @@ pub fn parse(args: Vec<OsString>) -> Result<(Plan, Vec<String>), ParseError> {
         syntax: RegexType::EMACS,
         daystart: false,
         warnings: Vec::new(),
+        warn: libcw::isatty(0),
+        posixly_correct: std::env::var_os("POSIXLY_CORRECT").is_some(),
+        first_nonoption: None,
     };
-    p.leading_options()?;
-    while let Some(a) = p.args.get(p.i) {
-        if looks_like_expr(a) {
-            break;
+    match p.read() {
+        Ok(()) => Ok((p.plan, p.warnings)),
+        // GNU prints each warning where it parses it, so those of the
+        // arguments before a fatal one come first.
+        Err(e) if p.warnings.is_empty() => Err(e),
+        Err(ParseError::Msg(m)) => {
+            Err(ParseError::Msgs(p.warnings.into_iter().chain([m]).collect()))
         }
-        p.plan.roots.push(a.clone());
-        p.i += 1;
-    }
-    let operands = std::mem::take(&mut p.plan.roots);
-    let expr = if p.i < p.args.len() { Some(p.comma()?) } else { None };
-    if let Some(a) = p.args.get(p.i) {
-        return match a.as_slice() {
-            b")" => err(t(c"you have too many ')'", &[])),
-            _ => err(t(c"paths must precede expression: `%s'", &[a])),
-        };
-    }
-    match &p.plan.files0 {
-        None if operands.is_empty() => p.plan.roots.push(b".".to_vec()),
-        None => p.plan.roots = operands,
-        Some(_) if !operands.is_empty() => {
-            return Err(ParseError::Msgs(vec![
-                t(c"extra operand %s", &[quoted(&operands[0]).as_bytes()]),
-                t(c"file operands cannot be combined with -files0-from", &[]),
-            ]))
+        Err(ParseError::Msgs(v)) => {
+            Err(ParseError::Msgs(p.warnings.into_iter().chain(v).collect()))
         }
-        Some(list) => {
-            let asks = p.plan.execs.iter().any(|x| x.ok);
-            if list == b"-" && asks {
-                // GNU's message ends in a newline of its own.
-                return err(t(
-                    c"option -files0-from reading from standard input cannot be combined with -ok, -okdir\n",
-                    &[],
-                ));
+        Err(e) => Err(e),
+    }
+}
+
+impl Parser {
+    /// The whole command line after the start: leading options, operands,
+    /// the expression; checks across it.
+    fn read(&mut self) -> Result<(), ParseError> {
+        self.leading_options()?;
+        while let Some(a) = self.args.get(self.i) {
+            if looks_like_expr(a) {
+                break;
+            }
+            self.plan.roots.push(a.clone());
+            self.i += 1;
+        }
+        let operands = std::mem::take(&mut self.plan.roots);
+        let expr = if self.i < self.args.len() { Some(self.comma()?) } else { None };
+        if let Some(a) = self.args.get(self.i) {
+            return match a.as_slice() {
+                b")" => err(t(c"you have too many ')'", &[])),
+                _ => err(t(c"paths must precede expression: `%s'", &[a])),
+            };
+        }
+        match &self.plan.files0 {
+            None if operands.is_empty() => self.plan.roots.push(b".".to_vec()),
+            None => self.plan.roots = operands,
+            Some(_) if !operands.is_empty() => {
+                return Err(ParseError::Msgs(vec![
+                    t(c"extra operand %s", &[quoted(&operands[0]).as_bytes()]),
+                    t(c"file operands cannot be combined with -files0-from", &[]),
+                ]))
+            }
+            Some(list) => {
+                let asks = self.plan.execs.iter().any(|x| x.ok);
+                if list == b"-" && asks {
+                    // GNU's message ends in a newline of its own.
+                    return err(t(
+                        c"option -files0-from reading from standard input cannot be combined with -ok, -okdir\n",
+                        &[],
+                    ));
+                }
             }
         }
-    }
-    let expr = expr.unwrap_or(Expr::Prim(Prim::True));
-    let has_action = expr.any(&|p| p.is_action());
-    p.plan.expr = if has_action {
-        expr
-    } else {
-        Expr::And(Box::new(expr), Box::new(Expr::Prim(Prim::Print { out: 0, term: b'\n' })))
-    };
-    if p.plan.expr.any(&|p| matches!(p, Prim::Delete)) {
-        if !p.plan.depth_first && p.plan.expr.any(&|p| matches!(p, Prim::Prune)) {
-            return err(t(c"The -delete action automatically turns on -depth, but -prune does nothing when -depth is in effect.  If you want to carry on anyway, just explicitly use the -depth option.", &[]));
+        let expr = expr.unwrap_or(Expr::Prim(Prim::True));
+        let has_action = expr.any(&|p| p.is_action());
+        self.plan.expr = if has_action {
+            expr
+        } else {
+            Expr::And(Box::new(expr), Box::new(Expr::Prim(Prim::Print { out: 0, term: b'\n' })))
+        };
+        if self.plan.expr.any(&|p| matches!(p, Prim::Delete)) {
+            if !self.plan.depth_first && self.plan.expr.any(&|p| matches!(p, Prim::Prune)) {
+                return err(t(c"The -delete action automatically turns on -depth, but -prune does nothing when -depth is in effect.  If you want to carry on anyway, just explicitly use the -depth option.", &[]));
+            }
+            self.plan.depth_first = true;
         }
-        p.plan.depth_first = true;
+        Ok(())
     }
-    Ok((p.plan, p.warnings))
 }
 
 /// GNU's test for where the expression starts.
@@ -341,6 +371,9 @@ impl Parser {
         let Some(a) = self.peek().map(|a| a.to_vec()) else {
             return err(t(c"invalid expression", &[]));
         };
+        if matches!(a.as_slice(), b"!" | b"-not" | b"(") && self.first_nonoption.is_none() {
+            self.first_nonoption = Some(a.clone());
+        }
         match a.as_slice() {
             b"!" | b"-not" => {
                 self.i += 1;
@@ -444,9 +477,29 @@ impl Parser {
     /// that reads the primary's arguments.
     fn primary(&mut self, name: &[u8]) -> Result<Expr, ParseError> {
         // Leading options and operators are not primaries here.
-        let parse = primaries::lookup(name)
-            .filter(|p| !matches!(p.kind, Kind::Leading | Kind::Operator))
-            .and_then(|p| parser(p.id));
+        let found =
+            primaries::lookup(name).filter(|p| !matches!(p.kind, Kind::Leading | Kind::Operator));
+        let parse = found.and_then(|p| parser(p.id));
+        if let (Some(p), Some(_)) = (found, parse) {
+            match p.kind {
+                Kind::Global => {
+                    if let Some(first) = self.first_nonoption.clone() {
+                        if self.warns() {
+                            self.warnings.push(t(
+                                c"warning: you have specified the global option %s after the argument %s, but global options are not positional, i.e., %s affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.",
+                                &[name, &first, name],
+                            ));
+                        }
+                    }
+                }
+                Kind::Positional => {}
+                _ => {
+                    if self.first_nonoption.is_none() {
+                        self.first_nonoption = Some(name.to_vec());
+                    }
+                }
+            }
+        }
         let Some(parse) = parse else {
             if !name.starts_with(b"-") {
                 return err(t(c"paths must precede expression: `%s'", &[name]));
@@ -454,6 +507,42 @@ impl Parser {
             return err(t(c"unknown predicate `%s'", &[name]));
         };
         Ok(Expr::Prim(parse(self, name)?))
+    }
+
+    /// GNU's should_issue_warnings.
+    fn warns(&self) -> bool {
+        self.warn && !self.posixly_correct
+    }
+
+    /// -name and -iname's pattern: a `/` can never match a base name.
+    fn name_glob(&mut self, n: &[u8], casefold: bool) -> Result<Prim, ParseError> {
+        let g = self.glob(n, casefold)?;
+        let v = &self.args[self.i - 1];
+        if self.warns() && v.contains(&b'/') {
+            let alt: &[u8] = if casefold { b"-iwholename" } else { b"-wholename" };
+            let w = t(
+                c"warning: %s matches against basenames only, but the given pattern contains a directory separator (%s), thus the expression will evaluate to false all the time.  Did you mean %s?",
+                &[quoted(n).as_bytes(), quoted(b"/").as_bytes(), quoted(alt).as_bytes()],
+            );
+            self.warnings.push(w);
+        }
+        Ok(Prim::Name(g))
+    }
+
+    /// -path and -ipath's pattern: one ending in `/` never matches (names
+    /// are compared without a trailing slash). GNU says so even under
+    /// -nowarn; only POSIXLY_CORRECT keeps it quiet.
+    fn path_glob(&mut self, n: &[u8], casefold: bool) -> Result<Prim, ParseError> {
+        let g = self.glob(n, casefold)?;
+        let v = &self.args[self.i - 1];
+        if !self.posixly_correct && v.ends_with(b"/") {
+            let w = t(
+                c"warning: -%s %s will not match anything because it ends with /.",
+                &[&n[1..], v],
+            );
+            self.warnings.push(w);
+        }
+        Ok(Prim::Path(g))
     }
 
     /// An option that takes effect where it stands: always true there.
@@ -697,34 +786,59 @@ impl Parser {
                 insecure_path(path.as_bytes(), n)?;
             }
         }
+        // GNU's reading: `;` ends the command; for -exec and -execdir so
+        // does a `+` right after a word holding `{}` (anywhere in it), and
+        // the batched form then wants exactly one `{}`, standing alone.
+        let ok = n.starts_with(b"-ok");
         let start = self.i;
-        let mut argv = Vec::new();
+        let mut end = start;
         let mut plus = false;
+        let mut saw = false;
+        let mut braces = 0;
+        let mut brace_word: &[u8] = b"";
         loop {
-            let Some(a) = self.args.get(self.i) else {
+            let Some(a) = self.args.get(end) else {
                 return err(t(c"missing argument to `%s'", &[n]));
             };
-            self.i += 1;
             if a == b";" {
                 break;
             }
-            if a == b"+" && argv.last().is_some_and(|l: &Vec<u8>| l == b"{}") && self.i - start > 2
-            {
+            if !ok && saw && a == b"+" {
                 plus = true;
                 break;
             }
-            argv.push(a.clone());
+            saw = a.windows(2).any(|w| w == b"{}");
+            if saw {
+                braces += 1;
+                brace_word = a;
+            }
+            end += 1;
         }
-        if argv.is_empty() {
-            return err(t(c"missing argument to `%s'", &[n]));
+        if end == start {
+            return err(t(c"invalid argument `%s' to `%s'", &[&self.args[end], n]));
         }
-        let ok = n.starts_with(b"-ok");
-        if plus && ok {
-            return err(t(c"missing argument to `%s'", &[n]));
+        if plus {
+            let suffix: &[u8] = if n.ends_with(b"dir") { b"dir" } else { b"" };
+            if braces > 1 {
+                return err(t(
+                    c"Only one instance of {} is supported with -exec%s ... +",
+                    &[suffix],
+                ));
+            }
+            if brace_word != b"{}" {
+                let form = [n, b" ... {} +"].concat();
+                return err(t(
+                    c"In %s the %s must appear by itself, but you specified %s",
+                    &[
+                        quoted(&form).as_bytes(),
+                        quoted(b"{}").as_bytes(),
+                        quoted(brace_word).as_bytes(),
+                    ],
+                ));
+            }
         }
-        if plus && argv[..argv.len() - 1].iter().any(|a| a == b"{}") {
-            return err("Only one instance of {} is supported with -exec+ or -execdir+".to_string());
-        }
+        let argv = self.args[start..end].to_vec();
+        self.i = end + 1;
         Ok(ExecSpec::new(argv, n.ends_with(b"dir"), ok, plus))
     }
 
@@ -787,9 +901,16 @@ fn parser(id: Id) -> Option<ParseFn> {
         Id::Daystart => |p, _| p.option(|p| p.daystart = true),
         Id::Follow => |p, _| p.option(|p| p.plan.follow = Follow::Always),
         Id::Regextype => Parser::regextype,
-        Id::Warn | Id::Noleaf | Id::Posix => |_, _| Ok(Prim::True),
+        Id::Warn => |p, _| p.option(|p| p.warn = true),
+        Id::Nowarn => |p, _| p.option(|p| p.warn = false),
+        Id::Noleaf | Id::Posix => |_, _| Ok(Prim::True),
         // Global options.
-        Id::Depth => |p, _| p.option(|p| p.plan.depth_first = true),
+        Id::Depth => |p, n| {
+            if n == b"-d" && p.warns() {
+                p.warnings.push(t(c"warning: the -d option is deprecated; please use -depth instead, because the latter is a POSIX-compliant feature.", &[]));
+            }
+            p.option(|p| p.plan.depth_first = true)
+        },
         Id::Maxdepth => |p, n| {
             let d = p.depth(n)?;
             p.option(|p| p.plan.maxdepth = d)
@@ -809,10 +930,10 @@ fn parser(id: Id) -> Option<ParseFn> {
         // Tests.
         Id::True => |_, _| Ok(Prim::True),
         Id::False => |_, _| Ok(Prim::False),
-        Id::Name => |p, n| p.glob(n, false).map(Prim::Name),
-        Id::Iname => |p, n| p.glob(n, true).map(Prim::Name),
-        Id::Path => |p, n| p.glob(n, false).map(Prim::Path),
-        Id::Ipath => |p, n| p.glob(n, true).map(Prim::Path),
+        Id::Name => |p, n| p.name_glob(n, false),
+        Id::Iname => |p, n| p.name_glob(n, true),
+        Id::Path => |p, n| p.path_glob(n, false),
+        Id::Ipath => |p, n| p.path_glob(n, true),
         Id::Lname => |p, n| p.glob(n, false).map(Prim::Lname),
         Id::Ilname => |p, n| p.glob(n, true).map(Prim::Lname),
         Id::Context => Parser::context,
@@ -1003,18 +1124,11 @@ fn parse_types(n: &[u8], v: &[u8]) -> Result<u16, ParseError> {
     if v.is_empty() {
         return err(t(c"Arguments to %s should contain at least one letter", &[n]));
     }
-    let parts: Vec<&[u8]> = v.split(|&c| c == b',').collect();
-    for (k, part) in parts.iter().enumerate() {
-        if part.is_empty() {
-            if k + 1 == parts.len() {
-                return err(t(c"Last file type in list argument to %s is missing, i.e., list is ending on: ','", &[n]));
-            }
-            return err(t(c"Must separate multiple arguments to %s using: ','", &[n]));
-        }
-        if part.len() > 1 {
-            return err(t(c"Must separate multiple arguments to %s using: ','", &[n]));
-        }
-        let bit = match part[0] {
+    // GNU's order of checks: the letter first (so ",f" and "f,,d" name the
+    // ','), then what follows it: nothing, or a ',' and another letter.
+    let mut i = 0;
+    while i < v.len() {
+        let bit = match v[i] {
             b'b' => tmask::BLK,
             b'c' => tmask::CHR,
             b'd' => tmask::DIR,
@@ -1027,13 +1141,24 @@ fn parse_types(n: &[u8], v: &[u8]) -> Result<u16, ParseError> {
                 return err(t(c"Unknown argument to %s: %c", &[n, &[other]]));
             }
         };
+        let letter = v[i];
         if mask & bit != 0 {
             return err(t(
                 c"Duplicate file type '%c' in the argument list to %s.",
-                &[&[part[0]], n],
+                &[&[letter], n],
             ));
         }
         mask |= bit;
+        i += 1;
+        if i < v.len() {
+            if v[i] != b',' {
+                return err(t(c"Must separate multiple arguments to %s using: ','", &[n]));
+            }
+            i += 1;
+            if i == v.len() {
+                return err(t(c"Last file type in list argument to %s is missing, i.e., list is ending on: ','", &[n]));
+            }
+        }
     }
     Ok(mask)
 }

@@ -159,6 +159,13 @@ impl Format {
                     i += 1;
                     Dir::Time(d, k)
                 }
+                // GNU keeps these for later and refuses the format.
+                b'{' | b'[' | b'(' => {
+                    return Err(FormatError(t(
+                        c"error: the format directive `%%%c' is reserved for future use",
+                        &[&[d]],
+                    )));
+                }
                 _ => match simple_directive(d) {
                     Some(dir) => dir,
                     None => {
