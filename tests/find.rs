@@ -1131,7 +1131,7 @@ fn links_through_files() {
         &[
             &[".", "-xtype", "l"],
             &[".", "-printf", "%p %Y %y\n"],
-            &[".", "-type", "l", "-printf", "%Y"],
+            &[".", "-type", "l", "-printf", "%Y\n"],
             &["-L", ".", "-printf", "%p %y %Y %s\n"],
             &["-L", ".", "-name", "link", "-print", "-size", "0", "-print"],
             &["-L", ".", "-xtype", "l"],

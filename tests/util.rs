@@ -1121,10 +1121,16 @@ impl Case {
             Prog::Ours(b) => (ours(self.tool), b),
         };
         let name = self.gnu_name();
+        // A broken pipe is made by bash itself: standard output into a
+        // process substitution whose reader has exited (`wait` for it), so
+        // no other process can hold the read end. A pipe made here would
+        // be copied into children other test threads fork meanwhile, and a
+        // write while one of them still held it succeeded (GNU exited 0).
+        let broken = if self.stdout_broken_pipe { "exec 1> >(exec true); wait $!; " } else { "" };
         let script = match &self.script {
-            Some(s) => s.replace("TOOL", &format!("exec -a {name} \"$@\"")),
+            Some(s) => format!("{broken}{}", s.replace("TOOL", &format!("exec -a {name} \"$@\""))),
             None => format!(
-                "{}{}exec -a {name} \"$@\" {}",
+                "{broken}{}{}exec -a {name} \"$@\" {}",
                 self.pre,
                 if self.pre.is_empty() { "" } else { "; " },
                 self.redirect
@@ -1156,16 +1162,8 @@ impl Case {
         assert!(self.run.stdin.is_none(), "Case: stdin unsupported");
         cmd.stdin(Stdio::null());
         if self.stdout_broken_pipe {
-            // A pipe whose only reader, `true`, has exited: its write
-            // end (our handle on true's stdin) now meets EPIPE.
-            let mut reader = Command::new("true")
-                .stdin(Stdio::piped())
-                .stdout(Stdio::null())
-                .spawn()
-                .expect("spawn true");
-            let writer = reader.stdin.take().expect("pipe to true");
-            reader.wait().expect("wait for true");
-            cmd.stdout(writer);
+            // Replaced by the script's own broken pipe (above).
+            cmd.stdout(Stdio::null());
         } else {
             cmd.stdout(Stdio::piped());
         }
