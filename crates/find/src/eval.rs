@@ -145,6 +145,21 @@ impl<'p> Finder<'p> {
         }
     }
 
+    /// Moves this thread's buffered records into the shared outputs, in
+    /// order, writing only what has grown past [`FLUSH_AT`] there.
+    fn publish_local(&self, local: &mut Local) {
+        for (i, b) in local.bufs.iter_mut().enumerate() {
+            if !b.is_empty() {
+                let mut o = ringio::sync::lock(&self.outs[i]);
+                o.buf().extend_from_slice(b);
+                if o.buf().len() >= FLUSH_AT {
+                    o.flush();
+                }
+                b.clear();
+            }
+        }
+    }
+
     fn report(&self, path: &[u8], e: Errno) {
         if e == Errno::ENOENT && self.plan.ignore_race {
             return;
@@ -1046,6 +1061,10 @@ impl Visitor for Finder<'_> {
 
     fn finish(&self, mut local: Local) {
         self.flush_local(&mut local);
+    }
+
+    fn publish(&self, local: &mut Local) {
+        self.publish_local(local);
     }
 
     fn need_stat(&self, name: &[u8], d_type: u8, depth: usize) -> StatNeed {

@@ -152,6 +152,14 @@ pub trait Visitor: Sync {
         Self::Acc::default()
     }
 
+    /// The walker is about to hand directories this thread visited to other
+    /// threads (or to queue a root): whatever `visit` buffered in `local`
+    /// about them must reach the shared output now, so that a directory's
+    /// record comes before anything printed from inside it, whichever thread
+    /// reads it (GNU's pre-order). Publishing need not write: appending to
+    /// an ordered shared buffer is enough.
+    fn publish(&self, _local: &mut Self::Local) {}
+
     /// Every entry of `dir`'s listing has been visited (its subdirectories
     /// may still be in progress), on the thread that visited them and
     /// before this thread's share of `dir` is marked done; so anything

@@ -137,7 +137,7 @@ impl<V: Visitor> Worker<V> {
                         self.kids.push(Work::Dir(k));
                     }
                 }
-                self.publish_kids(sh);
+                self.publish_kids(sh, v);
                 if eof || stop.load(Ordering::Relaxed) {
                     break;
                 }
@@ -150,10 +150,13 @@ impl<V: Visitor> Worker<V> {
 
     /// Puts the subdirectories found so far on the shared stack, waking
     /// idle threads.
-    fn publish_kids(&mut self, sh: &Shared<V>) {
+    fn publish_kids(&mut self, sh: &Shared<V>, v: &V) {
         if self.kids.is_empty() {
             return;
         }
+        // Their records first: another thread may print their contents
+        // as soon as they are on the stack.
+        v.publish(&mut self.local);
         self.kids.reverse();
         let mut q = sh.lock();
         q.stack.append(&mut self.kids);
@@ -298,6 +301,7 @@ pub(crate) fn walk<V: Visitor>(
             let Some(node) = step::root(&mut me.rd, r, opts, v, &mut me.local, &sh.stop) else {
                 continue;
             };
+            v.publish(&mut me.local);
             sh.lock().stack.push(Work::Dir(node));
             sh.cv.notify_all();
             me.run(&sh, v, 0, &mut adapt);
