@@ -467,6 +467,12 @@ impl<'a> Ls<'a> {
         );
         self.take_marks();
         self.out.maybe_flush();
+        if self.pending.is_empty() && self.prefetch.is_none() {
+            // The last listing: the process ends next, so its entries (and
+            // their mapping) are left to the exit rather than freed one by
+            // one (100,000 entries: ~3 ms).
+            std::mem::forget(entries);
+        }
     }
 
     /// With `-R` on a high-latency file system: hands the directories that
