@@ -205,7 +205,9 @@ pub struct Printing<'a> {
 /// printed that still count for column widths. `some_quoted`: some name
 /// of the listing is quoted, so unquoted ones get a leading space.
 pub struct Rows<'a> {
+    /// Shown in `order`; `links` (when not empty) runs alongside `entries`.
     pub entries: &'a [Entry],
+    pub order: &'a crate::sort::Order,
     pub links: &'a [Option<Vec<u8>>],
     pub extra: &'a [Entry],
     pub some_quoted: bool,
@@ -372,10 +374,19 @@ struct RowState {
     name: Quoted,
 }
 
-/// Formats row `k` into `out`.
+/// Rows ahead whose entries are prefetched when printing through an order.
+const PREFETCH_AHEAD: usize = 8;
+
+/// Formats row `k` (the entry shown at position `k`) into `out`.
 fn row(p: &mut Printing, st: &mut RowState, out: &mut Vec<u8>, rows: &Rows, w: &Widths, k: usize) {
     let plan = p.plan;
-    let e = &rows.entries[k];
+    if !rows.order.is_identity() && k + PREFETCH_AHEAD < rows.entries.len() {
+        // Entries in sorted order lie scattered: each row's work is long
+        // enough that the next rows' misses would not overlap by themselves.
+        libcw::mem::prefetch(&rows.entries[rows.order.at(k + PREFETCH_AHEAD)]);
+    }
+    let i = rows.order.at(k);
+    let e = &rows.entries[i];
     let f = &fields_of(plan, p.users, &mut st.ids, e);
     // GNU sets the normal colour before the dired indent.
     p.painter.normal(plan, out);
@@ -389,7 +400,7 @@ fn row(p: &mut Printing, st: &mut RowState, out: &mut Vec<u8>, rows: &Rows, w: &
     }
     out.push(b' ');
     let col = out.len() - line_start_vis;
-    let link = rows.links.get(k).and_then(|l| l.as_deref());
+    let link = rows.links.get(i).and_then(|l| l.as_deref());
     name_column(p, out, e, &mut st.name, rows.some_quoted, col, link);
     out.push(plan.eol);
 }
