@@ -332,10 +332,8 @@ impl Sink for ReadDir<'_> {
         let refused = store(&mut l.entries, &mut l.errors, &mut l.link_errors, c);
         self.f.no_acl |= refused.acl;
         self.f.no_label |= refused.label;
-        if op == OP_XLIST || op == OP_STAT_XLIST {
-            if l.entries[i].label_listed {
-                self.f.ask_label(dir.eng, i, &l.entries[i].name, dir.fd);
-            }
+        if (op == OP_XLIST || op == OP_STAT_XLIST) && l.entries[i].label_listed {
+            self.f.ask_label(dir.eng, i, &l.entries[i].name, dir.fd);
         }
         if op == OP_XLIST {
             self.f.recycle_xbuf(c.take_buf());
