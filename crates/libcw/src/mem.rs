@@ -176,17 +176,10 @@ fn map(size: usize) -> *mut u8 {
         )
     };
     if p == libc::MAP_FAILED {
-        return std::ptr::null_mut();
+        std::ptr::null_mut()
+    } else {
+        p.cast()
     }
-    // Huge pages where the system gives them on request (the common
-    // `madvise` setting): such a block is a listing's entry array or a
-    // sort's keys, written through once, so a fault per 4 KiB page was
-    // most of what it cost (100,000-entry `lsr -al`: 6,500-7,100 page
-    // faults -> 2,900-4,100, task clock -3..-12%). Untouched parts of a
-    // block stay unbacked either way; the advice failing changes nothing.
-    // SAFETY: advice on the mapping just made, which nothing else uses yet.
-    unsafe { libc::madvise(p, page_round(size), libc::MADV_HUGEPAGE) };
-    p.cast()
 }
 
 /// The system allocator, except that running out of memory ends the process
