@@ -12,7 +12,7 @@ use std::ffi::CString;
 use hashbrown::HashMap;
 
 /// A cache of user and group names.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Users {
     users: HashMap<u32, Option<Box<[u8]>>>,
     groups: HashMap<u32, Option<Box<[u8]>>>,

@@ -33,6 +33,9 @@ pub(crate) const OP_OPATH: u64 = 6;
 pub(crate) const OP_XLIST: u64 = 7;
 /// The entry's SELinux context (`security.selinux`).
 pub(crate) const OP_LABEL: u64 = 8;
+/// The stat and the attribute list as one engine operation (see
+/// [`Fetch::xlist_with_stat`]).
+pub(crate) const OP_STAT_XLIST: u64 = 9;
 pub(crate) const OP_BITS: u64 = 4;
 
 pub(crate) fn tok(idx: usize, op: u64) -> u64 {
@@ -183,6 +186,45 @@ impl Fetch {
             v.extend_from_slice(path);
         }
         Some(v)
+    }
+
+    /// Whether an entry of known type `t` is stat'ed and its attributes
+    /// listed as one operation ([`OP_STAT_XLIST`]): where the list would be
+    /// asked of the same name anyway (`-l` with the thread pool). Per entry
+    /// that is one name copied, one job and one completion handled on the
+    /// listing's thread instead of two — the thread that reads the
+    /// directory, builds the entries and takes every answer in, which is
+    /// what bounds a big `-l` while the workers wait for work.
+    pub(crate) fn xlist_with_stat(&self, eng: &Engine, plan: &Plan, t: FileType) -> bool {
+        (plan.long() || plan.json)
+            && t != FileType::Unknown
+            && (t != FileType::Link || plan.deref == Deref::Always)
+            && !self.no_acl
+            && !eng.prefers_getxattr()
+    }
+
+    /// Pushes the stat of an entry of known type `t` and what it needs
+    /// besides, the stat and the attribute list together where
+    /// [`Fetch::xlist_with_stat`] says so.
+    pub(crate) fn push_stat_and_followups(
+        &mut self,
+        eng: &mut Engine,
+        plan: &Plan,
+        i: usize,
+        (name, dirfd): (&[u8], RawFd),
+        t: FileType,
+        flags: i32,
+    ) {
+        if self.xlist_with_stat(eng, plan, t) {
+            let tk = tok(i, OP_STAT_XLIST);
+            eng.statx_xattrs(tk, dirfd, name, flags, self.mask, true, XLIST_NAMES);
+            // The list answers the ACL and context questions; the rest (a
+            // capability, with colours) as before.
+            self.push_followups_but(eng, plan, i, (name, dirfd), t, true);
+            return;
+        }
+        eng.statx(tok(i, OP_STAT), dirfd, name, flags, self.mask);
+        self.push_followups(eng, plan, i, (name, dirfd), t);
     }
 
     /// Pushes what an entry of known type needs besides its stat.
@@ -444,6 +486,10 @@ pub(crate) struct Refused {
     pub label: bool,
 }
 
+/// The attribute names an [`OP_STAT_XLIST`] asks about, in the order of
+/// the bits of its answer.
+const XLIST_NAMES: &[&CStr] = &[ACL_ACCESS, ACL_DEFAULT, SELINUX];
+
 /// Whether a `listxattr` result holds `name` (names end in a NUL).
 fn listed(list: &[u8], name: &CStr) -> bool {
     list.split(|&b| b == 0).any(|n| n == name.to_bytes())
@@ -461,6 +507,23 @@ pub(crate) fn store(
     let Some(e) = entries.get_mut(i) else { return refused };
     match op {
         OP_STAT => put_stat(e, errors, i, c.stat()),
+        OP_STAT_XLIST => {
+            put_stat(e, errors, i, c.stat());
+            if e.meta.is_some() {
+                match c.listed() {
+                    Ok(bits) => {
+                        let dir = e.file_type() == FileType::Dir;
+                        e.acl = bits & 1 != 0 || (dir && bits & 2 != 0);
+                        e.label_listed = bits & 4 != 0;
+                    }
+                    Err(err) if err == Errno(libc::EOPNOTSUPP) => {
+                        refused.acl = true;
+                        refused.label = true;
+                    }
+                    Err(_) => {}
+                }
+            }
+        }
         OP_TARGET => match c.stat() {
             Ok(st) => e.target_mode = Some(st.stx_mode as u32),
             Err(_) => e.target_broken = true,

@@ -15,7 +15,8 @@ use ringio::{Completion, Errno};
 use crate::args::Deref;
 use crate::entry::{Entry, FileType, Meta};
 use crate::fetch::SELINUX;
-use crate::fetch::{store, tok, untok, EntriesMut, Fetch, OP_LABEL, OP_OPATH, OP_STAT, OP_XLIST};
+use crate::fetch::{store, tok, untok, EntriesMut, Fetch, OP_LABEL, OP_OPATH, OP_STAT};
+use crate::fetch::{OP_STAT_XLIST, OP_XLIST};
 use crate::plan::Plan;
 
 /// One directory's contents.
@@ -296,10 +297,14 @@ impl Sink for ReadDir<'_> {
             self.f.by_fd.add(i);
             return;
         }
+        // AT_STATX_DONT_SYNC where the name's lookup brings the attributes
+        // (see listing::open).
+        let flags = listing::open::entry_stat_flags(self.deref_all, name);
+        if plan.stat_entry(t) && t != FileType::Unknown {
+            self.f.push_stat_and_followups(dir.eng, plan, i, (name, dir.fd), t, flags);
+            return;
+        }
         if plan.stat_entry(t) {
-            // AT_STATX_DONT_SYNC where the name's lookup brings the
-            // attributes (see listing::open).
-            let flags = listing::open::entry_stat_flags(self.deref_all, name);
             dir.eng.statx(tok(i, OP_STAT), dir.fd, name, flags, self.f.mask);
         }
         if t != FileType::Unknown {
@@ -327,10 +332,10 @@ impl Sink for ReadDir<'_> {
         let refused = store(&mut l.entries, &mut l.errors, &mut l.link_errors, c);
         self.f.no_acl |= refused.acl;
         self.f.no_label |= refused.label;
+        if (op == OP_XLIST || op == OP_STAT_XLIST) && l.entries[i].label_listed {
+            self.f.ask_label(dir.eng, i, &l.entries[i].name, dir.fd);
+        }
         if op == OP_XLIST {
-            if l.entries[i].label_listed {
-                self.f.ask_label(dir.eng, i, &l.entries[i].name, dir.fd);
-            }
             self.f.recycle_xbuf(c.take_buf());
         }
         self.f.by_fd_done(dir.eng, (i, op), &l.entries, dir.fd);

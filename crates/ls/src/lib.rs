@@ -30,12 +30,13 @@ use cli::users::Users;
 use cli::Out;
 use ringio::Errno;
 
-use args::{ArgError, Deref, Sort, TimeKind};
+use args::{ArgError, Deref, Format, Sort, TimeKind};
 use entry::Entry;
 use error::LsError;
 use gather::Gather;
 use plan::{Env, Plan};
 use print::{Flushing, Printer};
+use sort::Order;
 
 /// Exit statuses: GNU's 0 / 1 (minor problem) / 2 (serious trouble).
 const EXIT_MINOR: i32 = 1;
@@ -325,6 +326,11 @@ impl<'a> Ls<'a> {
     }
 
     fn sort(&self, v: &mut [Entry]) {
+        self.order(v).apply(v);
+    }
+
+    /// The order [`Ls::sort`] would leave `v` in.
+    fn order(&self, v: &[Entry]) -> Order {
         let plan = self.plan;
         // --sort=width measures names as printed: with the alignment space
         // of unquoted names when some are quoted (GNU's quote_name_width).
@@ -335,7 +341,7 @@ impl<'a> Ls<'a> {
             let q = name::quote(plan, &e.name, &plan.quoter);
             q.width + usize::from(pad && !q.quoted)
         };
-        sort::sort_entries(v, plan.sort, plan.time, plan.reverse, plan.dirs_first, &width);
+        sort::order_entries(v, plan.sort, plan.time, plan.reverse, plan.dirs_first, &width)
     }
 
     /// Absolute paths for --hyperlink.
@@ -426,10 +432,16 @@ impl<'a> Ls<'a> {
             self.report(LsError::ReadDir { path: p.name.clone(), errno: e, operand: p.cmdline });
         }
         let mut entries = listing.entries;
-        self.sort(&mut entries);
+        // The long format prints through the order (see sort::Order); the
+        // other layouts work on the entries as shown, moved into place.
+        let mut order = self.order(&entries);
+        if plan.format != Format::Long {
+            order.apply(&mut entries);
+            order = Order::identity();
+        }
         if plan.recursive {
             let mut subdirs = Vec::new();
-            for e in &entries {
+            for e in (0..entries.len()).map(|k| &entries[order.at(k)]) {
                 if e.is_dir() && e.name[..] != *b"." && e.name[..] != *b".." {
                     subdirs.push(join(&p.name, &e.name));
                 }
@@ -459,14 +471,22 @@ impl<'a> Ls<'a> {
             self.printer.total(self.out.buf(), &entries);
         }
         let links = self.links(Some(&p.name), &entries);
-        self.printer.entries(
+        self.printer.entries_in(
             &mut Flushing { out: &mut self.out, flush: !plan.dired },
             &entries,
+            &order,
             &links,
             &[],
         );
         self.take_marks();
         self.out.maybe_flush();
+        if self.pending.is_empty() && self.prefetch.is_none() {
+            // The last listing: the process ends next, so its entries (and
+            // their mapping) are left to the exit rather than freed one by
+            // one (100,000 entries: ~3 ms).
+            std::mem::forget(entries);
+            std::mem::forget(order);
+        }
     }
 
     /// With `-R` on a high-latency file system: hands the directories that

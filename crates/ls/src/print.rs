@@ -10,6 +10,7 @@ use crate::columns::{fit, indent};
 use crate::entry::Entry;
 use crate::name::{indicator, quote, quote_into, Painter, Quoted, Spot};
 use crate::plan::Plan;
+use crate::sort::Order;
 
 pub struct Printer<'a> {
     pub plan: &'a Plan,
@@ -101,7 +102,22 @@ impl<'a> Printer<'a> {
         links: &[Option<Vec<u8>>],
         extra: &[Entry],
     ) {
+        self.entries_in(out, entries, &Order::identity(), links, extra);
+    }
+
+    /// [`Printer::entries`], shown in `order` (`links` runs alongside
+    /// `entries`). Only the long format takes an order other than the
+    /// identity: the other layouts index the entries as shown.
+    pub fn entries_in<S: Sink>(
+        &mut self,
+        out: &mut S,
+        entries: &[Entry],
+        order: &Order,
+        links: &[Option<Vec<u8>>],
+        extra: &[Entry],
+    ) {
         let plan = self.plan;
+        debug_assert!(plan.format == Format::Long || order.is_identity());
         let mut s = Scratch::default();
         let some_quoted = aligns_quotes(plan)
             && entries.iter().chain(extra).any(|e| {
@@ -118,7 +134,7 @@ impl<'a> Printer<'a> {
                     dired: &mut self.dired,
                 },
                 out,
-                &crate::long::Rows { entries, links, extra, some_quoted },
+                &crate::long::Rows { entries, order, links, extra, some_quoted },
             );
             return;
         }

@@ -467,6 +467,15 @@ impl Engine {
         self.push(token, Op::Getdents { fd, buf });
     }
 
+    /// [`Engine::getdents`] run now, on the calling thread, whatever the
+    /// executor: its completion is returned rather than queued. For a
+    /// caller that reads one directory while the workers run what it
+    /// pushed for the entries read so far: queued, the next read waited
+    /// behind those operations, and the workers then waited for it.
+    pub fn getdents_now(&mut self, token: Token, fd: RawFd, buf: Vec<u8>) -> Completion {
+        Op::Getdents { fd, buf }.execute_sync(token)
+    }
+
     /// [`Engine::getdents`] of a directory whose device and size
     /// (`dev_size`) are known: where the engine runs syscalls inline, a read
     /// whose last record carries the file system's end-of-directory mark
@@ -571,6 +580,29 @@ impl Engine {
     ) {
         let path = self.arena.push(path);
         self.push(token, Op::ListXattr { dirfd, path, follow, buf });
+    }
+
+    /// [`Engine::statx`] and, when the stat succeeds, [`Engine::listxattr`]
+    /// of the same path as one operation: one name in the arena, one job
+    /// and one completion per file instead of two (`ls -l` asks both of
+    /// every entry). The completion's [`Completion::stat`] is the stat's;
+    /// [`Completion::listed`] says which of `names` (at most 32) the list
+    /// holds. The ring has no opcode for the list: under io_uring it runs
+    /// as syscalls.
+    #[allow(clippy::too_many_arguments)]
+    pub fn statx_xattrs(
+        &mut self,
+        token: Token,
+        dirfd: RawFd,
+        path: &[u8],
+        flags: i32,
+        mask: u32,
+        follow: bool,
+        names: &'static [&'static CStr],
+    ) {
+        debug_assert!(names.len() <= 32);
+        let path = self.arena.push(path);
+        self.push(token, Op::StatxXattrs { dirfd, path, flags, mask, follow, names });
     }
 
     /// Reads into `buf`'s spare capacity (appending after its length), at

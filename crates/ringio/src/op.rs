@@ -51,6 +51,17 @@ pub(crate) enum Op {
         follow: bool,
         buf: Vec<u8>,
     },
+    /// A statx and, when it succeeds, a listxattr of the same path, which
+    /// of `names` the list holds coming back in the result (see
+    /// [`Completion::listed`]).
+    StatxXattrs {
+        dirfd: RawFd,
+        path: PathPtr,
+        flags: i32,
+        mask: u32,
+        follow: bool,
+        names: &'static [&'static CStr],
+    },
     Read {
         fd: RawFd,
         buf: Vec<u8>,
@@ -121,6 +132,16 @@ impl Op {
                 let r = sys::listxattrat(dirfd, cstr(&path), follow, &mut buf);
                 (r.map(|n| n as u64), Data::Buf(buf))
             }
+            Op::StatxXattrs { dirfd, path, flags, mask, follow, names } => {
+                let mut st = sys::statx_zeroed();
+                let t = crate::cold::sample();
+                let r = sys::statx(dirfd, cstr(&path), flags, mask, &mut st);
+                t.stats(1);
+                match r {
+                    Ok(()) => (Ok(listed_names(dirfd, cstr(&path), follow, names)), Data::Stat(st)),
+                    Err(e) => (Err(e), Data::None),
+                }
+            }
             Op::Read { fd, mut buf, offset } => {
                 let r = sys::read(fd, &mut buf, offset);
                 (r.map(|n| n as u64), Data::Buf(buf))
@@ -146,6 +167,38 @@ impl Op {
         };
         Completion { token, result, eof: false, data }
     }
+}
+
+/// Set in a [`Op::StatxXattrs`] result when the list failed (its errno in
+/// the low 32 bits).
+const LIST_FAILED: u64 = 1 << 63;
+
+/// Which of `names` (bit i for `names[i]`) `path`'s extended attribute
+/// list holds, or [`LIST_FAILED`] with the errno. The list goes into a
+/// buffer kept per thread: only the answer leaves the operation.
+fn listed_names(dirfd: RawFd, path: &CStr, follow: bool, names: &[&CStr]) -> u64 {
+    thread_local! {
+        static LIST: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+    }
+    LIST.with(|b| {
+        let mut buf = b.borrow_mut();
+        match sys::listxattrat(dirfd, path, follow, &mut buf) {
+            Ok(_) => {
+                let mut bits = 0;
+                for n in buf.split(|&c| c == 0) {
+                    if let Some(i) = names.iter().position(|w| w.to_bytes() == n) {
+                        bits |= 1 << i;
+                    }
+                }
+                // An unusually long list's buffer is not kept.
+                if buf.capacity() > 64 * 1024 {
+                    *buf = Vec::new();
+                }
+                bits
+            }
+            Err(e) => LIST_FAILED | e.0 as u32 as u64,
+        }
+    })
 }
 
 /// Reads directory entries into `buf` until it is nearly full or the
@@ -270,6 +323,18 @@ impl Completion {
             (Err(e), _) => Err(*e),
             (Ok(_), Data::Stat(st)) => Ok(st),
             (Ok(_), _) => Err(Errno::EINVAL),
+        }
+    }
+
+    /// For [`crate::Engine::statx_xattrs`] whose stat succeeded: which of
+    /// the names asked about the attribute list holds (bit i for name i),
+    /// or the list's error.
+    pub fn listed(&self) -> Result<u32, Errno> {
+        let v = self.result?;
+        if v & LIST_FAILED != 0 {
+            Err(Errno(v as u32 as i32))
+        } else {
+            Ok(v as u32)
         }
     }
 

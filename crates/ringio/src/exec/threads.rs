@@ -26,7 +26,16 @@ const CHUNK_MAX: usize = 64;
 
 struct State {
     queue: VecDeque<Vec<Job>>,
-    done: Vec<Completion>,
+    /// Completions, one vector per chunk as its worker ran it: handed over
+    /// whole rather than appended to one list, since a completion carries
+    /// a whole statx and each append copied it again (workers appending
+    /// behind a caller that had not collected yet: ~5% of a 100,000-entry
+    /// `lsr -al`'s user time).
+    done: Vec<Vec<Completion>>,
+    /// Completions in `done`.
+    done_len: usize,
+    /// Emptied completion vectors, for workers to fill next.
+    spare: Vec<Vec<Completion>>,
     /// Emptied chunk vectors, recycled so that steady state allocates nothing.
     free: Vec<Vec<Job>>,
     shutdown: bool,
@@ -95,6 +104,8 @@ impl ThreadExec {
                 state: Mutex::new(State {
                     queue: VecDeque::new(),
                     done: Vec::new(),
+                    done_len: 0,
+                    spare: Vec::new(),
                     free: Vec::new(),
                     shutdown: false,
                     caller_waiting: false,
@@ -209,16 +220,14 @@ impl ThreadExec {
 
     pub(crate) fn poll(&mut self, out: &mut Vec<Completion>) {
         let mut st = self.shared.lock();
-        self.in_flight -= st.done.len();
-        take_all(out, &mut st.done);
+        self.in_flight -= take_done(&mut st, out);
     }
 
     pub(crate) fn wait(&mut self, min: usize, out: &mut Vec<Completion>) {
         let mut got = 0;
         let mut st = self.shared.lock();
         loop {
-            let n = st.done.len();
-            take_all(out, &mut st.done);
+            let n = take_done(&mut st, out);
             self.in_flight -= n;
             got += n;
             if got >= min || self.in_flight == 0 {
@@ -247,16 +256,30 @@ impl ThreadExec {
     }
 }
 
-/// Moves all of `from` to the end of `to`. A completion carries a whole
-/// statx (about 300 bytes) and each hand-over copied it again (worker ->
-/// shared list -> caller): when `to` is empty, the vectors are exchanged
-/// instead, and the completions stay where the worker wrote them.
-fn take_all(to: &mut Vec<Completion>, from: &mut Vec<Completion>) {
-    if to.is_empty() {
-        std::mem::swap(to, from);
-    } else {
-        to.append(from);
+/// Most emptied completion vectors kept for reuse (each holds at most a
+/// chunk's worth).
+const SPARE_MAX: usize = 16;
+
+/// Moves every finished completion to the end of `to`; returns how many.
+/// A completion carries a whole statx (about 300 bytes): when `to` is
+/// empty, the first vector is exchanged with it rather than copied, so
+/// those completions stay where the worker wrote them.
+fn take_done(st: &mut State, to: &mut Vec<Completion>) -> usize {
+    let n = std::mem::take(&mut st.done_len);
+    let mut done = std::mem::take(&mut st.done);
+    for mut v in done.drain(..) {
+        if to.is_empty() {
+            std::mem::swap(to, &mut v);
+        } else {
+            to.append(&mut v);
+        }
+        if st.spare.len() < SPARE_MAX && v.capacity() > 0 {
+            st.spare.push(v);
+        }
     }
+    // The (now empty) list keeps its capacity for the next round.
+    st.done = done;
+    n
 }
 
 fn worker(shared: &Shared, me: usize) {
@@ -279,7 +302,9 @@ fn worker(shared: &Shared, me: usize) {
         drop(st);
         local.extend(chunk.drain(..).map(|(t, op)| op.execute_sync(t)));
         st = shared.lock();
-        take_all(&mut st.done, &mut local);
+        st.done_len += local.len();
+        let next = st.spare.pop().unwrap_or_default();
+        st.done.push(std::mem::replace(&mut local, next));
         st.free.push(chunk);
         if st.caller_waiting {
             shared.done.notify_one();

@@ -454,7 +454,10 @@ impl UringExec {
                 }
                 opcode::GetXattr::CODE
             }
-            Op::Getdents { .. } | Op::ReadLink { .. } | Op::ListXattr { .. } => return false,
+            Op::Getdents { .. }
+            | Op::ReadLink { .. }
+            | Op::ListXattr { .. }
+            | Op::StatxXattrs { .. } => return false,
         };
         self.caps.supports(code)
     }
@@ -581,7 +584,10 @@ impl UringExec {
                 )
                 .build()
             }
-            Op::Getdents { .. } | Op::ReadLink { .. } | Op::ListXattr { .. } => {
+            Op::Getdents { .. }
+            | Op::ReadLink { .. }
+            | Op::ListXattr { .. }
+            | Op::StatxXattrs { .. } => {
                 unreachable!("never sent to the ring")
             }
         }
