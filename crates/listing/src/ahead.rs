@@ -82,10 +82,14 @@ impl<O> Shared<O> {
     }
 }
 
+/// Starts reader number N on the shared state (None if it couldn't).
+type Spawn<O> = Box<dyn FnMut(&Arc<Shared<O>>, usize) -> Option<JoinHandle<()>> + Send>;
+
 /// The readers and what they read.
 pub struct ReadAhead<O> {
     shared: Arc<Shared<O>>,
     threads: Vec<JoinHandle<()>>,
+    spawn: Spawn<O>,
 }
 
 impl<O: Send + 'static> ReadAhead<O> {
@@ -102,20 +106,41 @@ impl<O: Send + 'static> ReadAhead<O> {
             work: Condvar::new(),
             done: Condvar::new(),
         });
-        let mut threads = Vec::new();
-        for i in 0..readers {
-            let sh = Arc::clone(&shared);
+        let name = name.to_string();
+        let mut spawn: Spawn<O> = Box::new(move |sh: &Arc<Shared<O>>, i: usize| {
+            let sh = Arc::clone(sh);
             let make = make.clone();
             let b = std::thread::Builder::new().name(format!("{name}-{i}"));
-            match b.spawn(move || reader(&sh, make(), ahead)) {
-                Ok(h) => threads.push(h),
-                Err(_) => break,
+            b.spawn(move || reader(&sh, make(), ahead)).ok()
+        });
+        let mut threads = Vec::new();
+        for i in 0..readers {
+            match spawn(&shared, i) {
+                Some(h) => threads.push(h),
+                None => break,
             }
         }
         if threads.is_empty() {
             return None;
         }
-        Some(ReadAhead { shared, threads })
+        Some(ReadAhead { shared, threads, spawn })
+    }
+
+    /// Runs `readers` threads from now on, starting the missing ones (more
+    /// reads in flight when they wait on the device: a cold cache). Fewer
+    /// than asked if threads can't be started.
+    pub fn grow(&mut self, readers: usize) {
+        while self.threads.len() < readers {
+            match (self.spawn)(&self.shared, self.threads.len()) {
+                Some(h) => self.threads.push(h),
+                None => break,
+            }
+        }
+    }
+
+    /// Reader threads running.
+    pub fn readers(&self) -> usize {
+        self.threads.len()
     }
 
     /// Asks for `paths` to be read, the first soonest, ahead of what the

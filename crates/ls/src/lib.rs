@@ -145,6 +145,10 @@ pub struct Ls<'a> {
     /// `-R` read-ahead (see [`prefetch`]).
     prefetch: Option<prefetch::Prefetch>,
     prefetch_tried: bool,
+    /// Read-ahead threads the descriptor limit allows (the cold count is
+    /// capped by it), and whether they were raised for a cold cache.
+    prefetch_max: usize,
+    prefetch_grown: bool,
 }
 
 impl<'a> Ls<'a> {
@@ -185,6 +189,8 @@ impl<'a> Ls<'a> {
             active: Vec::new(),
             prefetch: None,
             prefetch_tried: false,
+            prefetch_max: 0,
+            prefetch_grown: false,
         }
     }
 
@@ -517,6 +523,7 @@ impl<'a> Ls<'a> {
             // does, and fewer readers (or none) under a tight one.
             let per = prefetch::DESCRIPTORS_PER_READER;
             let mut readers = listing::budget::threads_raised(per).min(prefetch::READERS);
+            self.prefetch_max = readers;
             if !remote {
                 readers = readers.min(local);
             }
@@ -527,6 +534,15 @@ impl<'a> Ls<'a> {
             self.prefetch = prefetch::start(plan, birth, want_id, readers, remote);
         }
         let Some(pf) = self.prefetch.as_mut() else { return };
+        if !self.prefetch_grown && pf.readers() < self.prefetch_max {
+            // A cold cache: listings wait on the disk, so more of them in
+            // flight (the readers go on into subdirectories on their own).
+            let now = ringio::helper_threads_now(pf.readers(), self.prefetch_max);
+            if now > pf.readers() {
+                pf.grow(now);
+                self.prefetch_grown = true;
+            }
+        }
         let mut next: Vec<&[u8]> = Vec::new();
         for p in self.pending.iter_mut().rev().take(prefetch::AHEAD) {
             if p.done.is_none() && !p.requested {

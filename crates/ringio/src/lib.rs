@@ -37,8 +37,8 @@ mod walkers;
 
 pub use dirent::{dtype, Dirent, DirentIter};
 pub use engine::{
-    default_backend, helper_threads, uring_available, uring_description, workers_each, Backend,
-    Config, Engine, Workload,
+    default_backend, helper_threads, helper_threads_now, uring_available, uring_description,
+    workers_each, Backend, Config, Engine, Workload,
 };
 pub use errno::Errno;
 pub use op::{Completion, Data, Token, DEFAULT_DENTS_BUF};

@@ -106,6 +106,7 @@ fn depth_rises_under_injected_slowness_and_falls_back() {
     };
     assert!(!ringio::cold::is_cold(), "cold before any operation");
     assert_eq!(Walkers::active(2, 64), 2);
+    assert_eq!(ringio::helper_threads_now(2, 16), 2, "warm: read-ahead threads as they are");
 
     // Injected: every thread's windows are slow, so the state turns cold
     // and the next submit raises the pool's limit.
@@ -116,6 +117,9 @@ fn depth_rises_under_injected_slowness_and_falls_back() {
         batch(&mut eng, &dir, &names, &small);
     }
     assert_eq!(Walkers::active(2, 64), 64, "a walk runs its cold thread count while cold");
+    assert_eq!(ringio::helper_threads_now(2, 16), 4, "lsr -R's read-ahead doubles while cold");
+    assert_eq!(ringio::helper_threads_now(2, 3), 3, "within the descriptor budget");
+    assert_eq!(ringio::helper_threads_now(0, 16), 0, "no helpers where there were none");
     ring_batch(&mut ring);
     assert_eq!(
         ring_limit(&ring),
