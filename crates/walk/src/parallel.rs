@@ -40,6 +40,9 @@ struct Queue<V: Visitor> {
     /// 0, always allowed); the others park, counted in `waiting`. It
     /// follows the engine's cold-cache state (see `walk`).
     active: usize,
+    /// A thread is asking the feed of a fed walk for a root (one at a
+    /// time: the others wait for work on the condition variable).
+    feeding: bool,
 }
 
 struct Shared<V: Visitor> {
@@ -56,6 +59,24 @@ impl<V: Visitor> Shared<V> {
     }
 }
 
+/// What the source of a fed walk ([`walk_fed`]) gives an idle thread.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) enum Fed<V: Visitor> {
+    /// A root to walk alongside whatever is being walked.
+    Root(Node<V>),
+    /// Nothing for now: look at the shared stack again, then ask again.
+    Nothing,
+    /// The walk is over: queued work is dropped.
+    Stop,
+}
+
+/// The source of a fed walk's roots, called by an idle walker thread with
+/// its reader (to stat or open the root) and its visitor state. It may
+/// wait a little for a root, not indefinitely: work the other threads
+/// push meanwhile waits for it.
+pub(crate) type Feed<'a, V> =
+    dyn Fn(&mut Reader, &mut <V as Visitor>::Local) -> Fed<V> + Sync + 'a;
+
 struct Worker<V: Visitor> {
     rd: Reader,
     list: Listing,
@@ -66,6 +87,7 @@ struct Worker<V: Visitor> {
     /// (listing length from which stats are shared, chunk size).
     split: (usize, usize),
     remote: bool,
+    sort: bool,
 }
 
 impl<V: Visitor> Worker<V> {
@@ -79,6 +101,7 @@ impl<V: Visitor> Worker<V> {
             local: v.local(),
             split: split::sizes(remote),
             remote,
+            sort: opts.sort,
         }
     }
 
@@ -98,7 +121,14 @@ impl<V: Visitor> Worker<V> {
                 let base = self.list.base + self.list.len();
                 self.list.clear();
                 self.list.base = base;
-                let eof = match self.rd.read_batch(fd, dev_size, &mut self.list, BATCH) {
+                // Sorted listings are read whole (only fed walks sort here:
+                // `walk` sorts in the ordered mode).
+                let read = if self.sort {
+                    self.rd.read(fd, dev_size, &mut self.list, true).map(|()| true)
+                } else {
+                    self.rd.read_batch(fd, dev_size, &mut self.list, BATCH)
+                };
+                let eof = match read {
                     Ok(eof) => eof,
                     Err(e) => {
                         let err = crate::WalkError::Read { path: node.path.clone(), errno: e };
@@ -165,8 +195,16 @@ impl<V: Visitor> Worker<V> {
     /// Takes and processes directories. With `until_idle`, returns once the
     /// stack is empty and nobody is busy (the current root is done);
     /// otherwise runs until shutdown.
-    fn run(&mut self, sh: &Shared<V>, v: &V, me: usize, adapt: &mut dyn FnMut(&Shared<V>)) {
-        let until_idle = me == 0;
+    /// A fed walk (`feed`) runs until the feed says stop.
+    fn run(
+        &mut self,
+        sh: &Shared<V>,
+        v: &V,
+        me: usize,
+        adapt: &mut dyn FnMut(&Shared<V>),
+        feed: Option<&Feed<'_, V>>,
+    ) {
+        let until_idle = me == 0 && feed.is_none();
         let mut q = sh.lock();
         loop {
             if sh.stop.load(Ordering::Relaxed) {
@@ -219,6 +257,25 @@ impl<V: Visitor> Worker<V> {
             if q.shutdown {
                 return;
             }
+            if let Some(feed) = feed.filter(|_| !q.feeding) {
+                q.feeding = true;
+                drop(q);
+                let fed = feed(&mut self.rd, &mut self.local);
+                q = sh.lock();
+                q.feeding = false;
+                match fed {
+                    Fed::Root(node) => q.stack.push(Work::Dir(node)),
+                    Fed::Nothing => {}
+                    Fed::Stop => {
+                        sh.stop.store(true, Ordering::Relaxed);
+                        q.shutdown = true;
+                    }
+                }
+                if q.waiting > 0 {
+                    sh.cv.notify_all();
+                }
+                continue;
+            }
             q.waiting += 1;
             q = ringio::sync::wait(&sh.cv, q);
             q.waiting -= 1;
@@ -233,10 +290,38 @@ impl<V: Visitor> Worker<V> {
 /// warm walk starts no more threads than before.
 pub(crate) fn walk<V: Visitor>(
     roots: &[Vec<u8>],
+    threads: (usize, usize),
+    opts: &Options,
+    remote: bool,
+    v: &V,
+) {
+    walk_inner(roots, threads, opts, remote, v, None)
+}
+
+/// A walk whose roots come from `feed` while it runs, until the feed says
+/// stop (the MPI mode, `dist`: work stolen from other ranks joins the
+/// running walk instead of each item starting a walk of its own, so the
+/// rank keeps its threads and request slots busy and its engines live).
+/// Roots are the feed's to stat and visit; the walk calls `leave` for
+/// each when its subtree is done.
+#[cfg(feature = "mpi")]
+pub(crate) fn walk_fed<V: Visitor>(
+    threads: (usize, usize),
+    opts: &Options,
+    remote: bool,
+    v: &V,
+    feed: &Feed<'_, V>,
+) {
+    walk_inner(&[], threads, opts, remote, v, Some(feed))
+}
+
+fn walk_inner<V: Visitor>(
+    roots: &[Vec<u8>],
     (warm, cold): (usize, usize),
     opts: &Options,
     remote: bool,
     v: &V,
+    feed: Option<&Feed<'_, V>>,
 ) {
     let sh = Shared::<V> {
         q: Mutex::new(Queue {
@@ -245,6 +330,7 @@ pub(crate) fn walk<V: Visitor>(
             waiting: 0,
             shutdown: false,
             active: warm,
+            feeding: false,
         }),
         fds: Fds::new(cold),
         cv: Condvar::new(),
@@ -261,7 +347,7 @@ pub(crate) fn walk<V: Visitor>(
                 // If a thread can't be created (RLIMIT_NPROC), walk with fewer.
                 match b.spawn_scoped(s, move || {
                     let mut w = Worker::new(opts, remote, v);
-                    w.run(sh, v, i, &mut |_| {});
+                    w.run(sh, v, i, &mut |_| {}, feed);
                     v.finish(w.local);
                 }) {
                     Ok(h) => handles.push(h),
@@ -300,7 +386,10 @@ pub(crate) fn walk<V: Visitor>(
             };
             sh.lock().stack.push(Work::Dir(node));
             sh.cv.notify_all();
-            me.run(&sh, v, 0, &mut adapt);
+            me.run(&sh, v, 0, &mut adapt, None);
+        }
+        if feed.is_some() {
+            me.run(&sh, v, 0, &mut adapt, feed);
         }
         sh.lock().shutdown = true;
         sh.cv.notify_all();

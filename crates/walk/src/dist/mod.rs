@@ -33,7 +33,7 @@ mod wire;
 
 use std::collections::VecDeque;
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::Duration;
 
@@ -42,8 +42,12 @@ use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::CommunicatorCollectives;
 use mpi::Threading;
 
-use crate::{Options, Visitor};
-use record::Recorder;
+use crate::node::DirNode;
+use crate::parallel::Fed;
+use crate::reader::{Reader, StatSlot};
+use crate::step::Node;
+use crate::{dtype, Entry, Errno, Options, Visitor};
+use record::{Ctx, DirRec, Recorder};
 use replay::{Replay, Store};
 use wire::{Get, Item, Put};
 
@@ -88,14 +92,17 @@ const MAX_GIVE: usize = 256;
 const MAX_REC_SENDS: usize = 8;
 /// Subdirectories are handed to the queue while fewer items wait.
 const HUNGRY: usize = 4;
+/// How long an idle walker thread waits for an item before looking at its
+/// walk's own work again.
+const FEED_WAIT: Duration = Duration::from_millis(2);
 
 /// What a rank's coordinator, walker thread and (rank 0) replay share.
 pub(crate) struct Shared {
     /// Directories to walk: the walker takes the newest, thieves the oldest.
     pending: Mutex<VecDeque<Item>>,
     cv: Condvar,
-    /// The walker thread is walking an item.
-    busy: AtomicBool,
+    /// Items the rank's walk is walking (their subtrees not done).
+    roots: AtomicUsize,
     /// Generations (operands) up to this one are over.
     dead: AtomicU64,
     /// The walker thread should exit.
@@ -106,7 +113,7 @@ pub(crate) struct Shared {
 
 impl Shared {
     fn idle(&self) -> bool {
-        !self.busy.load(Ordering::Relaxed) && ringio::sync::lock(&self.pending).is_empty()
+        self.roots.load(Ordering::Acquire) == 0 && ringio::sync::lock(&self.pending).is_empty()
     }
 }
 
@@ -159,7 +166,7 @@ impl Job {
             sh: Arc::new(Shared {
                 pending: Mutex::new(VecDeque::new()),
                 cv: Condvar::new(),
-                busy: AtomicBool::new(false),
+                roots: AtomicUsize::new(0),
                 dead: AtomicU64::new(0),
                 stop: AtomicBool::new(false),
                 outbox: Mutex::new(Vec::new()),
@@ -445,7 +452,10 @@ impl Job {
     }
 }
 
-/// A rank's walker thread: walks the items of its queue, newest first.
+/// A rank's walk: one walk with the engine's threads, fed the items of
+/// its queue (newest first) as its threads run out of work, so stolen
+/// subtrees are walked side by side, each thread's engine and the rank's
+/// request slots stay busy, and no item pays for a walk of its own.
 fn walker<V: Visitor>(
     sh: &Shared,
     opts: &Options,
@@ -454,38 +464,136 @@ fn walker<V: Visitor>(
     emit: &(dyn Fn(Vec<u8>) + Sync),
     hungry: usize,
 ) {
+    // The first item tells whether the tree is on a high-latency file
+    // system (the walk's threads and engines depend on it).
+    let remote = {
+        let mut q = ringio::sync::lock(&sh.pending);
+        while q.is_empty() && !sh.stop.load(Ordering::Relaxed) {
+            q = ringio::sync::wait(&sh.cv, q);
+        }
+        match q.back() {
+            Some(it) => crate::any_remote(std::slice::from_ref(&it.path)),
+            None => return,
+        }
+    };
     // Order between directories is the replay's business; within one, a
-    // sorted walk (-s) must list sorted, which the sequential reader does.
-    let wopts = Options { ordered: opts.sort, ..opts.clone() };
-    let below = Options { follow_roots: hints.follow_all, ..wopts.clone() };
-    loop {
+    // sorted walk (-s) must list sorted, which the fed walk's reader does.
+    let wopts = Options { ordered: false, ..opts.clone() };
+    let policy = ringio::Walkers::new(&wopts.engine, remote);
+    let limit = crate::fds::threads_for_limit();
+    let warm = policy.threads(wopts.threads, false).min(limit).max(1);
+    let cold = policy.cold_threads(wopts.threads, false).min(limit).max(warm);
+    let rec = Recorder { inner: v, hints, sh, emit, hungry };
+    let feed = |rd: &mut Reader, _: &mut ()| -> Fed<Recorder<'_, V>> {
         let item = {
             let mut q = ringio::sync::lock(&sh.pending);
             loop {
                 if sh.stop.load(Ordering::Relaxed) {
-                    return;
+                    return Fed::Stop;
                 }
                 if let Some(it) = q.pop_back() {
-                    sh.busy.store(true, Ordering::Relaxed);
+                    // Counted before the queue is seen empty: the rank is
+                    // not idle while it sets the item up.
+                    sh.roots.fetch_add(1, Ordering::AcqRel);
                     break it;
                 }
-                q = ringio::sync::wait(&sh.cv, q);
+                // A short wait: the walk's own threads may push work
+                // meanwhile, which this thread should then help with.
+                let (g, t) = ringio::sync::wait_timeout(&sh.cv, q, FEED_WAIT);
+                q = g;
+                if t.timed_out() && q.is_empty() {
+                    return Fed::Nothing;
+                }
             }
         };
-        if item.gen > sh.dead.load(Ordering::Relaxed) {
-            let rec = Recorder {
-                inner: v,
-                item: &item,
-                hints,
-                sh,
-                emit,
-                root_dev: AtomicU64::new(item.root_dev),
-                hungry,
-            };
-            let o = if item.operand { &wopts } else { &below };
-            crate::walk(std::slice::from_ref(&item.path), o, &rec);
+        match fed_root(&rec, rd, &item, opts, hints) {
+            Some(node) => Fed::Root(node),
+            None => {
+                sh.roots.fetch_sub(1, Ordering::AcqRel);
+                Fed::Nothing
+            }
         }
-        sh.busy.store(false, Ordering::Relaxed);
+    };
+    crate::parallel::walk_fed((warm, cold), &wopts, remote, &rec, &feed);
+}
+
+/// The node an item's walk starts from, after recording what its root
+/// tells (an operand's own entry; a directory gone or replaced); `None`
+/// when there is nothing to walk below it.
+fn fed_root<'r, V: Visitor>(
+    rec: &Recorder<'r, V>,
+    rd: &mut Reader,
+    item: &Item,
+    opts: &Options,
+    hints: &Hints,
+) -> Option<Node<Recorder<'r, V>>> {
+    if item.gen <= rec.sh.dead.load(Ordering::Relaxed) {
+        return None;
+    }
+    let ctx = Arc::new(Ctx { gen: item.gen, root_dev: AtomicU64::new(item.root_dev) });
+    // Below the operands a directory is only stat'ed when loops are
+    // watched for: its listing came from its parent's, opening it checks
+    // it is still a directory, and each stat by path costs a lookup per
+    // component on a file system that caches nothing.
+    let stat = if item.operand {
+        Some(rd.stat_path(&item.path, opts.follow_roots))
+    } else if hints.follow_all {
+        Some(rd.stat_path(&item.path, true))
+    } else {
+        None
+    };
+    let (st, followed) = match stat {
+        None => (None, false),
+        Some(StatSlot::Ok { st, followed }) => (Some(st), followed),
+        Some(StatSlot::Err(errno)) => {
+            if item.operand {
+                rec.root_record(item.gen, &item.path, Err(errno));
+            } else {
+                rec.list_error(item.gen, &item.path, errno);
+            }
+            return None;
+        }
+    };
+    let d_type = st.as_ref().map_or(dtype::DIR, crate::node::dtype_of);
+    let e = Entry {
+        path: &item.path,
+        name: if item.operand { &item.path } else { base_name(&item.path) },
+        depth: item.depth,
+        d_type,
+        ino: st.as_ref().map_or(0, |s| s.stx_ino),
+        stat: st.as_ref(),
+        stat_error: None,
+        followed,
+        dirfd: libc::AT_FDCWD,
+        rel_name: &item.path,
+        index: 0,
+    };
+    if item.operand {
+        if let Some(id) = record::id_of(&e) {
+            ctx.root_dev.store(id.0, Ordering::Relaxed);
+        }
+        rec.root_record(item.gen, &item.path, Ok(&e));
+        if !e.is_dir() || hints.max_depth == 0 {
+            return None;
+        }
+    } else if !e.is_dir() {
+        // Replaced since its parent was read.
+        rec.list_error(item.gen, &item.path, Errno(libc::ENOTDIR));
+        return None;
+    }
+    let mut chain = item.chain.clone();
+    if hints.follow_all {
+        chain.extend(record::id_of(&e));
+    }
+    let acc = DirRec { ctx, chain, ..DirRec::default() };
+    Some(DirNode::from_entry(&e, st, None, acc))
+}
+
+fn base_name(path: &[u8]) -> &[u8] {
+    let trimmed = path.strip_suffix(b"/").unwrap_or(path);
+    match trimmed.iter().rposition(|&c| c == b'/') {
+        Some(i) => &path[i + 1..],
+        None => path,
     }
 }
 
