@@ -103,6 +103,10 @@ pub(crate) struct Shared {
     cv: Condvar,
     /// Items the rank's walk is walking (their subtrees not done).
     roots: AtomicUsize,
+    /// A walker thread found nothing to do: the rank asks for work even
+    /// while its other threads are busy, so it keeps its request slots
+    /// full rather than walking its last subtree with one thread.
+    starving: AtomicBool,
     /// Generations (operands) up to this one are over.
     dead: AtomicU64,
     /// The walker thread should exit.
@@ -167,6 +171,7 @@ impl Job {
                 pending: Mutex::new(VecDeque::new()),
                 cv: Condvar::new(),
                 roots: AtomicUsize::new(0),
+                starving: AtomicBool::new(false),
                 dead: AtomicU64::new(0),
                 stop: AtomicBool::new(false),
                 outbox: Mutex::new(Vec::new()),
@@ -213,7 +218,7 @@ impl Job {
         self.sh.stop.store(false, Ordering::Relaxed);
         let mut gen = self.gen;
         let mut announced = self.sh.dead.load(Ordering::Relaxed);
-        let hungry = if self.size > 1 { HUNGRY } else { 0 };
+        let hungry = if self.size > 1 { hungry() } else { 0 };
         let shared = Arc::clone(&self.sh);
         std::thread::scope(|s| {
             let (sh, store_ref, done) = (&*shared, &store, &done);
@@ -267,7 +272,7 @@ impl Job {
                 o.extend_from_slice(&(rec.len() as u64).to_le_bytes());
                 o.extend_from_slice(&rec);
             };
-            s.spawn(move || walker(sh, opts, hints, v, &emit, HUNGRY));
+            s.spawn(move || walker(sh, opts, hints, v, &emit, hungry()));
             while !self.finished {
                 if !self.poll(None) {
                     std::thread::sleep(Duration::from_micros(100));
@@ -363,7 +368,8 @@ impl Job {
             }
         }
         self.sends.retain_mut(|s| !s.test());
-        if self.size > 1 && !self.asked && !self.finished && self.sh.idle() {
+        let want = self.sh.starving.load(Ordering::Relaxed) || self.sh.idle();
+        if self.size > 1 && !self.asked && !self.finished && want {
             let to = self.random_other();
             self.send(to, REQ, Vec::new());
             self.asked = true;
@@ -492,6 +498,7 @@ fn walker<V: Visitor>(
                     return Fed::Stop;
                 }
                 if let Some(it) = q.pop_back() {
+                    sh.starving.store(false, Ordering::Relaxed);
                     // Counted before the queue is seen empty: the rank is
                     // not idle while it sets the item up.
                     sh.roots.fetch_add(1, Ordering::AcqRel);
@@ -502,6 +509,7 @@ fn walker<V: Visitor>(
                 let (g, t) = ringio::sync::wait_timeout(&sh.cv, q, FEED_WAIT);
                 q = g;
                 if t.timed_out() && q.is_empty() {
+                    sh.starving.store(true, Ordering::Relaxed);
                     return Fed::Nothing;
                 }
             }
@@ -595,6 +603,10 @@ fn base_name(path: &[u8]) -> &[u8] {
         Some(i) => &path[i + 1..],
         None => path,
     }
+}
+
+fn hungry() -> usize {
+    std::env::var("RINGUTILS_MPI_HUNGRY").ok().and_then(|v| v.parse().ok()).unwrap_or(HUNGRY)
 }
 
 /// `RINGUTILS_MPI_FAULT=die:R`: rank R (not 0) dies once the job starts (how
