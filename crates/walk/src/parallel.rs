@@ -70,12 +70,23 @@ pub(crate) enum Fed<V: Visitor> {
     Stop,
 }
 
-/// The source of a fed walk's roots, called by an idle walker thread with
-/// its reader (to stat or open the root) and its visitor state. It may
-/// wait a little for a root, not indefinitely: work the other threads
-/// push meanwhile waits for it.
-pub(crate) type Feed<'a, V> =
-    dyn Fn(&mut Reader, &mut <V as Visitor>::Local) -> Fed<V> + Sync + 'a;
+/// The source of a fed walk's roots, and where it hands queued work back.
+pub(crate) trait Feed<V: Visitor>: Sync {
+    /// Called by an idle walker thread with its reader (to stat or open
+    /// the root) and its visitor state. It may wait a little for a root,
+    /// not indefinitely: work the other threads push meanwhile waits.
+    /// `busy`: how many directories the other threads are walking.
+    fn next(&self, rd: &mut Reader, local: &mut V::Local, busy: usize) -> Fed<V>;
+    /// Whether someone else wants some of the queued directories.
+    fn wanted(&self) -> bool;
+    /// Takes queued directories (the oldest: nearest the roots, the
+    /// biggest subtrees) to be walked elsewhere; the walk then finishes
+    /// them as done, without reading them (`leave` runs as usual).
+    fn give(&self, dirs: &[Node<V>]);
+}
+
+/// A fed walk hands back at most this many directories at once.
+const MAX_GIVE: usize = 256;
 
 struct Worker<V: Visitor> {
     rd: Reader,
@@ -195,6 +206,38 @@ impl<V: Visitor> Worker<V> {
     /// Takes and processes directories. With `until_idle`, returns once the
     /// stack is empty and nobody is busy (the current root is done);
     /// otherwise runs until shutdown.
+    /// Hands the older half of the queued directories (at most
+    /// [`MAX_GIVE`]) to `feed`, and finishes them here as done.
+    fn give_back<'q>(
+        &mut self,
+        mut q: MutexGuard<'q, Queue<V>>,
+        sh: &'q Shared<V>,
+        v: &V,
+        feed: &dyn Feed<V>,
+    ) -> MutexGuard<'q, Queue<V>> {
+        let dirs = q.stack.iter().filter(|w| matches!(w, Work::Dir(_))).count();
+        let mut n = (dirs / 2).min(MAX_GIVE);
+        let mut given = Vec::with_capacity(n);
+        let mut kept = Vec::with_capacity(q.stack.len());
+        // The bottom of the stack is the oldest work.
+        for w in std::mem::take(&mut q.stack) {
+            match w {
+                Work::Dir(d) if n > 0 => {
+                    n -= 1;
+                    given.push(d);
+                }
+                w => kept.push(w),
+            }
+        }
+        q.stack = kept;
+        drop(q);
+        feed.give(&given);
+        for d in given {
+            step::finish(&sh.fds, d, v, &mut self.local, &sh.stop);
+        }
+        sh.lock()
+    }
+
     /// A fed walk (`feed`) runs until the feed says stop.
     fn run(
         &mut self,
@@ -202,7 +245,7 @@ impl<V: Visitor> Worker<V> {
         v: &V,
         me: usize,
         adapt: &mut dyn FnMut(&Shared<V>),
-        feed: Option<&Feed<'_, V>>,
+        feed: Option<&dyn Feed<V>>,
     ) {
         let until_idle = me == 0 && feed.is_none();
         let mut q = sh.lock();
@@ -224,6 +267,10 @@ impl<V: Visitor> Worker<V> {
                 q.waiting += 1;
                 q = ringio::sync::wait(&sh.cv, q);
                 q.waiting -= 1;
+                continue;
+            }
+            if let Some(feed) = feed.filter(|f| q.stack.len() >= 2 && f.wanted()) {
+                q = self.give_back(q, sh, v, feed);
                 continue;
             }
             if let Some(work) = q.stack.pop() {
@@ -259,8 +306,9 @@ impl<V: Visitor> Worker<V> {
             }
             if let Some(feed) = feed.filter(|_| !q.feeding) {
                 q.feeding = true;
+                let busy = q.busy;
                 drop(q);
-                let fed = feed(&mut self.rd, &mut self.local);
+                let fed = feed.next(&mut self.rd, &mut self.local, busy);
                 q = sh.lock();
                 q.feeding = false;
                 match fed {
@@ -310,7 +358,7 @@ pub(crate) fn walk_fed<V: Visitor>(
     opts: &Options,
     remote: bool,
     v: &V,
-    feed: &Feed<'_, V>,
+    feed: &dyn Feed<V>,
 ) {
     walk_inner(&[], threads, opts, remote, v, Some(feed))
 }
@@ -321,7 +369,7 @@ fn walk_inner<V: Visitor>(
     opts: &Options,
     remote: bool,
     v: &V,
-    feed: Option<&Feed<'_, V>>,
+    feed: Option<&dyn Feed<V>>,
 ) {
     let sh = Shared::<V> {
         q: Mutex::new(Queue {

@@ -35,7 +35,7 @@ use std::collections::VecDeque;
 use std::io::Write;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mpi::point_to_point::{MatchedReceiveVec, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
@@ -43,7 +43,7 @@ use mpi::traits::CommunicatorCollectives;
 use mpi::Threading;
 
 use crate::node::DirNode;
-use crate::parallel::Fed;
+use crate::parallel::{Fed, Feed};
 use crate::reader::{Reader, StatSlot};
 use crate::step::Node;
 use crate::{dtype, Entry, Errno, Options, Visitor};
@@ -90,8 +90,15 @@ const FINISH: i32 = 6;
 const MAX_GIVE: usize = 256;
 /// Record batches in flight from one rank to rank 0.
 const MAX_REC_SENDS: usize = 8;
-/// Subdirectories are handed to the queue while fewer items wait.
-const HUNGRY: usize = 4;
+/// A rank whose walk has nothing queued asks for work while it walks
+/// fewer directories than this at once: a directory's requests are
+/// sequential, so this many keep a Lustre client's 8 metadata RPC slots
+/// busy, and a rank walking more would only move work between ranks (each
+/// move costs a lookup per path component where it lands).
+const STARVING_BELOW: usize = 8;
+/// How long a steal request may wait for a busy rank's walk to hand
+/// back work before it is answered with none.
+const THIEF_WAIT: Duration = Duration::from_millis(5);
 /// How long an idle walker thread waits for an item before looking at its
 /// walk's own work again.
 const FEED_WAIT: Duration = Duration::from_millis(2);
@@ -107,6 +114,9 @@ pub(crate) struct Shared {
     /// while its other threads are busy, so it keeps its request slots
     /// full rather than walking its last subtree with one thread.
     starving: AtomicBool,
+    /// Another rank waits for work this rank's walk has queued: the walk
+    /// hands some back ([`Feed::give`]).
+    wanted: AtomicBool,
     /// Generations (operands) up to this one are over.
     dead: AtomicU64,
     /// The walker thread should exit.
@@ -130,6 +140,9 @@ pub struct Job {
     sends: Vec<libcw::mpisend::Send>,
     /// A steal request is out.
     asked: bool,
+    /// Ranks whose steal requests wait for this rank's walk to hand back
+    /// work, and since when.
+    thieves: Vec<(i32, Instant)>,
     rng: u64,
     /// Rank 0 said the job is over.
     finished: bool,
@@ -172,12 +185,14 @@ impl Job {
                 cv: Condvar::new(),
                 roots: AtomicUsize::new(0),
                 starving: AtomicBool::new(false),
+                wanted: AtomicBool::new(false),
                 dead: AtomicU64::new(0),
                 stop: AtomicBool::new(false),
                 outbox: Mutex::new(Vec::new()),
             }),
             sends: Vec::new(),
             asked: false,
+            thieves: Vec::new(),
             rng: 0x9e37_79b9_7f4a_7c15 ^ (rank as u64 + 1).wrapping_mul(0x2545_f491_4f6c_dd1d),
             finished: false,
             started: false,
@@ -218,12 +233,11 @@ impl Job {
         self.sh.stop.store(false, Ordering::Relaxed);
         let mut gen = self.gen;
         let mut announced = self.sh.dead.load(Ordering::Relaxed);
-        let hungry = if self.size > 1 { hungry() } else { 0 };
         let shared = Arc::clone(&self.sh);
         std::thread::scope(|s| {
             let (sh, store_ref, done) = (&*shared, &store, &done);
             let emit = move |rec: Vec<u8>| store_ref.insert(rec);
-            s.spawn(move || walker(sh, opts, hints, v, &emit, hungry));
+            s.spawn(move || walker(sh, opts, hints, v, &emit));
             let replay = Replay { store: store_ref, sh, follow_all: hints.follow_all };
             let gen = &mut gen;
             s.spawn(move || {
@@ -272,7 +286,7 @@ impl Job {
                 o.extend_from_slice(&(rec.len() as u64).to_le_bytes());
                 o.extend_from_slice(&rec);
             };
-            s.spawn(move || walker(sh, opts, hints, v, &emit, hungry()));
+            s.spawn(move || walker(sh, opts, hints, v, &emit));
             while !self.finished {
                 if !self.poll(None) {
                     std::thread::sleep(Duration::from_micros(100));
@@ -326,7 +340,17 @@ impl Job {
             let (tag, src) = (st.tag(), st.source_rank());
             let (data, _) = (msg, st).matched_receive_vec::<u8>();
             match tag {
-                REQ => self.give(src),
+                REQ => {
+                    let queued = !ringio::sync::lock(&self.sh.pending).is_empty();
+                    if queued || self.finished || self.sh.roots.load(Ordering::Acquire) == 0 {
+                        self.give(src, 2);
+                    } else {
+                        // Busy with nothing queued: the walk hands back
+                        // part of what it has queued inside.
+                        self.thieves.push((src, Instant::now()));
+                        self.sh.wanted.store(true, Ordering::Relaxed);
+                    }
+                }
                 WORK => {
                     self.asked = false;
                     let dead = self.sh.dead.load(Ordering::Relaxed);
@@ -360,6 +384,9 @@ impl Job {
                 _ => {}
             }
         }
+        if !self.thieves.is_empty() {
+            any |= self.serve_thieves();
+        }
         if self.rank != 0 && self.sends.len() < MAX_REC_SENDS {
             let out = std::mem::take(&mut *ringio::sync::lock(&self.sh.outbox));
             if !out.is_empty() && !self.finished {
@@ -377,11 +404,42 @@ impl Job {
         any
     }
 
-    /// Answers a steal request with the older half of the queue.
-    fn give(&mut self, to: i32) {
+    /// Answers the waiting steal requests: with what the walk handed
+    /// back, shared out, or with none once this rank is idle or a request
+    /// waited too long.
+    fn serve_thieves(&mut self) -> bool {
+        let queued = ringio::sync::lock(&self.sh.pending).len();
+        let done = self.finished || self.sh.idle();
+        let mut any = false;
+        if queued > 0 || done {
+            let n = self.thieves.len();
+            for (t, _) in std::mem::take(&mut self.thieves) {
+                self.give(t, n);
+            }
+            any = true;
+        } else {
+            let old: Vec<i32> = self
+                .thieves
+                .iter()
+                .filter(|(_, since)| since.elapsed() > THIEF_WAIT)
+                .map(|&(t, _)| t)
+                .collect();
+            for t in old {
+                self.thieves.retain(|&(r, _)| r != t);
+                self.send(t, NONE, Vec::new());
+                any = true;
+            }
+        }
+        self.sh.wanted.store(!self.thieves.is_empty(), Ordering::Relaxed);
+        any
+    }
+
+    /// Answers a steal request with the oldest 1/`share` of the queue
+    /// (rounded up).
+    fn give(&mut self, to: i32, share: usize) {
         let items: Vec<Item> = {
             let mut q = ringio::sync::lock(&self.sh.pending);
-            let n = q.len().div_ceil(2).min(MAX_GIVE);
+            let n = q.len().div_ceil(share.max(1)).min(MAX_GIVE);
             if self.finished {
                 Vec::new()
             } else {
@@ -468,7 +526,6 @@ fn walker<V: Visitor>(
     hints: &Hints,
     v: &V,
     emit: &(dyn Fn(Vec<u8>) + Sync),
-    hungry: usize,
 ) {
     // The first item tells whether the tree is on a high-latency file
     // system (the walk's threads and engines depend on it).
@@ -489,8 +546,22 @@ fn walker<V: Visitor>(
     let limit = crate::fds::threads_for_limit();
     let warm = policy.threads(wopts.threads, false).min(limit).max(1);
     let cold = policy.cold_threads(wopts.threads, false).min(limit).max(warm);
-    let rec = Recorder { inner: v, hints, sh, emit, hungry };
-    let feed = |rd: &mut Reader, _: &mut ()| -> Fed<Recorder<'_, V>> {
+    let rec = Recorder { inner: v, hints, sh, emit };
+    let feed = RankFeed { rec: &rec, opts, hints };
+    crate::parallel::walk_fed((warm, cold), &wopts, remote, &rec, &feed);
+}
+
+/// What a rank's walk is fed from: its queue, which steals fill, and to
+/// which it hands back its oldest directories when other ranks ask.
+struct RankFeed<'r, V> {
+    rec: &'r Recorder<'r, V>,
+    opts: &'r Options,
+    hints: &'r Hints<'r>,
+}
+
+impl<'r, V: Visitor> Feed<Recorder<'r, V>> for RankFeed<'r, V> {
+    fn next(&self, rd: &mut Reader, _: &mut (), busy: usize) -> Fed<Recorder<'r, V>> {
+        let sh = self.rec.sh;
         let item = {
             let mut q = ringio::sync::lock(&sh.pending);
             loop {
@@ -509,20 +580,45 @@ fn walker<V: Visitor>(
                 let (g, t) = ringio::sync::wait_timeout(&sh.cv, q, FEED_WAIT);
                 q = g;
                 if t.timed_out() && q.is_empty() {
-                    sh.starving.store(true, Ordering::Relaxed);
+                    sh.starving.store(busy < STARVING_BELOW, Ordering::Relaxed);
                     return Fed::Nothing;
                 }
             }
         };
-        match fed_root(&rec, rd, &item, opts, hints) {
+        match fed_root(self.rec, rd, &item, self.opts, self.hints) {
             Some(node) => Fed::Root(node),
             None => {
                 sh.roots.fetch_sub(1, Ordering::AcqRel);
                 Fed::Nothing
             }
         }
-    };
-    crate::parallel::walk_fed((warm, cold), &wopts, remote, &rec, &feed);
+    }
+
+    fn wanted(&self) -> bool {
+        self.rec.sh.wanted.load(Ordering::Relaxed)
+    }
+
+    fn give(&self, dirs: &[Node<Recorder<'r, V>>]) {
+        let sh = self.rec.sh;
+        let mut q = ringio::sync::lock(&sh.pending);
+        for d in dirs {
+            let mut chain = d.acc.chain.clone();
+            // An item's chain is its ancestors'; the directory's own
+            // identity is added again where it is walked.
+            if chain.last().is_some() && d.dev_ino().map(|i| (i.dev, i.ino)) == chain.last().copied() {
+                chain.pop();
+            }
+            q.push_back(Item {
+                gen: d.acc.ctx.gen,
+                path: d.path.clone(),
+                depth: d.depth,
+                operand: false,
+                root_dev: d.acc.ctx.root_dev.load(Ordering::Relaxed),
+                chain,
+            });
+        }
+        sh.wanted.store(false, Ordering::Relaxed);
+    }
 }
 
 /// The node an item's walk starts from, after recording what its root
@@ -603,10 +699,6 @@ fn base_name(path: &[u8]) -> &[u8] {
         Some(i) => &path[i + 1..],
         None => path,
     }
-}
-
-fn hungry() -> usize {
-    std::env::var("RINGUTILS_MPI_HUNGRY").ok().and_then(|v| v.parse().ok()).unwrap_or(HUNGRY)
 }
 
 /// `RINGUTILS_MPI_FAULT=die:R`: rank R (not 0) dies once the job starts (how

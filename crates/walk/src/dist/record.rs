@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 
 use ringio::{DevIno, Errno};
 
-use super::wire::{self, Item, Put};
+use super::wire::{self, Put};
 use super::{Hints, Shared};
 use crate::{dtype, Entry, StatNeed, Visit, Visitor, WalkError};
 
@@ -24,8 +24,6 @@ pub(crate) struct Recorder<'a, V> {
     pub sh: &'a Shared,
     /// Where finished records go (rank 0's store, or the outbox).
     pub emit: &'a (dyn Fn(Vec<u8>) + Sync),
-    /// Subdirectories are handed out while fewer items than this wait.
-    pub hungry: usize,
 }
 
 /// What the directories of one item share: its operand walk and device.
@@ -139,10 +137,6 @@ impl<V: Visitor> Visitor for Recorder<'_, V> {
             return Visit::Skip;
         }
         let descend = self.worth_descending(e, parent);
-        let export = descend && self.hungry > 0 && {
-            let q = ringio::sync::lock(&self.sh.pending);
-            q.len() < self.hungry
-        };
         {
             let mut b = ringio::sync::lock(&parent.buf);
             let mut p = Put(std::mem::take(&mut b.ents));
@@ -152,19 +146,6 @@ impl<V: Visitor> Visitor for Recorder<'_, V> {
             p.u8(descend as u8);
             b.ents = p.0;
             b.n += 1;
-        }
-        if export {
-            let item = Item {
-                gen: parent.ctx.gen,
-                path: e.path.to_vec(),
-                depth: e.depth,
-                operand: false,
-                root_dev: parent.ctx.root_dev.load(Ordering::Relaxed),
-                chain: parent.chain.clone(),
-            };
-            ringio::sync::lock(&self.sh.pending).push_back(item);
-            self.sh.cv.notify_one();
-            return Visit::Skip;
         }
         if descend {
             Visit::Descend
