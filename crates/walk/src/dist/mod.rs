@@ -90,6 +90,13 @@ const FINISH: i32 = 6;
 const MAX_GIVE: usize = 256;
 /// Record batches in flight from one rank to rank 0.
 const MAX_REC_SENDS: usize = 8;
+/// Bounds of the wait before asking again after a refusal.
+const ASK_MIN: Duration = Duration::from_micros(100);
+const ASK_MAX: Duration = Duration::from_millis(4);
+/// The coordinator's sleep between rounds with nothing to do doubles from
+/// the first to the second while nothing happens (fast answers while
+/// messages flow, little CPU while the walk just runs).
+const NAP: (Duration, Duration) = (Duration::from_micros(50), Duration::from_micros(800));
 /// A rank whose walk has nothing queued asks for work while it walks
 /// fewer directories than this at once: a directory's requests are
 /// sequential, so this many keep a Lustre client's 8 metadata RPC slots
@@ -140,6 +147,11 @@ pub struct Job {
     sends: Vec<libcw::mpisend::Send>,
     /// A steal request is out.
     asked: bool,
+    /// After a refusal the next request waits this long (doubling up to
+    /// [`ASK_MAX`]): at the end of a walk every rank is idle, and asking
+    /// at once would only bounce messages between them.
+    ask_delay: Duration,
+    next_ask: Instant,
     /// Ranks whose steal requests wait for this rank's walk to hand back
     /// work, and since when.
     thieves: Vec<(i32, Instant)>,
@@ -193,6 +205,8 @@ impl Job {
             sends: Vec::new(),
             asked: false,
             thieves: Vec::new(),
+            ask_delay: ASK_MIN,
+            next_ask: Instant::now(),
             rng: 0x9e37_79b9_7f4a_7c15 ^ (rank as u64 + 1).wrapping_mul(0x2545_f491_4f6c_dd1d),
             finished: false,
             started: false,
@@ -233,6 +247,7 @@ impl Job {
         self.sh.stop.store(false, Ordering::Relaxed);
         let mut gen = self.gen;
         let mut announced = self.sh.dead.load(Ordering::Relaxed);
+        let mut nap = Nap::new();
         let shared = Arc::clone(&self.sh);
         std::thread::scope(|s| {
             let (sh, store_ref, done) = (&*shared, &store, &done);
@@ -257,9 +272,7 @@ impl Job {
                 if done.load(Ordering::Acquire) {
                     break;
                 }
-                if !busy {
-                    std::thread::sleep(Duration::from_micros(100));
-                }
+                nap.after(busy);
             }
             self.sh.stop.store(true, Ordering::Relaxed);
             self.sh.cv.notify_all();
@@ -287,10 +300,10 @@ impl Job {
                 o.extend_from_slice(&rec);
             };
             s.spawn(move || walker(sh, opts, hints, v, &emit));
+            let mut nap = Nap::new();
             while !self.finished {
-                if !self.poll(None) {
-                    std::thread::sleep(Duration::from_micros(100));
-                }
+                let busy = self.poll(None);
+                nap.after(busy);
             }
             self.sh.dead.store(u64::MAX, Ordering::Relaxed);
             self.sh.stop.store(true, Ordering::Relaxed);
@@ -353,6 +366,7 @@ impl Job {
                 }
                 WORK => {
                     self.asked = false;
+                    self.ask_delay = ASK_MIN;
                     let dead = self.sh.dead.load(Ordering::Relaxed);
                     let mut g = Get::new(&data);
                     let n = g.u64();
@@ -366,7 +380,11 @@ impl Job {
                     drop(q);
                     self.sh.cv.notify_all();
                 }
-                NONE => self.asked = false,
+                NONE => {
+                    self.asked = false;
+                    self.next_ask = Instant::now() + self.ask_delay;
+                    self.ask_delay = (self.ask_delay * 2).min(ASK_MAX);
+                }
                 REC => {
                     if let Some(store) = store {
                         let mut g = Get::new(&data);
@@ -396,7 +414,8 @@ impl Job {
         }
         self.sends.retain_mut(|s| !s.test());
         let want = self.sh.starving.load(Ordering::Relaxed) || self.sh.idle();
-        if self.size > 1 && !self.asked && !self.finished && want {
+        if self.size > 1 && !self.asked && !self.finished && want && Instant::now() >= self.next_ask
+        {
             let to = self.random_other();
             self.send(to, REQ, Vec::new());
             self.asked = true;
@@ -698,6 +717,26 @@ fn base_name(path: &[u8]) -> &[u8] {
     match trimmed.iter().rposition(|&c| c == b'/') {
         Some(i) => &path[i + 1..],
         None => path,
+    }
+}
+
+/// The coordinator's sleep between rounds (see [`NAP`]).
+struct Nap(Duration);
+
+impl Nap {
+    fn new() -> Nap {
+        Nap(NAP.0)
+    }
+
+    /// After a round: nothing happened (`busy` false) sleeps, longer each
+    /// time; anything happening resets the sleep.
+    fn after(&mut self, busy: bool) {
+        if busy {
+            self.0 = NAP.0;
+        } else {
+            std::thread::sleep(self.0);
+            self.0 = (self.0 * 2).min(NAP.1);
+        }
     }
 }
 
