@@ -206,38 +206,6 @@ impl<V: Visitor> Worker<V> {
     /// Takes and processes directories. With `until_idle`, returns once the
     /// stack is empty and nobody is busy (the current root is done);
     /// otherwise runs until shutdown.
-    /// Hands the older half of the queued directories (at most
-    /// [`MAX_GIVE`]) to `feed`, and finishes them here as done.
-    fn give_back<'q>(
-        &mut self,
-        mut q: MutexGuard<'q, Queue<V>>,
-        sh: &'q Shared<V>,
-        v: &V,
-        feed: &dyn Feed<V>,
-    ) -> MutexGuard<'q, Queue<V>> {
-        let dirs = q.stack.iter().filter(|w| matches!(w, Work::Dir(_))).count();
-        let mut n = (dirs / 2).min(MAX_GIVE);
-        let mut given = Vec::with_capacity(n);
-        let mut kept = Vec::with_capacity(q.stack.len());
-        // The bottom of the stack is the oldest work.
-        for w in std::mem::take(&mut q.stack) {
-            match w {
-                Work::Dir(d) if n > 0 => {
-                    n -= 1;
-                    given.push(d);
-                }
-                w => kept.push(w),
-            }
-        }
-        q.stack = kept;
-        drop(q);
-        feed.give(&given);
-        for d in given {
-            step::finish(&sh.fds, d, v, &mut self.local, &sh.stop);
-        }
-        sh.lock()
-    }
-
     /// A fed walk (`feed`) runs until the feed says stop.
     fn run(
         &mut self,
@@ -270,8 +238,16 @@ impl<V: Visitor> Worker<V> {
                 continue;
             }
             if let Some(feed) = feed.filter(|f| q.stack.len() >= 2 && f.wanted()) {
-                q = self.give_back(q, sh, v, feed);
-                continue;
+                let given = oldest_half(&mut q.stack);
+                if !given.is_empty() {
+                    drop(q);
+                    feed.give(&given);
+                    for d in given {
+                        step::finish(&sh.fds, d, v, &mut self.local, &sh.stop);
+                    }
+                    q = sh.lock();
+                    continue;
+                }
             }
             if let Some(work) = q.stack.pop() {
                 let node = match work {
@@ -329,6 +305,30 @@ impl<V: Visitor> Worker<V> {
             q.waiting -= 1;
         }
     }
+}
+
+/// Takes the older half of the directories on `stack` (at most
+/// [`MAX_GIVE`]; none when there is only one), for a fed walk to hand back.
+fn oldest_half<V: Visitor>(stack: &mut Vec<Work<V>>) -> Vec<Node<V>> {
+    let dirs = stack.iter().filter(|w| matches!(w, Work::Dir(_))).count();
+    let mut n = (dirs / 2).min(MAX_GIVE);
+    if n == 0 {
+        return Vec::new();
+    }
+    let mut given = Vec::with_capacity(n);
+    let mut kept = Vec::with_capacity(stack.len());
+    // The bottom of the stack is the oldest work: nearest the roots.
+    for w in std::mem::take(stack) {
+        match w {
+            Work::Dir(d) if n > 0 => {
+                n -= 1;
+                given.push(d);
+            }
+            w => kept.push(w),
+        }
+    }
+    *stack = kept;
+    given
 }
 
 /// Walks with `warm` threads while completions are cache-fast and up to
