@@ -626,7 +626,9 @@ impl<'r, V: Visitor> Feed<Recorder<'r, V>> for RankFeed<'r, V> {
             let mut chain = d.acc.chain.clone();
             // An item's chain is its ancestors'; the directory's own
             // identity is added again where it is walked.
-            if chain.last().is_some() && d.dev_ino().map(|i| (i.dev, i.ino)) == chain.last().copied() {
+            if chain.last().is_some()
+                && d.dev_ino().map(|i| (i.dev, i.ino)) == chain.last().copied()
+            {
                 chain.pop();
             }
             q.push_back(Item {
