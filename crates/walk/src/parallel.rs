@@ -267,8 +267,9 @@ impl<V: Visitor> Worker<V> {
                 q = sh.lock();
                 q.busy -= 1;
                 // Wake the others so the root's owner sees the walk of this
-                // root is over.
-                let done = q.stack.is_empty() && q.busy == 0;
+                // root is over (a fed walk has no such owner: its feeding
+                // thread comes back by itself).
+                let done = q.stack.is_empty() && q.busy == 0 && feed.is_none();
                 if q.waiting > 0 && done {
                     sh.cv.notify_all();
                 }
@@ -287,15 +288,22 @@ impl<V: Visitor> Worker<V> {
                 let fed = feed.next(&mut self.rd, &mut self.local, busy);
                 q = sh.lock();
                 q.feeding = false;
-                match fed {
-                    Fed::Root(node) => q.stack.push(Work::Dir(node)),
-                    Fed::Nothing => {}
+                // Only news wakes the waiting threads: a feed that had
+                // nothing comes back every few ms, and waking up to 63
+                // threads for nothing each time cost more CPU than the walk.
+                let news = match fed {
+                    Fed::Root(node) => {
+                        q.stack.push(Work::Dir(node));
+                        true
+                    }
+                    Fed::Nothing => false,
                     Fed::Stop => {
                         sh.stop.store(true, Ordering::Relaxed);
                         q.shutdown = true;
+                        true
                     }
-                }
-                if q.waiting > 0 {
+                };
+                if news && q.waiting > 0 {
                     sh.cv.notify_all();
                 }
                 continue;

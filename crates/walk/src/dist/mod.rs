@@ -8,11 +8,15 @@
 //! them ([`replay`]), so rank 0 alone prints, in GNU's order, with GNU's
 //! hard-link and `-quit` semantics, and the tool's code is the same code.
 //!
-//! - **Work**: directories. While its queue runs low, a rank hands the
-//!   subdirectories it meets to the queue instead of descending them
-//!   ([`record`]); an idle rank asks a random other rank for work, which
-//!   gives the older half of its queue (nearest the root: the biggest
-//!   subtrees), as libcircle does.
+//! - **Work**: directories. Each rank runs one walk for the whole job
+//!   (`parallel::walk_fed`), fed from its queue whenever its threads run
+//!   out of work. A rank walking fewer than [`STARVING_BELOW`] directories
+//!   with nothing queued asks a random other rank for work; that rank
+//!   answers from its queue or, when that is empty, has its walk hand back
+//!   the older half of the directories it has queued inside (nearest the
+//!   root: the biggest subtrees), as libcircle gives half its queue. So
+//!   work moves only when someone lacks it: each move costs the thief a
+//!   lookup per path component, since it opens the directory by path.
 //! - **Termination**: rank 0 knows the tree it replays, so it knows when an
 //!   operand is complete (every directory the replay entered has its
 //!   record); it then tells every rank that operand is over (queued and

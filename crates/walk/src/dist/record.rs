@@ -1,7 +1,7 @@
-//! A rank's side of the walk: walks its items with the ordinary walker
-//! and turns each directory into a record for rank 0, handing subdirectories
-//! to the shared queue instead of descending them while that queue runs low
-//! (so idle ranks have something to steal).
+//! A rank's side of the walk: the visitor of its walk, which turns each
+//! directory into a record for rank 0. Depths are the operand's (a stolen
+//! directory's walk starts at its depth), and each directory's
+//! accumulator carries the item it was reached from ([`Ctx`]).
 //!
 //! Nothing here evaluates the tool's expression: the tool's visitor only
 //! says which stat an entry needs. Which directories to descend is guessed
