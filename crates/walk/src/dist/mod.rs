@@ -419,7 +419,12 @@ impl Job {
             }
         }
         self.sends.retain_mut(|s| !s.test());
-        let want = self.sh.starving.load(Ordering::Relaxed) || self.sh.idle();
+        // A walker thread's report of starving lasts until the next item
+        // is taken: with items already waiting, asking again would only
+        // pile up work taken from the others.
+        let want = self.sh.idle()
+            || (self.sh.starving.load(Ordering::Relaxed)
+                && ringio::sync::lock(&self.sh.pending).is_empty());
         if self.size > 1 && !self.asked && !self.finished && want && Instant::now() >= self.next_ask
         {
             let to = self.random_other();
