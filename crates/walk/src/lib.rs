@@ -228,7 +228,7 @@ pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, visitor: &V) {
     }
 }
 
-fn any_remote(roots: &[Vec<u8>]) -> bool {
+pub(crate) fn any_remote(roots: &[Vec<u8>]) -> bool {
     roots.iter().any(|r| {
         std::ffi::CString::new(r.as_slice())
             .ok()

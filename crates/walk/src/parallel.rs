@@ -40,6 +40,9 @@ struct Queue<V: Visitor> {
     /// 0, always allowed); the others park, counted in `waiting`. It
     /// follows the engine's cold-cache state (see `walk`).
     active: usize,
+    /// A thread is asking the feed of a fed walk for a root (one at a
+    /// time: the others wait for work on the condition variable).
+    feeding: bool,
 }
 
 struct Shared<V: Visitor> {
@@ -56,6 +59,35 @@ impl<V: Visitor> Shared<V> {
     }
 }
 
+/// What the source of a fed walk ([`walk_fed`]) gives an idle thread.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub(crate) enum Fed<V: Visitor> {
+    /// A root to walk alongside whatever is being walked.
+    Root(Node<V>),
+    /// Nothing for now: look at the shared stack again, then ask again.
+    Nothing,
+    /// The walk is over: queued work is dropped.
+    Stop,
+}
+
+/// The source of a fed walk's roots, and where it hands queued work back.
+pub(crate) trait Feed<V: Visitor>: Sync {
+    /// Called by an idle walker thread with its reader (to stat or open
+    /// the root) and its visitor state. It may wait a little for a root,
+    /// not indefinitely: work the other threads push meanwhile waits.
+    /// `busy`: how many directories the other threads are walking.
+    fn next(&self, rd: &mut Reader, local: &mut V::Local, busy: usize) -> Fed<V>;
+    /// Whether someone else wants some of the queued directories.
+    fn wanted(&self) -> bool;
+    /// Takes queued directories (the oldest: nearest the roots, the
+    /// biggest subtrees) to be walked elsewhere; the walk then finishes
+    /// them as done, without reading them (`leave` runs as usual).
+    fn give(&self, dirs: &[Node<V>]);
+}
+
+/// A fed walk hands back at most this many directories at once.
+const MAX_GIVE: usize = 256;
+
 struct Worker<V: Visitor> {
     rd: Reader,
     list: Listing,
@@ -66,6 +98,7 @@ struct Worker<V: Visitor> {
     /// (listing length from which stats are shared, chunk size).
     split: (usize, usize),
     remote: bool,
+    sort: bool,
 }
 
 impl<V: Visitor> Worker<V> {
@@ -79,6 +112,7 @@ impl<V: Visitor> Worker<V> {
             local: v.local(),
             split: split::sizes(remote),
             remote,
+            sort: opts.sort,
         }
     }
 
@@ -98,7 +132,14 @@ impl<V: Visitor> Worker<V> {
                 let base = self.list.base + self.list.len();
                 self.list.clear();
                 self.list.base = base;
-                let eof = match self.rd.read_batch(fd, dev_size, &mut self.list, BATCH) {
+                // Sorted listings are read whole (only fed walks sort here:
+                // `walk` sorts in the ordered mode).
+                let read = if self.sort {
+                    self.rd.read(fd, dev_size, &mut self.list, true).map(|()| true)
+                } else {
+                    self.rd.read_batch(fd, dev_size, &mut self.list, BATCH)
+                };
+                let eof = match read {
                     Ok(eof) => eof,
                     Err(e) => {
                         let err = crate::WalkError::Read { path: node.path.clone(), errno: e };
@@ -168,8 +209,16 @@ impl<V: Visitor> Worker<V> {
     /// Takes and processes directories. With `until_idle`, returns once the
     /// stack is empty and nobody is busy (the current root is done);
     /// otherwise runs until shutdown.
-    fn run(&mut self, sh: &Shared<V>, v: &V, me: usize, adapt: &mut dyn FnMut(&Shared<V>)) {
-        let until_idle = me == 0;
+    /// A fed walk (`feed`) runs until the feed says stop.
+    fn run(
+        &mut self,
+        sh: &Shared<V>,
+        v: &V,
+        me: usize,
+        adapt: &mut dyn FnMut(&Shared<V>),
+        feed: Option<&dyn Feed<V>>,
+    ) {
+        let until_idle = me == 0 && feed.is_none();
         let mut q = sh.lock();
         loop {
             if sh.stop.load(Ordering::Relaxed) {
@@ -191,6 +240,18 @@ impl<V: Visitor> Worker<V> {
                 q.waiting -= 1;
                 continue;
             }
+            if let Some(feed) = feed.filter(|f| q.stack.len() >= 2 && f.wanted()) {
+                let given = oldest_half(&mut q.stack);
+                if !given.is_empty() {
+                    drop(q);
+                    feed.give(&given);
+                    for d in given {
+                        step::finish(&sh.fds, d, v, &mut self.local, &sh.stop);
+                    }
+                    q = sh.lock();
+                    continue;
+                }
+            }
             if let Some(work) = q.stack.pop() {
                 let node = match work {
                     Work::Dir(node) => node,
@@ -209,8 +270,9 @@ impl<V: Visitor> Worker<V> {
                 q = sh.lock();
                 q.busy -= 1;
                 // Wake the others so the root's owner sees the walk of this
-                // root is over.
-                let done = q.stack.is_empty() && q.busy == 0;
+                // root is over (a fed walk has no such owner: its feeding
+                // thread comes back by itself).
+                let done = q.stack.is_empty() && q.busy == 0 && feed.is_none();
                 if q.waiting > 0 && done {
                     sh.cv.notify_all();
                 }
@@ -222,11 +284,62 @@ impl<V: Visitor> Worker<V> {
             if q.shutdown {
                 return;
             }
+            if let Some(feed) = feed.filter(|_| !q.feeding) {
+                q.feeding = true;
+                let busy = q.busy;
+                drop(q);
+                let fed = feed.next(&mut self.rd, &mut self.local, busy);
+                q = sh.lock();
+                q.feeding = false;
+                // Only news wakes the waiting threads: a feed that had
+                // nothing comes back every few ms, and waking up to 63
+                // threads for nothing each time cost more CPU than the walk.
+                let news = match fed {
+                    Fed::Root(node) => {
+                        q.stack.push(Work::Dir(node));
+                        true
+                    }
+                    Fed::Nothing => false,
+                    Fed::Stop => {
+                        sh.stop.store(true, Ordering::Relaxed);
+                        q.shutdown = true;
+                        true
+                    }
+                };
+                if news && q.waiting > 0 {
+                    sh.cv.notify_all();
+                }
+                continue;
+            }
             q.waiting += 1;
             q = ringio::sync::wait(&sh.cv, q);
             q.waiting -= 1;
         }
     }
+}
+
+/// Takes the older half of the directories on `stack` (at most
+/// [`MAX_GIVE`]; none when there is only one), for a fed walk to hand back.
+fn oldest_half<V: Visitor>(stack: &mut Vec<Work<V>>) -> Vec<Node<V>> {
+    let dirs = stack.iter().filter(|w| matches!(w, Work::Dir(_))).count();
+    let mut n = (dirs / 2).min(MAX_GIVE);
+    if n == 0 {
+        return Vec::new();
+    }
+    let mut given = Vec::with_capacity(n);
+    let mut kept = Vec::with_capacity(stack.len());
+    // The bottom of the stack is the oldest work: nearest the roots.
+    for w in std::mem::take(stack) {
+        match w {
+            Work::Dir(d) if n > 0 => {
+                n -= 1;
+                given.push(d);
+            }
+            w => kept.push(w),
+        }
+    }
+    *stack = kept;
+    given
 }
 
 /// Walks with `warm` threads while completions are cache-fast and up to
@@ -236,10 +349,38 @@ impl<V: Visitor> Worker<V> {
 /// warm walk starts no more threads than before.
 pub(crate) fn walk<V: Visitor>(
     roots: &[Vec<u8>],
+    threads: (usize, usize),
+    opts: &Options,
+    remote: bool,
+    v: &V,
+) {
+    walk_inner(roots, threads, opts, remote, v, None)
+}
+
+/// A walk whose roots come from `feed` while it runs, until the feed says
+/// stop (the MPI mode, `dist`: work stolen from other ranks joins the
+/// running walk instead of each item starting a walk of its own, so the
+/// rank keeps its threads and request slots busy and its engines live).
+/// Roots are the feed's to stat and visit; the walk calls `leave` for
+/// each when its subtree is done.
+#[cfg(feature = "mpi")]
+pub(crate) fn walk_fed<V: Visitor>(
+    threads: (usize, usize),
+    opts: &Options,
+    remote: bool,
+    v: &V,
+    feed: &dyn Feed<V>,
+) {
+    walk_inner(&[], threads, opts, remote, v, Some(feed))
+}
+
+fn walk_inner<V: Visitor>(
+    roots: &[Vec<u8>],
     (warm, cold): (usize, usize),
     opts: &Options,
     remote: bool,
     v: &V,
+    feed: Option<&dyn Feed<V>>,
 ) {
     let sh = Shared::<V> {
         q: Mutex::new(Queue {
@@ -248,6 +389,7 @@ pub(crate) fn walk<V: Visitor>(
             waiting: 0,
             shutdown: false,
             active: warm,
+            feeding: false,
         }),
         fds: Fds::new(cold),
         cv: Condvar::new(),
@@ -264,7 +406,7 @@ pub(crate) fn walk<V: Visitor>(
                 // If a thread can't be created (RLIMIT_NPROC), walk with fewer.
                 match b.spawn_scoped(s, move || {
                     let mut w = Worker::new(opts, remote, v);
-                    w.run(sh, v, i, &mut |_| {});
+                    w.run(sh, v, i, &mut |_| {}, feed);
                     v.finish(w.local);
                 }) {
                     Ok(h) => handles.push(h),
@@ -304,7 +446,10 @@ pub(crate) fn walk<V: Visitor>(
             v.publish(&mut me.local);
             sh.lock().stack.push(Work::Dir(node));
             sh.cv.notify_all();
-            me.run(&sh, v, 0, &mut adapt);
+            me.run(&sh, v, 0, &mut adapt, None);
+        }
+        if feed.is_some() {
+            me.run(&sh, v, 0, &mut adapt, feed);
         }
         sh.lock().shutdown = true;
         sh.cv.notify_all();

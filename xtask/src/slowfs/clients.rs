@@ -10,7 +10,7 @@
 //! Requests over the cap wait; none is refused. A waiting request enters
 //! service (its delay starts) when one of its client's replies goes out.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::Duration;
 
@@ -36,6 +36,8 @@ struct Client {
     max_in_service: usize,
     /// In service plus waiting: how many the client had asked for at once.
     max_outstanding: usize,
+    /// Requests by opcode name: where one client's extra requests come from.
+    ops: BTreeMap<&'static str, u64>,
 }
 
 #[derive(Default)]
@@ -91,11 +93,12 @@ impl Clients {
 
     /// A delayed request of `client` arrived: Some (to be parked for its
     /// delay now) if the client has a free slot, else None and it waits.
-    pub fn admit(&self, client: u32, w: Waiting) -> Option<Waiting> {
+    pub fn admit(&self, client: u32, op: &'static str, w: Waiting) -> Option<Waiting> {
         let mut st = ringio::sync::lock(&self.state);
         let cap = self.cap;
         let c = st.clients.entry(client).or_default();
         c.requests += 1;
+        *c.ops.entry(op).or_default() += 1;
         if c.in_service >= cap {
             c.queued += 1;
             c.waiting.push_back(w);
@@ -141,6 +144,7 @@ impl Clients {
         for c in st.clients.values_mut() {
             c.requests = 0;
             c.queued = 0;
+            c.ops.clear();
             c.max_in_service = c.in_service;
             c.max_outstanding = c.in_service + c.waiting.len();
         }
@@ -175,6 +179,9 @@ impl Clients {
             line(&format!("client.{tgid}.queued"), c.queued.to_string());
             line(&format!("client.{tgid}.max_in_service"), c.max_in_service.to_string());
             line(&format!("client.{tgid}.max_outstanding"), c.max_outstanding.to_string());
+            for (op, n) in &c.ops {
+                line(&format!("client.{tgid}.op.{op}"), n.to_string());
+            }
         }
     }
 }
@@ -196,12 +203,12 @@ mod tests {
     #[test]
     fn a_client_gets_k_slots_and_the_rest_wait_in_order() {
         let c = Clients::new(2);
-        assert!(c.admit(7, w(1)).is_some());
-        assert!(c.admit(7, w(2)).is_some());
-        assert!(c.admit(7, w(3)).is_none());
-        assert!(c.admit(7, w(4)).is_none());
+        assert!(c.admit(7, "lookup", w(1)).is_some());
+        assert!(c.admit(7, "lookup", w(2)).is_some());
+        assert!(c.admit(7, "lookup", w(3)).is_none());
+        assert!(c.admit(7, "lookup", w(4)).is_none());
         // Another client is not held back by the first one's queue.
-        assert!(c.admit(9, w(5)).is_some());
+        assert!(c.admit(9, "lookup", w(5)).is_some());
         // Each reply hands the slot to the oldest waiting request.
         assert_eq!(c.release(7).map(|w| w.unique), Some(3));
         assert_eq!(c.cancel(4).map(|w| w.unique), Some(4));
@@ -216,7 +223,7 @@ mod tests {
         assert!(s.contains("client.7.max_in_service 2\nclient.7.max_outstanding 4\n"), "{s}");
         assert!(s.contains("client.9.max_in_service 1\n"), "{s}");
         // Nothing left in service: a slot is free again at once.
-        assert!(c.admit(7, w(6)).is_some());
+        assert!(c.admit(7, "lookup", w(6)).is_some());
         c.reset();
         let s = rendered(&c);
         assert!(s.contains("clients 1\nin_service_max 1\n"), "{s}");

@@ -51,7 +51,8 @@ options:
                        refused). A client is a process: the FUSE request's
                        thread id grouped by thread group. K = 8 is a Lustre
                        client's metadata RPC limit. The stats file then gets
-                       per-client lines (client.PID.max_in_service, ...)
+                       per-client lines (client.PID.max_in_service, ...,
+                       client.PID.op.NAME: requests by type)
   --stats FILE         write counters to FILE as `key value` lines: on exit
                        (with `final 1`), on SIGUSR1, and on SIGUSR2 after
                        zeroing the counters (`resets` counts those)

@@ -632,7 +632,7 @@ impl Server {
         };
         let client = clients.client_of(h.pid);
         let w = Waiting { unique: h.unique, delay, reply: out };
-        if let Some(w) = clients.admit(client, w) {
+        if let Some(w) = clients.admit(client, opcode_name(h.opcode), w) {
             self.queue.park(received + w.delay, w.unique, (Some(client), w.reply));
         }
     }

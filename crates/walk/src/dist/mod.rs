@@ -8,11 +8,15 @@
 //! them ([`replay`]), so rank 0 alone prints, in GNU's order, with GNU's
 //! hard-link and `-quit` semantics, and the tool's code is the same code.
 //!
-//! - **Work**: directories. While its queue runs low, a rank hands the
-//!   subdirectories it meets to the queue instead of descending them
-//!   ([`record`]); an idle rank asks a random other rank for work, which
-//!   gives the older half of its queue (nearest the root: the biggest
-//!   subtrees), as libcircle does.
+//! - **Work**: directories. Each rank runs one walk for the whole job
+//!   (`parallel::walk_fed`), fed from its queue whenever its threads run
+//!   out of work. A rank walking fewer than [`STARVING_BELOW`] directories
+//!   with nothing queued asks a random other rank for work; that rank
+//!   answers from its queue or, when that is empty, has its walk hand back
+//!   the older half of the directories it has queued inside (nearest the
+//!   root: the biggest subtrees), as libcircle gives half its queue. So
+//!   work moves only when someone lacks it: each move costs the thief a
+//!   lookup per path component, since it opens the directory by path.
 //! - **Termination**: rank 0 knows the tree it replays, so it knows when an
 //!   operand is complete (every directory the replay entered has its
 //!   record); it then tells every rank that operand is over (queued and
@@ -33,17 +37,21 @@ mod wire;
 
 use std::collections::VecDeque;
 use std::io::Write;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use mpi::point_to_point::{MatchedReceiveVec, Source};
 use mpi::topology::{Communicator, SimpleCommunicator};
 use mpi::traits::CommunicatorCollectives;
 use mpi::Threading;
 
-use crate::{Options, Visitor};
-use record::Recorder;
+use crate::node::DirNode;
+use crate::parallel::{Fed, Feed};
+use crate::reader::{Reader, StatSlot};
+use crate::step::Node;
+use crate::{dtype, Entry, Errno, Options, Visitor};
+use record::{Ctx, DirRec, Recorder};
 use replay::{Replay, Store};
 use wire::{Get, Item, Put};
 
@@ -86,16 +94,40 @@ const FINISH: i32 = 6;
 const MAX_GIVE: usize = 256;
 /// Record batches in flight from one rank to rank 0.
 const MAX_REC_SENDS: usize = 8;
-/// Subdirectories are handed to the queue while fewer items wait.
-const HUNGRY: usize = 4;
+/// Bounds of the wait before asking again after a refusal.
+const ASK_MIN: Duration = Duration::from_micros(100);
+const ASK_MAX: Duration = Duration::from_millis(4);
+/// The coordinator's sleep between rounds with nothing to do doubles from
+/// the first to the second while nothing happens (fast answers while
+/// messages flow, little CPU while the walk just runs).
+const NAP: (Duration, Duration) = (Duration::from_micros(50), Duration::from_micros(800));
+/// A rank whose walk has nothing queued asks for work while it walks
+/// fewer directories than this at once: a directory's requests are
+/// sequential, so this many keep a Lustre client's 8 metadata RPC slots
+/// busy, and a rank walking more would only move work between ranks (each
+/// move costs a lookup per path component where it lands).
+const STARVING_BELOW: usize = 8;
+/// How long a steal request may wait for a busy rank's walk to hand
+/// back work before it is answered with none.
+const THIEF_WAIT: Duration = Duration::from_millis(5);
+/// How long an idle walker thread waits for an item before looking at its
+/// walk's own work again.
+const FEED_WAIT: Duration = Duration::from_millis(2);
 
 /// What a rank's coordinator, walker thread and (rank 0) replay share.
 pub(crate) struct Shared {
     /// Directories to walk: the walker takes the newest, thieves the oldest.
     pending: Mutex<VecDeque<Item>>,
     cv: Condvar,
-    /// The walker thread is walking an item.
-    busy: AtomicBool,
+    /// Items the rank's walk is walking (their subtrees not done).
+    roots: AtomicUsize,
+    /// A walker thread found nothing to do: the rank asks for work even
+    /// while its other threads are busy, so it keeps its request slots
+    /// full rather than walking its last subtree with one thread.
+    starving: AtomicBool,
+    /// Another rank waits for work this rank's walk has queued: the walk
+    /// hands some back ([`Feed::give`]).
+    wanted: AtomicBool,
     /// Generations (operands) up to this one are over.
     dead: AtomicU64,
     /// The walker thread should exit.
@@ -106,7 +138,7 @@ pub(crate) struct Shared {
 
 impl Shared {
     fn idle(&self) -> bool {
-        !self.busy.load(Ordering::Relaxed) && ringio::sync::lock(&self.pending).is_empty()
+        self.roots.load(Ordering::Acquire) == 0 && ringio::sync::lock(&self.pending).is_empty()
     }
 }
 
@@ -119,6 +151,14 @@ pub struct Job {
     sends: Vec<libcw::mpisend::Send>,
     /// A steal request is out.
     asked: bool,
+    /// After a refusal the next request waits this long (doubling up to
+    /// [`ASK_MAX`]): at the end of a walk every rank is idle, and asking
+    /// at once would only bounce messages between them.
+    ask_delay: Duration,
+    next_ask: Instant,
+    /// Ranks whose steal requests wait for this rank's walk to hand back
+    /// work, and since when.
+    thieves: Vec<(i32, Instant)>,
     rng: u64,
     /// Rank 0 said the job is over.
     finished: bool,
@@ -159,13 +199,18 @@ impl Job {
             sh: Arc::new(Shared {
                 pending: Mutex::new(VecDeque::new()),
                 cv: Condvar::new(),
-                busy: AtomicBool::new(false),
+                roots: AtomicUsize::new(0),
+                starving: AtomicBool::new(false),
+                wanted: AtomicBool::new(false),
                 dead: AtomicU64::new(0),
                 stop: AtomicBool::new(false),
                 outbox: Mutex::new(Vec::new()),
             }),
             sends: Vec::new(),
             asked: false,
+            thieves: Vec::new(),
+            ask_delay: ASK_MIN,
+            next_ask: Instant::now(),
             rng: 0x9e37_79b9_7f4a_7c15 ^ (rank as u64 + 1).wrapping_mul(0x2545_f491_4f6c_dd1d),
             finished: false,
             started: false,
@@ -206,12 +251,12 @@ impl Job {
         self.sh.stop.store(false, Ordering::Relaxed);
         let mut gen = self.gen;
         let mut announced = self.sh.dead.load(Ordering::Relaxed);
-        let hungry = if self.size > 1 { HUNGRY } else { 0 };
+        let mut nap = Nap::new();
         let shared = Arc::clone(&self.sh);
         std::thread::scope(|s| {
             let (sh, store_ref, done) = (&*shared, &store, &done);
             let emit = move |rec: Vec<u8>| store_ref.insert(rec);
-            s.spawn(move || walker(sh, opts, hints, v, &emit, hungry));
+            s.spawn(move || walker(sh, opts, hints, v, &emit));
             let replay = Replay { store: store_ref, sh, follow_all: hints.follow_all };
             let gen = &mut gen;
             s.spawn(move || {
@@ -231,9 +276,7 @@ impl Job {
                 if done.load(Ordering::Acquire) {
                     break;
                 }
-                if !busy {
-                    std::thread::sleep(Duration::from_micros(100));
-                }
+                nap.after(busy);
             }
             self.sh.stop.store(true, Ordering::Relaxed);
             self.sh.cv.notify_all();
@@ -260,11 +303,11 @@ impl Job {
                 o.extend_from_slice(&(rec.len() as u64).to_le_bytes());
                 o.extend_from_slice(&rec);
             };
-            s.spawn(move || walker(sh, opts, hints, v, &emit, HUNGRY));
+            s.spawn(move || walker(sh, opts, hints, v, &emit));
+            let mut nap = Nap::new();
             while !self.finished {
-                if !self.poll(None) {
-                    std::thread::sleep(Duration::from_micros(100));
-                }
+                let busy = self.poll(None);
+                nap.after(busy);
             }
             self.sh.dead.store(u64::MAX, Ordering::Relaxed);
             self.sh.stop.store(true, Ordering::Relaxed);
@@ -314,9 +357,20 @@ impl Job {
             let (tag, src) = (st.tag(), st.source_rank());
             let (data, _) = (msg, st).matched_receive_vec::<u8>();
             match tag {
-                REQ => self.give(src),
+                REQ => {
+                    let queued = !ringio::sync::lock(&self.sh.pending).is_empty();
+                    if queued || self.finished || self.sh.roots.load(Ordering::Acquire) == 0 {
+                        self.give(src, 2);
+                    } else {
+                        // Busy with nothing queued: the walk hands back
+                        // part of what it has queued inside.
+                        self.thieves.push((src, Instant::now()));
+                        self.sh.wanted.store(true, Ordering::Relaxed);
+                    }
+                }
                 WORK => {
                     self.asked = false;
+                    self.ask_delay = ASK_MIN;
                     let dead = self.sh.dead.load(Ordering::Relaxed);
                     let mut g = Get::new(&data);
                     let n = g.u64();
@@ -330,7 +384,11 @@ impl Job {
                     drop(q);
                     self.sh.cv.notify_all();
                 }
-                NONE => self.asked = false,
+                NONE => {
+                    self.asked = false;
+                    self.next_ask = Instant::now() + self.ask_delay;
+                    self.ask_delay = (self.ask_delay * 2).min(ASK_MAX);
+                }
                 REC => {
                     if let Some(store) = store {
                         let mut g = Get::new(&data);
@@ -348,15 +406,27 @@ impl Job {
                 _ => {}
             }
         }
+        if !self.thieves.is_empty() {
+            any |= self.serve_thieves();
+        }
         if self.rank != 0 && self.sends.len() < MAX_REC_SENDS {
             let out = std::mem::take(&mut *ringio::sync::lock(&self.sh.outbox));
+            // Not counted as activity: records flow all through a walk,
+            // and batching them over the coordinator's longer naps costs
+            // less CPU than a message per round.
             if !out.is_empty() && !self.finished {
-                any = true;
                 self.send(0, REC, out);
             }
         }
         self.sends.retain_mut(|s| !s.test());
-        if self.size > 1 && !self.asked && !self.finished && self.sh.idle() {
+        // A walker thread's report of starving lasts until the next item
+        // is taken: with items already waiting, asking again would only
+        // pile up work taken from the others.
+        let want = self.sh.idle()
+            || (self.sh.starving.load(Ordering::Relaxed)
+                && ringio::sync::lock(&self.sh.pending).is_empty());
+        if self.size > 1 && !self.asked && !self.finished && want && Instant::now() >= self.next_ask
+        {
             let to = self.random_other();
             self.send(to, REQ, Vec::new());
             self.asked = true;
@@ -364,11 +434,42 @@ impl Job {
         any
     }
 
-    /// Answers a steal request with the older half of the queue.
-    fn give(&mut self, to: i32) {
+    /// Answers the waiting steal requests: with what the walk handed
+    /// back, shared out, or with none once this rank is idle or a request
+    /// waited too long.
+    fn serve_thieves(&mut self) -> bool {
+        let queued = ringio::sync::lock(&self.sh.pending).len();
+        let done = self.finished || self.sh.idle();
+        let mut any = false;
+        if queued > 0 || done {
+            let n = self.thieves.len();
+            for (t, _) in std::mem::take(&mut self.thieves) {
+                self.give(t, n);
+            }
+            any = true;
+        } else {
+            let old: Vec<i32> = self
+                .thieves
+                .iter()
+                .filter(|(_, since)| since.elapsed() > THIEF_WAIT)
+                .map(|&(t, _)| t)
+                .collect();
+            for t in old {
+                self.thieves.retain(|&(r, _)| r != t);
+                self.send(t, NONE, Vec::new());
+                any = true;
+            }
+        }
+        self.sh.wanted.store(!self.thieves.is_empty(), Ordering::Relaxed);
+        any
+    }
+
+    /// Answers a steal request with the oldest 1/`share` of the queue
+    /// (rounded up).
+    fn give(&mut self, to: i32, share: usize) {
         let items: Vec<Item> = {
             let mut q = ringio::sync::lock(&self.sh.pending);
-            let n = q.len().div_ceil(2).min(MAX_GIVE);
+            let n = q.len().div_ceil(share.max(1)).min(MAX_GIVE);
             if self.finished {
                 Vec::new()
             } else {
@@ -445,47 +546,210 @@ impl Job {
     }
 }
 
-/// A rank's walker thread: walks the items of its queue, newest first.
+/// A rank's walk: one walk with the engine's threads, fed the items of
+/// its queue (newest first) as its threads run out of work, so stolen
+/// subtrees are walked side by side, each thread's engine and the rank's
+/// request slots stay busy, and no item pays for a walk of its own.
 fn walker<V: Visitor>(
     sh: &Shared,
     opts: &Options,
     hints: &Hints,
     v: &V,
     emit: &(dyn Fn(Vec<u8>) + Sync),
-    hungry: usize,
 ) {
+    // The first item tells whether the tree is on a high-latency file
+    // system (the walk's threads and engines depend on it).
+    let remote = {
+        let mut q = ringio::sync::lock(&sh.pending);
+        while q.is_empty() && !sh.stop.load(Ordering::Relaxed) {
+            q = ringio::sync::wait(&sh.cv, q);
+        }
+        match q.back() {
+            Some(it) => crate::any_remote(std::slice::from_ref(&it.path)),
+            None => return,
+        }
+    };
     // Order between directories is the replay's business; within one, a
-    // sorted walk (-s) must list sorted, which the sequential reader does.
-    let wopts = Options { ordered: opts.sort, ..opts.clone() };
-    let below = Options { follow_roots: hints.follow_all, ..wopts.clone() };
-    loop {
+    // sorted walk (-s) must list sorted, which the fed walk's reader does.
+    let wopts = Options { ordered: false, ..opts.clone() };
+    let policy = ringio::Walkers::new(&wopts.engine, remote);
+    let limit = crate::fds::threads_for_limit();
+    let warm = policy.threads(wopts.threads, false).min(limit).max(1);
+    let cold = policy.cold_threads(wopts.threads, false).min(limit).max(warm);
+    let rec = Recorder { inner: v, hints, sh, emit };
+    let feed = RankFeed { rec: &rec, opts, hints };
+    crate::parallel::walk_fed((warm, cold), &wopts, remote, &rec, &feed);
+}
+
+/// What a rank's walk is fed from: its queue, which steals fill, and to
+/// which it hands back its oldest directories when other ranks ask.
+struct RankFeed<'r, V> {
+    rec: &'r Recorder<'r, V>,
+    opts: &'r Options,
+    hints: &'r Hints<'r>,
+}
+
+impl<'r, V: Visitor> Feed<Recorder<'r, V>> for RankFeed<'r, V> {
+    fn next(&self, rd: &mut Reader, _: &mut (), busy: usize) -> Fed<Recorder<'r, V>> {
+        let sh = self.rec.sh;
         let item = {
             let mut q = ringio::sync::lock(&sh.pending);
             loop {
                 if sh.stop.load(Ordering::Relaxed) {
-                    return;
+                    return Fed::Stop;
                 }
                 if let Some(it) = q.pop_back() {
-                    sh.busy.store(true, Ordering::Relaxed);
+                    sh.starving.store(false, Ordering::Relaxed);
+                    // Counted before the queue is seen empty: the rank is
+                    // not idle while it sets the item up.
+                    sh.roots.fetch_add(1, Ordering::AcqRel);
                     break it;
                 }
-                q = ringio::sync::wait(&sh.cv, q);
+                // A short wait: the walk's own threads may push work
+                // meanwhile, which this thread should then help with.
+                let (g, t) = ringio::sync::wait_timeout(&sh.cv, q, FEED_WAIT);
+                q = g;
+                if t.timed_out() && q.is_empty() {
+                    sh.starving.store(busy < STARVING_BELOW, Ordering::Relaxed);
+                    return Fed::Nothing;
+                }
             }
         };
-        if item.gen > sh.dead.load(Ordering::Relaxed) {
-            let rec = Recorder {
-                inner: v,
-                item: &item,
-                hints,
-                sh,
-                emit,
-                root_dev: AtomicU64::new(item.root_dev),
-                hungry,
-            };
-            let o = if item.operand { &wopts } else { &below };
-            crate::walk(std::slice::from_ref(&item.path), o, &rec);
+        match fed_root(self.rec, rd, &item, self.opts, self.hints) {
+            Some(node) => Fed::Root(node),
+            None => {
+                sh.roots.fetch_sub(1, Ordering::AcqRel);
+                Fed::Nothing
+            }
         }
-        sh.busy.store(false, Ordering::Relaxed);
+    }
+
+    fn wanted(&self) -> bool {
+        self.rec.sh.wanted.load(Ordering::Relaxed)
+    }
+
+    fn give(&self, dirs: &[Node<Recorder<'r, V>>]) {
+        let sh = self.rec.sh;
+        let mut q = ringio::sync::lock(&sh.pending);
+        for d in dirs {
+            let mut chain = d.acc.chain.clone();
+            // An item's chain is its ancestors'; the directory's own
+            // identity is added again where it is walked.
+            if chain.last().is_some()
+                && d.dev_ino().map(|i| (i.dev, i.ino)) == chain.last().copied()
+            {
+                chain.pop();
+            }
+            q.push_back(Item {
+                gen: d.acc.ctx.gen,
+                path: d.path.clone(),
+                depth: d.depth,
+                operand: false,
+                root_dev: d.acc.ctx.root_dev.load(Ordering::Relaxed),
+                chain,
+            });
+        }
+        sh.wanted.store(false, Ordering::Relaxed);
+    }
+}
+
+/// The node an item's walk starts from, after recording what its root
+/// tells (an operand's own entry; a directory gone or replaced); `None`
+/// when there is nothing to walk below it.
+fn fed_root<'r, V: Visitor>(
+    rec: &Recorder<'r, V>,
+    rd: &mut Reader,
+    item: &Item,
+    opts: &Options,
+    hints: &Hints,
+) -> Option<Node<Recorder<'r, V>>> {
+    if item.gen <= rec.sh.dead.load(Ordering::Relaxed) {
+        return None;
+    }
+    let ctx = Arc::new(Ctx { gen: item.gen, root_dev: AtomicU64::new(item.root_dev) });
+    // Below the operands a directory is only stat'ed when loops are
+    // watched for: its listing came from its parent's, opening it checks
+    // it is still a directory, and each stat by path costs a lookup per
+    // component on a file system that caches nothing.
+    let stat = if item.operand {
+        Some(rd.stat_path(&item.path, opts.follow_roots))
+    } else if hints.follow_all {
+        Some(rd.stat_path(&item.path, true))
+    } else {
+        None
+    };
+    let (st, followed) = match stat {
+        None => (None, false),
+        Some(StatSlot::Ok { st, followed }) => (Some(st), followed),
+        Some(StatSlot::Err(errno)) => {
+            if item.operand {
+                rec.root_record(item.gen, &item.path, Err(errno));
+            } else {
+                rec.list_error(item.gen, &item.path, errno);
+            }
+            return None;
+        }
+    };
+    let d_type = st.as_ref().map_or(dtype::DIR, crate::node::dtype_of);
+    let e = Entry {
+        path: &item.path,
+        name: if item.operand { &item.path } else { base_name(&item.path) },
+        depth: item.depth,
+        d_type,
+        ino: st.as_ref().map_or(0, |s| s.stx_ino),
+        stat: st.as_ref(),
+        stat_error: None,
+        followed,
+        dirfd: libc::AT_FDCWD,
+        rel_name: &item.path,
+        index: 0,
+    };
+    if item.operand {
+        if let Some(id) = record::id_of(&e) {
+            ctx.root_dev.store(id.0, Ordering::Relaxed);
+        }
+        rec.root_record(item.gen, &item.path, Ok(&e));
+        if !e.is_dir() || hints.max_depth == 0 {
+            return None;
+        }
+    } else if !e.is_dir() {
+        // Replaced since its parent was read.
+        rec.list_error(item.gen, &item.path, Errno(libc::ENOTDIR));
+        return None;
+    }
+    let mut chain = item.chain.clone();
+    if hints.follow_all {
+        chain.extend(record::id_of(&e));
+    }
+    let acc = DirRec { ctx, chain, ..DirRec::default() };
+    Some(DirNode::from_entry(&e, st, None, acc))
+}
+
+fn base_name(path: &[u8]) -> &[u8] {
+    let trimmed = path.strip_suffix(b"/").unwrap_or(path);
+    match trimmed.iter().rposition(|&c| c == b'/') {
+        Some(i) => &path[i + 1..],
+        None => path,
+    }
+}
+
+/// The coordinator's sleep between rounds (see [`NAP`]).
+struct Nap(Duration);
+
+impl Nap {
+    fn new() -> Nap {
+        Nap(NAP.0)
+    }
+
+    /// After a round: nothing happened (`busy` false) sleeps, longer each
+    /// time; anything happening resets the sleep.
+    fn after(&mut self, busy: bool) {
+        if busy {
+            self.0 = NAP.0;
+        } else {
+            std::thread::sleep(self.0);
+            self.0 = (self.0 * 2).min(NAP.1);
+        }
     }
 }
 
