@@ -234,12 +234,11 @@ fn pump<S: Sink>(
     // an unbounded pipeline on a huge directory would hold them all at once.
     let mut next_dents: Option<Vec<u8>> = None;
     let window = dir.eng.stat_window();
-    // With worker threads on a local file system this thread reads the
-    // directory itself, as soon as the window has room: a queued getdents
-    // ran only after the operations pushed before it, while the workers
-    // then idled through the read and the next batch's handing out
-    // (10,000-entry `lsr -al`: a worker asleep a third of the time).
-    let read_here = dir.eng.backend() == ringio::Backend::Threads && !dir.remote;
+    // Where the engine says so (worker threads), on a local file system
+    // this thread reads the directory itself as soon as the window has
+    // room (see `Engine::reads_on_caller`); on a remote one the read is a
+    // round trip better left queued.
+    let read_here = dir.eng.reads_on_caller() && !dir.remote;
     while first.is_some() || next_dents.is_some() || dir.eng.outstanding() > 0 {
         batch.clear();
         if next_dents.is_some() && dir.eng.outstanding() <= window {

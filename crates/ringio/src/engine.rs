@@ -338,6 +338,17 @@ impl Engine {
         }
     }
 
+    /// Whether a caller that reads a directory while the engine works on
+    /// the entries read so far should make its next getdents itself
+    /// ([`Engine::getdents_now`]) rather than queue it: true for the thread
+    /// pool, whose workers run operations in order, so a queued read waits
+    /// behind the stats pushed before it while the workers then idle
+    /// (10,000-entry `lsr -al`: a worker asleep a third of the time). The
+    /// ring and inline execution gain nothing from it.
+    pub fn reads_on_caller(&self) -> bool {
+        self.backend == Backend::Threads
+    }
+
     /// Most operations worth keeping in flight when each completion carries
     /// a statx: with the thread pool every finished one is a ~300-byte
     /// completion waiting to be collected; io_uring hands completions back
