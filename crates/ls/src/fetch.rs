@@ -499,9 +499,33 @@ pub(crate) struct Refused {
 /// the bits of its answer.
 const XLIST_NAMES: &[&CStr] = &[ACL_ACCESS, ACL_DEFAULT, SELINUX];
 
-/// Whether a `listxattr` result holds `name` (names end in a NUL).
-fn listed(list: &[u8], name: &CStr) -> bool {
-    list.split(|&b| b == 0).any(|n| n == name.to_bytes())
+/// Which of [`XLIST_NAMES`] a `listxattr` result holds (names end in a
+/// NUL), as the bits an [`OP_STAT_XLIST`] answers with.
+fn listed_bits(list: &[u8]) -> u32 {
+    let mut bits = 0;
+    for n in list.split(|&b| b == 0) {
+        if let Some(k) = XLIST_NAMES.iter().position(|w| w.to_bytes() == n) {
+            bits |= 1 << k;
+        }
+    }
+    bits
+}
+
+/// Records what an entry's attribute list says (bit k: `XLIST_NAMES[k]`
+/// is listed), from a separate listxattr or one joined to the stat.
+fn put_xlist(e: &mut Entry, refused: &mut Refused, r: Result<u32, Errno>) {
+    match r {
+        Ok(bits) => {
+            let dir = e.file_type() == FileType::Dir;
+            e.acl = bits & 1 != 0 || (dir && bits & 2 != 0);
+            e.label_listed = bits & 4 != 0;
+        }
+        Err(err) if err == Errno(libc::EOPNOTSUPP) => {
+            refused.acl = true;
+            refused.label = true;
+        }
+        Err(_) => {}
+    }
 }
 
 /// Records one entry-level completion; says what the file system refused.
@@ -519,18 +543,7 @@ pub(crate) fn store(
         OP_STAT_XLIST => {
             put_stat(e, errors, i, c.stat());
             if e.meta.is_some() {
-                match c.listed() {
-                    Ok(bits) => {
-                        let dir = e.file_type() == FileType::Dir;
-                        e.acl = bits & 1 != 0 || (dir && bits & 2 != 0);
-                        e.label_listed = bits & 4 != 0;
-                    }
-                    Err(err) if err == Errno(libc::EOPNOTSUPP) => {
-                        refused.acl = true;
-                        refused.label = true;
-                    }
-                    Err(_) => {}
-                }
+                put_xlist(e, &mut refused, c.listed());
             }
         }
         OP_TARGET => match c.stat() {
@@ -547,19 +560,10 @@ pub(crate) fn store(
             }
             refused.acl = c.result == Err(Errno(libc::EOPNOTSUPP));
         }
-        OP_XLIST => match c.result {
-            Ok(_) => {
-                let list = c.buf();
-                let dir = e.file_type() == FileType::Dir;
-                e.acl = listed(list, ACL_ACCESS) || (dir && listed(list, ACL_DEFAULT));
-                e.label_listed = listed(list, SELINUX);
-            }
-            Err(err) if err == Errno(libc::EOPNOTSUPP) => {
-                refused.acl = true;
-                refused.label = true;
-            }
-            Err(_) => {}
-        },
+        OP_XLIST => {
+            let r = c.result.map(|_| listed_bits(c.buf()));
+            put_xlist(e, &mut refused, r);
+        }
         OP_LABEL => match c.result {
             Ok(_) => {
                 let mut v = c.take_buf();
