@@ -135,24 +135,23 @@ impl<'p> Finder<'p> {
     }
 
     fn flush_local(&self, local: &mut Local) {
-        for (i, b) in local.bufs.iter_mut().enumerate() {
-            if !b.is_empty() {
-                let mut o = ringio::sync::lock(&self.outs[i]);
-                o.buf().extend_from_slice(b);
-                o.flush();
-                b.clear();
-            }
-        }
+        self.hand_over(local, 0);
     }
 
     /// Moves this thread's buffered records into the shared outputs, in
     /// order, writing only what has grown past [`FLUSH_AT`] there.
     fn publish_local(&self, local: &mut Local) {
+        self.hand_over(local, FLUSH_AT);
+    }
+
+    /// Appends this thread's buffers to the shared outputs and writes each
+    /// output holding at least `write_at` bytes (0: every one).
+    fn hand_over(&self, local: &mut Local, write_at: usize) {
         for (i, b) in local.bufs.iter_mut().enumerate() {
             if !b.is_empty() {
                 let mut o = ringio::sync::lock(&self.outs[i]);
                 o.buf().extend_from_slice(b);
-                if o.buf().len() >= FLUSH_AT {
+                if o.buf().len() >= write_at {
                     o.flush();
                 }
                 b.clear();
