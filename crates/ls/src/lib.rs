@@ -145,10 +145,10 @@ pub struct Ls<'a> {
     /// `-R` read-ahead (see [`prefetch`]).
     prefetch: Option<prefetch::Prefetch>,
     prefetch_tried: bool,
-    /// Read-ahead threads the descriptor limit allows (the cold count is
-    /// capped by it), and whether they were raised for a cold cache.
+    /// Read-ahead threads started warm, and the most the descriptor limit
+    /// allows (the cold count is capped by it).
+    prefetch_warm: usize,
     prefetch_max: usize,
-    prefetch_grown: bool,
 }
 
 impl<'a> Ls<'a> {
@@ -189,8 +189,8 @@ impl<'a> Ls<'a> {
             active: Vec::new(),
             prefetch: None,
             prefetch_tried: false,
+            prefetch_warm: 0,
             prefetch_max: 0,
-            prefetch_grown: false,
         }
     }
 
@@ -532,17 +532,13 @@ impl<'a> Ls<'a> {
             }
             let birth = plan.time == TimeKind::Birth || plan.json;
             self.prefetch = prefetch::start(plan, birth, want_id, readers, remote);
+            self.prefetch_warm = self.prefetch.as_ref().map_or(0, |p| p.readers());
         }
         let Some(pf) = self.prefetch.as_mut() else { return };
-        if !self.prefetch_grown && pf.readers() < self.prefetch_max {
-            // A cold cache: listings wait on the disk, so more of them in
-            // flight (the readers go on into subdirectories on their own).
-            let now = ringio::helper_threads_now(pf.readers(), self.prefetch_max);
-            if now > pf.readers() {
-                pf.grow(now);
-                self.prefetch_grown = true;
-            }
-        }
+        // A cold cache: listings wait on the disk, so more of them in
+        // flight (the readers go on into subdirectories on their own).
+        // `grow` starts only what is missing.
+        pf.grow(ringio::helper_threads_now(self.prefetch_warm, self.prefetch_max));
         let mut next: Vec<&[u8]> = Vec::new();
         for p in self.pending.iter_mut().rev().take(prefetch::AHEAD) {
             if p.done.is_none() && !p.requested {
