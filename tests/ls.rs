@@ -708,6 +708,66 @@ fn many_entries() {
     c.finish();
 }
 
+/// A directory big enough for the long format's two-thread paths (its
+/// measures taken beside the sort from 16,384 entries, its rows formatted
+/// by two threads from 32,768; `long.rs`): every line must still be GNU's,
+/// in order, with widths taken over all of them.
+#[test]
+fn long_listing_of_a_big_directory() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut c = Cases::new("big-long");
+    let t = TempDir::new("ls-big-long");
+    let old = std::time::SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(1_000_000_000);
+    for i in 0..40_000usize {
+        let name = match i % 5 {
+            0 => format!("f{i:05}"),
+            1 => format!("F {i} x"),
+            2 => format!("é{i}ü"),
+            3 => format!("{}-{i}", "n".repeat(i % 41)),
+            _ => format!("z{i}.c"),
+        };
+        let path = t.join(&name);
+        match i % 997 {
+            0 => std::os::unix::fs::symlink(format!("target-{i}"), &path).unwrap(),
+            1 => std::fs::create_dir(&path).unwrap(),
+            _ => {
+                let f = std::fs::File::create(&path).unwrap();
+                f.set_len((i as u64 * 7919) % 3_000_000).unwrap();
+                if i % 13 == 0 {
+                    f.set_modified(old).unwrap();
+                }
+                if i % 1000 == 7 {
+                    std::os::unix::fs::chown(&path, Some(65534), Some(65534)).unwrap();
+                    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o4755))
+                        .unwrap();
+                }
+            }
+        }
+    }
+    // One ACL: every mode then gets its marker column.
+    if have("setfacl") {
+        let _ = Command::new("setfacl").args(["-m", "u:nobody:r"]).arg(t.join("f00005")).status();
+    }
+    for args in [
+        &["-l"][..],
+        &["-al"],
+        &["-ln"],
+        &["-lr"],
+        &["-lS"],
+        &["-lt"],
+        &["-lU"],
+        &["-lis"],
+        &["-lh", "--full-time"],
+        &["-l", "--quoting-style=shell-escape"],
+        &["-l", "--color=always"],
+        &["-lgo", "--si"],
+    ] {
+        c.ls(t.path(), args);
+        c.ls_env(t.path(), args, &[("LC_ALL", "en_US.UTF-8")]);
+    }
+    c.finish();
+}
+
 #[test]
 fn dt_unknown_free_paths_and_deep_trees() {
     let mut c = Cases::new("deep");

@@ -75,19 +75,6 @@ impl Text {
     }
 }
 
-/// Field texts for one line, before padding.
-struct Fields {
-    inode: Text,
-    blocks: Text,
-    nlink: Text,
-    owner: Text,
-    owner_numeric: bool,
-    group: Text,
-    group_numeric: bool,
-    size: Text,
-    dev: Option<(Text, Text)>,
-}
-
 fn size_text(f: cli::size::SizeFormat, bytes: u64) -> Text {
     if f == cli::size::SizeFormat::BYTES {
         Text::num(bytes)
@@ -110,17 +97,16 @@ struct Ids {
 impl Ids {
     /// The id's text (its name, or the number when `numeric` or nameless)
     /// and whether it is a number.
-    fn text(&mut self, users: &mut Users, id: u32, numeric: bool, group: bool) -> (Text, bool) {
-        let last = if group { &self.group } else { &self.user };
-        if let Some((i, t, n)) = last {
-            if *i == id {
-                return (t.clone(), *n);
-            }
-        }
-        let r = id_text(users, id, numeric, group);
+    fn text(&mut self, users: &mut Users, id: u32, numeric: bool, group: bool) -> (&Text, bool) {
         let slot = if group { &mut self.group } else { &mut self.user };
-        *slot = Some((id, r.0.clone(), r.1));
-        r
+        if !matches!(slot, Some((i, ..)) if *i == id) {
+            let (t, n) = id_text(users, id, numeric, group);
+            *slot = Some((id, t, n));
+        }
+        match slot {
+            Some((_, t, n)) => (t, *n),
+            None => unreachable!("filled above"),
+        }
     }
 }
 
@@ -150,42 +136,6 @@ fn expected_time_width(plan: &Plan) -> usize {
     let mut v = Vec::new();
     plan.time_style.format(&mut v, Timestamp::default(), Timestamp::new(i64::MAX / 2, 0));
     crate::name::display_width(&v)
-}
-
-/// The field texts of one entry's line.
-fn fields_of(plan: &Plan, users: &mut Users, ids: &mut Ids, e: &Entry) -> Fields {
-    let m = e.meta.as_ref();
-    let inode = if plan.inode {
-        m.map_or_else(Text::unknown, |m| Text::num(m.ino))
-    } else {
-        Text::default()
-    };
-    let blocks = if plan.size_blocks {
-        m.map_or_else(Text::unknown, |m| size_text(plan.block_size, m.blocks * 512))
-    } else {
-        Text::default()
-    };
-    let nlink = m.map_or_else(Text::unknown, |m| Text::num(m.nlink));
-    let (owner, owner_numeric) = match m {
-        Some(m) if plan.show_owner || plan.author => ids.text(users, m.uid, plan.numeric, false),
-        None => (Text::unknown(), false),
-        _ => (Text::default(), false),
-    };
-    let (group, group_numeric) = match m {
-        Some(m) if plan.show_group => ids.text(users, m.gid, plan.numeric, true),
-        None => (Text::unknown(), false),
-        _ => (Text::default(), false),
-    };
-    let mut dev = None;
-    let mut size = Text::default();
-    match m {
-        Some(m) if matches!(m.file_type(), FileType::Char | FileType::Block) => {
-            dev = Some((Text::num(m.rdev_major as u64), Text::num(m.rdev_minor as u64)));
-        }
-        Some(m) => size = size_text(plan.file_size, m.size),
-        None => size = Text::unknown(),
-    }
-    Fields { inode, blocks, nlink, owner, owner_numeric, group, group_numeric, size, dev }
 }
 
 /// The printer's state the long format uses and updates.
@@ -232,27 +182,55 @@ struct Widths {
     time: usize,
 }
 
+/// What the long format measures over a whole listing before it prints a
+/// line: the column widths, the owner and group last looked up, and the
+/// blocks of the `total` line.
+pub struct Measured {
+    w: Widths,
+    ids: Ids,
+    /// 512-byte blocks of the entries shown (`total`).
+    pub blocks: u64,
+}
+
+/// Measures `entries` (and `extra`, which count for widths only; see
+/// [`Rows`]) in one pass: a listing of 100,000 is ~20 MB, and each pass
+/// reads all of it again. Needs no order, so a big listing's measuring
+/// runs beside its sorting (see `Ls::list_dir`).
+pub fn measure(plan: &Plan, users: &mut Users, entries: &[Entry], extra: &[Entry]) -> Measured {
+    let mut ids = Ids::default();
+    let (w, blocks) = Widths::of(plan, users, &mut ids, entries, extra);
+    Measured { w, ids, blocks }
+}
+
 impl Widths {
-    fn of(plan: &Plan, users: &mut Users, ids: &mut Ids, rows: &Rows) -> Widths {
-        // One pass over the entries: a listing of 100,000 is ~20 MB, and
-        // each pass reads all of it again.
+    fn of(
+        plan: &Plan,
+        users: &mut Users,
+        ids: &mut Ids,
+        entries: &[Entry],
+        extra: &[Entry],
+    ) -> (Widths, u64) {
         let mut w = Widths { context: 1, time: expected_time_width(plan), ..Widths::default() };
-        for e in rows.entries.iter().chain(rows.extra) {
+        let mut blocks = 0;
+        for e in entries {
+            blocks += e.meta.map_or(0, |m| m.blocks);
+        }
+        for e in entries.iter().chain(extra) {
             w.any_acl |= e.acl || e.labeled();
             w.context = w.context.max(context_of(e).len());
             let Some(m) = &e.meta else {
-                let f = fields_of(plan, users, ids, e);
-                w.inode = w.inode.max(f.inode.len());
-                w.blocks = w.blocks.max(f.blocks.columns());
-                w.nlink = w.nlink.max(f.nlink.len());
-                w.owner = w.owner.max(f.owner.len());
-                w.group = w.group.max(f.group.len());
-                w.size = w.size.max(f.size.columns());
+                // Every field of an entry that could not be stat'ed is `?`.
+                w.inode = w.inode.max(usize::from(plan.inode));
+                w.blocks = w.blocks.max(usize::from(plan.size_blocks));
+                w.nlink = w.nlink.max(1);
+                w.owner = w.owner.max(1);
+                w.group = w.group.max(1);
+                w.size = w.size.max(1);
                 continue;
             };
-            // The widths of what fields_of would write, numbers measured
-            // rather than written (this pass runs over every entry before
-            // the printing pass formats them again).
+            // The widths of what `columns` writes, numbers measured rather
+            // than written (this pass runs over every entry before the
+            // printing pass formats them).
             if plan.inode {
                 w.inode = w.inode.max(digits(m.ino));
             }
@@ -276,7 +254,7 @@ impl Widths {
         if w.major > 0 {
             w.size = w.size.max(w.major + 2 + w.minor);
         }
-        w
+        (w, blocks)
     }
 }
 
@@ -298,6 +276,17 @@ fn size_columns(f: cli::size::SizeFormat, bytes: u64) -> usize {
 fn pad_left(out: &mut Vec<u8>, s: &[u8], w: usize) {
     out.resize(out.len() + w.saturating_sub(s.len()), b' ');
     out.extend_from_slice(s);
+}
+
+/// `n` in decimal, right-aligned in `w` columns: written in place, as
+/// [`Text::num`] would spell it.
+fn pad_num(out: &mut Vec<u8>, mut n: u64, w: usize) {
+    let d = digits(n);
+    out.resize(out.len() + w.saturating_sub(d) + d, b' ');
+    for slot in out.iter_mut().rev().take(d) {
+        *slot = b'0' + (n % 10) as u8;
+        n /= 10;
+    }
 }
 
 fn pad_cols(out: &mut Vec<u8>, t: &Text, w: usize) {
@@ -352,10 +341,11 @@ impl TimeCache {
 /// Prints `rows` in the long format: one pass for the column widths,
 /// one that formats each line again and prints it (GNU's two passes; no
 /// per-entry texts are kept, so a huge listing costs only its entries).
-pub fn print<S: Sink>(p: &mut Printing, sink: &mut S, rows: &Rows) {
+/// `measured`: [`measure`]'s result for these rows, when taken already.
+pub fn print<S: Sink>(p: &mut Printing, sink: &mut S, rows: &Rows, measured: Option<Measured>) {
     let plan = p.plan;
-    let mut ids = Ids::default();
-    let w = Widths::of(plan, p.users, &mut ids, rows);
+    let Measured { w, ids, .. } =
+        measured.unwrap_or_else(|| measure(plan, p.users, rows.entries, rows.extra));
     let mut st = RowState { ids, times: TimeCache::new(plan), name: Quoted::default() };
     if split_ok(plan, rows) {
         print_split(p, sink, rows, &w, &mut st);
@@ -387,13 +377,12 @@ fn row(p: &mut Printing, st: &mut RowState, out: &mut Vec<u8>, rows: &Rows, w: &
     }
     let i = rows.order.at(k);
     let e = &rows.entries[i];
-    let f = &fields_of(plan, p.users, &mut st.ids, e);
     // GNU sets the normal colour before the dired indent.
     p.painter.normal(plan, out);
     if plan.dired {
         out.extend_from_slice(b"  ");
     }
-    let line_start_vis = columns(out, plan, e, f, w);
+    let line_start_vis = columns(out, (plan, &mut *p.users, &mut st.ids), e, w);
     match time_of(e, plan.time) {
         Some(t) => st.times.put(out, plan, t, p.now),
         None => pad_left(out, b"?", w.time),
@@ -404,6 +393,11 @@ fn row(p: &mut Printing, st: &mut RowState, out: &mut Vec<u8>, rows: &Rows, w: &
     name_column(p, out, e, &mut st.name, rows.some_quoted, col, link);
     out.push(plan.eol);
 }
+
+/// Fewest entries whose long-format measures are taken beside the sort
+/// (see `Ls::order_and_measure`): below, a thread start costs about what
+/// the overlap saves.
+pub const MEASURE_APART_MIN: usize = 16 * 1024;
 
 /// Rows formatted at a time by each of two threads (about 150 KB of text).
 const SPLIT_CHUNK: usize = 2048;
@@ -501,17 +495,27 @@ fn print_split<S: Sink>(
 /// the line, or, when owner, group, author or context columns are
 /// printed, their end (GNU writes its line buffer out before them and
 /// counts only what it holds after).
-fn columns(out: &mut Vec<u8>, plan: &Plan, e: &Entry, f: &Fields, w: &Widths) -> usize {
+fn columns(
+    out: &mut Vec<u8>,
+    (plan, users, ids): (&Plan, &mut Users, &mut Ids),
+    e: &Entry,
+    w: &Widths,
+) -> usize {
+    let m = e.meta.as_ref();
     let mut line_start_vis = out.len();
     if plan.inode {
-        pad_left(out, f.inode.bytes(), w.inode);
+        match m {
+            Some(m) => pad_num(out, m.ino, w.inode),
+            None => pad_left(out, b"?", w.inode),
+        }
         out.push(b' ');
     }
     if plan.size_blocks {
-        pad_cols(out, &f.blocks, w.blocks);
+        let t = m.map_or_else(Text::unknown, |m| size_text(plan.block_size, m.blocks * 512));
+        pad_cols(out, &t, w.blocks);
         out.push(b' ');
     }
-    match &e.meta {
+    match m {
         Some(m) => cli::mode::mode_string(out, m.mode),
         None => {
             out.push(cli::mode::dtype_letter(e.dtype));
@@ -523,23 +527,41 @@ fn columns(out: &mut Vec<u8>, plan: &Plan, e: &Entry, f: &Fields, w: &Widths) ->
             b'+'
         } else if e.labeled() {
             b'.'
-        } else if e.meta.is_none() {
+        } else if m.is_none() {
             b'?'
         } else {
             b' '
         });
     }
     out.push(b' ');
-    pad_left(out, f.nlink.bytes(), w.nlink);
+    match m {
+        Some(m) => pad_num(out, m.nlink, w.nlink),
+        None => pad_left(out, b"?", w.nlink),
+    }
     out.push(b' ');
+    // The owner's text serves the author column too (GNU's author is the
+    // owner on Linux).
+    let owner = |out: &mut Vec<u8>, users: &mut Users, ids: &mut Ids| match m {
+        Some(m) => {
+            let (t, numeric) = ids.text(users, m.uid, plan.numeric, false);
+            pad_id(out, t.bytes(), w.owner, numeric);
+        }
+        None => pad_id(out, b"?", w.owner, false),
+    };
     if plan.show_owner {
-        pad_id(out, f.owner.bytes(), w.owner, f.owner_numeric);
+        owner(out, users, ids);
     }
     if plan.show_group {
-        pad_id(out, f.group.bytes(), w.group, f.group_numeric);
+        match m {
+            Some(m) => {
+                let (t, numeric) = ids.text(users, m.gid, plan.numeric, true);
+                pad_id(out, t.bytes(), w.group, numeric);
+            }
+            None => pad_id(out, b"?", w.group, false),
+        }
     }
     if plan.author {
-        pad_id(out, f.owner.bytes(), w.owner, f.owner_numeric);
+        owner(out, users, ids);
     }
     if plan.context {
         let c = context_of(e);
@@ -550,14 +572,17 @@ fn columns(out: &mut Vec<u8>, plan: &Plan, e: &Entry, f: &Fields, w: &Widths) ->
     if plan.show_owner || plan.show_group || plan.author || plan.context {
         line_start_vis = out.len();
     }
-    match &f.dev {
-        Some((a, b)) => {
+    match m {
+        Some(m) if matches!(m.file_type(), FileType::Char | FileType::Block) => {
             let blanks = w.size.saturating_sub(w.major + 2 + w.minor);
-            pad_left(out, a.bytes(), w.major + blanks);
+            pad_num(out, m.rdev_major as u64, w.major + blanks);
             out.extend_from_slice(b", ");
-            pad_left(out, b.bytes(), w.minor);
+            pad_num(out, m.rdev_minor as u64, w.minor);
         }
-        None => pad_cols(out, &f.size, w.size),
+        // Plain byte counts are digits: as many columns as bytes.
+        Some(m) if plan.file_size == cli::size::SizeFormat::BYTES => pad_num(out, m.size, w.size),
+        Some(m) => pad_cols(out, &size_text(plan.file_size, m.size), w.size),
+        None => pad_left(out, b"?", w.size),
     }
     out.push(b' ');
     line_start_vis
@@ -576,7 +601,7 @@ fn name_column(
     link: Option<&[u8]>,
 ) {
     let plan = p.plan;
-    crate::name::quote_into(plan, &e.name, &plan.quoter, name);
+    crate::name::quote_measured(plan, &e.name, &plan.quoter, name, plan.colors.is_some());
     // The name's span as GNU's dired counts: without the colour and
     // hyperlink bytes, after the alignment space (and our icon).
     let icon = if plan.icons { crate::icons::icon(e).len() + 1 } else { 0 };
@@ -623,6 +648,17 @@ mod tests {
     fn digits_match_written_numbers() {
         for n in [0, 1, 9, 10, 99, 100, 4096, 999_999, 1_000_000, u64::MAX / 10, u64::MAX] {
             assert_eq!(digits(n), Text::num(n).len(), "{n}");
+        }
+    }
+
+    /// Numbers written in place pad and spell as the texts did.
+    #[test]
+    fn pad_num_matches_padded_text() {
+        for (n, w) in [(0, 0), (0, 3), (7, 1), (42, 5), (4096, 4), (u64::MAX, 25), (123, 2)] {
+            let (mut a, mut b) = (b"x".to_vec(), b"x".to_vec());
+            pad_num(&mut a, n, w);
+            pad_left(&mut b, Text::num(n).bytes(), w);
+            assert_eq!(a, b, "{n} in {w}");
         }
     }
 }

@@ -45,6 +45,19 @@ pub fn quote(plan: &Plan, name: &[u8], quoter: &cli::quote::Quoter) -> Quoted {
 /// [`quote`] into `q`, reusing its buffer: printing a listing quotes each
 /// name without allocating.
 pub fn quote_into(plan: &Plan, name: &[u8], quoter: &cli::quote::Quoter, q: &mut Quoted) {
+    quote_measured(plan, name, quoter, q, true);
+}
+
+/// [`quote_into`]; `measure`: whether `q.width` is wanted (left 0 when
+/// not: only colours' line-wrap rule reads a long-format name's width,
+/// and measuring decodes every character).
+pub fn quote_measured(
+    plan: &Plan,
+    name: &[u8],
+    quoter: &cli::quote::Quoter,
+    q: &mut Quoted,
+    measure: bool,
+) {
     let bytes = &mut q.bytes;
     bytes.clear();
     quoter.quote_into(bytes, name);
@@ -53,7 +66,7 @@ pub fn quote_into(plan: &Plan, name: &[u8], quoter: &cli::quote::Quoter, q: &mut
     if plan.qmark && matches!(style, Style::Literal | Style::Shell | Style::ShellAlways) {
         q.width = cli::quote::qmark_in_place(bytes);
     } else {
-        q.width = display_width(bytes);
+        q.width = if measure { display_width(bytes) } else { 0 };
         if plan.tty_guard {
             // Beyond GNU: even --show-control-chars or --zero never send a
             // name's control bytes (ESC sequences…) to a terminal.

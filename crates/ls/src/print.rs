@@ -41,6 +41,11 @@ impl<'a> Printer<'a> {
     /// The `total N` line of a directory listing.
     pub fn total(&mut self, out: &mut Vec<u8>, entries: &[Entry]) {
         let blocks: u64 = entries.iter().filter_map(|e| e.meta.map(|m| m.blocks)).sum();
+        self.total_blocks(out, blocks);
+    }
+
+    /// The `total N` line for `blocks` 512-byte blocks.
+    pub fn total_blocks(&mut self, out: &mut Vec<u8>, blocks: u64) {
         if self.plan.dired {
             out.extend_from_slice(b"  ");
         }
@@ -102,12 +107,14 @@ impl<'a> Printer<'a> {
         links: &[Option<Vec<u8>>],
         extra: &[Entry],
     ) {
-        self.entries_in(out, entries, &Order::identity(), links, extra);
+        self.entries_in(out, entries, &Order::identity(), links, extra, None);
     }
 
     /// [`Printer::entries`], shown in `order` (`links` runs alongside
     /// `entries`). Only the long format takes an order other than the
-    /// identity: the other layouts index the entries as shown.
+    /// identity: the other layouts index the entries as shown. `measured`:
+    /// the long format's [`crate::long::measure`] of these entries, when
+    /// taken already.
     pub fn entries_in<S: Sink>(
         &mut self,
         out: &mut S,
@@ -115,6 +122,7 @@ impl<'a> Printer<'a> {
         order: &Order,
         links: &[Option<Vec<u8>>],
         extra: &[Entry],
+        measured: Option<crate::long::Measured>,
     ) {
         let plan = self.plan;
         debug_assert!(plan.format == Format::Long || order.is_identity());
@@ -135,6 +143,7 @@ impl<'a> Printer<'a> {
                 },
                 out,
                 &crate::long::Rows { entries, order, links, extra, some_quoted },
+                measured,
             );
             return;
         }
