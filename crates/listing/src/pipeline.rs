@@ -259,8 +259,11 @@ fn pump<S: Sink>(
             // batch first); once listed, wait for everything at once (a
             // window's worth at a time), unless completions lead to more
             // operations.
-            let want =
-                if listing_done && !sink.chained() { dir.eng.outstanding().min(window) } else { 1 };
+            let want = if listing_done && !sink.chained() {
+                dir.eng.outstanding().min(window).min(dir.eng.collect_at_once())
+            } else {
+                1
+            };
             dir.eng.wait(want, batch);
         }
         for c in batch.iter_mut() {

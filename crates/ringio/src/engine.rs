@@ -362,6 +362,19 @@ impl Engine {
         }
     }
 
+    /// Most completions worth waiting for at once when each carries a
+    /// statx: the pool's are ~300-byte completions, best taken in a few
+    /// hundred at a time while still in the cache (waiting for a whole
+    /// window of 4,096 built a 1.2 MB batch, 57 % of a 10,000-entry
+    /// `lsr -al`'s page faults); the ring's wait for more costs an enter
+    /// each, so it takes what the window allows.
+    pub fn collect_at_once(&self) -> usize {
+        match self.backend {
+            Backend::Uring => self.stat_window(),
+            _ => 256,
+        }
+    }
+
     /// Worker threads started so far by the thread-pool executor.
     pub fn worker_threads(&self) -> usize {
         match &self.exec {
