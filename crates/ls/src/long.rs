@@ -274,23 +274,38 @@ fn size_columns(f: cli::size::SizeFormat, bytes: u64) -> usize {
 }
 
 fn pad_left(out: &mut Vec<u8>, s: &[u8], w: usize) {
-    out.resize(out.len() + w.saturating_sub(s.len()), b' ');
+    blanks(out, w.saturating_sub(s.len()));
     out.extend_from_slice(s);
+}
+
+/// `n` spaces: padding is a few columns, cheaper copied from a constant
+/// than filled in by `resize`.
+fn blanks(out: &mut Vec<u8>, n: usize) {
+    const SPACES: [u8; 32] = [b' '; 32];
+    match SPACES.get(..n) {
+        Some(s) => out.extend_from_slice(s),
+        None => out.resize(out.len() + n, b' '),
+    }
 }
 
 /// `n` in decimal, right-aligned in `w` columns: written in place, as
 /// [`Text::num`] would spell it.
 fn pad_num(out: &mut Vec<u8>, mut n: u64, w: usize) {
-    let d = digits(n);
-    out.resize(out.len() + w.saturating_sub(d) + d, b' ');
-    for slot in out.iter_mut().rev().take(d) {
-        *slot = b'0' + (n % 10) as u8;
+    let mut a = [0u8; 20];
+    let mut i = a.len();
+    loop {
+        i -= 1;
+        a[i] = b'0' + (n % 10) as u8;
         n /= 10;
+        if n == 0 {
+            break;
+        }
     }
+    pad_left(out, &a[i..], w);
 }
 
 fn pad_cols(out: &mut Vec<u8>, t: &Text, w: usize) {
-    out.resize(out.len() + w.saturating_sub(t.columns()), b' ');
+    blanks(out, w.saturating_sub(t.columns()));
     out.extend_from_slice(t.bytes());
 }
 
@@ -300,7 +315,7 @@ fn pad_id(out: &mut Vec<u8>, s: &[u8], w: usize, numeric: bool) {
         pad_left(out, s, w);
     } else {
         out.extend_from_slice(s);
-        out.resize(out.len() + w.saturating_sub(s.len()), b' ');
+        blanks(out, w.saturating_sub(s.len()));
     }
     out.push(b' ');
 }

@@ -225,6 +225,14 @@ impl Painter {
     ) -> usize {
         let Spot { target, align, start_col, link } = spot;
         let pad = align && !q.quoted;
+        if plan.colors.is_none() && !plan.icons && link.is_none() {
+            // The plain name, as every branch below would write it.
+            if pad {
+                out.push(b' ');
+            }
+            out.extend_from_slice(&q.bytes);
+            return q.width + usize::from(pad);
+        }
         let color = plan.colors.as_ref().and_then(|c| c.for_entry(e, target)).map(|s| s.to_vec());
         let norm = plan.colors.as_ref().is_some_and(|c| c.is_colored(Key::Norm));
         let used = plan.colors.is_some() && (color.is_some() || norm);
