@@ -189,6 +189,7 @@ crate::util::in_locales!(
     terminal_behaviour,
     version_sort_corners,
     random_option_combinations,
+    ascii_names_in_collation_order,
 );
 
 const LISTINGS: &[&[&str]] = &[
@@ -766,6 +767,58 @@ fn long_listing_of_a_big_directory() {
         c.ls_env(t.path(), args, &[("LC_ALL", "en_US.UTF-8")]);
     }
     c.finish();
+}
+
+/// Directories whose names are all printable ASCII, which a non-C
+/// collation sorts from a table of the locale's first-level weights
+/// instead of `strxfrm` keys (`collate.rs`, `ascii_ranks`): every
+/// punctuation mark, case and digit mix, names equal but for ignorable
+/// characters, names alike beyond 16 characters; big enough for the
+/// two-core sort too.
+fn ascii_names_in_collation_order() {
+    let t = TempDir::new("ls-ascii-coll");
+    let small = t.join("small");
+    let big = t.join("big");
+    std::fs::create_dir(&small).unwrap();
+    std::fs::create_dir(&big).unwrap();
+    let printable: Vec<u8> = (0x20u8..0x7f).filter(|&c| c != b'/').collect();
+    let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut next = |m: usize| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        (x % m as u64) as usize
+    };
+    for i in 0..1500 {
+        let len = 1 + next(12);
+        let pool: &[u8] = match i % 4 {
+            0 => &printable,
+            1 => b"aAbB-._ 0123$~",
+            2 => b"file-.txt0123456789",
+            _ => b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ.-_",
+        };
+        let mut name: Vec<u8> = (0..len).map(|_| pool[next(pool.len())]).collect();
+        if name == b"." || name == b".." {
+            name.push(b'x');
+        }
+        let _ = std::fs::write(small.join(std::ffi::OsStr::from_bytes(&name)), b"");
+    }
+    for n in ["a-b", "a.b", "ab", "a_b", "A-B", "Ab", "aB", "$a", "a$", "-", "--", ".x", "x."] {
+        let _ = std::fs::write(small.join(n), b"");
+    }
+    for i in 0..20_000 {
+        let name = match i % 4 {
+            0 => format!("file-{i:07}.txt"),
+            1 => format!("File_{:07}-{}", i * 7 % 20_000, i % 3),
+            2 => format!("same-prefix-long-long-long-{i}"),
+            _ => format!(".hidden.{}", i * 13 % 20_000),
+        };
+        std::fs::write(big.join(name), b"").unwrap();
+    }
+    for args in [&["-a"][..], &["-al"], &["-ar"], &["-aS"], &["-A1"], &["-alt"]] {
+        ls(&small, args);
+        ls(&big, args);
+    }
 }
 
 #[test]
