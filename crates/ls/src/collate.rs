@@ -330,15 +330,14 @@ fn learn_ranks() -> Option<[u8; 128]> {
         probe.extend(std::ffi::CString::new(*pair).ok());
         probe.extend(std::ffi::CString::new(z).ok());
     }
-    for a in &probe {
-        for b in &probe {
-            let (ka, kb) = (rank_key(&t, a.to_bytes()), rank_key(&t, b.to_bytes()));
-            if ka < kb && strcoll(a, b) != Ordering::Less {
-                return None;
-            }
-        }
-    }
-    Some(t)
+    // In key order (ties by strcoll), each name must strcoll-precede the
+    // next whenever their keys differ: then, strcoll being transitive,
+    // every pair with different keys agrees (one pass, not every pair).
+    let mut keyed: Vec<([u8; 16], &CStr)> =
+        probe.iter().map(|n| (rank_key(&t, n.to_bytes()), n.as_c_str())).collect();
+    keyed.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| strcoll(a.1, b.1)));
+    let agrees = keyed.windows(2).all(|w| w[0].0 == w[1].0 || strcoll(w[0].1, w[1].1).is_lt());
+    agrees.then_some(t)
 }
 
 /// Names the learnt ranks must order as `strcoll` does: case pairs,
