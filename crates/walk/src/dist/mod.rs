@@ -63,6 +63,24 @@ pub fn launched() -> bool {
     ["OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"].iter().any(|k| std::env::var_os(k).is_some())
 }
 
+/// The job's size as the launcher announced it in the environment (Open
+/// MPI's mpirun, MPICH's hydra), before any `MPI_Init`; `None` when it
+/// didn't (a bare PMIx launch).
+fn announced_size() -> Option<usize> {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok()?.trim().parse().ok())
+}
+
+/// Started by a launcher as a job of one rank: the tool runs as the
+/// single-process tool and MPI is never initialised. Records and a replay
+/// buy nothing with one rank, and `MPI_Init` alone costs ~0.3 s (README
+/// "MPI"); mpirun accepts a process that never calls it (it forwards
+/// stdin and passes on the exit status as for any program).
+fn alone() -> bool {
+    launched() && announced_size() == Some(1)
+}
+
 /// What the ranks that read directories can know in advance of which to
 /// descend (rank 0's replay decides; see [`record`]).
 #[derive(Clone, Copy)]
@@ -175,11 +193,36 @@ impl Job {
     /// `/dev/null`: rank 0 prints everything (lines from several ranks
     /// corrupt each other through mpirun's forwarding).
     /// `progname` prefixes the job's own messages.
+    ///
+    /// A job of one rank (announced by the launcher) is `None` too: the
+    /// single-process tool, but for [`Job::init_alone`].
     pub fn init(progname: &str) -> Option<Job> {
         if !launched() {
             return None;
         }
+        // mpirun gives every rank a pseudo-terminal for stdout, one rank
+        // too: the output is a file's.
         libcw::forget_terminals();
+        if alone() {
+            return None;
+        }
+        Job::init_mpi(progname)
+    }
+
+    /// In a job of one rank, for a walk the single-process tool would make
+    /// ordered (one thread, GNU's order: lfind's `-ls`, `-quit`, `-ok`, …,
+    /// ldu's `-L`): initialises MPI after all, so the walk stays parallel
+    /// and rank 0 replays it in GNU's order — on a file system that caps
+    /// each client, faster than one thread, which waits for each request.
+    /// `None` when not [`alone`] (MPI is then already up, or not wanted).
+    pub fn init_alone(progname: &str) -> Option<Job> {
+        if !alone() {
+            return None;
+        }
+        Job::init_mpi(progname)
+    }
+
+    fn init_mpi(progname: &str) -> Option<Job> {
         let Some((universe, provided)) = mpi::initialize_with_threading(Threading::Funneled) else {
             fatal(progname, "MPI_Init failed");
         };
