@@ -97,16 +97,31 @@ fn gnu_name(tool: &str) -> &'static str {
 /// Checks `mpirun -n N tool args` for every N against GNU (exactly) and
 /// our single-process run (as sets), counting the cases in `cases`.
 fn differential(cases: &mut Cases, tool: &'static str, args: &[&str], dir: &Path, nobody: bool) {
+    differential_env(cases, tool, args, dir, nobody, &[]);
+}
+
+/// [`differential`] with `env` added to the MPI jobs' environment.
+fn differential_env(
+    cases: &mut Cases,
+    tool: &'static str,
+    args: &[&str],
+    dir: &Path,
+    nobody: bool,
+    env: &[(&str, &str)],
+) {
     let opts = RunOpts { unprivileged: nobody, ..RunOpts::default() };
     let gnu = run(tool, 0, args, dir, &opts);
     let alone = single(tool, args, dir, nobody);
+    let env: Vec<(String, String)> =
+        env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
     for n in RANKS {
         let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
         let (gnu, alone, dir) = (gnu.clone(), alone.clone(), dir.to_path_buf());
+        let env = env.clone();
         cases.run(move || {
             let a: Vec<&str> = args.iter().map(String::as_str).collect();
-            let got =
-                run(tool, n, &a, &dir, &RunOpts { unprivileged: nobody, ..RunOpts::default() });
+            let opts = RunOpts { unprivileged: nobody, env, ..RunOpts::default() };
+            let got = run(tool, n, &a, &dir, &opts);
             let what = format!("mpirun -n {n} {tool} {args:?}");
             let err = util::normalize_stderr(&got.stderr, tool, gnu_name(tool));
             if n == 1 {
@@ -248,6 +263,27 @@ fn mpi_ldu_matches_gnu() {
     ];
     for o in opts {
         differential(&mut cases, "ldu", o, tmp.path(), false);
+    }
+    cases.finish();
+}
+
+/// Rank 0 holding almost no records in memory (`RINGUTILS_MPI_MEMORY`):
+/// nearly every record goes to its temporary file and is read back when
+/// the replay needs it, and the output is the same.
+#[test]
+fn mpi_records_spilled_to_a_file() {
+    let tmp = TempDir::new("mpi-spill");
+    tree(tmp.path());
+    let mut cases = Cases::new("mpi_records_spilled_to_a_file");
+    let tiny = [("RINGUTILS_MPI_MEMORY", "300")];
+    let find: &[&[&str]] =
+        &[&["t"], &["t", "-ls"], &["t", "-depth"], &["-L", "t"], &["t", "t/sub"]];
+    for e in find {
+        differential_env(&mut cases, "lfind", e, tmp.path(), false, &tiny);
+    }
+    let du: &[&[&str]] = &[&["-a", "t"], &["-c", "t", "t/sub"], &["-L", "-a", "t"]];
+    for o in du {
+        differential_env(&mut cases, "ldu", o, tmp.path(), false, &tiny);
     }
     cases.finish();
 }

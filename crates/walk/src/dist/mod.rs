@@ -33,6 +33,7 @@
 
 mod record;
 mod replay;
+mod spill;
 mod wire;
 
 use std::collections::VecDeque;
@@ -289,7 +290,7 @@ impl Job {
         // mpirun ends the other ranks with SIGTERM when one dies: noted, so
         // rank 0 can say the output is incomplete before going down.
         libcw::signal::note_signals();
-        let store = Store::new();
+        let store = Store::new(&self.progname, memory_budget());
         let done = AtomicBool::new(false);
         self.sh.stop.store(false, Ordering::Relaxed);
         let mut gen = self.gen;
@@ -325,6 +326,9 @@ impl Job {
             self.sh.cv.notify_all();
         });
         self.gen = gen;
+        if let Some(why) = store.failure() {
+            self.abort(&why);
+        }
         let dead = self.sh.dead.load(Ordering::Relaxed);
         if dead > announced {
             self.end_gen(dead);
@@ -805,6 +809,17 @@ fn fault_here() -> bool {
         (Some(r), Ok(me)) => r == me,
         _ => false,
     }
+}
+
+/// Bytes of records rank 0 holds in memory for its replay before the
+/// rest go to a temporary file (`spill`): `RINGUTILS_MPI_MEMORY=BYTES`, for
+/// the tests (a tiny budget spills nearly every record) and for nodes
+/// short of memory.
+fn memory_budget() -> usize {
+    std::env::var("RINGUTILS_MPI_MEMORY")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(spill::DEFAULT_BUDGET)
 }
 
 /// An error of the job itself (not of the walk): reported GNU-style on
