@@ -299,7 +299,13 @@ impl<V: Visitor> Worker<V> {
                         q.stack.push(Work::Dir(node));
                         true
                     }
-                    Fed::Nothing => false,
+                    // Unless this thread is about to park (the walk shrank
+                    // to its warm threads meanwhile): the others wait while
+                    // it feeds, and one of them must take the feed over,
+                    // or nobody ever asks it again — not even for the stop
+                    // (seen: an MPI rank's walk hung with every thread
+                    // parked, and the job with it).
+                    Fed::Nothing => me >= q.active,
                     Fed::Stop => {
                         sh.stop.store(true, Ordering::Relaxed);
                         q.shutdown = true;
