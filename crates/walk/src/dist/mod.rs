@@ -27,6 +27,11 @@
 //!   flight; each rank answers requests until its own are answered and its
 //!   sends complete, then joins a non-blocking barrier while still
 //!   answering. When it completes nothing is in flight anywhere.
+//! - **Memory**: rank 0 holds the records that arrive ahead of its replay
+//!   in memory up to a budget and in a temporary file past it ([`spill`]).
+//! - **One rank**: a job of one rank is the single-process tool and never
+//!   initialises MPI ([`Job::init`]), but for an ordered walk
+//!   ([`Job::init_alone`]).
 //! - **Threads**: the thread that initialised MPI makes every MPI call
 //!   (`MPI_THREAD_FUNNELED`) and never blocks in MPI; the walker and the
 //!   replay run on their own threads.
