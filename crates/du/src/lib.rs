@@ -177,6 +177,13 @@ fn root_ids(roots: &[Vec<u8>], follow: bool) -> HashSet<Id> {
 fn execute(plan: &Plan, job: &mut Job) -> i32 {
     #[cfg(feature = "mpi")]
     let excluded = |p: &[u8]| plan.exclude.matches(p);
+    // A job of one rank is the single-process tool, but its ordered walk
+    // (-L) is faster as a parallel walk replayed in order
+    // (`Job::init_alone`).
+    #[cfg(feature = "mpi")]
+    if job.is_none() && plan.deref == Deref::Always && !plan.count_links {
+        *job = walk::dist::Job::init_alone(cli::progname());
+    }
     #[cfg(feature = "mpi")]
     if let Some(j) = job.as_mut() {
         // Before anything rank 0 alone does (reading --files0-from's list

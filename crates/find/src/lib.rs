@@ -102,6 +102,12 @@ pub fn run(args: Vec<OsString>) -> i32 {
     for w in &warnings {
         cli::msg::error(w);
     }
+    // A job of one rank is the single-process tool, but an ordered walk
+    // is faster as a parallel walk replayed in order (`Job::init_alone`).
+    #[cfg(feature = "mpi")]
+    if job.is_none() && needs_order(&plan) {
+        job = walk::dist::Job::init_alone(cli::progname());
+    }
     #[cfg(feature = "mpi")]
     if let Some(job) = job.as_mut() {
         // Every rank has parsed (and opened its -fprint files): from here

@@ -299,7 +299,13 @@ impl<V: Visitor> Worker<V> {
                         q.stack.push(Work::Dir(node));
                         true
                     }
-                    Fed::Nothing => false,
+                    // Unless this thread is about to park (the walk shrank
+                    // to its warm threads meanwhile): the others wait while
+                    // it feeds, and one of them must take the feed over,
+                    // or nobody ever asks it again — not even for the stop
+                    // (seen: an MPI rank's walk hung with every thread
+                    // parked, and the job with it).
+                    Fed::Nothing => me >= q.active,
                     Fed::Stop => {
                         sh.stop.store(true, Ordering::Relaxed);
                         q.shutdown = true;
@@ -458,4 +464,108 @@ fn walk_inner<V: Visitor>(
         }
         v.finish(me.local);
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::AtomicUsize;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::{Entry, Visit, WalkError};
+
+    struct Nobody;
+
+    impl Visitor for Nobody {
+        type Local = ();
+        type Acc = ();
+        fn local(&self) {}
+        fn need_stat(&self, _: &[u8], _: u8, _: usize) -> crate::StatNeed {
+            crate::StatNeed::None
+        }
+        fn visit(&self, _: &mut (), _: &Entry, _: Option<&()>) -> Visit {
+            Visit::Skip
+        }
+        fn error(&self, _: &mut (), _: &WalkError, _: Option<&()>) {}
+    }
+
+    /// The first call (thread 1's) waits until thread 0 waits for it to
+    /// come back, then shrinks the walk to one thread (as `adapt` does when
+    /// the device turns warm) and has nothing; any later call stops.
+    struct ShrinkThenStop<'a> {
+        sh: &'a Shared<Nobody>,
+        calls: AtomicUsize,
+    }
+
+    impl Feed<Nobody> for ShrinkThenStop<'_> {
+        fn next(&self, _: &mut Reader, _: &mut (), _: usize) -> Fed<Nobody> {
+            if self.calls.fetch_add(1, Ordering::SeqCst) > 0 {
+                return Fed::Stop;
+            }
+            while self.sh.lock().waiting == 0 {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            self.sh.lock().active = 1;
+            Fed::Nothing
+        }
+        fn wanted(&self) -> bool {
+            false
+        }
+        fn give(&self, _: &[Node<Nobody>]) {}
+    }
+
+    /// A feeding thread left outside the active threads (the walk shrank
+    /// while it fed) hands the feed over: the stop is still seen and the
+    /// walk ends (it used to hang with every thread waiting).
+    #[test]
+    fn a_feeder_that_parks_hands_the_feed_over() {
+        let opts = Options::default();
+        let sh = Shared::<Nobody> {
+            q: Mutex::new(Queue {
+                stack: Vec::new(),
+                busy: 0,
+                waiting: 0,
+                shutdown: false,
+                active: 2,
+                feeding: false,
+            }),
+            fds: Fds::new(2),
+            cv: Condvar::new(),
+            stop: AtomicBool::new(false),
+        };
+        let feed = ShrinkThenStop { sh: &sh, calls: AtomicUsize::new(0) };
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::scope(|s| {
+            let (sh, feed, opts) = (&sh, &feed, &opts);
+            let one = s.spawn(move || {
+                let mut w = Worker::new(opts, false, &Nobody);
+                w.run(sh, &Nobody, 1, &mut |_| {}, Some(feed));
+            });
+            // Thread 0 starts once thread 1 is feeding, so it waits for it.
+            while !sh.lock().feeding {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            let zero = s.spawn(move || {
+                let mut w = Worker::new(opts, false, &Nobody);
+                w.run(sh, &Nobody, 0, &mut |_| {}, Some(feed));
+            });
+            let waiter = s.spawn(move || {
+                let _ = zero.join();
+                let _ = one.join();
+                let _ = tx.send(());
+            });
+            // Only a guard against hanging the test run: the walk either
+            // ends at once or never.
+            let ended = rx.recv_timeout(Duration::from_secs(60)).is_ok();
+            if !ended {
+                // Let the threads go so the scope can end, then fail.
+                sh.lock().shutdown = true;
+                sh.stop.store(true, Ordering::SeqCst);
+                sh.cv.notify_all();
+            }
+            let _ = waiter.join();
+            assert!(ended, "the fed walk hung: nobody took the feed over");
+        });
+        assert_eq!(feed.calls.load(Ordering::SeqCst), 2);
+    }
 }

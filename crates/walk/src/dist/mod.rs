@@ -27,12 +27,18 @@
 //!   flight; each rank answers requests until its own are answered and its
 //!   sends complete, then joins a non-blocking barrier while still
 //!   answering. When it completes nothing is in flight anywhere.
+//! - **Memory**: rank 0 holds the records that arrive ahead of its replay
+//!   in memory up to a budget and in a temporary file past it ([`spill`]).
+//! - **One rank**: a job of one rank is the single-process tool and never
+//!   initialises MPI ([`Job::init`]), but for an ordered walk
+//!   ([`Job::init_alone`]).
 //! - **Threads**: the thread that initialised MPI makes every MPI call
 //!   (`MPI_THREAD_FUNNELED`) and never blocks in MPI; the walker and the
 //!   replay run on their own threads.
 
 mod record;
 mod replay;
+mod spill;
 mod wire;
 
 use std::collections::VecDeque;
@@ -61,6 +67,24 @@ use wire::{Get, Item, Put};
 /// (and doesn't pay the 0.3 s of a singleton `MPI_Init`).
 pub fn launched() -> bool {
     ["OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_SIZE"].iter().any(|k| std::env::var_os(k).is_some())
+}
+
+/// The job's size as the launcher announced it in the environment (Open
+/// MPI's mpirun, MPICH's hydra), before any `MPI_Init`; `None` when it
+/// didn't (a bare PMIx launch).
+fn announced_size() -> Option<usize> {
+    ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"]
+        .iter()
+        .find_map(|k| std::env::var(k).ok()?.trim().parse().ok())
+}
+
+/// Started by a launcher as a job of one rank: the tool runs as the
+/// single-process tool and MPI is never initialised. Records and a replay
+/// buy nothing with one rank, and `MPI_Init` alone costs ~0.3 s (README
+/// "MPI"); mpirun accepts a process that never calls it (it forwards
+/// stdin and passes on the exit status as for any program).
+fn alone() -> bool {
+    launched() && announced_size() == Some(1)
 }
 
 /// What the ranks that read directories can know in advance of which to
@@ -175,11 +199,36 @@ impl Job {
     /// `/dev/null`: rank 0 prints everything (lines from several ranks
     /// corrupt each other through mpirun's forwarding).
     /// `progname` prefixes the job's own messages.
+    ///
+    /// A job of one rank (announced by the launcher) is `None` too: the
+    /// single-process tool, but for [`Job::init_alone`].
     pub fn init(progname: &str) -> Option<Job> {
         if !launched() {
             return None;
         }
+        // mpirun gives every rank a pseudo-terminal for stdout, one rank
+        // too: the output is a file's.
         libcw::forget_terminals();
+        if alone() {
+            return None;
+        }
+        Job::init_mpi(progname)
+    }
+
+    /// In a job of one rank, for a walk the single-process tool would make
+    /// ordered (one thread, GNU's order: lfind's `-ls`, `-quit`, `-ok`, …,
+    /// ldu's `-L`): initialises MPI after all, so the walk stays parallel
+    /// and rank 0 replays it in GNU's order — on a file system that caps
+    /// each client, faster than one thread, which waits for each request.
+    /// `None` when not [`alone`] (MPI is then already up, or not wanted).
+    pub fn init_alone(progname: &str) -> Option<Job> {
+        if !alone() {
+            return None;
+        }
+        Job::init_mpi(progname)
+    }
+
+    fn init_mpi(progname: &str) -> Option<Job> {
         let Some((universe, provided)) = mpi::initialize_with_threading(Threading::Funneled) else {
             fatal(progname, "MPI_Init failed");
         };
@@ -246,7 +295,7 @@ impl Job {
         // mpirun ends the other ranks with SIGTERM when one dies: noted, so
         // rank 0 can say the output is incomplete before going down.
         libcw::signal::note_signals();
-        let store = Store::new();
+        let store = Store::new(&self.progname, memory_budget());
         let done = AtomicBool::new(false);
         self.sh.stop.store(false, Ordering::Relaxed);
         let mut gen = self.gen;
@@ -282,6 +331,9 @@ impl Job {
             self.sh.cv.notify_all();
         });
         self.gen = gen;
+        if let Some(why) = store.failure() {
+            self.abort(&why);
+        }
         let dead = self.sh.dead.load(Ordering::Relaxed);
         if dead > announced {
             self.end_gen(dead);
@@ -762,6 +814,17 @@ fn fault_here() -> bool {
         (Some(r), Ok(me)) => r == me,
         _ => false,
     }
+}
+
+/// Bytes of records rank 0 holds in memory for its replay before the
+/// rest go to a temporary file (`spill`): `RINGUTILS_MPI_MEMORY=BYTES`, for
+/// the tests (a tiny budget spills nearly every record) and for nodes
+/// short of memory.
+fn memory_budget() -> usize {
+    std::env::var("RINGUTILS_MPI_MEMORY")
+        .ok()
+        .and_then(|v| v.trim().parse().ok())
+        .unwrap_or(spill::DEFAULT_BUDGET)
 }
 
 /// An error of the job itself (not of the walk): reported GNU-style on

@@ -7,31 +7,41 @@
 use std::sync::atomic::Ordering;
 use std::sync::{Condvar, Mutex};
 
-use ringio::{dtype, DevIno, Errno, Statx};
-use std::collections::HashMap;
+use std::io::Write;
 
+use ringio::{dtype, DevIno, Errno, Statx};
+
+use super::spill::{self, Spill};
 use super::wire::{self, Get, Item, WireEntry};
 use super::Shared;
 use crate::{Entry, Visit, Visitor, WalkError};
 
-/// Records received for the operand being replayed, by (kind, path).
+/// Records received for the operand being replayed, by (kind, path):
+/// in memory up to a budget, past it in a temporary file ([`Spill`]).
 pub(crate) struct Store {
     m: Mutex<StoreIn>,
     cv: Condvar,
+    progname: String,
 }
 
 struct StoreIn {
     gen: u64,
-    recs: HashMap<(u8, Vec<u8>), (Vec<u8>, usize)>,
-    /// The job is going down: waits return nothing.
-    aborted: bool,
+    recs: Spill,
+    /// The replay can't go on (a record the file lost): waits return
+    /// nothing, and the job ends saying this.
+    aborted: Option<String>,
 }
 
 impl Store {
-    pub fn new() -> Store {
+    pub fn new(progname: &str, budget: usize) -> Store {
         Store {
-            m: Mutex::new(StoreIn { gen: 0, recs: HashMap::new(), aborted: false }),
+            m: Mutex::new(StoreIn {
+                gen: 0,
+                recs: Spill::new(budget, spill::temp_dir()),
+                aborted: None,
+            }),
             cv: Condvar::new(),
+            progname: progname.to_string(),
         }
     }
 
@@ -45,7 +55,14 @@ impl Store {
         let at = g.at;
         let mut m = ringio::sync::lock(&self.m);
         if gen == m.gen {
-            m.recs.insert((kind, path), (rec, at));
+            if let Err(e) = m.recs.put((kind, path), rec, at) {
+                // Nothing is lost, but the memory bound is: said once.
+                let line = format!(
+                    "{}: warning: records are held in memory: cannot write {e}\n",
+                    self.progname
+                );
+                let _ = std::io::stderr().write_all(line.as_bytes());
+            }
             drop(m);
             self.cv.notify_all();
         }
@@ -55,22 +72,34 @@ impl Store {
     fn begin(&self, gen: u64) {
         let mut m = ringio::sync::lock(&self.m);
         m.gen = gen;
-        m.recs = HashMap::new();
+        m.recs.clear();
     }
 
-    /// Waits for a record; `None` once the job aborts.
+    /// Waits for a record; `None` once the replay can't go on.
     fn wait(&self, kind: u8, path: &[u8]) -> Option<(Vec<u8>, usize)> {
         let key = (kind, path.to_vec());
         let mut m = ringio::sync::lock(&self.m);
         loop {
-            if m.aborted {
+            if m.aborted.is_some() {
                 return None;
             }
-            if let Some(r) = m.recs.remove(&key) {
-                return Some(r);
+            match m.recs.take(&key) {
+                Some(Ok(r)) => return Some(r),
+                Some(Err(e)) => {
+                    m.aborted = Some(format!("cannot read back {e}: the output is incomplete"));
+                    drop(m);
+                    self.cv.notify_all();
+                    return None;
+                }
+                None => {}
             }
             m = ringio::sync::wait(&self.cv, m);
         }
+    }
+
+    /// Why the replay stopped short, if it did: the job must end saying so.
+    pub fn failure(&self) -> Option<String> {
+        ringio::sync::lock(&self.m).aborted.clone()
     }
 }
 
