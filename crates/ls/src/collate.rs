@@ -190,7 +190,7 @@ fn keyed_order<P: Copy + Ord + Default + Send + Sync>(
         fill(&mut recs, 0);
     }
     // Keys of equal prefix stay in directory order (the index decides).
-    crate::sort::sort_on_two_cores(&mut recs, |x, y| {
+    recs.sort_unstable_by(|x, y| {
         let k = (x.pri, x.hi, x.lo).cmp(&(y.pri, y.hi, y.lo));
         x.group.cmp(&y.group).then(if reverse { k.reverse() } else { k }).then(x.i.cmp(&y.i))
     });

@@ -156,9 +156,9 @@ pub fn order_entries(
             x.key().cmp(&y.key()).then_with(|| v[x.idx as usize].name.cmp(&v[y.idx as usize].name))
         };
         if reverse {
-            sort_on_two_cores(&mut keyed, |x, y| by_name(y, x));
+            keyed.sort_unstable_by(|x, y| by_name(y, x));
         } else {
-            sort_on_two_cores(&mut keyed, by_name);
+            keyed.sort_unstable_by(by_name);
         }
         return Order(Kind::Keyed(keyed));
     }
@@ -173,55 +173,6 @@ pub fn order_entries(
         idx.sort_by(|&a, &b| cmp(&v[a as usize], &v[b as usize]));
     }
     Order(Kind::Idx(idx))
-}
-
-/// Fewest records [`sort_on_two_cores`] sorts in two halves: below, a
-/// thread start and the merge cost about what the second core saves.
-const TWO_CORE_SORT_MIN: usize = 16 * 1024;
-
-/// Sorts `v` by `cmp`, a total order (every caller breaks ties by the
-/// entry's index or its unique name), so the result is the one a single
-/// `sort_unstable_by` gives. A big listing's halves are sorted on two
-/// cores and merged: the sort is most of the serial stretch between a
-/// big `ls -l`'s last stat and its first line.
-pub(crate) fn sort_on_two_cores<T, F>(v: &mut Vec<T>, cmp: F)
-where
-    T: Copy + Send,
-    F: Fn(&T, &T) -> Ordering + Sync,
-{
-    if v.len() < TWO_CORE_SORT_MIN || ringio::sys::available_cpus() < 2 {
-        v.sort_unstable_by(cmp);
-        return;
-    }
-    let mid = v.len() / 2;
-    let (a, b) = v.split_at_mut(mid);
-    let other = std::thread::scope(|s| {
-        let h = std::thread::Builder::new()
-            .name("lsr-sort".into())
-            .spawn_scoped(s, || b.sort_unstable_by(&cmp));
-        a.sort_unstable_by(&cmp);
-        h.is_ok_and(|h| h.join().is_ok())
-    });
-    if !other {
-        // No second thread: one sort (the first half's order helps it).
-        v.sort_unstable_by(cmp);
-        return;
-    }
-    let mut merged = Vec::with_capacity(v.len());
-    let (a, b) = v.split_at(mid);
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        if cmp(&b[j], &a[i]) == Ordering::Less {
-            merged.push(b[j]);
-            j += 1;
-        } else {
-            merged.push(a[i]);
-            i += 1;
-        }
-    }
-    merged.extend_from_slice(&a[i..]);
-    merged.extend_from_slice(&b[j..]);
-    *v = merged;
 }
 
 /// Bytes every entry's name starts with (0 for fewer than two entries:
@@ -433,29 +384,6 @@ fn filevercmp_i(a: &[u8], b: &[u8]) -> i32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Two sorted halves merged give the single sort's order, at every
-    /// size around the threshold and with many equal keys (ties broken by
-    /// position, as the callers do).
-    #[test]
-    fn two_core_sort_equals_one_sort() {
-        let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
-        for n in [0, 1, 100, TWO_CORE_SORT_MIN - 1, TWO_CORE_SORT_MIN, 40_001] {
-            let v: Vec<(u16, u32)> = (0..n as u32)
-                .map(|i| {
-                    x ^= x << 13;
-                    x ^= x >> 7;
-                    x ^= x << 17;
-                    ((x % 500) as u16, i)
-                })
-                .collect();
-            let mut a = v.clone();
-            let mut b = v;
-            a.sort_unstable();
-            sort_on_two_cores(&mut b, |p, q| p.cmp(q));
-            assert_eq!(a, b, "{n}");
-        }
-    }
 
     #[test]
     fn version_order() {
