@@ -92,6 +92,13 @@ fn size_text(f: cli::size::SizeFormat, bytes: u64) -> Text {
 struct Ids {
     user: Option<(u32, Text, bool)>,
     group: Option<(u32, Text, bool)>,
+    /// The printing pass's owner and group columns as last written
+    /// (padded to the listing's width, with the space after): a row copies
+    /// them whole.
+    user_cell: Option<(u32, Vec<u8>)>,
+    group_cell: Option<(u32, Vec<u8>)>,
+    /// The last mode string: a directory's files mostly share their mode.
+    mode: Option<(u32, [u8; 10])>,
 }
 
 impl Ids {
@@ -106,6 +113,47 @@ impl Ids {
         match slot {
             Some((_, t, n)) => (t, *n),
             None => unreachable!("filled above"),
+        }
+    }
+
+    /// The owner (or group) column of `id`, padded to `w` as [`pad_id`]
+    /// pads it.
+    fn cell(
+        &mut self,
+        users: &mut Users,
+        id: u32,
+        (numeric, group): (bool, bool),
+        w: usize,
+    ) -> &[u8] {
+        let fresh = match if group { &self.group_cell } else { &self.user_cell } {
+            Some((i, _)) => *i != id,
+            None => true,
+        };
+        if fresh {
+            let (t, num) = self.text(users, id, numeric, group);
+            let mut cell = Vec::with_capacity(w + 1);
+            pad_id(&mut cell, t.bytes(), w, num);
+            *(if group { &mut self.group_cell } else { &mut self.user_cell }) = Some((id, cell));
+        }
+        match if group { &self.group_cell } else { &self.user_cell } {
+            Some((_, c)) => c,
+            None => unreachable!("filled above"),
+        }
+    }
+
+    /// [`cli::mode::mode_string`] of `mode`, remembered from the last row.
+    fn mode_string(&mut self, out: &mut Vec<u8>, mode: u32) {
+        match &self.mode {
+            Some((m, s)) if *m == mode => out.extend_from_slice(s),
+            _ => {
+                let at = out.len();
+                cli::mode::mode_string(out, mode);
+                let mut s = [0u8; 10];
+                if let Some(written) = out.get(at..at + 10) {
+                    s.copy_from_slice(written);
+                    self.mode = Some((mode, s));
+                }
+            }
         }
     }
 }
@@ -291,7 +339,9 @@ fn blanks(out: &mut Vec<u8>, n: usize) {
 /// `n` in decimal, right-aligned in `w` columns: written in place, as
 /// [`Text::num`] would spell it.
 fn pad_num(out: &mut Vec<u8>, mut n: u64, w: usize) {
-    let mut a = [0u8; 20];
+    // Digits written right to left into blanks, then copied padded and
+    // all (one copy: a row writes several short numbers).
+    let mut a = [b' '; 40];
     let mut i = a.len();
     loop {
         i -= 1;
@@ -301,7 +351,10 @@ fn pad_num(out: &mut Vec<u8>, mut n: u64, w: usize) {
             break;
         }
     }
-    pad_left(out, &a[i..], w);
+    match a.len().checked_sub(w) {
+        Some(from) => out.extend_from_slice(&a[from.min(i)..]),
+        None => pad_left(out, &a[i..], w),
+    }
 }
 
 fn pad_cols(out: &mut Vec<u8>, t: &Text, w: usize) {
@@ -531,7 +584,7 @@ fn columns(
         out.push(b' ');
     }
     match m {
-        Some(m) => cli::mode::mode_string(out, m.mode),
+        Some(m) => ids.mode_string(out, m.mode),
         None => {
             out.push(cli::mode::dtype_letter(e.dtype));
             out.extend_from_slice(b"?????????");
@@ -557,10 +610,7 @@ fn columns(
     // The owner's text serves the author column too (GNU's author is the
     // owner on Linux).
     let owner = |out: &mut Vec<u8>, users: &mut Users, ids: &mut Ids| match m {
-        Some(m) => {
-            let (t, numeric) = ids.text(users, m.uid, plan.numeric, false);
-            pad_id(out, t.bytes(), w.owner, numeric);
-        }
+        Some(m) => out.extend_from_slice(ids.cell(users, m.uid, (plan.numeric, false), w.owner)),
         None => pad_id(out, b"?", w.owner, false),
     };
     if plan.show_owner {
@@ -568,10 +618,7 @@ fn columns(
     }
     if plan.show_group {
         match m {
-            Some(m) => {
-                let (t, numeric) = ids.text(users, m.gid, plan.numeric, true);
-                pad_id(out, t.bytes(), w.group, numeric);
-            }
+            Some(m) => out.extend_from_slice(ids.cell(users, m.gid, (plan.numeric, true), w.group)),
             None => pad_id(out, b"?", w.group, false),
         }
     }
