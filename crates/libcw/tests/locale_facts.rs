@@ -111,9 +111,64 @@ fn en_us_keys_disagree_with_strcoll() {
     assert_eq!(ka.cmp(&kb), Ordering::Greater, "glibc's keys now agree: see docs/locale.md");
 }
 
+/// What lsr's ASCII rank keys rely on (ls `collate.rs`, `ascii_ranks`):
+/// in en_US and de_DE, `strcoll` of two printable-ASCII names whose
+/// sequences of single-character first-level weights differ (characters
+/// with no first-level weight left out) orders them as those sequences do.
+/// Checked on every pair of 1,500 random names per locale.
+fn ascii_first_level_is_per_character() {
+    for loc in ["en_US.UTF-8", "de_DE.UTF-8"] {
+        if !set(loc) {
+            if std::env::var("CI").is_ok_and(|v| v == "true") {
+                panic!("{loc} is not installed (cargo xtask test generates it)");
+            }
+            eprintln!("SKIPPED ascii_first_level_is_per_character: {loc} not installed");
+            continue;
+        }
+        // Each character's first level: its key up to glibc's level mark.
+        let mut weight: Vec<Vec<u8>> = vec![Vec::new(); 128];
+        for c in 0x20u8..0x7f {
+            let mut k = Vec::new();
+            locale::strxfrm_into(&mut k, &CString::new([c]).unwrap());
+            let end = k.iter().position(|&b| b == 1).expect("a level mark");
+            weight[c as usize] = k[..end].to_vec();
+        }
+        let first = |n: &CString| -> Vec<Vec<u8>> {
+            n.as_bytes()
+                .iter()
+                .map(|&c| weight[c as usize].clone())
+                .filter(|w| !w.is_empty())
+                .collect()
+        };
+        let mut r = Rng(0x2545_f491_4f6c_dd1d);
+        let printable: Vec<u8> = (0x20u8..0x7f).collect();
+        let names: Vec<CString> = (0..1500)
+            .map(|_| {
+                let len = 1 + (r.next() % 10) as usize;
+                let v: Vec<u8> = (0..len)
+                    .map(|_| printable[(r.next() % printable.len() as u64) as usize])
+                    .collect();
+                CString::new(v).unwrap()
+            })
+            .collect();
+        let keys: Vec<Vec<Vec<u8>>> = names.iter().map(first).collect();
+        let mut pairs = 0usize;
+        for (a, ka) in names.iter().zip(&keys) {
+            for (b, kb) in names.iter().zip(&keys) {
+                if ka != kb {
+                    assert_eq!(locale::strcoll(a, b), ka.cmp(kb), "{a:?} {b:?} in {loc}");
+                    pairs += 1;
+                }
+            }
+        }
+        eprintln!("{loc}: first-level order of {pairs} ASCII pairs is per character");
+    }
+}
+
 #[test]
 fn facts() {
     // One #[test], so the cases share one thread and run in order.
     c_utf8_collates_as_strcmp();
     en_us_keys_disagree_with_strcoll();
+    ascii_first_level_is_per_character();
 }
