@@ -54,6 +54,24 @@ struct Shared<V: Visitor> {
 }
 
 impl<V: Visitor> Shared<V> {
+    /// An empty walk's state: `active` threads may take work, descriptors
+    /// budgeted for `fd_threads`.
+    fn new(active: usize, fd_threads: usize) -> Shared<V> {
+        Shared {
+            q: Mutex::new(Queue {
+                stack: Vec::new(),
+                busy: 0,
+                waiting: 0,
+                shutdown: false,
+                active,
+                feeding: false,
+            }),
+            fds: Fds::new(fd_threads),
+            cv: Condvar::new(),
+            stop: AtomicBool::new(false),
+        }
+    }
+
     fn lock(&self) -> MutexGuard<'_, Queue<V>> {
         ringio::sync::lock(&self.q)
     }
@@ -388,19 +406,7 @@ fn walk_inner<V: Visitor>(
     v: &V,
     feed: Option<&dyn Feed<V>>,
 ) {
-    let sh = Shared::<V> {
-        q: Mutex::new(Queue {
-            stack: Vec::new(),
-            busy: 0,
-            waiting: 0,
-            shutdown: false,
-            active: warm,
-            feeding: false,
-        }),
-        fds: Fds::new(cold),
-        cv: Condvar::new(),
-        stop: AtomicBool::new(false),
-    };
+    let sh = Shared::<V>::new(warm, cold);
     std::thread::scope(|s| {
         let mut handles = Vec::new();
         // Starts walker threads until `upto` run (the caller is one).
@@ -520,19 +526,7 @@ mod tests {
     #[test]
     fn a_feeder_that_parks_hands_the_feed_over() {
         let opts = Options::default();
-        let sh = Shared::<Nobody> {
-            q: Mutex::new(Queue {
-                stack: Vec::new(),
-                busy: 0,
-                waiting: 0,
-                shutdown: false,
-                active: 2,
-                feeding: false,
-            }),
-            fds: Fds::new(2),
-            cv: Condvar::new(),
-            stop: AtomicBool::new(false),
-        };
+        let sh = Shared::<Nobody>::new(2, 2);
         let feed = ShrinkThenStop { sh: &sh, calls: AtomicUsize::new(0) };
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::scope(|s| {
