@@ -363,15 +363,15 @@ impl Engine {
     }
 
     /// Most completions worth waiting for at once when each carries a
-    /// statx: the pool's are ~300-byte completions, best taken in a few
-    /// hundred at a time while still in the cache (waiting for a whole
+    /// statx: the pool's are ~300-byte completions, taken in as many as it
+    /// hands over at a time, while still in the cache (waiting for a whole
     /// window of 4,096 built a 1.2 MB batch, 57 % of a 10,000-entry
     /// `lsr -al`'s page faults); the ring's wait for more costs an enter
     /// each, so it takes what the window allows.
     pub fn collect_at_once(&self) -> usize {
         match self.backend {
             Backend::Uring => self.stat_window(),
-            _ => 256,
+            _ => crate::exec::threads::HAND_OVER,
         }
     }
 

@@ -278,7 +278,7 @@ const SPARE_MAX: usize = 16;
 /// the caller's vector to thousands of 300-byte completions — fresh pages
 /// to fault in and copy into (57 % of a 10,000-entry `lsr -al`'s page
 /// faults), read back after they had left the cache.
-const HAND_OVER: usize = 256;
+pub(crate) const HAND_OVER: usize = 256;
 
 /// Moves finished completions, oldest first, to the end of `to`: at least
 /// `want` of them (or all there are), and whole vectors up to
