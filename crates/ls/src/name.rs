@@ -225,69 +225,20 @@ impl Painter {
     ) -> usize {
         let Spot { target, align, start_col, link } = spot;
         let pad = align && !q.quoted;
-        if plan.colors.is_none() && !plan.icons && link.is_none() {
-            // The plain name, as every branch below would write it.
-            if pad {
-                out.push(b' ');
-            }
-            out.extend_from_slice(&q.bytes);
-            return q.width + usize::from(pad);
-        }
-        let color = plan.colors.as_ref().and_then(|c| c.for_entry(e, target)).map(|s| s.to_vec());
-        let norm = plan.colors.as_ref().is_some_and(|c| c.is_colored(Key::Norm));
-        let used = plan.colors.is_some() && (color.is_some() || norm);
         if pad {
             out.push(b' ');
         }
-        if let Some(seq) = &color {
-            if let Some(c) = &plan.colors {
-                if c.is_colored(Key::Norm) {
-                    let l = c.get(Key::Left).unwrap_or_default().to_vec();
-                    let r = c.get(Key::Right).unwrap_or_default().to_vec();
-                    self.put_indicator(plan, out, &l);
-                    self.put_indicator(plan, out, &r);
-                }
-                let l = c.get(Key::Left).unwrap_or_default().to_vec();
-                let r = c.get(Key::Right).unwrap_or_default().to_vec();
-                self.put_indicator(plan, out, &l);
-                self.put_indicator(plan, out, seq);
-                self.put_indicator(plan, out, &r);
-            }
-        }
+        let used = match &plan.colors {
+            Some(c) => self.start_color(plan, out, c, e, target),
+            None => false,
+        };
         if plan.icons && !target {
             out.extend_from_slice(crate::icons::icon(e).as_bytes());
             out.push(b' ');
         }
-        let mut body: &[u8] = &q.bytes;
-        let mut skip_quotes = false;
-        if let Some(path) = link {
-            if align && q.quoted && body.len() >= 2 {
-                skip_quotes = true;
-                out.push(body[0]);
-                body = &body[1..body.len() - 1];
-            }
-            let n = out.len();
-            out.extend_from_slice(b"\x1b]8;;file://");
-            out.extend_from_slice(&self.hostname);
-            if path.first() != Some(&b'/') {
-                out.push(b'/');
-            }
-            for &b in path {
-                if b.is_ascii_alphanumeric() || b"-_.~/".contains(&b) {
-                    out.push(b);
-                } else {
-                    out.extend_from_slice(format!("%{b:02x}").as_bytes());
-                }
-            }
-            out.push(0x07);
-            self.escapes += (out.len() - n) as u64;
-        }
-        out.extend_from_slice(body);
-        if link.is_some() {
-            self.esc(out, b"\x1b]8;;\x07");
-            if skip_quotes {
-                out.push(q.bytes[q.bytes.len() - 1]);
-            }
+        match link {
+            Some(path) => self.hyperlinked(out, q, path, align),
+            None => out.extend_from_slice(&q.bytes),
         }
         let len = q.bytes.len();
         if used {
@@ -303,5 +254,60 @@ impl Painter {
             }
         }
         q.width + usize::from(pad) + if plan.icons && !target { 2 } else { 0 }
+    }
+
+    /// The colour sequences before a name; whether its colour is to be
+    /// ended after it (it has one, or `no` is coloured).
+    fn start_color(
+        &mut self,
+        plan: &Plan,
+        out: &mut Vec<u8>,
+        c: &crate::colors::Colors,
+        e: &Entry,
+        target: bool,
+    ) -> bool {
+        let norm = c.is_colored(Key::Norm);
+        let Some(seq) = c.for_entry(e, target).map(|s| s.to_vec()) else { return norm };
+        let l = c.get(Key::Left).unwrap_or_default().to_vec();
+        let r = c.get(Key::Right).unwrap_or_default().to_vec();
+        if norm {
+            self.put_indicator(plan, out, &l);
+            self.put_indicator(plan, out, &r);
+        }
+        self.put_indicator(plan, out, &l);
+        self.put_indicator(plan, out, &seq);
+        self.put_indicator(plan, out, &r);
+        true
+    }
+
+    /// A quoted name wrapped in a hyperlink to `path` (OSC 8); an aligned
+    /// quoted name keeps its quotes outside the link.
+    fn hyperlinked(&mut self, out: &mut Vec<u8>, q: &Quoted, path: &[u8], align: bool) {
+        let mut body: &[u8] = &q.bytes;
+        let skip_quotes = align && q.quoted && body.len() >= 2;
+        if skip_quotes {
+            out.push(body[0]);
+            body = &body[1..body.len() - 1];
+        }
+        let n = out.len();
+        out.extend_from_slice(b"\x1b]8;;file://");
+        out.extend_from_slice(&self.hostname);
+        if path.first() != Some(&b'/') {
+            out.push(b'/');
+        }
+        for &b in path {
+            if b.is_ascii_alphanumeric() || b"-_.~/".contains(&b) {
+                out.push(b);
+            } else {
+                out.extend_from_slice(format!("%{b:02x}").as_bytes());
+            }
+        }
+        out.push(0x07);
+        self.escapes += (out.len() - n) as u64;
+        out.extend_from_slice(body);
+        self.esc(out, b"\x1b]8;;\x07");
+        if skip_quotes {
+            out.push(q.bytes[q.bytes.len() - 1]);
+        }
     }
 }
