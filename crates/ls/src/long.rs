@@ -37,18 +37,10 @@ impl Text {
         }
     }
 
-    fn num(mut n: u64) -> Text {
+    fn num(n: u64) -> Text {
         let mut a = [0u8; 23];
-        let mut i = 23;
-        loop {
-            i -= 1;
-            a[i] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
-        let len = 23 - i;
+        let i = digits_ending(&mut a, n);
+        let len = a.len() - i;
         a.copy_within(i.., 0);
         Text::Inline(len as u8, a)
     }
@@ -90,30 +82,40 @@ fn size_text(f: cli::size::SizeFormat, bytes: u64) -> Text {
 /// and the copy of the name.
 #[derive(Default)]
 struct Ids {
-    user: Option<(u32, Text, bool)>,
-    group: Option<(u32, Text, bool)>,
-    /// The printing pass's owner and group columns as last written
-    /// (padded to the listing's width, with the space after): a row copies
-    /// them whole.
-    user_cell: Option<(u32, Vec<u8>)>,
-    group_cell: Option<(u32, Vec<u8>)>,
-    /// The last mode string: a directory's files mostly share their mode.
-    mode: Option<(u32, [u8; 10])>,
+    user: LastId,
+    group: LastId,
+}
+
+/// One kind of id's last text and, for the printing pass, its column as
+/// last written (padded to the listing's width, with the space after): a
+/// row copies it whole.
+#[derive(Default)]
+struct LastId {
+    text: Option<(u32, Text, bool)>,
+    cell: Option<(u32, Vec<u8>)>,
 }
 
 impl Ids {
+    fn of(&mut self, group: bool) -> &mut LastId {
+        if group {
+            &mut self.group
+        } else {
+            &mut self.user
+        }
+    }
+
     /// The id's text (its name, or the number when `numeric` or nameless)
     /// and whether it is a number.
     fn text(&mut self, users: &mut Users, id: u32, numeric: bool, group: bool) -> (&Text, bool) {
-        let slot = if group { &mut self.group } else { &mut self.user };
-        if !matches!(slot, Some((i, ..)) if *i == id) {
+        let last = &mut self.of(group).text;
+        if !matches!(last, Some(l) if l.0 == id) {
+            *last = None;
+        }
+        let (_, t, n) = last.get_or_insert_with(|| {
             let (t, n) = id_text(users, id, numeric, group);
-            *slot = Some((id, t, n));
-        }
-        match slot {
-            Some((_, t, n)) => (t, *n),
-            None => unreachable!("filled above"),
-        }
+            (id, t, n)
+        });
+        (t, *n)
     }
 
     /// The owner (or group) column of `id`, padded to `w` as [`pad_id`]
@@ -125,33 +127,31 @@ impl Ids {
         (numeric, group): (bool, bool),
         w: usize,
     ) -> &[u8] {
-        let fresh = match if group { &self.group_cell } else { &self.user_cell } {
-            Some((i, _)) => *i != id,
-            None => true,
-        };
-        if fresh {
+        if !matches!(&self.of(group).cell, Some((i, _)) if *i == id) {
             let (t, num) = self.text(users, id, numeric, group);
             let mut cell = Vec::with_capacity(w + 1);
             pad_id(&mut cell, t.bytes(), w, num);
-            *(if group { &mut self.group_cell } else { &mut self.user_cell }) = Some((id, cell));
+            self.of(group).cell = Some((id, cell));
         }
-        match if group { &self.group_cell } else { &self.user_cell } {
-            Some((_, c)) => c,
-            None => unreachable!("filled above"),
-        }
+        self.of(group).cell.as_ref().map_or(&[], |(_, c)| c)
     }
+}
 
-    /// [`cli::mode::mode_string`] of `mode`, remembered from the last row.
-    fn mode_string(&mut self, out: &mut Vec<u8>, mode: u32) {
-        match &self.mode {
+/// The last mode string written: a directory's files mostly share their
+/// mode.
+#[derive(Default)]
+struct LastMode(Option<(u32, [u8; 10])>);
+
+impl LastMode {
+    /// [`cli::mode::mode_string`] of `mode`.
+    fn put(&mut self, out: &mut Vec<u8>, mode: u32) {
+        match &self.0 {
             Some((m, s)) if *m == mode => out.extend_from_slice(s),
             _ => {
                 let at = out.len();
                 cli::mode::mode_string(out, mode);
-                let mut s = [0u8; 10];
-                if let Some(written) = out.get(at..at + 10) {
-                    s.copy_from_slice(written);
-                    self.mode = Some((mode, s));
+                if let Some(Ok(s)) = out.get(at..).map(<[u8; 10]>::try_from) {
+                    self.0 = Some((mode, s));
                 }
             }
         }
@@ -260,10 +260,10 @@ impl Widths {
     ) -> (Widths, u64) {
         let mut w = Widths { context: 1, time: expected_time_width(plan), ..Widths::default() };
         let mut blocks = 0;
-        for e in entries {
-            blocks += e.meta.map_or(0, |m| m.blocks);
-        }
-        for e in entries.iter().chain(extra) {
+        for (k, e) in entries.iter().chain(extra).enumerate() {
+            if k < entries.len() {
+                blocks += e.meta.map_or(0, |m| m.blocks);
+            }
             w.any_acl |= e.acl || e.labeled();
             w.context = w.context.max(context_of(e).len());
             let Some(m) = &e.meta else {
@@ -338,22 +338,28 @@ fn blanks(out: &mut Vec<u8>, n: usize) {
 
 /// `n` in decimal, right-aligned in `w` columns: written in place, as
 /// [`Text::num`] would spell it.
-fn pad_num(out: &mut Vec<u8>, mut n: u64, w: usize) {
-    // Digits written right to left into blanks, then copied padded and
-    // all (one copy: a row writes several short numbers).
+fn pad_num(out: &mut Vec<u8>, n: u64, w: usize) {
+    // Digits written into the end of blanks, then copied padded and all
+    // (one copy: a row writes several short numbers).
     let mut a = [b' '; 40];
+    let i = digits_ending(&mut a, n);
+    match a.len().checked_sub(w) {
+        Some(from) => out.extend_from_slice(&a[from.min(i)..]),
+        None => pad_left(out, &a[i..], w),
+    }
+}
+
+/// Writes `n` in decimal into the end of `a` (at least 20 bytes, the
+/// digits of `u64::MAX`); returns where the digits start.
+fn digits_ending(a: &mut [u8], mut n: u64) -> usize {
     let mut i = a.len();
     loop {
         i -= 1;
         a[i] = b'0' + (n % 10) as u8;
         n /= 10;
         if n == 0 {
-            break;
+            return i;
         }
-    }
-    match a.len().checked_sub(w) {
-        Some(from) => out.extend_from_slice(&a[from.min(i)..]),
-        None => pad_left(out, &a[i..], w),
     }
 }
 
@@ -414,7 +420,7 @@ pub fn print<S: Sink>(p: &mut Printing, sink: &mut S, rows: &Rows, measured: Opt
     let plan = p.plan;
     let Measured { w, ids, .. } =
         measured.unwrap_or_else(|| measure(plan, p.users, rows.entries, rows.extra));
-    let mut st = RowState { ids, times: TimeCache::new(plan), name: Quoted::default() };
+    let mut st = RowState::new(plan, ids);
     if split_ok(plan, rows) {
         print_split(p, sink, rows, &w, &mut st);
         return;
@@ -428,8 +434,20 @@ pub fn print<S: Sink>(p: &mut Printing, sink: &mut S, rows: &Rows, measured: Opt
 /// What formatting keeps from one row to the next.
 struct RowState {
     ids: Ids,
+    mode: LastMode,
     times: TimeCache,
     name: Quoted,
+}
+
+impl RowState {
+    fn new(plan: &Plan, ids: Ids) -> RowState {
+        RowState {
+            ids,
+            mode: LastMode::default(),
+            times: TimeCache::new(plan),
+            name: Quoted::default(),
+        }
+    }
 }
 
 /// Rows ahead whose entries are prefetched when printing through an order.
@@ -450,7 +468,7 @@ fn row(p: &mut Printing, st: &mut RowState, out: &mut Vec<u8>, rows: &Rows, w: &
     if plan.dired {
         out.extend_from_slice(b"  ");
     }
-    let line_start_vis = columns(out, (plan, &mut *p.users, &mut st.ids), e, w);
+    let line_start_vis = columns(out, (plan, &mut *p.users), st, e, w);
     match time_of(e, plan.time) {
         Some(t) => st.times.put(out, plan, t, p.now),
         None => pad_left(out, b"?", w.time),
@@ -521,11 +539,7 @@ fn print_split<S: Sink>(
                     now: &mut now,
                     dired: &mut dired,
                 };
-                let mut hst = RowState {
-                    ids: Ids::default(),
-                    times: TimeCache::new(plan),
-                    name: Quoted::default(),
-                };
+                let mut hst = RowState::new(plan, Ids::default());
                 for c in (1..chunks).step_by(2) {
                     let mut buf = spare_rx.try_recv().unwrap_or_default();
                     buf.clear();
@@ -565,10 +579,12 @@ fn print_split<S: Sink>(
 /// counts only what it holds after).
 fn columns(
     out: &mut Vec<u8>,
-    (plan, users, ids): (&Plan, &mut Users, &mut Ids),
+    (plan, users): (&Plan, &mut Users),
+    st: &mut RowState,
     e: &Entry,
     w: &Widths,
 ) -> usize {
+    let ids = &mut st.ids;
     let m = e.meta.as_ref();
     let mut line_start_vis = out.len();
     if plan.inode {
@@ -584,7 +600,7 @@ fn columns(
         out.push(b' ');
     }
     match m {
-        Some(m) => ids.mode_string(out, m.mode),
+        Some(m) => st.mode.put(out, m.mode),
         None => {
             out.push(cli::mode::dtype_letter(e.dtype));
             out.extend_from_slice(b"?????????");
