@@ -340,30 +340,34 @@ impl<'a> Ls<'a> {
         order_of(self.plan, v)
     }
 
-    /// The order of a listing and, for a big long listing on a machine with
-    /// a second core, its long-format measures (widths, total), taken on
-    /// another thread meanwhile: both read every entry and neither needs the
-    /// other, so they need not follow each other in the serial stretch
-    /// between the last stat and the first line (100,000 entries, C locale:
-    /// sort ~8 ms, measures ~4 ms).
+    /// The order of a listing and, in the long format, its measures
+    /// (widths, and the blocks of `total`: one pass). A big listing on a
+    /// machine with a second core is measured on another thread meanwhile:
+    /// both read every entry and neither needs the other, so they need not
+    /// follow each other in the serial stretch between the last stat and
+    /// the first line (100,000 entries, C locale: sort ~8 ms, measures
+    /// ~4 ms).
     fn order_and_measure(&mut self, v: &[Entry]) -> (Order, Option<long::Measured>) {
         let plan = self.plan;
-        if plan.format != Format::Long
-            || v.len() < long::MEASURE_APART_MIN
-            || ringio::sys::available_cpus() < 2
-        {
+        if plan.format != Format::Long {
             return (self.order(v), None);
         }
         let users = &mut self.printer.users;
-        std::thread::scope(|s| {
-            let measuring = std::thread::Builder::new()
-                .name("lsr-measure".into())
-                .spawn_scoped(s, || long::measure(plan, users, v, &[]));
-            let order = order_of(plan, v);
-            // No thread (or it failed): the printer measures as it starts.
-            let measured = measuring.ok().and_then(|h| h.join().ok());
-            (order, measured)
-        })
+        let (order, measured) =
+            if v.len() < long::MEASURE_APART_MIN || ringio::sys::available_cpus() < 2 {
+                (order_of(plan, v), None)
+            } else {
+                std::thread::scope(|s| {
+                    let measuring = std::thread::Builder::new()
+                        .name("lsr-measure".into())
+                        .spawn_scoped(s, || long::measure(plan, users, v, &[]));
+                    let order = order_of(plan, v);
+                    (order, measuring.ok().and_then(|h| h.join().ok()))
+                })
+            };
+        // Small, or no thread to be had: measured here.
+        let measured = measured.unwrap_or_else(|| long::measure(plan, users, v, &[]));
+        (order, Some(measured))
     }
     /// Absolute paths for --hyperlink.
     fn links(&mut self, dir: Option<&[u8]>, entries: &[Entry]) -> Vec<Option<Vec<u8>>> {
