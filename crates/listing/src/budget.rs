@@ -304,7 +304,7 @@ pub fn exhausted(e: Errno) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::{is_open, some_fd};
+    use crate::testing::{is_open, some_fd, watched_fd};
 
     fn with_budget(n: usize) -> Fds {
         Fds { budget: AtomicUsize::new(n), open: Mutex::new(Vec::new()), clock: AtomicU64::new(0) }
@@ -380,15 +380,15 @@ mod tests {
         assert!(a.try_pin(0).is_none());
         // A late reopen of a finished directory is used, not kept, and
         // closes when its user is done with it.
-        let late = some_fd();
+        let (late, watch) = watched_fd();
         let raw = late.as_raw_fd();
         let p = fds.adopt(&a, late);
         assert_eq!(p.fd, raw);
         assert_eq!(open_count(&fds), 0);
         assert!(a.try_pin(0).is_none());
-        assert!(is_open(raw));
+        assert!(!watch.closed());
         drop(p);
-        assert!(!is_open(raw), "the unkept descriptor leaked");
+        assert!(watch.closed(), "the unkept descriptor leaked");
     }
 
     #[test]
