@@ -234,6 +234,12 @@ impl Gather {
         out
     }
 
+    /// The engine, to lend its idle workers for the serial stretch after
+    /// a listing (see `crate::beside`).
+    pub fn engine(&mut self) -> &mut ringio::Engine {
+        self.lister.engine()
+    }
+
     /// Skips tearing the engine down at exit (the process ends anyway).
     pub fn leak(self) {
         std::mem::forget(self);

@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 
 pub mod args;
+pub mod beside;
 mod collate;
 pub mod colors;
 pub mod columns;
@@ -353,18 +354,17 @@ impl<'a> Ls<'a> {
             return (self.order(v), None);
         }
         let users = &mut self.printer.users;
-        let (order, measured) =
-            if v.len() < long::MEASURE_APART_MIN || ringio::sys::available_cpus() < 2 {
-                (order_of(plan, v), None)
-            } else {
-                std::thread::scope(|s| {
-                    let measuring = std::thread::Builder::new()
-                        .name("lsr-measure".into())
-                        .spawn_scoped(s, || long::measure(plan, users, v, &[]));
-                    let order = order_of(plan, v);
-                    (order, measuring.ok().and_then(|h| h.join().ok()))
-                })
-            };
+        let mut own = beside::OwnThread;
+        let beside = beside::pick(self.gather.engine(), &mut own);
+        let least = if beside.free() { long::SHARE_FREE_MIN } else { long::MEASURE_APART_MIN };
+        let (mut order, mut measured) = (None, None);
+        if v.len() < least || ringio::sys::available_cpus() < 2 {
+            order = Some(order_of(plan, v));
+        } else {
+            let measuring = Box::new(|| measured = Some(long::measure(plan, users, v, &[])));
+            beside.run(measuring, &mut || order = Some(order_of(plan, v)));
+        }
+        let order = order.unwrap_or_else(|| order_of(plan, v));
         // Small, or no thread to be had: measured here.
         let measured = measured.unwrap_or_else(|| long::measure(plan, users, v, &[]));
         (order, Some(measured))
@@ -506,6 +506,7 @@ impl<'a> Ls<'a> {
             &links,
             &[],
             measured,
+            beside::pick(self.gather.engine(), &mut beside::OwnThread),
         );
         self.take_marks();
         self.out.maybe_flush();

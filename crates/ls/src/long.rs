@@ -6,6 +6,7 @@ use cli::timefmt::Timestamp;
 use cli::users::Users;
 
 use crate::args::TimeKind;
+use crate::beside::Beside;
 
 use crate::entry::{Entry, FileType};
 use crate::name::{indicator_for, Painter, Quoted, Spot};
@@ -416,13 +417,19 @@ impl TimeCache {
 /// one that formats each line again and prints it (GNU's two passes; no
 /// per-entry texts are kept, so a huge listing costs only its entries).
 /// `measured`: [`measure`]'s result for these rows, when taken already.
-pub fn print<S: Sink>(p: &mut Printing, sink: &mut S, rows: &Rows, measured: Option<Measured>) {
+pub fn print<S: Sink>(
+    p: &mut Printing,
+    sink: &mut S,
+    rows: &Rows,
+    measured: Option<Measured>,
+    beside: &mut dyn Beside,
+) {
     let plan = p.plan;
     let Measured { w, ids, .. } =
         measured.unwrap_or_else(|| measure(plan, p.users, rows.entries, rows.extra));
     let mut st = RowState::new(plan, ids);
-    if split_ok(plan, rows) {
-        print_split(p, sink, rows, &w, &mut st);
+    if split_ok(plan, rows, beside.free()) {
+        print_split(p, sink, rows, &w, &mut st, beside);
         return;
     }
     for k in 0..rows.entries.len() {
@@ -481,24 +488,32 @@ fn row(p: &mut Printing, st: &mut RowState, out: &mut Vec<u8>, rows: &Rows, w: &
 }
 
 /// Fewest entries whose long-format measures are taken beside the sort
-/// (see `Ls::order_and_measure`): below, a thread start costs about what
-/// the overlap saves.
+/// (see `Ls::order_and_measure`) on a thread started for it: below, the
+/// start costs about what the overlap saves. A pool worker lent by the
+/// engine costs nothing to start ([`Beside::free`]): then from
+/// [`SHARE_FREE_MIN`].
 pub const MEASURE_APART_MIN: usize = 16 * 1024;
 
-/// Rows formatted at a time by each of two threads (about 150 KB of text).
-const SPLIT_CHUNK: usize = 2048;
-/// Fewest rows formatted by two threads (see [`split_ok`]).
+/// Fewest entries whose measures, or rows, are shared with a helper that
+/// needs no start: two threads' handing over costs ~0.1 ms.
+pub const SHARE_FREE_MIN: usize = 4096;
+
+/// Rows formatted at a time by either thread (about 75 KB of text).
+const SPLIT_CHUNK: usize = 1024;
+/// Fewest rows formatted by two threads when the second must be started
+/// (see [`split_ok`]).
 const SPLIT_MIN: usize = 32 * 1024;
 
 /// Whether the rows are formatted by two threads: a listing big enough
 /// that its formatting, the serial tail of a big `ls -l` once every stat is
-/// in, outweighs starting a thread (~20 syscalls; interleaved runs, C
-/// locale: 100,000 rows 208 -> 196 ms, but 10,000 rows 25.3 -> 27.0), on
-/// a machine with a second core, and without the output state only one
-/// thread can carry from row to row (colours and hyperlinks count their
-/// bytes for `--dired`, which counts positions itself).
-fn split_ok(plan: &Plan, rows: &Rows) -> bool {
-    rows.entries.len() >= SPLIT_MIN
+/// in, outweighs handing work over (a thread start, ~20 syscalls, unless
+/// `free`: interleaved runs, C locale, on a started thread: 100,000 rows
+/// 208 -> 196 ms, but 10,000 rows 25.3 -> 27.0), on a machine with a
+/// second core, and without the output state only one thread can carry
+/// from row to row (colours and hyperlinks count their bytes for
+/// `--dired`, which counts positions itself).
+fn split_ok(plan: &Plan, rows: &Rows, free: bool) -> bool {
+    rows.entries.len() >= if free { SHARE_FREE_MIN } else { SPLIT_MIN }
         && plan.colors.is_none()
         && !plan.hyperlink
         && !plan.dired
@@ -506,69 +521,93 @@ fn split_ok(plan: &Plan, rows: &Rows) -> bool {
         && ringio::sys::available_cpus() >= 2
 }
 
-/// [`print`]'s rows in chunks of [`SPLIT_CHUNK`]: a helper thread formats
-/// every other chunk into a buffer of its own while this thread formats
-/// the others straight into `sink` and copies the helper's in between, in
-/// order. At most two of the helper's chunks wait at a time, so the output
-/// is still written as it is formatted. Every user and group of the
-/// listing is in `p.users` after the widths pass: the helper's copy asks
-/// the system nothing. Without a helper (no thread to be had) this thread
-/// formats every chunk.
+/// [`print`]'s rows in chunks of [`SPLIT_CHUNK`], shared with a helper:
+/// each thread claims the next chunk in turn; the helper formats its
+/// chunks into buffers of its own and sends them, while this thread
+/// formats its chunks straight into `sink` and, in order, copies the
+/// helper's in between. The helper sends in the order it claimed, and a
+/// chunk claimed is being formatted, so waiting for one ends; a helper
+/// that starts late (or never) just claims fewer chunks. At most two of
+/// its chunks wait at a time, so the output is still written as it is
+/// formatted. Every user and group of the listing is in `p.users` after
+/// the widths pass: the helper's copy asks the system nothing.
 fn print_split<S: Sink>(
     p: &mut Printing,
     sink: &mut S,
     rows: &Rows,
     w: &Widths,
     st: &mut RowState,
+    beside: &mut dyn Beside,
 ) {
     let plan = p.plan;
     let n = rows.entries.len();
     let chunks = n.div_ceil(SPLIT_CHUNK);
     let range = |c: usize| c * SPLIT_CHUNK..((c + 1) * SPLIT_CHUNK).min(n);
-    let (done_tx, done_rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(1);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let claim = || next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let (done_tx, done_rx) = std::sync::mpsc::sync_channel::<(usize, Vec<u8>)>(1);
     let (spare_tx, spare_rx) = std::sync::mpsc::channel::<Vec<u8>>();
     let (mut users, mut now) = (p.users.clone(), *p.now);
-    std::thread::scope(|s| {
-        let helper =
-            std::thread::Builder::new().name("lsr-format".into()).spawn_scoped(s, move || {
-                let (mut painter, mut dired) = (Painter::default(), Vec::new());
-                let mut hp = Printing {
-                    plan,
-                    painter: &mut painter,
-                    users: &mut users,
-                    now: &mut now,
-                    dired: &mut dired,
-                };
-                let mut hst = RowState::new(plan, Ids::default());
-                for c in (1..chunks).step_by(2) {
-                    let mut buf = spare_rx.try_recv().unwrap_or_default();
-                    buf.clear();
-                    for k in range(c) {
-                        row(&mut hp, &mut hst, &mut buf, rows, w, k);
-                    }
-                    if done_tx.send(buf).is_err() {
-                        return;
-                    }
-                }
-            });
-        for c in 0..chunks {
-            if c % 2 == 1 {
-                if let Ok(buf) = done_rx.recv() {
-                    sink.buf().extend_from_slice(&buf);
-                    sink.line_done();
-                    let _ = spare_tx.send(buf);
-                    continue;
-                }
+    let helper = Box::new(move || {
+        let (mut painter, mut dired) = (Painter::default(), Vec::new());
+        let mut hp = Printing {
+            plan,
+            painter: &mut painter,
+            users: &mut users,
+            now: &mut now,
+            dired: &mut dired,
+        };
+        let mut hst = RowState::new(plan, Ids::default());
+        loop {
+            let c = claim();
+            if c >= chunks {
+                return;
             }
+            let mut buf = spare_rx.try_recv().unwrap_or_default();
+            buf.clear();
+            for k in range(c) {
+                row(&mut hp, &mut hst, &mut buf, rows, w, k);
+            }
+            if done_tx.send((c, buf)).is_err() {
+                return;
+            }
+        }
+    });
+    // Chunks before `emitted` are in the sink.
+    let mut emitted = 0;
+    let mut main = || {
+        let format_here = |c: usize, p: &mut Printing, st: &mut RowState, sink: &mut S| {
             for k in range(c) {
                 row(p, st, sink.buf(), rows, w, k);
                 sink.line_done();
             }
+        };
+        loop {
+            let c = claim();
+            let upto = c.min(chunks);
+            // The chunks between were claimed by the helper.
+            while emitted < upto {
+                match done_rx.recv() {
+                    Ok((k, buf)) => {
+                        debug_assert_eq!(k, emitted);
+                        sink.buf().extend_from_slice(&buf);
+                        sink.line_done();
+                        let _ = spare_tx.send(buf);
+                    }
+                    // The helper is gone (it panicked): its chunk is
+                    // formatted here.
+                    Err(_) => format_here(emitted, p, st, sink),
+                }
+                emitted += 1;
+            }
+            if c >= chunks {
+                return;
+            }
+            format_here(c, p, st, sink);
+            emitted = c + 1;
         }
-        if let Ok(h) = helper {
-            let _ = h.join();
-        }
-    });
+    };
+    beside.run(helper, &mut main);
 }
 
 /// The columns before the time: inode, blocks, mode, links, owner,

@@ -107,14 +107,16 @@ impl<'a> Printer<'a> {
         links: &[Option<Vec<u8>>],
         extra: &[Entry],
     ) {
-        self.entries_in(out, entries, &Order::identity(), links, extra, None);
+        let beside = &mut crate::beside::OwnThread;
+        self.entries_in(out, entries, &Order::identity(), links, extra, None, beside);
     }
 
     /// [`Printer::entries`], shown in `order` (`links` runs alongside
     /// `entries`). Only the long format takes an order other than the
     /// identity: the other layouts index the entries as shown. `measured`:
     /// the long format's [`crate::long::measure`] of these entries, when
-    /// taken already.
+    /// taken already. A big long listing's rows are shared with `beside`.
+    #[allow(clippy::too_many_arguments)]
     pub fn entries_in<S: Sink>(
         &mut self,
         out: &mut S,
@@ -123,6 +125,7 @@ impl<'a> Printer<'a> {
         links: &[Option<Vec<u8>>],
         extra: &[Entry],
         measured: Option<crate::long::Measured>,
+        beside: &mut dyn crate::beside::Beside,
     ) {
         let plan = self.plan;
         debug_assert!(plan.format == Format::Long || order.is_identity());
@@ -144,6 +147,7 @@ impl<'a> Printer<'a> {
                 out,
                 &crate::long::Rows { entries, order, links, extra, some_quoted },
                 measured,
+                beside,
             );
             return;
         }

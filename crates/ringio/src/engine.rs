@@ -375,6 +375,34 @@ impl Engine {
         }
     }
 
+    /// Whether [`Engine::join`] runs its first closure on a worker thread
+    /// of the engine's own (the thread pool's), rather than on the caller
+    /// after the second: a caller without one that wants two threads
+    /// starts its own.
+    pub fn lends_workers(&self) -> bool {
+        match &self.exec {
+            Exec::Threads(t) => t.can_lend(),
+            _ => false,
+        }
+    }
+
+    /// Runs `a` beside `b` on one of the engine's pool workers and returns
+    /// both results (see [`Engine::lends_workers`]; otherwise `a` then `b`
+    /// here). For CPU work once the I/O that needed the workers is done:
+    /// a worker already started costs nothing to borrow, where a thread of
+    /// the caller's own costs ~20 syscalls and a stack. A worker still
+    /// busy with operations when `b` ends leaves `a` to the caller.
+    pub fn join<RA: Send, RB>(
+        &mut self,
+        a: impl FnOnce() -> RA + Send,
+        b: impl FnOnce() -> RB,
+    ) -> (RA, RB) {
+        match &mut self.exec {
+            Exec::Threads(t) => t.join(a, b),
+            _ => (a(), b()),
+        }
+    }
+
     /// Worker threads started so far by the thread-pool executor.
     pub fn worker_threads(&self) -> usize {
         match &self.exec {

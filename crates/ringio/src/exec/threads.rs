@@ -44,6 +44,35 @@ struct State {
     /// Workers allowed to take work; those numbered at or above it park
     /// (the cold-cache depth was lowered again).
     active: usize,
+    /// CPU work lent to a worker by [`ThreadExec::join`], taken before
+    /// operations: (id, the work).
+    calls: VecDeque<(u64, Call)>,
+    next_call: u64,
+}
+
+/// A [`ThreadExec::join`] closure, its lifetime erased to sit in the queue
+/// (see the SAFETY note there).
+type Call = Box<dyn FnOnce() + Send + 'static>;
+
+/// Set once a lent closure has run to its end.
+#[derive(Default)]
+struct Finished {
+    done: Mutex<bool>,
+    cv: Condvar,
+}
+
+impl Finished {
+    fn set(&self) {
+        *crate::sync::lock(&self.done) = true;
+        self.cv.notify_all();
+    }
+
+    fn wait(&self) {
+        let mut g = crate::sync::lock(&self.done);
+        while !*g {
+            g = crate::sync::wait(&self.cv, g);
+        }
+    }
 }
 
 struct Shared {
@@ -111,6 +140,8 @@ impl ThreadExec {
                     caller_waiting: false,
                     sleeping: 0,
                     active: max_workers,
+                    calls: VecDeque::new(),
+                    next_call: 0,
                 }),
                 work: Condvar::new(),
                 done: Condvar::new(),
@@ -255,6 +286,66 @@ impl ThreadExec {
         self.in_flight
     }
 
+    /// Whether [`ThreadExec::join`] can lend work to a worker: one runs or
+    /// may be started, and the caller is not a ring relying on this pool.
+    pub(crate) fn can_lend(&self) -> bool {
+        !self.detached && self.max_workers > 0 && !self.spawn_failed
+    }
+
+    /// Runs `a` on a worker while the caller runs `b`, and returns both
+    /// results: CPU work beside the caller on a thread the pool has
+    /// already started (a tool's serial stretch once its I/O is done),
+    /// instead of starting one for it (~20 syscalls and a stack each).
+    /// If no worker has taken `a` by the time `b` is done (all busy with
+    /// operations, or none could be started), the caller runs it. A panic
+    /// in `a` resumes in the caller.
+    pub(crate) fn join<RA: Send, RB>(
+        &mut self,
+        a: impl FnOnce() -> RA + Send,
+        b: impl FnOnce() -> RB,
+    ) -> (RA, RB) {
+        if !self.can_lend() {
+            return (a(), b());
+        }
+        self.ensure_workers(1);
+        let out: Mutex<Option<std::thread::Result<RA>>> = Mutex::new(None);
+        let finished = Finished::default();
+        let job: Box<dyn FnOnce() + Send + '_> = Box::new(|| {
+            let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(a));
+            *crate::sync::lock(&out) = Some(r);
+            finished.set();
+        });
+        // SAFETY: the job borrows `out`, `finished` and whatever `a`
+        // borrows, all alive until this function returns; and it does not
+        // return (nor unwind past `Reclaim`) before the job has either run
+        // to its end (`finished` is set as its last step, by a worker or by
+        // this thread) or been taken back out of the queue unrun. So no
+        // thread can reach the job or its borrows after this frame; the
+        // erased lifetime only lets it wait in a queue whose type can't
+        // name this frame.
+        let job: Call = unsafe { std::mem::transmute::<Box<dyn FnOnce() + Send + '_>, Call>(job) };
+        let id = {
+            let mut st = self.shared.lock();
+            let id = st.next_call;
+            st.next_call += 1;
+            st.calls.push_back((id, job));
+            if st.sleeping > 0 {
+                self.shared.work.notify_one();
+            }
+            id
+        };
+        let reclaim = Reclaim { shared: &self.shared, id, finished: &finished };
+        let rb = b();
+        drop(reclaim);
+        let ra = crate::sync::lock(&out).take();
+        match ra {
+            Some(Ok(ra)) => (ra, rb),
+            Some(Err(p)) => std::panic::resume_unwind(p),
+            // Reclaim runs or waits for the job unless `b` panicked.
+            None => unreachable!("a lent job neither ran nor was reclaimed"),
+        }
+    }
+
     /// How many finished completions a collection takes at least when
     /// `want` are wanted: a detached pool hands over all of them, since
     /// its owner cleared the wake-up counter and waits in the ring for the
@@ -310,6 +401,30 @@ fn take_done(st: &mut State, to: &mut Vec<Completion>, want: usize) -> usize {
     n
 }
 
+/// The end of a [`ThreadExec::join`], on every path out of it: the lent
+/// job is taken back and run here if no worker has started it (dropped
+/// unrun if the caller is unwinding), else waited for.
+struct Reclaim<'a> {
+    shared: &'a Shared,
+    id: u64,
+    finished: &'a Finished,
+}
+
+impl Drop for Reclaim<'_> {
+    fn drop(&mut self) {
+        let job = {
+            let mut st = self.shared.lock();
+            let at = st.calls.iter().position(|(id, _)| *id == self.id);
+            at.and_then(|i| st.calls.remove(i)).map(|(_, job)| job)
+        };
+        match job {
+            Some(job) if !std::thread::panicking() => job(),
+            Some(job) => drop(job),
+            None => self.finished.wait(),
+        }
+    }
+}
+
 fn worker(shared: &Shared, me: usize) {
     let mut local: Vec<Completion> = Vec::new();
     let mut st = shared.lock();
@@ -319,6 +434,12 @@ fn worker(shared: &Shared, me: usize) {
         }
         if me >= st.active {
             st = crate::sync::wait(&shared.park, st);
+            continue;
+        }
+        if let Some((_, job)) = st.calls.pop_front() {
+            drop(st);
+            job();
+            st = shared.lock();
             continue;
         }
         let Some(mut chunk) = st.queue.pop_front() else {
@@ -358,5 +479,99 @@ impl Drop for ThreadExec {
         for h in self.workers.drain(..) {
             let _ = h.join();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn tid() -> std::thread::ThreadId {
+        std::thread::current().id()
+    }
+
+    #[test]
+    fn join_lends_the_first_closure_to_a_worker() {
+        let mut pool = ThreadExec::new(1);
+        let here = tid();
+        let local = vec![1u64, 2, 3];
+        // `a` borrows from this frame and waits until `b` has started, so
+        // it can only finish on another thread.
+        let started = std::sync::Barrier::new(2);
+        let (a, b) = pool.join(
+            || {
+                started.wait();
+                (local.iter().sum::<u64>(), tid())
+            },
+            || {
+                started.wait();
+                tid()
+            },
+        );
+        assert_eq!(a.0, 6);
+        assert_ne!(a.1, here, "the lent closure ran on the caller");
+        assert_eq!(b, here);
+        assert_eq!(pool.workers(), 1);
+    }
+
+    #[test]
+    fn without_workers_the_caller_runs_both() {
+        let mut pool = ThreadExec::new(0);
+        let here = tid();
+        let (a, b) = pool.join(tid, tid);
+        assert_eq!((a, b), (here, here));
+        assert_eq!(pool.workers(), 0);
+    }
+
+    #[test]
+    fn a_job_no_worker_took_is_taken_back() {
+        let mut pool = ThreadExec::new(1);
+        pool.ensure_workers(1);
+        // The only worker is held busy until after `b` returns, so `a`
+        // is still queued then and must run on the caller.
+        let (release_tx, release_rx) = std::sync::mpsc::channel::<()>();
+        let busy = Arc::new(Finished::default());
+        let done = Arc::clone(&busy);
+        let hold: Call = Box::new(move || {
+            let _ = release_rx.recv();
+            done.set();
+        });
+        {
+            let mut st = pool.shared.lock();
+            st.calls.push_back((u64::MAX, hold));
+            pool.shared.work.notify_one();
+        }
+        // Let the worker take the holding job first.
+        while !pool.shared.lock().calls.is_empty() {
+            std::thread::yield_now();
+        }
+        let here = tid();
+        let (a, b) = pool.join(tid, || 7);
+        assert_eq!((a, b), (here, 7));
+        release_tx.send(()).unwrap();
+        busy.wait();
+    }
+
+    #[test]
+    fn a_panic_in_the_lent_closure_reaches_the_caller() {
+        let mut pool = ThreadExec::new(1);
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pool.join(|| panic!("lent"), || 1)
+        }));
+        assert!(r.is_err());
+        // The pool still works afterwards.
+        assert_eq!(pool.join(|| 2, || 3), (2, 3));
+    }
+
+    #[test]
+    fn a_panic_in_the_callers_closure_leaves_nothing_behind() {
+        let mut pool = ThreadExec::new(1);
+        let data = vec![5u8; 16];
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            pool.join(|| data.len(), || -> usize { panic!("caller") })
+        }));
+        assert!(r.is_err());
+        assert!(pool.shared.lock().calls.is_empty());
+        assert_eq!(pool.join(|| data.len(), || 0), (16, 0));
     }
 }
