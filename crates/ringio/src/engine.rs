@@ -363,15 +363,16 @@ impl Engine {
     }
 
     /// Most completions worth waiting for at once when each carries a
-    /// statx: the pool's are ~300-byte completions, taken in as many as it
-    /// hands over at a time, while still in the cache (waiting for a whole
-    /// window of 4,096 built a 1.2 MB batch, 57 % of a 10,000-entry
-    /// `lsr -al`'s page faults); the ring's wait for more costs an enter
-    /// each, so it takes what the window allows.
+    /// statx: the ring's wait for more costs an enter each, so it takes
+    /// what the window allows; the pool hands over one worker's batch of
+    /// ~300-byte completions at a time without copying them, so waiting
+    /// for any is best (more at once were appended to the first batch:
+    /// copied, and a whole window of 4,096 built a 1.2 MB batch, 57 % of a
+    /// 10,000-entry `lsr -al`'s page faults).
     pub fn collect_at_once(&self) -> usize {
         match self.backend {
             Backend::Uring => self.stat_window(),
-            _ => crate::exec::threads::HAND_OVER,
+            _ => 1,
         }
     }
 

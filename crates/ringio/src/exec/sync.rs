@@ -8,6 +8,8 @@ pub(crate) struct SyncExec;
 
 impl SyncExec {
     pub(crate) fn submit(&mut self, ops: &mut Vec<Job>, out: &mut Vec<Completion>) {
-        out.extend(ops.drain(..).map(|(token, op)| op.execute_sync(token)));
+        for (token, op) in ops.drain(..) {
+            op.execute_into(token, out);
+        }
     }
 }

@@ -221,13 +221,17 @@ impl ThreadExec {
         }
         self.follow_cold();
         if n <= INLINE_MAX && self.in_flight == 0 && !self.detached {
-            out.extend(ops.drain(..).map(|(t, op)| op.execute_sync(t)));
+            for (t, op) in ops.drain(..) {
+                op.execute_into(t, out);
+            }
             return;
         }
         self.ensure_workers(self.in_flight + n);
         if self.detached && self.workers.is_empty() {
             // Not even one thread: the caller runs them after all.
-            out.extend(ops.drain(..).map(|(t, op)| op.execute_sync(t)));
+            for (t, op) in ops.drain(..) {
+                op.execute_into(t, out);
+            }
             return;
         }
         let parts = 2 * (self.workers.len().min(self.max_workers) + 1);
@@ -269,11 +273,18 @@ impl ThreadExec {
                 // Help instead of sleeping: on 2 cores the caller is half the pool.
                 drop(st);
                 let k = chunk.len();
-                out.extend(chunk.drain(..).map(|(t, op)| op.execute_sync(t)));
+                for (t, op) in chunk.drain(..) {
+                    op.execute_into(t, out);
+                }
                 self.in_flight -= k;
                 got += k;
                 st = self.shared.lock();
                 st.free.push(chunk);
+                if got >= min {
+                    // What the workers finished meanwhile waits for the
+                    // next call: taken now it would be appended to these.
+                    return;
+                }
                 continue;
             }
             st.caller_waiting = true;
@@ -363,22 +374,17 @@ impl ThreadExec {
 /// chunk's worth).
 const SPARE_MAX: usize = 16;
 
-/// Completions handed over at a time beyond what the caller waits for
-/// (~75 KB of statx results): the rest stay with the pool for the next
-/// call. Handing over all that had piled up while the caller was busy grew
-/// the caller's vector to thousands of 300-byte completions — fresh pages
-/// to fault in and copy into (57 % of a 10,000-entry `lsr -al`'s page
-/// faults), read back after they had left the cache.
-pub(crate) const HAND_OVER: usize = 256;
-
-/// Moves finished completions, oldest first, to the end of `to`: at least
-/// `want` of them (or all there are), and whole vectors up to
-/// [`HAND_OVER`]; returns how many. A
-/// completion carries a whole statx (about 300 bytes): when `to` is empty,
-/// the first vector is exchanged with it rather than copied, so those
-/// completions stay where the worker wrote them.
+/// Moves finished completions, oldest first, to the end of `to`: whole
+/// vectors (one per chunk a worker ran), at least one and as few as make
+/// `want` (or all there are); returns how many. A completion carries a
+/// whole statx (about 300 bytes): when `to` is empty, the first vector is
+/// exchanged with it rather than copied, so those completions stay where
+/// the worker wrote them, and a caller that waits for one at a time (see
+/// `Engine::collect_at_once`) copies none. (Appending every vector that
+/// had piled up built batches of thousands — fresh pages to fault in,
+/// 57 % of a 10,000-entry `lsr -al`'s page faults — and even four
+/// vectors at a time copied 1.6 M instructions' worth there.)
 fn take_done(st: &mut State, to: &mut Vec<Completion>, want: usize) -> usize {
-    let want = want.max(HAND_OVER);
     let (mut k, mut n) = (0, 0);
     while k < st.done.len() && (k == 0 || n < want) {
         n += st.done[k].len();
@@ -449,7 +455,9 @@ fn worker(shared: &Shared, me: usize) {
             continue;
         };
         drop(st);
-        local.extend(chunk.drain(..).map(|(t, op)| op.execute_sync(t)));
+        for (t, op) in chunk.drain(..) {
+            op.execute_into(t, &mut local);
+        }
         st = shared.lock();
         st.done_len += local.len();
         let next = st.spare.pop().unwrap_or_default();
