@@ -56,6 +56,12 @@ pub trait Sink {
     fn entry(&mut self, dir: &mut Dir<'_>, name: &[u8], d_type: u8, ino: u64);
     /// Every entry of the batch was handed out.
     fn batch_done(&mut self, _dir: &mut Dir<'_>) {}
+    /// Every entry of the directory was handed out (its end was read, or
+    /// reading it failed), once, while operations pushed for the entries
+    /// may still run: work that needs every name but none of the results
+    /// (ls's name order) can be done here, on the caller's thread, while
+    /// the workers finish them — not after, when nothing else runs.
+    fn names_done(&mut self, _dir: &mut Dir<'_>) {}
     /// One of the sink's operations completed.
     fn complete(&mut self, dir: &mut Dir<'_>, c: &mut Completion);
     /// Whether completions lead to more operations right now (they are
@@ -282,6 +288,7 @@ fn pump<S: Sink>(
                     sink.batch_done(dir);
                     if c.eof || listing_done {
                         listing_done = true;
+                        sink.names_done(dir);
                     } else {
                         let mut b = c.take_buf();
                         let size = dir.eng.big_dents_buf();
@@ -315,6 +322,8 @@ mod tests {
         begun: bool,
         names: Vec<Vec<u8>>,
         sizes: Vec<(usize, u64)>,
+        /// (names, completions) seen when `names_done` was called, each time.
+        names_done: Vec<(usize, usize)>,
     }
 
     impl Sink for Names {
@@ -328,6 +337,9 @@ mod tests {
                 let flags = crate::open::entry_stat_flags(false, name);
                 dir.eng.statx(i as u64, dir.fd, name, flags, libc::STATX_SIZE);
             }
+        }
+        fn names_done(&mut self, _dir: &mut Dir<'_>) {
+            self.names_done.push((self.names.len(), self.sizes.len()));
         }
         fn complete(&mut self, _dir: &mut Dir<'_>, c: &mut Completion) {
             assert!(c.token < FIRST_RESERVED_TOKEN);
@@ -359,6 +371,11 @@ mod tests {
             let n: u64 = name.strip_prefix("file-").unwrap().parse().unwrap();
             assert_eq!(size, n % 7, "{name}");
         }
+        // Told once that every name was handed out, before the last stat
+        // came back.
+        assert_eq!(sink.names_done.len(), 1);
+        assert_eq!(sink.names_done[0].0, 3003);
+        assert!(sink.names_done[0].1 < 3000, "told after every completion");
         // Every name, dots included, once.
         sink.names.sort();
         sink.names.dedup();

@@ -32,6 +32,10 @@ pub struct Listing {
     pub read_error: Option<Errno>,
     /// (dev, ino) of the directory itself, when asked for (loop detection).
     pub id: Option<ringio::DevIno>,
+    /// The order to show the entries in, when it follows from their names
+    /// alone: taken as soon as every name was read, while the stats still
+    /// ran (see [`crate::early_order`]).
+    pub order: Option<crate::sort::Order>,
 }
 
 /// The gatherer: one lister (and its engine), reused for every directory.
@@ -320,6 +324,10 @@ impl Sink for ReadDir<'_> {
 
     fn batch_done(&mut self, dir: &mut Dir<'_>) {
         self.f.by_fd_pump(dir.eng, &self.listing.entries, dir.fd);
+    }
+
+    fn names_done(&mut self, _dir: &mut Dir<'_>) {
+        self.listing.order = crate::early_order(self.plan, &self.listing.entries);
     }
 
     fn chained(&self) -> bool {

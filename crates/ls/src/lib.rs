@@ -348,10 +348,17 @@ impl<'a> Ls<'a> {
     /// follow each other in the serial stretch between the last stat and
     /// the first line (100,000 entries, C locale: sort ~8 ms, measures
     /// ~4 ms).
-    fn order_and_measure(&mut self, v: &[Entry]) -> (Order, Option<long::Measured>) {
+    fn order_and_measure(
+        &mut self,
+        v: &[Entry],
+        early: Option<Order>,
+    ) -> (Order, Option<long::Measured>) {
         let plan = self.plan;
         if plan.format != Format::Long {
-            return (self.order(v), None);
+            return (early.unwrap_or_else(|| self.order(v)), None);
+        }
+        if let Some(order) = early {
+            return (order, Some(long::measure(plan, &mut self.printer.users, v, &[])));
         }
         let users = &mut self.printer.users;
         let mut own = beside::OwnThread;
@@ -425,7 +432,10 @@ impl<'a> Ls<'a> {
         if plan.json {
             self.report_entry_errors(&p.name, &listing);
             let mut entries = listing.entries;
-            self.sort(&mut entries);
+            match listing.order {
+                Some(early) => early.apply(&mut entries),
+                None => self.sort(&mut entries),
+            }
             for e in &entries {
                 let path = join(&p.name, &e.name);
                 json::entry(self.out.buf(), e, &path, &mut self.printer.users);
@@ -457,9 +467,10 @@ impl<'a> Ls<'a> {
             self.report(LsError::ReadDir { path: p.name.clone(), errno: e, operand: p.cmdline });
         }
         let mut entries = listing.entries;
+        let early = listing.order;
         // The long format prints through the order (see sort::Order); the
         // other layouts work on the entries as shown, moved into place.
-        let (mut order, measured) = self.order_and_measure(&entries);
+        let (mut order, measured) = self.order_and_measure(&entries, early);
         if plan.format != Format::Long {
             order.apply(&mut entries);
             order = Order::identity();
@@ -691,6 +702,19 @@ impl<'a> Ls<'a> {
         }
         status
     }
+}
+
+/// The order `plan` shows the entries `v` in, when their names alone
+/// decide it (sorting by name, extension, version or width, directories
+/// not grouped first): the lister computes it once every name is read,
+/// while the stats still run, so that the sort is not left to the serial
+/// stretch after the last stat (100,000 entries: ~7 ms in C, ~13 ms in
+/// en_US, beside ~8 ms of stats left to the pool's worker then). `None`
+/// when the order needs what the stats bring.
+pub(crate) fn early_order(plan: &Plan, v: &[Entry]) -> Option<Order> {
+    let names_only =
+        matches!(plan.sort, Sort::Name | Sort::Extension | Sort::Version | Sort::Width);
+    (names_only && !plan.dirs_first).then(|| order_of(plan, v))
 }
 
 /// The order `plan` shows the entries `v` in.

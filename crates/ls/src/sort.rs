@@ -58,8 +58,10 @@ pub fn sort_entries(
 /// of a 100,000-entry `lsr -al`'s user time, on one core after every
 /// stat; printed through the order, the same scattered reads are shared
 /// by the formatting threads (see `long::print`).
+#[derive(Debug)]
 pub struct Order(Kind);
 
+#[derive(Debug)]
 enum Kind {
     /// The entries are in order already.
     Identity,
@@ -192,7 +194,7 @@ fn common_prefix(v: &[Entry]) -> usize {
 /// An entry's index with 12 bytes of its name, big-endian, zero-padded:
 /// names hold no NUL, so zero padding orders a name before its extensions,
 /// as byte comparison does.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 struct Keyed {
     hi: u64,
     lo: u32,
