@@ -78,9 +78,11 @@ tasks:
                       one statx per entry on THREADS threads (default: the CPUs), no
                       bookkeeping; the du bench's `floor` row (build with --release);
                       --names: getdents only (find's floor); --ls: + listxattr per entry
-  ls-floor DIR [THREADS]
+  ls-floor [--complete] DIR [THREADS]
                       the least work a GNU-identical ls -al does: getdents64 + statx +
-                      listxattr per entry on THREADS threads (default 2); ls's floor row";
+                      listxattr per entry on THREADS threads (default 2); ls's floor row;
+                      --complete: + keep, sort (bytes), measure, format on 2 threads and
+                      print (GNU's LC_ALL=C ls -al output): a complete listing's floor";
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
