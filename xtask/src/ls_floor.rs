@@ -55,6 +55,18 @@ pub fn main(args: &[String]) -> Result<(), String> {
 /// Lists `dir` the floor's way; returns (entries, entries with extended
 /// attributes). `.` and `..` are stat'ed and queried too, as `ls -a` does.
 fn list(dir: &str, threads: usize) -> Result<(u64, u64), String> {
+    let per_thread = run(dir, threads, work)?;
+    Ok(per_thread.into_iter().fold((0, 0), |t, (a, b)| (t.0 + a, t.1 + b)))
+}
+
+/// Opens `dir`, reads it on this thread while THREADS - 1 helpers run
+/// `work` on the queued names, then runs `work` here too; returns what
+/// each thread's `work` returned.
+fn run<R: Send>(
+    dir: &str,
+    threads: usize,
+    work: impl Fn(RawFd, &(Mutex<Queue>, Condvar)) -> R + Sync,
+) -> Result<Vec<R>, String> {
     let c = CString::new(dir.as_bytes()).map_err(|_| "NUL in path".to_string())?;
     let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC;
     let fd =
@@ -63,16 +75,27 @@ fn list(dir: &str, threads: usize) -> Result<(u64, u64), String> {
     let r = std::thread::scope(|s| {
         let helpers: Vec<_> = (1..threads.max(1)).map(|_| s.spawn(|| work(fd, &q))).collect();
         let read = read_all(fd, &q);
-        let mine = work(fd, &q);
-        let mut total = mine;
-        for h in helpers {
-            let (a, b) = h.join().unwrap_or((0, 0));
-            total = (total.0 + a, total.1 + b);
-        }
-        read.map(|()| total)
+        let mut all = vec![work(fd, &q)];
+        all.extend(helpers.into_iter().filter_map(|h| h.join().ok()));
+        read.map(|()| all)
     });
     let _ = ringio::sys::close(fd);
     r.map_err(|e| format!("{dir}: {e}"))
+}
+
+/// The next task, waiting for the reader; `None` once it is done and the
+/// queue empty.
+fn next_task(q: &(Mutex<Queue>, Condvar)) -> Option<Vec<Vec<u8>>> {
+    let mut g = q.0.lock().unwrap_or_else(|e| e.into_inner());
+    loop {
+        if let Some(t) = g.tasks.pop_front() {
+            return Some(t);
+        }
+        if g.done {
+            return None;
+        }
+        g = q.1.wait(g).unwrap_or_else(|e| e.into_inner());
+    }
 }
 
 /// Reads the directory to its end, queueing the names as tasks.
@@ -116,19 +139,7 @@ fn work(dirfd: RawFd, q: &(Mutex<Queue>, Condvar)) -> (u64, u64) {
     let mut target = Vec::with_capacity(256);
     let (mut n, mut with_x) = (0u64, 0u64);
     loop {
-        let task = {
-            let mut g = q.0.lock().unwrap_or_else(|e| e.into_inner());
-            loop {
-                if let Some(t) = g.tasks.pop_front() {
-                    break Some(t);
-                }
-                if g.done {
-                    break None;
-                }
-                g = q.1.wait(g).unwrap_or_else(|e| e.into_inner());
-            }
-        };
-        let Some(task) = task else { return (n, with_x) };
+        let Some(task) = next_task(q) else { return (n, with_x) };
         for name in &task {
             let Ok(name) = std::ffi::CStr::from_bytes_with_nul(name) else { continue };
             let flags = libc::AT_SYMLINK_NOFOLLOW;
@@ -164,22 +175,7 @@ pub struct Row {
 /// [`list`], keeping each entry's row (the names the reader made move into
 /// them, as an `ls` keeps its entries).
 fn keep(dir: &str, threads: usize) -> Result<Vec<Row>, String> {
-    let c = CString::new(dir.as_bytes()).map_err(|_| "NUL in path".to_string())?;
-    let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC;
-    let fd =
-        ringio::sys::openat(libc::AT_FDCWD, &c, flags, 0).map_err(|e| format!("{dir}: {e}"))?;
-    let q = (Mutex::new(Queue { tasks: VecDeque::new(), done: false }), Condvar::new());
-    let r = std::thread::scope(|s| {
-        let helpers: Vec<_> = (1..threads.max(1)).map(|_| s.spawn(|| work_keep(fd, &q))).collect();
-        let read = read_all(fd, &q);
-        let mut rows = work_keep(fd, &q);
-        for h in helpers {
-            rows.extend(h.join().unwrap_or_default());
-        }
-        read.map(|()| rows)
-    });
-    let _ = ringio::sys::close(fd);
-    r.map_err(|e| format!("{dir}: {e}"))
+    Ok(run(dir, threads, work_keep)?.into_iter().flatten().collect())
 }
 
 /// [`work`], keeping the rows.
@@ -188,19 +184,7 @@ fn work_keep(dirfd: RawFd, q: &(Mutex<Queue>, Condvar)) -> Vec<Row> {
     let mut xattrs = Vec::with_capacity(256);
     let mut rows = Vec::new();
     loop {
-        let task = {
-            let mut g = q.0.lock().unwrap_or_else(|e| e.into_inner());
-            loop {
-                if let Some(t) = g.tasks.pop_front() {
-                    break Some(t);
-                }
-                if g.done {
-                    break None;
-                }
-                g = q.1.wait(g).unwrap_or_else(|e| e.into_inner());
-            }
-        };
-        let Some(task) = task else { return rows };
+        let Some(task) = next_task(q) else { return rows };
         for mut name in task {
             let Ok(c) = std::ffi::CStr::from_bytes_with_nul(&name) else { continue };
             let flags = libc::AT_SYMLINK_NOFOLLOW;
@@ -301,7 +285,7 @@ mod complete {
         let mut date = (i64::MIN, Vec::new());
         let mut id = Vec::new();
         for r in rows {
-            buf.extend_from_slice(&mode(r.mode));
+            cli::mode::mode_string(&mut buf, r.mode);
             buf.push(if r.xattrs { b'+' } else { b' ' });
             num(&mut buf, u64::from(r.nlink), w.nlink);
             buf.push(b' ');
@@ -359,31 +343,6 @@ mod complete {
     fn pad(out: &mut Vec<u8>, s: &[u8], w: usize) {
         out.extend_from_slice(s);
         out.resize(out.len() + w.saturating_sub(s.len()), b' ');
-    }
-
-    fn mode(m: u32) -> [u8; 10] {
-        let kind = match m & libc::S_IFMT {
-            libc::S_IFDIR => b'd',
-            libc::S_IFLNK => b'l',
-            libc::S_IFCHR => b'c',
-            libc::S_IFBLK => b'b',
-            libc::S_IFIFO => b'p',
-            libc::S_IFSOCK => b's',
-            _ => b'-',
-        };
-        let mut s = [kind, b'-', b'-', b'-', b'-', b'-', b'-', b'-', b'-', b'-'];
-        for (i, c) in b"rwxrwxrwx".iter().enumerate() {
-            if m & (0o400 >> i) != 0 {
-                s[1 + i] = *c;
-            }
-        }
-        // setuid, setgid, sticky: over the execute bits.
-        for (bit, at, on) in [(0o4000, 3, b's'), (0o2000, 6, b's'), (0o1000, 9, b't')] {
-            if m & bit != 0 {
-                s[at] = if s[at] == b'x' { on } else { on.to_ascii_uppercase() };
-            }
-        }
-        s
     }
 
     fn stamp(secs: i64, recent: bool) -> Vec<u8> {
