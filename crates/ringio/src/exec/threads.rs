@@ -502,7 +502,7 @@ mod tests {
     fn join_lends_the_first_closure_to_a_worker() {
         let mut pool = ThreadExec::new(1);
         let here = tid();
-        let local = vec![1u64, 2, 3];
+        let local = [1u64, 2, 3];
         // `a` borrows from this frame and waits until `b` has started, so
         // it can only finish on another thread.
         let started = std::sync::Barrier::new(2);
@@ -574,7 +574,7 @@ mod tests {
     #[test]
     fn a_panic_in_the_callers_closure_leaves_nothing_behind() {
         let mut pool = ThreadExec::new(1);
-        let data = vec![5u8; 16];
+        let data = [5u8; 16];
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             pool.join(|| data.len(), || -> usize { panic!("caller") })
         }));
