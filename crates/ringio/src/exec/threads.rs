@@ -54,6 +54,12 @@ struct State {
 /// (see the SAFETY note there).
 type Call = Box<dyn FnOnce() + Send + 'static>;
 
+/// What a lent closure leaves for the caller of [`ThreadExec::join`].
+struct Lent<R> {
+    out: Mutex<Option<std::thread::Result<R>>>,
+    finished: Finished,
+}
+
 /// Set once a lent closure has run to its end.
 #[derive(Default)]
 struct Finished {
@@ -63,7 +69,8 @@ struct Finished {
 
 impl Finished {
     fn set(&self) {
-        *crate::sync::lock(&self.done) = true;
+        let mut g = crate::sync::lock(&self.done);
+        *g = true;
         self.cv.notify_all();
     }
 
@@ -319,21 +326,26 @@ impl ThreadExec {
             return (a(), b());
         }
         self.ensure_workers(1);
-        let out: Mutex<Option<std::thread::Result<RA>>> = Mutex::new(None);
-        let finished = Finished::default();
-        let job: Box<dyn FnOnce() + Send + '_> = Box::new(|| {
+        // Shared by count, not borrowed: the worker's last steps (setting
+        // `finished`, waking this thread, unlocking) may come after this
+        // thread has seen the job done and left; they touch only what
+        // the worker's own count keeps alive.
+        let lent = Arc::new(Lent::<RA> { out: Mutex::new(None), finished: Finished::default() });
+        let theirs = Arc::clone(&lent);
+        let job: Box<dyn FnOnce() + Send + '_> = Box::new(move || {
             let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(a));
-            *crate::sync::lock(&out) = Some(r);
-            finished.set();
+            *crate::sync::lock(&theirs.out) = Some(r);
+            theirs.finished.set();
         });
-        // SAFETY: the job borrows `out`, `finished` and whatever `a`
-        // borrows, all alive until this function returns; and it does not
-        // return (nor unwind past `Reclaim`) before the job has either run
-        // to its end (`finished` is set as its last step, by a worker or by
-        // this thread) or been taken back out of the queue unrun. So no
-        // thread can reach the job or its borrows after this frame; the
-        // erased lifetime only lets it wait in a queue whose type can't
-        // name this frame.
+        // SAFETY: the job borrows what `a` borrows, alive until this
+        // function returns; and it does not return (nor unwind past
+        // `Reclaim`) before the job has either run (`a` has returned or
+        // unwound and its result is stored: `finished` is set after) or
+        // been taken back out of the queue unrun and dropped. After that the
+        // job holds only `theirs`, which owns what it points to. So no
+        // thread reaches a borrow of this frame after it ends; the erased
+        // lifetime only lets the job wait in a queue whose type can't name
+        // this frame.
         let job: Call = unsafe { std::mem::transmute::<Box<dyn FnOnce() + Send + '_>, Call>(job) };
         let id = {
             let mut st = self.shared.lock();
@@ -345,10 +357,10 @@ impl ThreadExec {
             }
             id
         };
-        let reclaim = Reclaim { shared: &self.shared, id, finished: &finished };
+        let reclaim = Reclaim { shared: &self.shared, id, finished: &lent.finished };
         let rb = b();
         drop(reclaim);
-        let ra = crate::sync::lock(&out).take();
+        let ra = crate::sync::lock(&lent.out).take();
         match ra {
             Some(Ok(ra)) => (ra, rb),
             Some(Err(p)) => std::panic::resume_unwind(p),
