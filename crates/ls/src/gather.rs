@@ -34,7 +34,7 @@ pub struct Listing {
     pub id: Option<ringio::DevIno>,
     /// The order to show the entries in, when it follows from their names
     /// alone: taken as soon as every name was read, while the stats still
-    /// ran (see [`crate::early_order`]).
+    /// ran (see `crate::early_order`).
     pub order: Option<crate::sort::Order>,
 }
 
