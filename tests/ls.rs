@@ -778,8 +778,9 @@ fn long_listing_of_a_big_directory() {
 /// collation sorts from a table of the locale's first-level weights
 /// instead of `strxfrm` keys (`collate.rs`, `ascii_ranks`): every
 /// punctuation mark, case and digit mix, names equal but for ignorable
-/// characters, names alike beyond 16 characters, and a directory big
-/// enough for the key fill's two threads.
+/// characters, names alike beyond 16 characters, and a directory of
+/// 20,000 (its order taken while the stats run, its rows formatted by two
+/// threads).
 fn ascii_names_in_collation_order() {
     let t = TempDir::new("ls-ascii-coll");
     let small = t.join("small");

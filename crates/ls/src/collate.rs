@@ -180,7 +180,13 @@ fn keyed_order<P: Copy + Ord + Default + Send + Sync>(
         }
     };
     let mut recs = vec![Rec { pri: P::default(), hi: 0, lo: 0, i: 0, group: 0 }; n];
-    if two_cores(n) {
+    // Rank keys cost ~100 instructions a name, and settling them only scans
+    // for ties: a second thread would cost more to start than it saves (and
+    // a name order is taken while the pool's worker still stats, so the
+    // other core is busy anyway). `strxfrm` keys (~3,900 a name) and their
+    // `strcoll` checks are shared.
+    let par = two_cores(n) && ranks.is_none();
+    if par {
         let (a, b) = recs.split_at_mut(n / 2);
         std::thread::scope(|s| {
             s.spawn(|| fill(b, n / 2));
@@ -233,7 +239,7 @@ fn keyed_order<P: Copy + Ord + Default + Send + Sync>(
         }
         true
     };
-    let ok = if two_cores(n) {
+    let ok = if par {
         // Split at a run boundary near the middle; the pair across the
         // split is checked after both halves are settled.
         let mut mid = n / 2;
