@@ -95,36 +95,39 @@ impl Op {
     /// twice more on the way (the worker threads' share of a 100,000-entry
     /// `lsr -al`).
     pub(crate) fn execute_into(self, token: Token, out: &mut Vec<Completion>) {
-        let (dirfd, path, flags, mask, xattrs) = match self {
-            Op::Statx { dirfd, path, flags, mask } => (dirfd, path, flags, mask, None),
+        match self.into_stat() {
+            Ok(stat) => {
+                out.push(Completion::pending(token));
+                stat.run(out.last_mut().expect("a completion was just pushed"));
+            }
+            Err(op) => out.push(op.execute_sync(token)),
+        }
+    }
+
+    /// The stat operations, apart: they run into a completion's place.
+    fn into_stat(self) -> Result<StatJob, Op> {
+        match self {
+            Op::Statx { dirfd, path, flags, mask } => {
+                Ok(StatJob { dirfd, path, flags, mask, xattrs: None })
+            }
             Op::StatxXattrs { dirfd, path, flags, mask, follow, names } => {
-                (dirfd, path, flags, mask, Some((follow, names)))
+                Ok(StatJob { dirfd, path, flags, mask, xattrs: Some((follow, names)) })
             }
-            op => return out.push(op.execute_sync(token)),
-        };
-        out.push(Completion { token, result: Ok(0), eof: false, data: Data::None });
-        let c = out.last_mut().expect("a completion was just pushed");
-        c.data = Data::Stat(sys::statx_zeroed());
-        let Data::Stat(st) = &mut c.data else { unreachable!("set just above") };
-        // SAFETY: this operation holds the path (see arena.rs) until it is
-        // dropped at the end of this function, after both syscalls.
-        let name = unsafe { path.as_cstr() };
-        let t = crate::cold::sample();
-        let r = sys::statx(dirfd, name, flags, mask, st);
-        t.stats(1);
-        c.result = match (r, xattrs) {
-            (Err(e), _) => {
-                c.data = Data::None;
-                Err(e)
-            }
-            (Ok(()), None) => Ok(0),
-            (Ok(()), Some((follow, names))) => Ok(listed_names(dirfd, name, follow, names)),
-        };
+            op => Err(op),
+        }
     }
 
     /// Runs the operation with plain syscalls on the calling thread.
     /// The reference implementation every executor must agree with.
     pub(crate) fn execute_sync(self, token: Token) -> Completion {
+        let op = match self.into_stat() {
+            Ok(stat) => {
+                let mut c = Completion::pending(token);
+                stat.run(&mut c);
+                return c;
+            }
+            Err(op) => op,
+        };
         // By reference: the hold on the path must last through the syscall
         // (each arm's binding is dropped at the end of the arm).
         let cstr = |path: &PathPtr| {
@@ -132,21 +135,12 @@ impl Op {
             // is dropped, after the syscall that reads it.
             unsafe { path.as_cstr() }
         };
-        let (result, data) = match self {
+        let (result, data) = match op {
             Op::OpenAt { dirfd, path, flags, mode } => {
                 (sys::openat(dirfd, cstr(&path), flags, mode).map(|fd| fd as u64), Data::None)
             }
             Op::Close { fd } => (sys::close(fd).map(|()| 0), Data::None),
-            Op::Statx { dirfd, path, flags, mask } => {
-                let mut st = sys::statx_zeroed();
-                let t = crate::cold::sample();
-                let r = sys::statx(dirfd, cstr(&path), flags, mask, &mut st);
-                t.stats(1);
-                match r {
-                    Ok(()) => (Ok(0), Data::Stat(st)),
-                    Err(e) => (Err(e), Data::None),
-                }
-            }
+            Op::Statx { .. } | Op::StatxXattrs { .. } => unreachable!("taken by into_stat"),
             Op::Getdents { fd, mut buf } => {
                 let r = getdents_fill(fd, &mut buf);
                 let eof = matches!(r, Ok(true));
@@ -164,16 +158,6 @@ impl Op {
             Op::ListXattr { dirfd, path, follow, mut buf } => {
                 let r = sys::listxattrat(dirfd, cstr(&path), follow, &mut buf);
                 (r.map(|n| n as u64), Data::Buf(buf))
-            }
-            Op::StatxXattrs { dirfd, path, flags, mask, follow, names } => {
-                let mut st = sys::statx_zeroed();
-                let t = crate::cold::sample();
-                let r = sys::statx(dirfd, cstr(&path), flags, mask, &mut st);
-                t.stats(1);
-                match r {
-                    Ok(()) => (Ok(listed_names(dirfd, cstr(&path), follow, names)), Data::Stat(st)),
-                    Err(e) => (Err(e), Data::None),
-                }
             }
             Op::Read { fd, mut buf, offset } => {
                 let r = sys::read(fd, &mut buf, offset);
@@ -199,6 +183,39 @@ impl Op {
             }
         };
         Completion { token, result, eof: false, data }
+    }
+}
+
+/// A stat operation ([`Op::Statx`], or [`Op::StatxXattrs`] with its
+/// attribute question), taken apart to run into a completion's place.
+struct StatJob {
+    dirfd: RawFd,
+    path: PathPtr,
+    flags: i32,
+    mask: u32,
+    xattrs: Option<(bool, &'static [&'static CStr])>,
+}
+
+impl StatJob {
+    /// Runs the stat (and the attribute list) into `c`, a
+    /// [`Completion::pending`] one.
+    fn run(self, c: &mut Completion) {
+        c.data = Data::Stat(sys::statx_zeroed());
+        let Data::Stat(st) = &mut c.data else { unreachable!("set just above") };
+        // SAFETY: this job holds the path (see arena.rs) until it is dropped
+        // at the end of this function, after both syscalls.
+        let name = unsafe { self.path.as_cstr() };
+        let t = crate::cold::sample();
+        let r = sys::statx(self.dirfd, name, self.flags, self.mask, st);
+        t.stats(1);
+        c.result = match (r, self.xattrs) {
+            (Err(e), _) => {
+                c.data = Data::None;
+                Err(e)
+            }
+            (Ok(()), None) => Ok(0),
+            (Ok(()), Some((follow, names))) => Ok(listed_names(self.dirfd, name, follow, names)),
+        };
     }
 }
 
@@ -333,6 +350,11 @@ pub struct Completion {
 }
 
 impl Completion {
+    /// A completion to run an operation into: no result yet.
+    fn pending(token: Token) -> Completion {
+        Completion { token, result: Ok(0), eof: false, data: Data::None }
+    }
+
     /// The descriptor an open produced.
     pub fn fd(&self) -> Result<RawFd, Errno> {
         self.result.map(|v| v as RawFd)

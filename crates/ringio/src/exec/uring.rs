@@ -478,7 +478,7 @@ impl UringExec {
             } else if self.aux.is_some() {
                 self.aux_jobs.push((token, op));
             } else {
-                out.push(op.execute_sync(token));
+                op.execute_into(token, out);
             }
         }
         self.fill(out);
@@ -488,7 +488,9 @@ impl UringExec {
     /// Moves backlog operations into free slots and SQEs, up to `cap`.
     fn fill(&mut self, out: &mut Vec<Completion>) {
         if self.inline_only {
-            out.extend(self.backlog.drain(..).map(|(t, op)| op.execute_sync(t)));
+            for (t, op) in self.backlog.drain(..) {
+                op.execute_into(t, out);
+            }
             return;
         }
         while self.in_ring < self.cap {
@@ -761,7 +763,9 @@ impl UringExec {
             };
             out.push(c);
         }
-        out.extend(self.backlog.drain(..).map(|(t, op)| op.execute_sync(t)));
+        for (t, op) in self.backlog.drain(..) {
+            op.execute_into(t, out);
+        }
     }
 
     /// Completes slot `idx`'s operation (which the kernel does not hold)
