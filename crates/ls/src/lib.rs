@@ -269,7 +269,7 @@ impl<'a> Ls<'a> {
                 }
             }
         }
-        self.sort(&mut listed);
+        self.sort(&mut listed, None);
         let mut files_out: Vec<Entry> = Vec::new();
         let mut dirs: Vec<Entry> = Vec::new();
         for e in listed {
@@ -332,13 +332,10 @@ impl<'a> Ls<'a> {
         }
     }
 
-    fn sort(&self, v: &mut [Entry]) {
-        self.order(v).apply(v);
-    }
-
-    /// The order [`Ls::sort`] would leave `v` in.
-    fn order(&self, v: &[Entry]) -> Order {
-        order_of(self.plan, v)
+    /// Puts `v` in the order shown: `early` when the lister took it (see
+    /// [`early_order`]), else sorted now.
+    fn sort(&self, v: &mut [Entry], early: Option<Order>) {
+        early.unwrap_or_else(|| order_of(self.plan, v)).apply(v);
     }
 
     /// The order of a listing (`early` when the lister took it already,
@@ -357,7 +354,7 @@ impl<'a> Ls<'a> {
     ) -> (Order, Option<long::Measured>) {
         let plan = self.plan;
         if plan.format != Format::Long {
-            return (early.unwrap_or_else(|| self.order(v)), None);
+            return (early.unwrap_or_else(|| order_of(plan, v)), None);
         }
         if let Some(order) = early {
             return (order, Some(long::measure(plan, &mut self.printer.users, v, &[])));
@@ -366,15 +363,14 @@ impl<'a> Ls<'a> {
         let mut own = beside::OwnThread;
         let beside = beside::pick(self.gather.engine(), &mut own);
         let least = if beside.free() { long::SHARE_FREE_MIN } else { long::MEASURE_APART_MIN };
-        let (mut order, mut measured) = (None, None);
         if v.len() < least || ringio::sys::available_cpus() < 2 {
-            order = Some(order_of(plan, v));
-        } else {
-            let measuring = Box::new(|| measured = Some(long::measure(plan, users, v, &[])));
-            beside.run(measuring, &mut || order = Some(order_of(plan, v)));
+            return (order_of(plan, v), Some(long::measure(plan, users, v, &[])));
         }
-        let order = order.unwrap_or_else(|| order_of(plan, v));
-        // Small, or no thread to be had: measured here.
+        let (mut order, mut measured) = (None, None);
+        let measuring = Box::new(|| measured = Some(long::measure(plan, users, v, &[])));
+        beside.run(measuring, &mut || order = Some(order_of(plan, v)));
+        let order = order.expect("Beside::run runs its main closure");
+        // No thread to be had: measured here.
         let measured = measured.unwrap_or_else(|| long::measure(plan, users, v, &[]));
         (order, Some(measured))
     }
@@ -434,10 +430,7 @@ impl<'a> Ls<'a> {
         if plan.json {
             self.report_entry_errors(&p.name, &listing);
             let mut entries = listing.entries;
-            match listing.order {
-                Some(early) => early.apply(&mut entries),
-                None => self.sort(&mut entries),
-            }
+            self.sort(&mut entries, listing.order);
             for e in &entries {
                 let path = join(&p.name, &e.name);
                 json::entry(self.out.buf(), e, &path, &mut self.printer.users);
@@ -618,8 +611,10 @@ impl<'a> Ls<'a> {
         };
         self.report_entry_errors(path, &listing);
         let mut entries = listing.entries;
+        // Sorted with the dots (the lister's order counts them), then
+        // without: the others keep their order.
+        self.sort(&mut entries, listing.order);
         entries.retain(|e| e.name[..] != *b"." && e.name[..] != *b"..");
-        self.sort(&mut entries);
         let n = entries.len();
         for (k, e) in entries.iter().enumerate() {
             let last = k + 1 == n;
