@@ -236,8 +236,8 @@ mod complete {
         let mut blocks = 0;
         let mut owner = Vec::new();
         for r in &rows {
-            w.nlink = w.nlink.max(digits(u64::from(r.nlink)));
-            w.size = w.size.max(digits(r.size));
+            w.nlink = w.nlink.max(cli::num::digit_count(u64::from(r.nlink)));
+            w.size = w.size.max(cli::num::digit_count(r.size));
             owner.clear();
             users.user_or_id(r.uid, &mut owner);
             w.owner = w.owner.max(owner.len());
@@ -320,22 +320,9 @@ mod complete {
         out.write_all(&buf)
     }
 
-    fn digits(n: u64) -> usize {
-        n.checked_ilog10().map_or(1, |d| d as usize + 1)
-    }
-
     fn num(out: &mut Vec<u8>, n: u64, w: usize) {
         let mut a = [0u8; 20];
-        let mut i = a.len();
-        let mut n = n;
-        loop {
-            i -= 1;
-            a[i] = b'0' + (n % 10) as u8;
-            n /= 10;
-            if n == 0 {
-                break;
-            }
-        }
+        let i = cli::num::digits_ending(&mut a, n);
         out.resize(out.len() + w.saturating_sub(a.len() - i), b' ');
         out.extend_from_slice(&a[i..]);
     }

@@ -3,7 +3,8 @@
 //! optional single-letter multiplier, and after it `B` (powers of 1000) or
 //! `iB` (powers of 1024) when the caller allows them. Block sizes
 //! (`--block-size=1K`), du's `--threshold=-10M` and `--max-depth`, ls's
-//! `--width` and `--tabsize` all go through here.
+//! `--width` and `--tabsize` all go through here. And the other way: a
+//! number's decimal digits, written without formatting machinery.
 
 /// Why a number was refused; the caller words the message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -198,6 +199,26 @@ fn strtou(b: &[u8]) -> Option<(u64, usize, bool)> {
         return None;
     }
     Some((v, j, overflow))
+}
+
+/// Writes `n` in decimal into the end of `a` (at least 20 bytes, the
+/// digits of `u64::MAX`); returns where the digits start. For callers that
+/// pad in place (ls's long format writes a few numbers a row).
+pub fn digits_ending(a: &mut [u8], mut n: u64) -> usize {
+    let mut i = a.len();
+    loop {
+        i -= 1;
+        a[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return i;
+        }
+    }
+}
+
+/// How many digits [`digits_ending`] writes for `n`.
+pub fn digit_count(n: u64) -> usize {
+    n.checked_ilog10().map_or(1, |d| d as usize + 1)
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! owner, group, size or device numbers, time, name, `-> target`, with
 //! column widths computed over the whole listing as GNU does.
 
+use cli::num::{digit_count, digits_ending};
 use cli::timefmt::Timestamp;
 use cli::users::Users;
 
@@ -281,12 +282,12 @@ impl Widths {
             // than written (this pass runs over every entry before the
             // printing pass formats them).
             if plan.inode {
-                w.inode = w.inode.max(digits(m.ino));
+                w.inode = w.inode.max(digit_count(m.ino));
             }
             if plan.size_blocks {
                 w.blocks = w.blocks.max(size_columns(plan.block_size, m.blocks * 512));
             }
-            w.nlink = w.nlink.max(digits(m.nlink));
+            w.nlink = w.nlink.max(digit_count(m.nlink));
             if plan.show_owner || plan.author {
                 w.owner = w.owner.max(ids.text(users, m.uid, plan.numeric, false).0.len());
             }
@@ -294,8 +295,8 @@ impl Widths {
                 w.group = w.group.max(ids.text(users, m.gid, plan.numeric, true).0.len());
             }
             if matches!(m.file_type(), FileType::Char | FileType::Block) {
-                w.major = w.major.max(digits(m.rdev_major as u64));
-                w.minor = w.minor.max(digits(m.rdev_minor as u64));
+                w.major = w.major.max(digit_count(m.rdev_major as u64));
+                w.minor = w.minor.max(digit_count(m.rdev_minor as u64));
             } else {
                 w.size = w.size.max(size_columns(plan.file_size, m.size));
             }
@@ -307,16 +308,11 @@ impl Widths {
     }
 }
 
-/// The length of [`Text::num`]'s text for `n`.
-fn digits(n: u64) -> usize {
-    n.checked_ilog10().map_or(1, |d| d as usize + 1)
-}
-
 /// The display columns of [`size_text`]'s text, counted without writing
 /// it in the common case of plain byte counts.
 fn size_columns(f: cli::size::SizeFormat, bytes: u64) -> usize {
     if f == cli::size::SizeFormat::BYTES {
-        digits(bytes)
+        digit_count(bytes)
     } else {
         size_text(f, bytes).columns()
     }
@@ -347,20 +343,6 @@ fn pad_num(out: &mut Vec<u8>, n: u64, w: usize) {
     match a.len().checked_sub(w) {
         Some(from) => out.extend_from_slice(&a[from.min(i)..]),
         None => pad_left(out, &a[i..], w),
-    }
-}
-
-/// Writes `n` in decimal into the end of `a` (at least 20 bytes, the
-/// digits of `u64::MAX`); returns where the digits start.
-fn digits_ending(a: &mut [u8], mut n: u64) -> usize {
-    let mut i = a.len();
-    loop {
-        i -= 1;
-        a[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            return i;
-        }
     }
 }
 
@@ -764,7 +746,7 @@ mod tests {
     #[test]
     fn digits_match_written_numbers() {
         for n in [0, 1, 9, 10, 99, 100, 4096, 999_999, 1_000_000, u64::MAX / 10, u64::MAX] {
-            assert_eq!(digits(n), Text::num(n).len(), "{n}");
+            assert_eq!(digit_count(n), Text::num(n).len(), "{n}");
         }
     }
 
