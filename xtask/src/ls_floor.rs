@@ -350,17 +350,25 @@ mod complete {
 
 #[cfg(test)]
 mod tests {
+    use std::path::PathBuf;
+
+    /// A fresh directory with `sub/`, 3,000 files `f0`… (more than one
+    /// getdents64 batch) of `size(i)` bytes, and `link` -> `f1`.
+    fn scratch(tag: &str, size: impl Fn(usize) -> usize) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("ls-floor-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("sub")).unwrap();
+        for i in 0..3000 {
+            std::fs::write(dir.join(format!("f{i}")), vec![b'x'; size(i)]).unwrap();
+        }
+        std::os::unix::fs::symlink("f1", dir.join("link")).unwrap();
+        dir
+    }
+
     /// Every entry (with `.` and `..`) is stat'ed once, whatever the threads.
     #[test]
     fn lists_every_entry_once() {
-        let dir = std::env::temp_dir().join(format!("ls-floor-test-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("sub")).unwrap();
-        // More than one getdents64 batch.
-        for i in 0..3000 {
-            std::fs::write(dir.join(format!("f{i}")), b"x").unwrap();
-        }
-        std::os::unix::fs::symlink("f1", dir.join("link")).unwrap();
+        let dir = scratch("test", |_| 1);
         std::os::unix::fs::symlink("missing", dir.join("dangling")).unwrap();
         let path = dir.to_str().unwrap();
         for threads in [1, 2, 4] {
@@ -374,13 +382,7 @@ mod tests {
     /// than a listing would be no floor).
     #[test]
     fn complete_matches_gnu_ls_in_c() {
-        let dir = std::env::temp_dir().join(format!("ls-floor-complete-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(dir.join("sub")).unwrap();
-        for i in 0..3000 {
-            std::fs::write(dir.join(format!("f{i}")), vec![b'x'; i % 1500]).unwrap();
-        }
-        std::os::unix::fs::symlink("f1", dir.join("link")).unwrap();
+        let dir = scratch("complete", |i| i % 1500);
         let path = dir.to_str().unwrap();
         let mut ours = Vec::new();
         super::complete::print(super::keep(path, 2).unwrap(), &mut ours, 2).unwrap();
