@@ -150,7 +150,7 @@ fn keyed_order<P: Copy + Ord + Default + Send + Sync>(
     // character) tied on their first 16 bytes, so the ties took ~2,700
     // more in `strcoll` (10,000-entry `lsr -al`, en_US.UTF-8: 122 M
     // instructions, 49 M in C).
-    let ranks = ascii_ranks().filter(|_| v.iter().all(|e| printable_ascii(&e.name)));
+    let ranks = ascii_ranks(n).filter(|_| v.iter().all(|e| printable_ascii(&e.name)));
     let fill = |out: &mut [Rec<P>], start: usize| {
         let mut buf = Vec::new();
         for (k, r) in out.iter_mut().enumerate() {
@@ -300,10 +300,20 @@ fn rank_key(t: &[u8; 128], name: &[u8]) -> [u8; 16] {
 /// first level to read (ja_JP): names then take `strxfrm` keys, whose
 /// order `strcoll` checks. Checked on 90,000 random printable-ASCII names
 /// against `strcoll` in en_US and de_DE (ja_JP takes `strxfrm`).
-fn ascii_ranks() -> Option<&'static [u8; 128]> {
+///
+/// Learning it costs ~415,000 instructions (a hundred names' `strxfrm`;
+/// 43 % of an en_US `lsr -l` of 12 files): a listing of `n` names learns it
+/// only from [`RANKS_MIN`] names on, and takes it at any size once learnt.
+fn ascii_ranks(n: usize) -> Option<&'static [u8; 128]> {
     static RANKS: std::sync::OnceLock<Option<[u8; 128]>> = std::sync::OnceLock::new();
+    if n < RANKS_MIN {
+        return RANKS.get().and_then(Option::as_ref);
+    }
     RANKS.get_or_init(learn_ranks).as_ref()
 }
+
+/// Fewest names for which [`ascii_ranks`] learns its table.
+const RANKS_MIN: usize = 128;
 
 fn learn_ranks() -> Option<[u8; 128]> {
     let mut buf = Vec::new();
