@@ -18,6 +18,8 @@
 //!   scaleout.rs).
 //! - `bench-engine`: times ringio's executors directly, in an optimized
 //!   build of this crate (engine_bench.rs).
+//! - `gnu-tests`: GNU's own test suites of ls, du, cat and find, run with
+//!   GNU's binaries and then with ours swapped in (gnu_tests.rs).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -30,6 +32,7 @@ mod dist;
 mod engine_bench;
 mod fixtures;
 mod floor;
+mod gnu_tests;
 mod ls_floor;
 mod machine;
 mod scaleout;
@@ -41,7 +44,16 @@ const USAGE: &str = "usage: cargo xtask <task>
 
 tasks:
   test [ARGS…]        install test prerequisites, then run every test (ARGS go to cargo test),
-                      then the MPI tests (--features mpi; with ARGS only if one names mpi)
+                      then the MPI tests (--features mpi) and gnu-tests (with ARGS only
+                      if one names mpi, or gnu)
+  gnu-tests [GROUP…] [--cache DIR]
+                      GROUP: ls, du, cat, find, find-dejagnu or all (default; root only):
+                      GNU's own test suites (coreutils tests/ls, tests/du, misc/cat-*;
+                      findutils tests/find and DejaGnu), built once from the installed
+                      versions' Debian sources into DIR (default
+                      /var/cache/ringutils/gnu-tests), run with GNU's binaries and then
+                      with ours in their place; fails when ours fails or skips a test
+                      GNU's passes; table to stdout and target/gnu-tests.md
   slowfs …            a FUSE mirror that delays metadata requests (cargo xtask slowfs --help)
   fixtures [--dir D] [SET…]
                       build the benchmark fixtures (default: all sets, in target/fixtures);
@@ -98,6 +110,7 @@ fn main() -> ExitCode {
         "bench-engine" => engine_bench::main(&rest),
         "du-floor" => floor::main(&rest),
         "ls-floor" => ls_floor::main(&rest),
+        "gnu-tests" => gnu_tests::main(&rest),
         engine_bench::INNER => engine_bench::inner(&rest),
         "" | "help" | "--help" | "-h" => {
             println!("{USAGE}");
@@ -141,12 +154,15 @@ fn test(extra: &[String]) -> Result<(), String> {
     if !status.success() {
         return Err("doc tests failed".into());
     }
-    // A filtered run (`cargo xtask test du::`) skips them unless it names them.
-    if extra.is_empty() || extra.iter().any(|a| a.contains("mpi")) {
-        mpi_tests()
-    } else {
-        Ok(())
+    // A filtered run (`cargo xtask test du::`) skips these unless it names them.
+    let named = |what: &str| extra.is_empty() || extra.iter().any(|a| a.contains(what));
+    if named("mpi") {
+        mpi_tests()?;
     }
+    if named("gnu") {
+        gnu_tests::main(&[])?;
+    }
+    Ok(())
 }
 
 /// The MPI tests (tests/mpi.rs, `--features mpi`): after installing Open
