@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 mod bench;
+mod bench_docs;
 mod bench_slowfs;
 mod cold;
 mod device;
@@ -64,6 +65,8 @@ tasks:
                       tables go to stdout and target/bench/GROUP.md; --quick (~1 min a
                       group): 3 rounds, no strace, no forced-backend rows, peers slower
                       than 1 s untimed (--strace / --backends bring those back)
+  bench … --docs      (any bench task, scaleout, bench-engine) afterwards rewrite
+                      docs/benchmarks.md from the tables in target/bench/
   bench --cold [GROUP…] [--runs N] [--threads 2,16,64] [--dir D] [--only TEXT] [--no-probe]
                       GROUP: du, find, ls or all (root only): every run on a dropped page
                       cache (benches/cold.txt), interleaved; device reads, bytes and busy
@@ -104,10 +107,10 @@ fn main() -> ExitCode {
         "test" => test(&rest),
         "slowfs" => slowfs::main(&rest),
         "fixtures" => fixtures::main(&rest),
-        "bench" => bench::main(&rest),
+        "bench" => bench_docs::after(&rest, bench::main),
         "dist" => dist::main(&rest),
-        "scaleout" => scaleout::main(&rest),
-        "bench-engine" => engine_bench::main(&rest),
+        "scaleout" => bench_docs::after(&rest, scaleout::main),
+        "bench-engine" => bench_docs::after(&rest, engine_bench::main),
         "du-floor" => floor::main(&rest),
         "ls-floor" => ls_floor::main(&rest),
         "gnu-tests" => gnu_tests::main(&rest),
