@@ -42,7 +42,8 @@ pub fn parse(input: &[u8], now: Timestamp) -> Option<Timestamp> {
                 }
             }
         }
-        let body = &rest[i + 1..];
+        // Blanks may follow the zone, before `@SECONDS` too.
+        let body = rest[i + 1..].trim_ascii_start();
         return libcw::time::with_zone(&zone, || parse_in_zone(body, now)).flatten();
     }
     parse_in_zone(s, now)
