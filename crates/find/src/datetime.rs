@@ -405,9 +405,7 @@ fn lex(s: &[u8], local: &Local) -> Option<Vec<Tok>> {
                     break;
                 }
             }
-            if depth != 0 {
-                return None;
-            }
+            // An unclosed comment runs to the end, as GNU's does.
             continue;
         }
         out.push(Tok::Char(c));
