@@ -505,11 +505,10 @@ impl DateParser<'_> {
         let (v, digits) = signed_num(self.peek(0))?;
         self.i += 1;
         let minutes = if self.is_char(0, b':') {
+            // The minutes have no limit of their own (`+05:60` is +06:00,
+            // `+00:1440` a day), only the whole offset has.
             let (mm, _) = unsigned_num(self.peek(1))?;
             self.i += 2;
-            if mm > 59 {
-                return None;
-            }
             v * 60 + if v < 0 { -mm } else { mm }
         } else if digits <= 2 {
             v * 60
