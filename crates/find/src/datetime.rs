@@ -961,15 +961,28 @@ fn epoch_seconds(rest: &[u8]) -> Option<Timestamp> {
     }
 }
 
-/// The local zone's names (standard and summer time, as `localtime`
-/// gives them now and half a year either side), upper-cased for the lexer.
+/// The local zone's names, upper-cased for the lexer, found as GNU finds
+/// them: now's, and that of the first of now plus 90, 180 and 270 days
+/// whose daylight setting differs from now's (so from just after a
+/// spring change, New York's `EST` is found in December).
 fn local_zone_names(now: i64) -> Local {
     let mut local = Local { names: Vec::new() };
-    for t in [now, now - 182 * 86400, now + 182 * 86400] {
-        if let Some(tm) = libcw::time::localtime(t) {
+    let Some(first) = libcw::time::localtime(now) else {
+        return local;
+    };
+    let dst = |isdst: i32| (isdst > 0) as i32;
+    if !first.zone.is_empty() {
+        local.names.push((first.zone.to_ascii_uppercase(), dst(first.isdst)));
+    }
+    for quarter in 1..=3 {
+        let Some(tm) = libcw::time::localtime(now + quarter * 90 * 86400) else {
+            continue;
+        };
+        if dst(tm.isdst) != dst(first.isdst) {
             if !tm.zone.is_empty() && !local.names.iter().any(|n| n.0 == tm.zone) {
-                local.names.push((tm.zone.to_ascii_uppercase(), (tm.isdst > 0) as i32));
+                local.names.push((tm.zone.to_ascii_uppercase(), dst(tm.isdst)));
             }
+            break;
         }
     }
     local
