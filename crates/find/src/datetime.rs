@@ -933,7 +933,7 @@ fn parse_in_zone(s: &[u8], now: Timestamp) -> Option<Timestamp> {
     let date = (year, month - 1, day);
     let mut t = match fields.zone {
         Some(off) => fields.fixed_zone_time(off, date, (hour, minute, sec))?,
-        None => fields.local_time(date, (hour, minute, sec))?,
+        None => fields.local_time(date, (hour, minute, sec), now_tm.isdst)?,
     };
     let rel = fields.rel;
     t = t
@@ -1047,10 +1047,19 @@ impl DateFields {
         &self,
         (year, mon0, day): (i64, i64, i64),
         (hour, minute, sec): (i64, i64, i64),
+        now_isdst: i32,
     ) -> Option<i64> {
         use libcw::time::mktime_norm;
         let rel = self.rel;
-        let isdst = self.local_isdst.unwrap_or(-1);
+        // Daylight time as GNU asks mktime for it: a named local zone's;
+        // now's when only relative items were given (the time is now's
+        // too); else mktime's choice. The relative years, months and days
+        // keep it, so a day before 08:00 EDT, in winter, is 07:00 EST.
+        let isdst = match self.local_isdst {
+            Some(d) => d,
+            None if self.rels && self.dates + self.days + self.times == 0 => now_isdst,
+            None => -1,
+        };
         let (mut t, mut tm) = mktime_norm(year, mon0, day, hour, minute, sec, isdst)?;
         // A local time that doesn't exist (skipped by a change to
         // daylight saving time) is no date.
@@ -1075,7 +1084,7 @@ impl DateFields {
                 hour,
                 minute,
                 sec,
-                -1,
+                isdst,
             )?
             .0;
         }
