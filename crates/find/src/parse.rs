@@ -255,7 +255,7 @@ impl Parser {
                 Id::FollowAll => self.plan.follow = Follow::Always,
                 Id::FollowNever => self.plan.follow = Follow::Never,
                 Id::Sorted => self.plan.sort = true,
-                Id::Optimize => {}
+                Id::Optimize => optimisation_level(&a[2..])?,
                 Id::Debug => self.debug_flags()?,
                 Id::Threads => {
                     let v = match attached {
@@ -1037,6 +1037,30 @@ fn errno_text(e: &std::io::Error) -> String {
     match e.raw_os_error() {
         Some(n) => ringio::Errno(n).message(),
         None => e.to_string(),
+    }
+}
+
+/// `-O`'s level, the digits right after it: GNU takes 0 to 65535 and
+/// refuses the rest in its own words.
+fn optimisation_level(v: &[u8]) -> Result<(), ParseError> {
+    match v.first() {
+        None => err(t(c"The -O option must be immediately followed by a decimal integer", &[])),
+        Some(c) if !c.is_ascii_digit() => {
+            err(t(c"Please specify a decimal number immediately after -O", &[]))
+        }
+        _ if !v.iter().all(u8::is_ascii_digit) => err(t(c"Invalid optimisation level %s", &[v])),
+        _ => match parse_u64(v) {
+            None => err(format!(
+                "{}: {}",
+                t(c"Invalid optimisation level %s", &[v]),
+                ringio::Errno(libc::ERANGE).message()
+            )),
+            Some(n) if n > 65535 => err(t(
+                c"Optimisation level %lu is too high.  If you want to find files very quickly, consider using GNU locate.",
+                &[n.to_string().as_bytes()],
+            )),
+            Some(_) => Ok(()),
+        },
     }
 }
 
