@@ -282,7 +282,10 @@ impl Parser {
     fn debug_flags(&mut self) -> Result<(), ParseError> {
         self.i += 1;
         let Some(d) = self.args.get(self.i) else {
-            return err(t(c"Missing argument after the -D option.", &[]));
+            // GNU adds its usage hint on a line of its own.
+            let hint = lossy(&cli::msg::try_help());
+            let msg = t(c"Missing argument after the -D option.", &[]);
+            return err(format!("{msg}\n{}", hint.trim_end()));
         };
         for flag in d.split(|&c| c == b',') {
             if !matches!(
