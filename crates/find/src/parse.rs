@@ -728,6 +728,10 @@ impl Parser {
 
     /// `[+-]N` of -uid, -gid, -links, -inum.
     fn int_cmp(&mut self, n: &[u8]) -> Result<(Cmp, u64), ParseError> {
+        // Without its argument GNU names the primary as the argument.
+        if self.i >= self.args.len() {
+            return err(t(c"invalid argument `%s' to `%s'", &[n, n]));
+        }
         let v = self.arg(n)?;
         match parse_int_cmp(&v) {
             Some(c) => Ok(c),
