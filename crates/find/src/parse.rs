@@ -1167,7 +1167,13 @@ fn parse_types(n: &[u8], v: &[u8]) -> Result<u16, ParseError> {
             b'f' => tmask::REG,
             b'l' => tmask::LNK,
             b's' => tmask::SOCK,
-            b'D' => tmask::DOOR,
+            // Linux has no doors: GNU refuses the letter here.
+            b'D' => {
+                return err(t(
+                    c"%s %c is not supported because Solaris doors are not supported on the platform find was compiled on.",
+                    &[n, b"D"],
+                ));
+            }
             other => {
                 return err(t(c"Unknown argument to %s: %c", &[n, &[other]]));
             }
