@@ -1127,24 +1127,28 @@ fn xstrtod(s: &[u8]) -> Option<f64> {
     Some(r.value)
 }
 
+/// `[+-]N[bcwkMG]`, as GNU reads it: the unit is the last byte unless
+/// that is a digit, and what comes before it is read as the integer
+/// tests read theirs (so ` 5k` and `++5` are sizes, ` -5` is not).
 fn parse_size(v: &[u8]) -> Result<Prim, ParseError> {
-    let (cmp, rest) = split_cmp(v);
-    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-    let (num, suffix) = rest.split_at(digits);
-    if num.is_empty() && suffix.is_empty() {
-        return err(t(c"invalid -size type `%c'", &[v]));
-    }
-    let unit = match suffix {
-        b"" | b"b" => 512,
-        b"c" => 1,
-        b"w" => 2,
-        b"k" => 1024,
-        b"M" => 1024 * 1024,
-        b"G" => 1024 * 1024 * 1024,
-        [c] => return err(t(c"invalid -size type `%c'", &[&[*c]])),
-        _ => return err(t(c"Invalid argument `%s%s' to -size", &[v, b""])),
+    let Some(&last) = v.last() else {
+        return err(t(c"invalid null argument to -size", &[]));
     };
-    let Some(n) = parse_u64(num) else {
+    let (body, unit) = if last.is_ascii_digit() {
+        (v, 512)
+    } else {
+        let unit = match last {
+            b'b' => 512,
+            b'c' => 1,
+            b'w' => 2,
+            b'k' => 1024,
+            b'M' => 1024 * 1024,
+            b'G' => 1024 * 1024 * 1024,
+            c => return err(t(c"invalid -size type `%c'", &[&[c]])),
+        };
+        (&v[..v.len() - 1], unit)
+    };
+    let Some((cmp, n)) = parse_int_cmp(body) else {
         return err(t(c"Invalid argument `%s%s' to -size", &[v, b""]));
     };
     Ok(Prim::Size { cmp, n, unit })
