@@ -6,6 +6,11 @@ use crate::expr::PermKind;
 /// GNU does: `[0]` for files that aren't directories, `[1]` for
 /// directories (`X` and the set-id bits depend on it).
 pub fn parse(arg: &[u8]) -> Option<(PermKind, [u32; 2])> {
+    // `+` and an octal digit is the old `-perm +MODE` (any of the bits),
+    // which GNU refuses rather than read as the symbolic `+MODE`.
+    if arg.first() == Some(&b'+') && matches!(arg.get(1), Some(b'0'..=b'7')) {
+        return None;
+    }
     let (kind, rest) = match arg.first() {
         Some(b'-') => (PermKind::All, &arg[1..]),
         Some(b'/') => (PermKind::Any, &arg[1..]),
