@@ -321,6 +321,15 @@ impl Parser {
         self.args.get(self.i).map(|v| v.as_slice())
     }
 
+    /// After operator `op`, a `)` where its operand should be: GNU names
+    /// them both.
+    fn operand_follows(&self, op: &[u8]) -> Result<(), ParseError> {
+        if self.peek() == Some(b")") {
+            return err(t(c"expected an expression between '%s' and ')'", &[op]));
+        }
+        Ok(())
+    }
+
     fn comma(&mut self) -> Result<Expr, ParseError> {
         let mut e = self.or()?;
         while self.peek() == Some(b",") {
@@ -328,6 +337,7 @@ impl Parser {
             if self.i >= self.args.len() {
                 return dangling_op(&e, ",");
             }
+            self.operand_follows(b",")?;
             let r = self.or()?;
             e = Expr::Comma(Box::new(e), Box::new(r));
         }
@@ -342,6 +352,7 @@ impl Parser {
             if self.i >= self.args.len() {
                 return dangling_op(&e, &op);
             }
+            self.operand_follows(op.as_bytes())?;
             let r = self.and()?;
             e = Expr::Or(Box::new(e), Box::new(r));
         }
@@ -358,6 +369,7 @@ impl Parser {
                     if self.i >= self.args.len() {
                         return dangling_op(&e, &op);
                     }
+                    self.operand_follows(op.as_bytes())?;
                     let r = self.unary()?;
                     e = Expr::And(Box::new(e), Box::new(r));
                 }
@@ -383,6 +395,7 @@ impl Parser {
                 if self.i >= self.args.len() {
                     return err(t(c"expected an expression after '%s'", &[&a]));
                 }
+                self.operand_follows(&a)?;
                 if let Some(op @ (b"-o" | b"-or" | b"-a" | b"-and")) = self.peek() {
                     return err(t(c"invalid expression; you have used a binary operator '%s' with nothing before it.", &[op]));
                 }
