@@ -571,8 +571,12 @@ impl Parser {
     fn depth(&mut self, n: &[u8]) -> Result<usize, ParseError> {
         let v = self.arg(n)?;
         match parse_usize(&v) {
-            Some(d) => Ok(d),
-            None => err(t(
+            // GNU's depths are C ints: more is out of range.
+            Some(d) if d <= i32::MAX as usize => Ok(d),
+            _ if !v.is_empty() && v.iter().all(u8::is_ascii_digit) => {
+                err(format!("{}: {}", lossy(&v), ringio::Errno(libc::ERANGE).message()))
+            }
+            _ => err(t(
                 c"Expected a positive decimal integer argument to %s, but got %s",
                 &[n, quoted(&v).as_bytes()],
             )),
