@@ -142,7 +142,12 @@ impl Format {
             }
             let sp = spec(f, &mut i);
             let Some(&d) = f.get(i) else {
-                return Err(FormatError(t(c"error: %s at end of format string", &[b"%"])));
+                // Flags, a width or a precision and then the end: GNU
+                // reads the string's terminating NUL as the directive.
+                return Err(FormatError(t(
+                    c"error: the format directive `%%%c' is reserved for future use",
+                    &[&[0]],
+                )));
             };
             i += 1;
             let dir = match d {
