@@ -122,6 +122,10 @@ struct Parser {
     /// The first argument of the expression that is not an option (a test,
     /// an action or an operator): global options after it are warned about.
     first_nonoption: Option<Vec<u8>>,
+    /// The last predicate or operator read: GNU names it when an
+    /// existing file follows the expression (a pattern the shell
+    /// expanded, most likely).
+    last: Vec<u8>,
 }
 
 /// Parses `args` (without `argv[0]`). Warnings are returned to be printed.
@@ -153,6 +157,7 @@ pub fn parse(args: Vec<OsString>) -> Result<(Plan, Vec<String>), ParseError> {
         warn: libcw::isatty(0),
         posixly_correct: std::env::var_os("POSIXLY_CORRECT").is_some(),
         first_nonoption: None,
+        last: Vec::new(),
     };
     match p.read() {
         Ok(()) => Ok((p.plan, p.warnings)),
@@ -334,6 +339,7 @@ impl Parser {
         let mut e = self.or()?;
         while self.peek() == Some(b",") {
             self.i += 1;
+            self.last = b",".to_vec();
             if self.i >= self.args.len() {
                 return dangling_op(&e, ",");
             }
@@ -349,6 +355,7 @@ impl Parser {
         while let Some(op @ (b"-o" | b"-or")) = self.peek() {
             let op = lossy(op);
             self.i += 1;
+            self.last = op.as_bytes().to_vec();
             if self.i >= self.args.len() {
                 return dangling_op(&e, &op);
             }
@@ -366,6 +373,7 @@ impl Parser {
                 Some(op @ (b"-a" | b"-and")) => {
                     let op = lossy(op);
                     self.i += 1;
+                    self.last = op.as_bytes().to_vec();
                     if self.i >= self.args.len() {
                         return dangling_op(&e, &op);
                     }
@@ -392,6 +400,7 @@ impl Parser {
         match a.as_slice() {
             b"!" | b"-not" => {
                 self.i += 1;
+                self.last = a.clone();
                 if self.i >= self.args.len() {
                     return err(t(c"expected an expression after '%s'", &[&a]));
                 }
@@ -403,6 +412,7 @@ impl Parser {
             }
             b"(" => {
                 self.i += 1;
+                self.last = a.clone();
                 if self.peek() == Some(b")") {
                     return err(t(c"invalid expression; empty parentheses are not allowed.", &[]));
                 }
@@ -418,6 +428,7 @@ impl Parser {
                     return err(t(c"invalid expression; I was expecting to find a ')' somewhere but did not see one.", &[]));
                 }
                 self.i += 1;
+                self.last = b")".to_vec();
                 Ok(e)
             }
             b"-o" | b"-or" | b"-a" | b"-and" | b"," => err(t(
@@ -518,10 +529,17 @@ impl Parser {
         }
         let Some(parse) = parse else {
             if !name.starts_with(b"-") {
-                return err(t(c"paths must precede expression: `%s'", &[name]));
+                let msg = t(c"paths must precede expression: `%s'", &[name]);
+                let path = std::path::Path::new(std::ffi::OsStr::from_bytes(name));
+                if std::fs::metadata(path).is_err() {
+                    return err(msg);
+                }
+                let hint = t(c"possible unquoted pattern after predicate `%s'?", &[&self.last]);
+                return Err(ParseError::Msgs(vec![msg, hint]));
             }
             return err(t(c"unknown predicate `%s'", &[name]));
         };
+        self.last = name.to_vec();
         Ok(Expr::Prim(parse(self, name)?))
     }
 
