@@ -122,6 +122,10 @@ struct Parser {
     /// The first argument of the expression that is not an option (a test,
     /// an action or an operator): global options after it are warned about.
     first_nonoption: Option<Vec<u8>>,
+    /// The last predicate or operator read: GNU names it when an
+    /// existing file follows the expression (a pattern the shell
+    /// expanded, most likely).
+    last: Vec<u8>,
 }
 
 /// Parses `args` (without `argv[0]`). Warnings are returned to be printed.
@@ -153,6 +157,7 @@ pub fn parse(args: Vec<OsString>) -> Result<(Plan, Vec<String>), ParseError> {
         warn: libcw::isatty(0),
         posixly_correct: std::env::var_os("POSIXLY_CORRECT").is_some(),
         first_nonoption: None,
+        last: Vec::new(),
     };
     match p.read() {
         Ok(()) => Ok((p.plan, p.warnings)),
@@ -255,7 +260,7 @@ impl Parser {
                 Id::FollowAll => self.plan.follow = Follow::Always,
                 Id::FollowNever => self.plan.follow = Follow::Never,
                 Id::Sorted => self.plan.sort = true,
-                Id::Optimize => {}
+                Id::Optimize => optimisation_level(&a[2..])?,
                 Id::Debug => self.debug_flags()?,
                 Id::Threads => {
                     let v = match attached {
@@ -282,7 +287,10 @@ impl Parser {
     fn debug_flags(&mut self) -> Result<(), ParseError> {
         self.i += 1;
         let Some(d) = self.args.get(self.i) else {
-            return err(t(c"Missing argument after the -D option.", &[]));
+            // GNU adds its usage hint on a line of its own.
+            let hint = lossy(&cli::msg::try_help());
+            let msg = t(c"Missing argument after the -D option.", &[]);
+            return err(format!("{msg}\n{}", hint.trim_end()));
         };
         for flag in d.split(|&c| c == b',') {
             if !matches!(
@@ -318,13 +326,24 @@ impl Parser {
         self.args.get(self.i).map(|v| v.as_slice())
     }
 
+    /// After operator `op`, a `)` where its operand should be: GNU names
+    /// them both.
+    fn operand_follows(&self, op: &[u8]) -> Result<(), ParseError> {
+        if self.peek() == Some(b")") {
+            return err(t(c"expected an expression between '%s' and ')'", &[op]));
+        }
+        Ok(())
+    }
+
     fn comma(&mut self) -> Result<Expr, ParseError> {
         let mut e = self.or()?;
         while self.peek() == Some(b",") {
             self.i += 1;
+            self.last = b",".to_vec();
             if self.i >= self.args.len() {
                 return dangling_op(&e, ",");
             }
+            self.operand_follows(b",")?;
             let r = self.or()?;
             e = Expr::Comma(Box::new(e), Box::new(r));
         }
@@ -336,9 +355,11 @@ impl Parser {
         while let Some(op @ (b"-o" | b"-or")) = self.peek() {
             let op = lossy(op);
             self.i += 1;
+            self.last = op.as_bytes().to_vec();
             if self.i >= self.args.len() {
                 return dangling_op(&e, &op);
             }
+            self.operand_follows(op.as_bytes())?;
             let r = self.and()?;
             e = Expr::Or(Box::new(e), Box::new(r));
         }
@@ -352,9 +373,11 @@ impl Parser {
                 Some(op @ (b"-a" | b"-and")) => {
                     let op = lossy(op);
                     self.i += 1;
+                    self.last = op.as_bytes().to_vec();
                     if self.i >= self.args.len() {
                         return dangling_op(&e, &op);
                     }
+                    self.operand_follows(op.as_bytes())?;
                     let r = self.unary()?;
                     e = Expr::And(Box::new(e), Box::new(r));
                 }
@@ -377,9 +400,11 @@ impl Parser {
         match a.as_slice() {
             b"!" | b"-not" => {
                 self.i += 1;
+                self.last = a.clone();
                 if self.i >= self.args.len() {
                     return err(t(c"expected an expression after '%s'", &[&a]));
                 }
+                self.operand_follows(&a)?;
                 if let Some(op @ (b"-o" | b"-or" | b"-a" | b"-and")) = self.peek() {
                     return err(t(c"invalid expression; you have used a binary operator '%s' with nothing before it.", &[op]));
                 }
@@ -387,6 +412,7 @@ impl Parser {
             }
             b"(" => {
                 self.i += 1;
+                self.last = a.clone();
                 if self.peek() == Some(b")") {
                     return err(t(c"invalid expression; empty parentheses are not allowed.", &[]));
                 }
@@ -402,6 +428,7 @@ impl Parser {
                     return err(t(c"invalid expression; I was expecting to find a ')' somewhere but did not see one.", &[]));
                 }
                 self.i += 1;
+                self.last = b")".to_vec();
                 Ok(e)
             }
             b"-o" | b"-or" | b"-a" | b"-and" | b"," => err(t(
@@ -502,10 +529,17 @@ impl Parser {
         }
         let Some(parse) = parse else {
             if !name.starts_with(b"-") {
-                return err(t(c"paths must precede expression: `%s'", &[name]));
+                let msg = t(c"paths must precede expression: `%s'", &[name]);
+                let path = std::path::Path::new(std::ffi::OsStr::from_bytes(name));
+                if std::fs::metadata(path).is_err() {
+                    return err(msg);
+                }
+                let hint = t(c"possible unquoted pattern after predicate `%s'?", &[&self.last]);
+                return Err(ParseError::Msgs(vec![msg, hint]));
             }
             return err(t(c"unknown predicate `%s'", &[name]));
         };
+        self.last = name.to_vec();
         Ok(Expr::Prim(parse(self, name)?))
     }
 
@@ -555,8 +589,12 @@ impl Parser {
     fn depth(&mut self, n: &[u8]) -> Result<usize, ParseError> {
         let v = self.arg(n)?;
         match parse_usize(&v) {
-            Some(d) => Ok(d),
-            None => err(t(
+            // GNU's depths are C ints: more is out of range.
+            Some(d) if d <= i32::MAX as usize => Ok(d),
+            _ if !v.is_empty() && v.iter().all(u8::is_ascii_digit) => {
+                err(format!("{}: {}", lossy(&v), ringio::Errno(libc::ERANGE).message()))
+            }
+            _ => err(t(
                 c"Expected a positive decimal integer argument to %s, but got %s",
                 &[n, quoted(&v).as_bytes()],
             )),
@@ -725,6 +763,10 @@ impl Parser {
 
     /// `[+-]N` of -uid, -gid, -links, -inum.
     fn int_cmp(&mut self, n: &[u8]) -> Result<(Cmp, u64), ParseError> {
+        // Without its argument GNU names the primary as the argument.
+        if self.i >= self.args.len() {
+            return err(t(c"invalid argument `%s' to `%s'", &[n, n]));
+        }
         let v = self.arg(n)?;
         match parse_int_cmp(&v) {
             Some(c) => Ok(c),
@@ -1040,6 +1082,30 @@ fn errno_text(e: &std::io::Error) -> String {
     }
 }
 
+/// `-O`'s level, the digits right after it: GNU takes 0 to 65535 and
+/// refuses the rest in its own words.
+fn optimisation_level(v: &[u8]) -> Result<(), ParseError> {
+    match v.first() {
+        None => err(t(c"The -O option must be immediately followed by a decimal integer", &[])),
+        Some(c) if !c.is_ascii_digit() => {
+            err(t(c"Please specify a decimal number immediately after -O", &[]))
+        }
+        _ if !v.iter().all(u8::is_ascii_digit) => err(t(c"Invalid optimisation level %s", &[v])),
+        _ => match parse_u64(v) {
+            None => err(format!(
+                "{}: {}",
+                t(c"Invalid optimisation level %s", &[v]),
+                ringio::Errno(libc::ERANGE).message()
+            )),
+            Some(n) if n > 65535 => err(t(
+                c"Optimisation level %lu is too high.  If you want to find files very quickly, consider using GNU locate.",
+                &[n.to_string().as_bytes()],
+            )),
+            Some(_) => Ok(()),
+        },
+    }
+}
+
 fn parse_usize(v: &[u8]) -> Option<usize> {
     if v.is_empty() || !v.iter().all(u8::is_ascii_digit) {
         return None;
@@ -1096,24 +1162,28 @@ fn xstrtod(s: &[u8]) -> Option<f64> {
     Some(r.value)
 }
 
+/// `[+-]N[bcwkMG]`, as GNU reads it: the unit is the last byte unless
+/// that is a digit, and what comes before it is read as the integer
+/// tests read theirs (so ` 5k` and `++5` are sizes, ` -5` is not).
 fn parse_size(v: &[u8]) -> Result<Prim, ParseError> {
-    let (cmp, rest) = split_cmp(v);
-    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-    let (num, suffix) = rest.split_at(digits);
-    if num.is_empty() && suffix.is_empty() {
-        return err(t(c"invalid -size type `%c'", &[v]));
-    }
-    let unit = match suffix {
-        b"" | b"b" => 512,
-        b"c" => 1,
-        b"w" => 2,
-        b"k" => 1024,
-        b"M" => 1024 * 1024,
-        b"G" => 1024 * 1024 * 1024,
-        [c] => return err(t(c"invalid -size type `%c'", &[&[*c]])),
-        _ => return err(t(c"Invalid argument `%s%s' to -size", &[v, b""])),
+    let Some(&last) = v.last() else {
+        return err(t(c"invalid null argument to -size", &[]));
     };
-    let Some(n) = parse_u64(num) else {
+    let (body, unit) = if last.is_ascii_digit() {
+        (v, 512)
+    } else {
+        let unit = match last {
+            b'b' => 512,
+            b'c' => 1,
+            b'w' => 2,
+            b'k' => 1024,
+            b'M' => 1024 * 1024,
+            b'G' => 1024 * 1024 * 1024,
+            c => return err(t(c"invalid -size type `%c'", &[&[c]])),
+        };
+        (&v[..v.len() - 1], unit)
+    };
+    let Some((cmp, n)) = parse_int_cmp(body) else {
         return err(t(c"Invalid argument `%s%s' to -size", &[v, b""]));
     };
     Ok(Prim::Size { cmp, n, unit })
@@ -1136,7 +1206,13 @@ fn parse_types(n: &[u8], v: &[u8]) -> Result<u16, ParseError> {
             b'f' => tmask::REG,
             b'l' => tmask::LNK,
             b's' => tmask::SOCK,
-            b'D' => tmask::DOOR,
+            // Linux has no doors: GNU refuses the letter here.
+            b'D' => {
+                return err(t(
+                    c"%s %c is not supported because Solaris doors are not supported on the platform find was compiled on.",
+                    &[n, b"D"],
+                ));
+            }
             other => {
                 return err(t(c"Unknown argument to %s: %c", &[n, &[other]]));
             }
@@ -1198,5 +1274,822 @@ mod tests {
         assert_eq!(plan.roots, vec![b"a".to_vec(), b"b".to_vec()]);
         let plan = p(&[]).unwrap();
         assert_eq!(plan.roots, vec![b".".to_vec()]);
+    }
+
+    /// GNU's view of a parse: the exit status (0, or 1 where the command
+    /// line is refused) and what goes to stderr, each message (warnings
+    /// too) as `find: MESSAGE\n`, as GNU prints them. Holds the zone lock:
+    /// parsing reads the environment and -newerXt the local zone.
+    fn gnu_view(args: &[&str]) -> (i32, String) {
+        let _g = crate::datetime::tests::zone_lock();
+        let (status, msgs) = match parse(args.iter().map(OsString::from).collect()) {
+            Ok((_, warnings)) => (0, warnings),
+            Err(ParseError::Msg(m)) => (1, vec![m]),
+            Err(ParseError::Msgs(v)) => (1, v),
+            Err(ParseError::Print(_)) => (0, Vec::new()),
+        };
+        let text: String = msgs.iter().map(|m| format!("find: {m}\n")).collect();
+        // `Try 'PROG --help'` names the test binary here.
+        (status, text.replace(&format!("'{} --help'", cli::progname()), "'find --help'"))
+    }
+
+    /// Compares each row's GNU exit status and stderr with ours; lists
+    /// every row that differs.
+    fn check(rows: &[(&[&str], i32, &str)]) {
+        let bad: Vec<String> = rows
+            .iter()
+            .filter_map(|&(args, status, stderr)| {
+                let ours = gnu_view(args);
+                (ours.0 != status || ours.1 != stderr).then(|| {
+                    format!("{args:?}\n  ours:  {ours:?}\n  GNU's: {:?}", (status, stderr))
+                })
+            })
+            .collect();
+        assert!(bad.is_empty(), "{} of {} rows differ:\n{}", bad.len(), rows.len(), bad.join("\n"));
+    }
+
+    /// The plan of a command line GNU accepts.
+    fn plan(args: &[&str]) -> Plan {
+        let _g = crate::datetime::tests::zone_lock();
+        match parse(args.iter().map(OsString::from).collect()) {
+            Ok((plan, _)) => plan,
+            Err(e) => panic!("{args:?}: {e:?}"),
+        }
+    }
+
+    /// The expression as a tree of GNU's predicate names: `and(a b)`,
+    /// `or(a b)`, `comma(a b)`, `!(a)`; options (always true) are -true.
+    fn shape(plan: &Plan) -> String {
+        fn prim(p: &Prim, plan: &Plan) -> &'static str {
+            match p {
+                Prim::True => "-true",
+                Prim::False => "-false",
+                Prim::Name(_) => "-name",
+                Prim::Type(_) => "-type",
+                Prim::Size { .. } => "-size",
+                Prim::Empty => "-empty",
+                Prim::Prune => "-prune",
+                Prim::Quit => "-quit",
+                Prim::Delete => "-delete",
+                Prim::Print { out: 0, term: b'\n' } => "-print",
+                Prim::Print { out: 0, .. } => "-print0",
+                Prim::Print { term: b'\n', .. } => "-fprint",
+                Prim::Print { .. } => "-fprint0",
+                Prim::Ls { out: 0 } => "-ls",
+                Prim::Ls { .. } => "-fls",
+                Prim::Printf { out: 0, .. } => "-printf",
+                Prim::Printf { .. } => "-fprintf",
+                Prim::Exec(i) => match (plan.execs[*i].ok, plan.execs[*i].dir) {
+                    (false, false) => "-exec",
+                    (false, true) => "-execdir",
+                    (true, false) => "-ok",
+                    (true, true) => "-okdir",
+                },
+                _ => "?",
+            }
+        }
+        fn go(e: &Expr, plan: &Plan) -> String {
+            match e {
+                Expr::And(a, b) => format!("and({} {})", go(a, plan), go(b, plan)),
+                Expr::Or(a, b) => format!("or({} {})", go(a, plan), go(b, plan)),
+                Expr::Comma(a, b) => format!("comma({} {})", go(a, plan), go(b, plan)),
+                Expr::Not(a) => format!("!({})", go(a, plan)),
+                Expr::Prim(p) => prim(p, plan).to_string(),
+            }
+        }
+        go(&plan.expr, plan)
+    }
+
+    // A primary without its argument; -uid, -gid, -links and -inum name themselves as the argument (GNU's wording).
+    // GNU: cd EMPTY_DIR && LC_ALL=C find ARGS </dev/null: exit status, stderr.
+    #[test]
+    fn missing_arguments() {
+        check(&[
+            (&["-name"], 1, "find: missing argument to `-name'\n"),
+            (&["-iname"], 1, "find: missing argument to `-iname'\n"),
+            (&["-path"], 1, "find: missing argument to `-path'\n"),
+            (&["-type"], 1, "find: missing argument to `-type'\n"),
+            (&["-xtype"], 1, "find: missing argument to `-xtype'\n"),
+            (&["-size"], 1, "find: missing argument to `-size'\n"),
+            (&["-perm"], 1, "find: missing argument to `-perm'\n"),
+            (&["-newer"], 1, "find: missing argument to `-newer'\n"),
+            (&["-maxdepth"], 1, "find: missing argument to `-maxdepth'\n"),
+            (&["-mindepth"], 1, "find: missing argument to `-mindepth'\n"),
+            (&["-printf"], 1, "find: missing argument to `-printf'\n"),
+            (&["-fprintf"], 1, "find: missing argument to `-fprintf'\n"),
+            (
+                &["-fprintf", "/nonexistent/out"],
+                1,
+                "find: invalid argument `/nonexistent/out' to `-fprintf'\n",
+            ),
+            (&["-newermt"], 1, "find: The '-newermt' test needs an argument\n"),
+            (&["-newerat"], 1, "find: The '-newerat' test needs an argument\n"),
+            (&["-regextype"], 1, "find: missing argument to `-regextype'\n"),
+            (&["-user"], 1, "find: missing argument to `-user'\n"),
+            (&["-group"], 1, "find: missing argument to `-group'\n"),
+            (&["-mtime"], 1, "find: missing argument to `-mtime'\n"),
+            (&["-mmin"], 1, "find: missing argument to `-mmin'\n"),
+            (&["-used"], 1, "find: missing argument to `-used'\n"),
+            (&["-uid"], 1, "find: invalid argument `-uid' to `-uid'\n"),
+            (&["-gid"], 1, "find: invalid argument `-gid' to `-gid'\n"),
+            (&["-links"], 1, "find: invalid argument `-links' to `-links'\n"),
+            (&["-inum"], 1, "find: invalid argument `-inum' to `-inum'\n"),
+            (&["-samefile"], 1, "find: missing argument to `-samefile'\n"),
+            (&["-fstype"], 1, "find: missing argument to `-fstype'\n"),
+            (&["-fprint"], 1, "find: missing argument to `-fprint'\n"),
+            (&["-fls"], 1, "find: missing argument to `-fls'\n"),
+            (&["-lname"], 1, "find: missing argument to `-lname'\n"),
+            (&["-regex"], 1, "find: missing argument to `-regex'\n"),
+            (&["-files0-from"], 1, "find: missing argument to `-files0-from'\n"),
+            (&["-name", "a", "-o", "-path"], 1, "find: missing argument to `-path'\n"),
+            (&["!", "-size"], 1, "find: missing argument to `-size'\n"),
+        ]);
+    }
+
+    // -type and -xtype lists: unknown letters, duplicates, separators, and doors (D), which GNU refuses on Linux.
+    // GNU: cd EMPTY_DIR && LC_ALL=C find ARGS </dev/null: exit status, stderr.
+    #[test]
+    fn type_letters() {
+        check(&[
+            (&["-type", "x"], 1, "find: Unknown argument to -type: x\n"),
+            (&["-type", ""], 1, "find: Arguments to -type should contain at least one letter\n"),
+            (&["-type", "f,"], 1, "find: Last file type in list argument to -type is missing, i.e., list is ending on: ','\n"),
+            (&["-type", "f,f"], 1, "find: Duplicate file type 'f' in the argument list to -type.\n"),
+            (&["-type", "fd"], 1, "find: Must separate multiple arguments to -type using: ','\n"),
+            (&["-type", ",f"], 1, "find: Unknown argument to -type: ,\n"),
+            (&["-type", "f,,d"], 1, "find: Unknown argument to -type: ,\n"),
+            (&["-type", "f,d,x"], 1, "find: Unknown argument to -type: x\n"),
+            (&["-type", "d,f,l,p,s,b,c,D"], 1, "find: -type D is not supported because Solaris doors are not supported on the platform find was compiled on.\n"),
+            (&["-type", "D"], 1, "find: -type D is not supported because Solaris doors are not supported on the platform find was compiled on.\n"),
+            (&["-type", "D,D"], 1, "find: -type D is not supported because Solaris doors are not supported on the platform find was compiled on.\n"),
+            (&["-type", "x,D"], 1, "find: Unknown argument to -type: x\n"),
+            (&["-type", "d,d"], 1, "find: Duplicate file type 'd' in the argument list to -type.\n"),
+            (&["-type", "F"], 1, "find: Unknown argument to -type: F\n"),
+            (&["-xtype", "q"], 1, "find: Unknown argument to -xtype: q\n"),
+            (&["-xtype", "ff"], 1, "find: Must separate multiple arguments to -xtype using: ','\n"),
+            (&["-xtype", "D"], 1, "find: -xtype D is not supported because Solaris doors are not supported on the platform find was compiled on.\n"),
+            (&["-xtype", "l,"], 1, "find: Last file type in list argument to -xtype is missing, i.e., list is ending on: ','\n"),
+            (&["-type", "f,d,l,p,s,b,c"], 0, ""),
+            (&["-xtype", "b,c,d,p,f,l,s"], 0, ""),
+        ]);
+    }
+
+    // -size: the unit is the last byte, the number before it reads as strtoumax does after the sign (blanks and one `+`).
+    // GNU: cd EMPTY_DIR && LC_ALL=C find ARGS </dev/null: exit status, stderr.
+    #[test]
+    fn size_arguments() {
+        check(&[
+            (&["-size", "3x"], 1, "find: invalid -size type `x'\n"),
+            (&["-size", "+"], 1, "find: invalid -size type `+'\n"),
+            (&["-size", "-"], 1, "find: invalid -size type `-'\n"),
+            (&["-size", ""], 1, "find: invalid null argument to -size\n"),
+            (&["-size", "k"], 1, "find: Invalid argument `k' to -size\n"),
+            (&["-size", "3k5"], 1, "find: Invalid argument `3k5' to -size\n"),
+            (&["-size", "1.5M"], 1, "find: Invalid argument `1.5M' to -size\n"),
+            (&["-size", "+-1"], 1, "find: Invalid argument `+-1' to -size\n"),
+            (&["-size", "10kk"], 1, "find: Invalid argument `10kk' to -size\n"),
+            (&["-size", "-5T"], 1, "find: invalid -size type `T'\n"),
+            (&["-size", "5 "], 1, "find: invalid -size type ` '\n"),
+            (&["-size", "5 k"], 1, "find: Invalid argument `5 k' to -size\n"),
+            (&["-size", " -5"], 1, "find: Invalid argument ` -5' to -size\n"),
+            (&["-size", "+ -5"], 1, "find: Invalid argument `+ -5' to -size\n"),
+            (
+                &["-size", "99999999999999999999"],
+                1,
+                "find: Invalid argument `99999999999999999999' to -size\n",
+            ),
+            (&["-size", " 5"], 0, ""),
+            (&["-size", "+ 5"], 0, ""),
+            (&["-size", "++5"], 0, ""),
+            (&["-size", "-+5"], 0, ""),
+            (&["-size", " 5k"], 0, ""),
+            (&["-size", "\t5c"], 0, ""),
+            (&["-size", " +5"], 0, ""),
+            (&["-size", "18446744073709551615c"], 0, ""),
+            (&["-size", "0"], 0, ""),
+            (&["-size", "+1G"], 0, ""),
+            (&["-size", "-1w"], 0, ""),
+            (&["-size", "2b"], 0, ""),
+            (&["-size", "7M"], 0, ""),
+            (&["-size", "1K"], 1, "find: invalid -size type `K'\n"),
+            (&["-size", "1m"], 1, "find: invalid -size type `m'\n"),
+        ]);
+    }
+
+    // -perm: octal and symbolic modes refused or taken; `+` then an octal digit is the old form GNU refuses; /000 warns.
+    // GNU: cd EMPTY_DIR && LC_ALL=C find ARGS </dev/null: exit status, stderr.
+    #[test]
+    fn perm_modes() {
+        check(&[
+            (&["-perm", "999"], 1, "find: invalid mode '999'\n"),
+            (&["-perm", "u+q"], 1, "find: invalid mode 'u+q'\n"),
+            (&["-perm", ""], 1, "find: invalid mode ''\n"),
+            (&["-perm", "-"], 1, "find: invalid mode '-'\n"),
+            (&["-perm", "/"], 1, "find: invalid mode '/'\n"),
+            (&["-perm", "17777"], 1, "find: invalid mode '17777'\n"),
+            (&["-perm", "u=rwx,"], 1, "find: invalid mode 'u=rwx,'\n"),
+            (&["-perm", ",u=r"], 1, "find: invalid mode ',u=r'\n"),
+            (&["-perm", "u"], 1, "find: invalid mode 'u'\n"),
+            (&["-perm", "ug"], 1, "find: invalid mode 'ug'\n"),
+            (&["-perm", "8"], 1, "find: invalid mode '8'\n"),
+            (&["-perm", "u+r,"], 1, "find: invalid mode 'u+r,'\n"),
+            (&["-perm", "-/644"], 1, "find: invalid mode '-/644'\n"),
+            (&["-perm", "a+9"], 1, "find: invalid mode 'a+9'\n"),
+            (&["-perm", "+644"], 1, "find: invalid mode '+644'\n"),
+            (&["-perm", "+0"], 1, "find: invalid mode '+0'\n"),
+            (&["-perm", "+7"], 1, "find: invalid mode '+7'\n"),
+            (&["-perm", "-+644"], 0, ""),
+            (&["-perm", "/+644"], 0, ""),
+            (&["-perm", "u=644"], 1, "find: invalid mode 'u=644'\n"),
+            (&["-perm", "+"], 0, ""),
+            (&["-perm", "--644"], 0, ""),
+            (&["-perm", "=644"], 0, ""),
+            (&["-perm", "u+rw+x"], 0, ""),
+            (&["-perm", "u=g"], 0, ""),
+            (&["-perm", "g=u+w"], 0, ""),
+            (&["-perm", "u+rw,g-x,o=X"], 0, ""),
+            (&["-perm", "/000"], 0, "find: warning: you have specified a mode pattern /000 (which is equivalent to /000). The meaning of -perm /000 has now been changed to be consistent with -perm -000; that is, while it used to match no files, it now matches all files.\n"),
+            (&["-perm", "/u-r"], 0, "find: warning: you have specified a mode pattern /u-r (which is equivalent to /000). The meaning of -perm /000 has now been changed to be consistent with -perm -000; that is, while it used to match no files, it now matches all files.\n"),
+            (&["-perm", "-000"], 0, ""),
+            (&["-perm", "+t"], 0, ""),
+            (&["-perm", "+8"], 1, "find: invalid mode '+8'\n"),
+        ]);
+    }
+
+    // -newerXY letters (t only as the second), unreadable dates, and reference files that don't exist.
+    // GNU: cd EMPTY_DIR && LC_ALL=C find ARGS </dev/null: exit status, stderr.
+    #[test]
+    fn newer_and_reference_files() {
+        check(&[
+            (&["-newerxt", "x"], 1, "find: invalid predicate `-newerxt'\n"),
+            (&["-newermq", "x"], 1, "find: invalid predicate `-newermq'\n"),
+            (&["-newertm", "x"], 1, "find: invalid predicate `-newertm'\n"),
+            (&["-newertt", "x"], 1, "find: invalid predicate `-newertt'\n"),
+            (
+                &["-newermt", "garbage"],
+                1,
+                "find: I cannot figure out how to interpret 'garbage' as a date or time\n",
+            ),
+            (
+                &["-newermt", "2020-13-01"],
+                1,
+                "find: I cannot figure out how to interpret '2020-13-01' as a date or time\n",
+            ),
+            (
+                &["-newermt", "25:00"],
+                1,
+                "find: I cannot figure out how to interpret '25:00' as a date or time\n",
+            ),
+            (
+                &["-newerat", "@"],
+                1,
+                "find: I cannot figure out how to interpret '@' as a date or time\n",
+            ),
+            (&["-newerm"], 1, "find: unknown predicate `-newerm'\n"),
+            (&["-newermtt", "x"], 1, "find: unknown predicate `-newermtt'\n"),
+            (&["-newermm", "/nonexistent"], 1, "find: '/nonexistent': No such file or directory\n"),
+            (&["-newer", "/nonexistent"], 1, "find: '/nonexistent': No such file or directory\n"),
+            (
+                &["-anewer", "/nonexistent/x"],
+                1,
+                "find: '/nonexistent/x': No such file or directory\n",
+            ),
+            (&["-cnewer", "/nonexistent"], 1, "find: '/nonexistent': No such file or directory\n"),
+            (
+                &["-samefile", "/nonexistent"],
+                1,
+                "find: '/nonexistent': No such file or directory\n",
+            ),
+            (&["-newermt", "2020-01-01 UTC"], 0, ""),
+            (&["-newerct", "@0"], 0, ""),
+            (&["-neweram", "/"], 0, ""),
+            (&["-newermc", "/"], 0, ""),
+        ]);
+    }
+
+    // Operators with nothing before or after them, `(`/`)` unbalanced or empty, in GNU's words for each position.
+    // GNU: cd EMPTY_DIR && LC_ALL=C find ARGS </dev/null: exit status, stderr.
+    #[test]
+    fn operators_and_parentheses() {
+        check(&[
+            (&["("], 1, "find: invalid expression; expected to find a ')' but didn't see one. Perhaps you need an extra predicate after '('\n"),
+            (&["(", "-name", "a"], 1, "find: invalid expression; I was expecting to find a ')' somewhere but did not see one.\n"),
+            (&["(", ")"], 1, "find: invalid expression; empty parentheses are not allowed.\n"),
+            (&["-name", "a", ")"], 1, "find: you have too many ')'\n"),
+            (&["!"], 1, "find: expected an expression after '!'\n"),
+            (&["-not"], 1, "find: expected an expression after '-not'\n"),
+            (&["-name", "a", "-o"], 1, "find: expected an expression after '-o'\n"),
+            (&["-name", "a", "-or"], 1, "find: expected an expression after '-or'\n"),
+            (&["-name", "a", "-a"], 1, "find: expected an expression after '-a'\n"),
+            (&["-name", "a", "-and"], 1, "find: expected an expression after '-and'\n"),
+            (&["-name", "a", ","], 1, "find: expected an expression after ','\n"),
+            (&["-a"], 1, "find: invalid expression; you have used a binary operator '-a' with nothing before it.\n"),
+            (&["-o", "-name", "a"], 1, "find: invalid expression; you have used a binary operator '-o' with nothing before it.\n"),
+            (&["-print", "-o"], 1, "find: invalid expression\n"),
+            (&["-print", "-a"], 1, "find: invalid expression\n"),
+            (&["-print", ","], 1, "find: invalid expression\n"),
+            (&["!", "-o"], 1, "find: invalid expression; you have used a binary operator '-o' with nothing before it.\n"),
+            (&["!", "-a", "-name", "a"], 1, "find: invalid expression; you have used a binary operator '-a' with nothing before it.\n"),
+            (&["!", "!"], 1, "find: expected an expression after '!'\n"),
+            (&["(", "!", ")"], 1, "find: expected an expression between '!' and ')'\n"),
+            (&["(", "-name", "a", "-o", ")"], 1, "find: expected an expression between '-o' and ')'\n"),
+            (&["(", "-name", "a", ",", ")"], 1, "find: expected an expression between ',' and ')'\n"),
+            (&["(", "-name", "a", "-a", ")"], 1, "find: expected an expression between '-a' and ')'\n"),
+            (&["(", "-name", "a", "-and", ")"], 1, "find: expected an expression between '-and' and ')'\n"),
+            (&["(", "-not", ")"], 1, "find: expected an expression between '-not' and ')'\n"),
+            (&["-name", "a", "!", ")"], 1, "find: expected an expression between '!' and ')'\n"),
+            (&["-name", "a", "-o", ")"], 1, "find: expected an expression between '-o' and ')'\n"),
+            (&["-print", "-o", ")"], 1, "find: expected an expression between '-o' and ')'\n"),
+            (&["(", "!", "-o", ")"], 1, "find: invalid expression; you have used a binary operator '-o' with nothing before it.\n"),
+            (&["(", "-o", ")"], 1, "find: invalid expression; you have used a binary operator '-o' with nothing before it.\n"),
+            (&["!", "(", ")"], 1, "find: invalid expression; empty parentheses are not allowed.\n"),
+            (&["-name", "a", "(", ")"], 1, "find: invalid expression; empty parentheses are not allowed.\n"),
+            (&["(", "(", "-name", "a", ")"], 1, "find: invalid expression; I was expecting to find a ')' somewhere but did not see one.\n"),
+            (&["-name", "a", ")", ")"], 1, "find: you have too many ')'\n"),
+            (&["-name", "a", "-o", "-o"], 1, "find: invalid expression; you have used a binary operator '-o' with nothing before it.\n"),
+            (&["-name", "a", "-o", "-a", "-name", "b"], 1, "find: invalid expression; you have used a binary operator '-a' with nothing before it.\n"),
+            (&["-name", "a", ",", ","], 1, "find: invalid expression; you have used a binary operator ',' with nothing before it.\n"),
+            (&["-name", "a", "!", "-o"], 1, "find: invalid expression; you have used a binary operator '-o' with nothing before it.\n"),
+            (&["(", "-name", "a", ")", "("], 1, "find: invalid expression; expected to find a ')' but didn't see one. Perhaps you need an extra predicate after '('\n"),
+            (&["-name", "a", "(", "-name", "b"], 1, "find: invalid expression; I was expecting to find a ')' somewhere but did not see one.\n"),
+        ]);
+    }
+
+    // -maxdepth/-mindepth (digits only, at most INT_MAX), -regextype names, regex syntax errors, -printf formats GNU refuses (a directive cut short by the end is `%\\0', GNU reading the terminating NUL).
+    // GNU: cd EMPTY_DIR && LC_ALL=C find ARGS </dev/null: exit status, stderr.
+    #[test]
+    fn depth_regextype_and_printf_errors() {
+        check(&[
+            (&["-maxdepth", "-1"], 1, "find: Expected a positive decimal integer argument to -maxdepth, but got '-1'\n"),
+            (&["-maxdepth", "x"], 1, "find: Expected a positive decimal integer argument to -maxdepth, but got 'x'\n"),
+            (&["-maxdepth", ""], 1, "find: Expected a positive decimal integer argument to -maxdepth, but got ''\n"),
+            (&["-maxdepth", "1x"], 1, "find: Expected a positive decimal integer argument to -maxdepth, but got '1x'\n"),
+            (&["-maxdepth", "+1"], 1, "find: Expected a positive decimal integer argument to -maxdepth, but got '+1'\n"),
+            (&["-maxdepth", " 1"], 1, "find: Expected a positive decimal integer argument to -maxdepth, but got ' 1'\n"),
+            (&["-mindepth", "-1"], 1, "find: Expected a positive decimal integer argument to -mindepth, but got '-1'\n"),
+            (&["-maxdepth", "99999999999999999999"], 1, "find: 99999999999999999999: Numerical result out of range\n"),
+            (&["-maxdepth", "2147483648"], 1, "find: 2147483648: Numerical result out of range\n"),
+            (&["-mindepth", "2147483648"], 1, "find: 2147483648: Numerical result out of range\n"),
+            (&["-maxdepth", "2147483647"], 0, ""),
+            (&["-maxdepth", "00000000000000000000001"], 0, ""),
+            (&["-regextype", "foo"], 1, "find: Unknown regular expression type 'foo'; valid types are 'findutils-default', 'ed', 'emacs', 'gnu-awk', 'grep', 'posix-awk', 'awk', 'posix-basic', 'posix-egrep', 'egrep', 'posix-extended', 'posix-minimal-basic', 'sed'.\n"),
+            (&["-regextype", "help"], 1, "find: Unknown regular expression type 'help'; valid types are 'findutils-default', 'ed', 'emacs', 'gnu-awk', 'grep', 'posix-awk', 'awk', 'posix-basic', 'posix-egrep', 'egrep', 'posix-extended', 'posix-minimal-basic', 'sed'.\n"),
+            (&["-regex", "a\\("], 1, "find: failed to compile regular expression 'a\\(': Unmatched ( or \\(\n"),
+            (&["-regex", "("], 0, ""),
+            (&["-regextype", "posix-extended", "-regex", "("], 1, "find: failed to compile regular expression '(': Unmatched ( or \\(\n"),
+            (&["-regextype", "posix-extended", "-regex", "a{1"], 1, "find: failed to compile regular expression 'a{1': Unmatched \\{\n"),
+            (&["-regextype", "posix-basic", "-regex", "a\\{1"], 1, "find: failed to compile regular expression 'a\\{1': Unmatched \\{\n"),
+            (&["-printf", "%"], 1, "find: error: % at end of format string\n"),
+            (&["-printf", "abc%"], 1, "find: error: % at end of format string\n"),
+            (&["-printf", "%{"], 1, "find: error: the format directive `%{' is reserved for future use\n"),
+            (&["-printf", "%["], 1, "find: error: the format directive `%[' is reserved for future use\n"),
+            (&["-printf", "%("], 1, "find: error: the format directive `%(' is reserved for future use\n"),
+            (&["-printf", "%5"], 1, "find: error: the format directive `%\u{0}' is reserved for future use\n"),
+            (&["-printf", "%-"], 1, "find: error: the format directive `%\u{0}' is reserved for future use\n"),
+            (&["-printf", "%5.3"], 1, "find: error: the format directive `%\u{0}' is reserved for future use\n"),
+            (&["-printf", "% "], 1, "find: error: the format directive `%\u{0}' is reserved for future use\n"),
+            (&["-printf", "%."], 1, "find: error: the format directive `%\u{0}' is reserved for future use\n"),
+            (&["-fprintf", "/dev/null", "%"], 1, "find: error: % at end of format string\n"),
+            (&["-printf", "\\q%Q%A"], 0, "find: warning: unrecognized escape `\\q'\nfind: warning: unrecognized format directive `%Q'\nfind: warning: format directive `%A' should be followed by another character\n"),
+        ]);
+    }
+
+    // -exec/-ok command lines: `;` ends them; `+` does after a word with {} (not for -ok), and then {} must stand alone, once.
+    // GNU: cd EMPTY_DIR && LC_ALL=C find ARGS </dev/null: exit status, stderr.
+    #[test]
+    fn exec_forms() {
+        check(&[
+            (&["-exec"], 1, "find: missing argument to `-exec'\n"),
+            (&["-exec", "echo"], 1, "find: missing argument to `-exec'\n"),
+            (&["-exec", "echo", "{}"], 1, "find: missing argument to `-exec'\n"),
+            (&["-exec", "echo", "{}", "x", "+"], 1, "find: missing argument to `-exec'\n"),
+            (&["-exec", ";"], 1, "find: invalid argument `;' to `-exec'\n"),
+            (&["-exec", "+"], 1, "find: missing argument to `-exec'\n"),
+            (&["-exec", "echo", "{}", "{}", "+"], 1, "find: Only one instance of {} is supported with -exec ... +\n"),
+            (&["-exec", "echo", "a{}", "+"], 1, "find: In '-exec ... {} +' the '{}' must appear by itself, but you specified 'a{}'\n"),
+            (&["-exec", "echo", "{}b", "+"], 1, "find: In '-exec ... {} +' the '{}' must appear by itself, but you specified '{}b'\n"),
+            (&["-exec", "echo", "{}{}", "+"], 1, "find: In '-exec ... {} +' the '{}' must appear by itself, but you specified '{}{}'\n"),
+            (&["-exec", "{}", "{}", "+"], 1, "find: Only one instance of {} is supported with -exec ... +\n"),
+            (&["-ok", "echo", "{}", "+"], 1, "find: missing argument to `-ok'\n"),
+            (&["-okdir", "echo", "{}", "+"], 1, "find: missing argument to `-okdir'\n"),
+            (&["-ok", ";"], 1, "find: invalid argument `;' to `-ok'\n"),
+            (&["-exec", "echo", "{}", "+", ";"], 1, "find: paths must precede expression: `;'\n"),
+            (&["-exec", "echo", "x{}y", "+", ";"], 1, "find: In '-exec ... {} +' the '{}' must appear by itself, but you specified 'x{}y'\n"),
+            (&["-exec", "echo", "{}", "a", "+"], 1, "find: missing argument to `-exec'\n"),
+            (&["-maxdepth", "0", "-exec", "echo", "+", ";"], 0, ""),
+            (&["-maxdepth", "0", "-exec", "echo", "{}x", ";"], 0, ""),
+            (&["-maxdepth", "0", "-exec", "echo", "{}", "{}", ";"], 0, ""),
+            (&["-maxdepth", "0", "-exec", "echo", "a", "{}", "b", "+", ";"], 0, ""),
+            (&["-maxdepth", "0", "-exec", "echo", "{", "}", "+", ";"], 0, ""),
+            (&["-maxdepth", "0", "-exec", "echo", "{}", "+", "-exec", "echo", "2", "{}", "+"], 0, ""),
+        ]);
+    }
+
+    // -O levels (0 to 65535, decimal digits only), -D flags, -H/-L/-P and `--` before the starting points, and the same names too late.
+    // GNU: cd EMPTY_DIR && LC_ALL=C find ARGS </dev/null: exit status, stderr.
+    #[test]
+    fn leading_options() {
+        check(&[
+            (&["-O"], 1, "find: The -O option must be immediately followed by a decimal integer\n"),
+            (&["-Ofoo"], 1, "find: Please specify a decimal number immediately after -O\n"),
+            (&["-O-1"], 1, "find: Please specify a decimal number immediately after -O\n"),
+            (&["-O+1"], 1, "find: Please specify a decimal number immediately after -O\n"),
+            (&["-O1x"], 1, "find: Invalid optimisation level 1x\n"),
+            (&["-O0x1"], 1, "find: Invalid optimisation level 0x1\n"),
+            (&["-O1 "], 1, "find: Invalid optimisation level 1 \n"),
+            (&["-O65536"], 1, "find: Optimisation level 65536 is too high.  If you want to find files very quickly, consider using GNU locate.\n"),
+            (&["-O2147483648"], 1, "find: Optimisation level 2147483648 is too high.  If you want to find files very quickly, consider using GNU locate.\n"),
+            (&["-O18446744073709551615"], 1, "find: Optimisation level 18446744073709551615 is too high.  If you want to find files very quickly, consider using GNU locate.\n"),
+            (&["-O18446744073709551616"], 1, "find: Invalid optimisation level 18446744073709551616: Numerical result out of range\n"),
+            (&["-O99999999999999999999x"], 1, "find: Invalid optimisation level 99999999999999999999x\n"),
+            (&["-O0", "-O1", "-O2", "-O3"], 0, ""),
+            (&["-O4"], 0, ""),
+            (&["-O007"], 0, ""),
+            (&["-O65535"], 0, ""),
+            (&["-O1", "-O"], 1, "find: The -O option must be immediately followed by a decimal integer\n"),
+            (&["-D"], 1, "find: Missing argument after the -D option.\nTry 'find --help' for more information.\n"),
+            (&["-D", "foo"], 0, "find: Ignoring unrecognised debug flag 'foo'\n"),
+            (&["-D", "exec,bar"], 0, "find: Ignoring unrecognised debug flag 'exec'\n"),
+            (&["-H", "-L", "-P", "-foo"], 1, "find: unknown predicate `-foo'\n"),
+            (&["-H", "-x"], 1, "find: unknown predicate `-x'\n"),
+            (&["--", "-x"], 1, "find: unknown predicate `-x'\n"),
+            (&["-L", "--", "-foo"], 1, "find: unknown predicate `-foo'\n"),
+            (&[".", "-O3"], 1, "find: unknown predicate `-O3'\n"),
+            (&[".", "-D", "help"], 1, "find: unknown predicate `-D'\n"),
+            (&[".", "-H"], 1, "find: unknown predicate `-H'\n"),
+        ]);
+    }
+
+    // -uid/-gid/-links/-inum (strtoumax after the sign), the time tests (strtod, all of it), -used, -user, -group.
+    // GNU: cd EMPTY_DIR && LC_ALL=C find ARGS </dev/null: exit status, stderr.
+    #[test]
+    fn numeric_and_name_arguments() {
+        check(&[
+            (&["-uid", "x"], 1, "find: invalid argument `x' to `-uid'\n"),
+            (&["-uid", ""], 1, "find: invalid argument `' to `-uid'\n"),
+            (&["-uid", " 1"], 0, ""),
+            (&["-uid", "+ 1"], 0, ""),
+            (&["-uid", "-+1"], 0, ""),
+            (&["-uid", "1 "], 1, "find: invalid argument `1 ' to `-uid'\n"),
+            (&["-uid", "--1"], 1, "find: invalid argument `--1' to `-uid'\n"),
+            (&["-gid", "+18446744073709551615"], 0, ""),
+            (
+                &["-gid", "18446744073709551616"],
+                1,
+                "find: invalid argument `18446744073709551616' to `-gid'\n",
+            ),
+            (&["-links", "-1"], 0, ""),
+            (&["-inum", "1x"], 1, "find: invalid argument `1x' to `-inum'\n"),
+            (&["-mtime", "x"], 1, "find: invalid argument `x' to `-mtime'\n"),
+            (&["-mtime", ""], 1, "find: invalid argument `' to `-mtime'\n"),
+            (&["-mtime", "1 "], 1, "find: invalid argument `1 ' to `-mtime'\n"),
+            (&["-mtime", " 1"], 0, ""),
+            (&["-mtime", "+-1"], 0, ""),
+            (&["-mtime", "1e2"], 0, ""),
+            (&["-mtime", "1e400"], 1, "find: invalid argument `1e400' to `-mtime'\n"),
+            (&["-mmin", "--1"], 0, ""),
+            (&["-amin", "a"], 1, "find: invalid argument `a' to `-amin'\n"),
+            (&["-cmin", "0x10"], 0, ""),
+            (&["-used", "x"], 1, "find: Invalid argument x to -used\n"),
+            (&["-used", ""], 1, "find: Invalid argument  to -used\n"),
+            (&["-used", "-1.5"], 0, ""),
+            (&["-user", ""], 1, "find: The argument to -user should not be empty\n"),
+            (
+                &["-user", "nosuchuser_zz"],
+                1,
+                "find: 'nosuchuser_zz' is not the name of a known user\n",
+            ),
+            (&["-user", "123456"], 0, ""),
+            (&["-user", "root"], 0, ""),
+            (&["-group", ""], 1, "find: argument to -group is empty, but should be a group name\n"),
+            (
+                &["-group", "nosuchgroup_zz"],
+                1,
+                "find: 'nosuchgroup_zz' is not the name of an existing group\n",
+            ),
+            (&["-group", "0"], 0, ""),
+        ]);
+    }
+
+    // Warnings, with -warn or -nowarn given (the default follows standard input being a terminal): global options after other arguments, -name with a `/`, -path ending in `/` (even under -nowarn), -d, -D flags.
+    // GNU: cd EMPTY_DIR && LC_ALL=C find ARGS </dev/null: exit status, stderr.
+    #[test]
+    fn warnings() {
+        check(&[
+            (&["-warn", "-name", "a", "-maxdepth", "1"], 0, "find: warning: you have specified the global option -maxdepth after the argument -name, but global options are not positional, i.e., -maxdepth affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\n"),
+            (&["-nowarn", "-name", "a", "-maxdepth", "1"], 0, ""),
+            (&["-warn", "-maxdepth", "1", "-name", "a"], 0, ""),
+            (&["-warn", "!", "-maxdepth", "1"], 0, "find: warning: you have specified the global option -maxdepth after the argument !, but global options are not positional, i.e., -maxdepth affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\n"),
+            (&["-warn", "(", "-depth", ")"], 0, "find: warning: you have specified the global option -depth after the argument (, but global options are not positional, i.e., -depth affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\n"),
+            (&["-warn", "-print", "-depth"], 0, "find: warning: you have specified the global option -depth after the argument -print, but global options are not positional, i.e., -depth affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\n"),
+            (&["-warn", "-name", "a", "-mindepth", "1", "-xdev"], 0, "find: warning: you have specified the global option -mindepth after the argument -name, but global options are not positional, i.e., -mindepth affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\nfind: warning: you have specified the global option -xdev after the argument -name, but global options are not positional, i.e., -xdev affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\n"),
+            (&["-warn", "-true", "-d"], 0, "find: warning: you have specified the global option -d after the argument -true, but global options are not positional, i.e., -d affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\nfind: warning: the -d option is deprecated; please use -depth instead, because the latter is a POSIX-compliant feature.\n"),
+            (&["-warn", "-d"], 0, "find: warning: the -d option is deprecated; please use -depth instead, because the latter is a POSIX-compliant feature.\n"),
+            (&["-nowarn", "-d"], 0, ""),
+            (&["-warn", "-name", "a/b"], 0, "find: warning: '-name' matches against basenames only, but the given pattern contains a directory separator ('/'), thus the expression will evaluate to false all the time.  Did you mean '-wholename'?\n"),
+            (&["-nowarn", "-name", "a/b"], 0, ""),
+            (&["-warn", "-iname", "a/b"], 0, "find: warning: '-iname' matches against basenames only, but the given pattern contains a directory separator ('/'), thus the expression will evaluate to false all the time.  Did you mean '-iwholename'?\n"),
+            (&["-warn", "-name", "/"], 0, "find: warning: '-name' matches against basenames only, but the given pattern contains a directory separator ('/'), thus the expression will evaluate to false all the time.  Did you mean '-wholename'?\n"),
+            (&["-nowarn", "-path", "a/"], 0, "find: warning: -path a/ will not match anything because it ends with /.\n"),
+            (&["-nowarn", "-ipath", "a/"], 0, "find: warning: -ipath a/ will not match anything because it ends with /.\n"),
+            (&["-nowarn", "-wholename", "a/"], 0, "find: warning: -wholename a/ will not match anything because it ends with /.\n"),
+            (&["-warn", "-perm", "/000"], 0, "find: warning: you have specified a mode pattern /000 (which is equivalent to /000). The meaning of -perm /000 has now been changed to be consistent with -perm -000; that is, while it used to match no files, it now matches all files.\n"),
+            (&["-warn", "-name", "x", "-noleaf"], 0, "find: warning: you have specified the global option -noleaf after the argument -name, but global options are not positional, i.e., -noleaf affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\n"),
+            (&["-warn", "-name", "x", "-regextype", "emacs"], 0, ""),
+            (&["-warn", "-name", "x", "-follow"], 0, ""),
+            (&["-warn", "-name", "x", "-daystart"], 0, ""),
+            (&["-warn", "-name", "x", "-ignore_readdir_race"], 0, "find: warning: you have specified the global option -ignore_readdir_race after the argument -name, but global options are not positional, i.e., -ignore_readdir_race affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\n"),
+            (&["-warn", "-name", "x", "-mount"], 0, "find: warning: you have specified the global option -mount after the argument -name, but global options are not positional, i.e., -mount affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\n"),
+            (&["-warn", "-name", "x", "-nowarn", "-maxdepth", "0"], 0, ""),
+            (&["-nowarn", "-name", "x", "-warn", "-maxdepth", "0"], 0, "find: warning: you have specified the global option -maxdepth after the argument -name, but global options are not positional, i.e., -maxdepth affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\n"),
+            (&["-warn", "-name", "x", "-depth", "-xdev"], 0, "find: warning: you have specified the global option -depth after the argument -name, but global options are not positional, i.e., -depth affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\nfind: warning: you have specified the global option -xdev after the argument -name, but global options are not positional, i.e., -xdev affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\n"),
+            (&["-warn", "-name", "a/", "-maxdepth", "0", "-foo"], 1, "find: warning: '-name' matches against basenames only, but the given pattern contains a directory separator ('/'), thus the expression will evaluate to false all the time.  Did you mean '-wholename'?\nfind: warning: you have specified the global option -maxdepth after the argument -name, but global options are not positional, i.e., -maxdepth affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\nfind: unknown predicate `-foo'\n"),
+            (&["-warn", "-printf", "\\q%Q", "-maxdepth", "0"], 0, "find: warning: unrecognized escape `\\q'\nfind: warning: unrecognized format directive `%Q'\nfind: warning: you have specified the global option -maxdepth after the argument -printf, but global options are not positional, i.e., -maxdepth affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\n"),
+            (&["-warn", "-mindepth", "1", "-maxdepth", "0", "-mindepth", "2"], 0, ""),
+            (&["-warn", "-prune", "-maxdepth", "0"], 0, "find: warning: you have specified the global option -maxdepth after the argument -prune, but global options are not positional, i.e., -maxdepth affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\n"),
+            (&["-warn", "-newer", "/", "-maxdepth", "0"], 0, "find: warning: you have specified the global option -maxdepth after the argument -newer, but global options are not positional, i.e., -maxdepth affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\n"),
+            (&["-warn", "-D", "foo"], 1, "find: unknown predicate `-D'\n"),
+            (&["-D", "foo,bar", "-warn", "-name", "a/b"], 0, "find: Ignoring unrecognised debug flag 'foo'\nfind: Ignoring unrecognised debug flag 'foo'\nfind: warning: '-name' matches against basenames only, but the given pattern contains a directory separator ('/'), thus the expression will evaluate to false all the time.  Did you mean '-wholename'?\n"),
+        ]);
+    }
+
+    // A starting point after the expression: when it names an existing file GNU adds which predicate it followed.
+    // GNU: cd EMPTY_DIR && LC_ALL=C find ARGS </dev/null: exit status, stderr.
+    #[test]
+    fn stray_paths() {
+        check(&[
+            (&["-name", "a", "b"], 1, "find: paths must precede expression: `b'\n"),
+            (&["x", "-name", "a", "b"], 1, "find: paths must precede expression: `b'\n"),
+            (&["-name", "a", "-print", "b", "c"], 1, "find: paths must precede expression: `b'\n"),
+            (&["-name", "a", "/"], 1, "find: paths must precede expression: `/'\nfind: possible unquoted pattern after predicate `-name'?\n"),
+            (&["-print", "/"], 1, "find: paths must precede expression: `/'\nfind: possible unquoted pattern after predicate `-print'?\n"),
+            (&["-name", "a", "-o", "/"], 1, "find: paths must precede expression: `/'\nfind: possible unquoted pattern after predicate `-o'?\n"),
+            (&["(", "-name", "a", ")", "/"], 1, "find: paths must precede expression: `/'\nfind: possible unquoted pattern after predicate `)'?\n"),
+            (&["!", "/"], 1, "find: paths must precede expression: `/'\nfind: possible unquoted pattern after predicate `!'?\n"),
+            (&["-name", "a", ",", "/"], 1, "find: paths must precede expression: `/'\nfind: possible unquoted pattern after predicate `,'?\n"),
+            (&["-name", "a", "(", "/", ")"], 1, "find: paths must precede expression: `/'\nfind: possible unquoted pattern after predicate `('?\n"),
+            (&["-newer", "/", "/"], 1, "find: paths must precede expression: `/'\nfind: possible unquoted pattern after predicate `-newer'?\n"),
+            (&["-exec", "echo", ";", "/"], 1, "find: paths must precede expression: `/'\nfind: possible unquoted pattern after predicate `-exec'?\n"),
+            (&["-maxdepth", "0", "/"], 1, "find: paths must precede expression: `/'\nfind: possible unquoted pattern after predicate `-maxdepth'?\n"),
+            (&["-name", "a", "/nonexistent"], 1, "find: paths must precede expression: `/nonexistent'\n"),
+            (&["-name", "a", "-o", "-true", "/"], 1, "find: paths must precede expression: `/'\nfind: possible unquoted pattern after predicate `-true'?\n"),
+            (&["-files0-from", "x", "/"], 1, "find: paths must precede expression: `/'\nfind: possible unquoted pattern after predicate `-files0-from'?\n"),
+        ]);
+    }
+
+    // The parsed tree: precedence (! over -a over -o over ,), implied -a,
+    // -print added (around the whole expression) only when there is no
+    // action (-prune and -quit are none).
+    // GNU: LC_ALL=C find -D tree ARGS, its "Eval Tree" (before GNU's
+    // optimiser) written as and(..)/or(..)/comma(..)/!(..) with the
+    // predicate names only, options (-maxdepth, -depth: always true) as
+    // -true. An empty expression, which GNU's tree shows as -print alone
+    // and ours as -true -a -print, is in `roots_and_expression_split`.
+    #[test]
+    fn expression_trees() {
+        let rows: &[(&[&str], &str)] = &[
+            (&["-name", "a"], "and(-name -print)"),
+            (&["-print"], "-print"),
+            (&["-name", "a", "-print"], "and(-name -print)"),
+            (&["-name", "a", "-o", "-name", "b"], "and(or(-name -name) -print)"),
+            (&["-name", "a", "-o", "-name", "b", "-print"], "or(-name and(-name -print))"),
+            (&["-name", "a", "-o", "-name", "b", "-a", "-print"], "or(-name and(-name -print))"),
+            (
+                &["(", "-name", "a", "-o", "-name", "b", ")", "-print"],
+                "and(or(-name -name) -print)",
+            ),
+            (
+                &["-name", "a", "-type", "f", "-o", "-type", "d"],
+                "and(or(and(-name -type) -type) -print)",
+            ),
+            (&["!", "-name", "a", "-type", "f"], "and(and(!(-name) -type) -print)"),
+            (&["-not", "-not", "-name", "a"], "and(!(!(-name)) -print)"),
+            (&["!", "(", "-name", "a", "-o", "-type", "d", ")"], "and(!(or(-name -type)) -print)"),
+            (
+                &["-name", "a", ",", "-type", "f", "-o", "-type", "d"],
+                "and(comma(-name or(-type -type)) -print)",
+            ),
+            (
+                &["-name", "a", "-or", "-type", "f", ",", "-type", "d", "-and", "-size", "1"],
+                "and(comma(or(-name -type) and(-type -size)) -print)",
+            ),
+            (&["-prune"], "and(-prune -print)"),
+            (&["-quit"], "and(-quit -print)"),
+            (&["-prune", "-o", "-print"], "or(-prune -print)"),
+            (
+                &["-name", "a", "-prune", "-o", "-name", "b"],
+                "and(or(and(-name -prune) -name) -print)",
+            ),
+            (&["-delete"], "-delete"),
+            (&["-ls"], "-ls"),
+            (&["-print0"], "-print0"),
+            (&["-printf", "x"], "-printf"),
+            (&["-fprint", "/dev/null"], "-fprint"),
+            (&["-exec", "echo", ";"], "-exec"),
+            (&["-ok", "echo", ";"], "-ok"),
+            (&["-execdir", "echo", "{}", "+"], "-execdir"),
+            (&["-maxdepth", "1"], "and(-true -print)"),
+            (&["-depth", "-name", "a"], "and(and(-true -name) -print)"),
+            (
+                &["-name", "a", "-maxdepth", "1", "-o", "-name", "b"],
+                "and(or(and(-name -true) -name) -print)",
+            ),
+            (&["-true", "-false"], "and(and(-true -false) -print)"),
+            (&["-empty", "-o", "!", "-empty", "-print"], "or(-empty and(!(-empty) -print))"),
+            (&["(", "(", "-name", "a", ")", ")"], "and(-name -print)"),
+            (
+                &["-name", "a", "(", "-type", "f", "-o", "-type", "d", ")", "-print"],
+                "and(and(-name or(-type -type)) -print)",
+            ),
+            (
+                &["-type", "f", "-name", "a", "-o", "-type", "d", "-name", "b", "-o", "-type", "l"],
+                "and(or(or(and(-type -name) and(-type -name)) -type) -print)",
+            ),
+            (
+                &["-name", "a", "-o", "(", "-name", "b", "-a", "-name", "c", ")", ",", "-print"],
+                "comma(or(-name and(-name -name)) -print)",
+            ),
+            (&["!", "-name", "a", "-o", "!", "-name", "b"], "and(or(!(-name) !(-name)) -print)"),
+        ];
+        let bad: Vec<String> = rows
+            .iter()
+            .filter_map(|&(args, want)| {
+                let got = shape(&plan(args));
+                (got != want).then(|| format!("{args:?}: ours {got}, GNU's {want}"))
+            })
+            .collect();
+        assert!(bad.is_empty(), "{}", bad.join("\n"));
+    }
+
+    // Where the starting points end: at the first argument that is `!`,
+    // `(`, or starts with `-` and is longer than that; `--` ends the
+    // leading options only. `)` and `,` are paths; so are `-` and ``.
+    // GNU: in a directory holding a, b, `)` and `,`: LC_ALL=C find ARGS
+    // -maxdepth 0 printed (or named as missing) exactly these roots.
+    #[test]
+    fn roots_and_expression_split() {
+        let rows: &[(&[&str], &[&str])] = &[
+            (&[], &["."]),
+            (&["-maxdepth", "0"], &["."]),
+            (&["a", "b", "-print"], &["a", "b"]),
+            (&["--", "a"], &["a"]),
+            (&["-L", "--", "a", "-print"], &["a"]),
+            (&["-H", "-L", "a"], &["a"]),
+            (&[")"], &[")"]),
+            (&["a", ",", "b"], &["a", ",", "b"]),
+            (&["-"], &["-"]),
+            (&["a", "-"], &["a", "-"]),
+            (&[""], &[""]),
+            (&["a", "!", "-name", "x"], &["a"]),
+            (&["a", "(", "-true", ")"], &["a"]),
+        ];
+        for &(args, roots) in rows {
+            let p = plan(args);
+            let want: Vec<Vec<u8>> = roots.iter().map(|r| r.as_bytes().to_vec()).collect();
+            assert_eq!(p.roots, want, "{args:?}");
+        }
+        // No expression: every file is printed (GNU: find prints `.`).
+        assert!(plan(&[]).expr.any(&|p| matches!(p, Prim::Print { out: 0, term: b'\n' })));
+        assert_eq!(p(&["--", "-x"]).unwrap_err(), "unknown predicate `-x'");
+    }
+
+    // -P, -H, -L: the last one counts; -follow is -L.
+    // GNU: with l -> d, d/f a file and d/s -> f: LC_ALL=C find OPTS l
+    // -type l printed `l` (-P), `l/s` (-H), nothing (-L).
+    #[test]
+    fn symlink_options_last_wins() {
+        let rows: &[(&[&str], Follow)] = &[
+            (&["-P"], Follow::Never),
+            (&["-H"], Follow::Roots),
+            (&["-L"], Follow::Always),
+            (&["-H", "-L"], Follow::Always),
+            (&["-L", "-H"], Follow::Roots),
+            (&["-L", "-P"], Follow::Never),
+            (&["-P", "-L"], Follow::Always),
+            (&["-H", "-P"], Follow::Never),
+            (&["-P", "-H"], Follow::Roots),
+            (&["-L", "-H", "-P"], Follow::Never),
+            (&["-P", "-L", "-H"], Follow::Roots),
+            (&["-P", "l", "-follow"], Follow::Always),
+            (&["-H", "l", "-follow"], Follow::Always),
+        ];
+        for &(args, follow) in rows {
+            assert_eq!(plan(args).follow, follow, "{args:?}");
+        }
+    }
+
+    // -depth, -d and -delete walk children first; -maxdepth/-mindepth: the
+    // last one given counts.
+    // GNU: LC_ALL=C find . ARGS in a tree ./s/t/f printed `./s/t/f` first
+    // (depth first) or `.` first, and the depths shown.
+    #[test]
+    fn depth_first_and_depth_limits() {
+        let rows: &[(&[&str], bool, usize, usize)] = &[
+            (&["-print"], false, usize::MAX, 0),
+            (&["-depth", "-print"], true, usize::MAX, 0),
+            (&["-d", "-print"], true, usize::MAX, 0),
+            (&["-name", "zz", "-delete", "-o", "-print"], true, usize::MAX, 0),
+            (&["-name", "zz", "-prune", "-o", "-print"], false, usize::MAX, 0),
+            (&["-maxdepth", "2", "-maxdepth", "1", "-print"], false, 1, 0),
+            (&["-maxdepth", "1", "-maxdepth", "2", "-print"], false, 2, 0),
+            (&["-mindepth", "2", "-mindepth", "1", "-print"], false, usize::MAX, 1),
+            (&["-mindepth", "1", "-mindepth", "3", "-print"], false, usize::MAX, 3),
+        ];
+        for &(args, depth_first, maxdepth, mindepth) in rows {
+            let p = plan(args);
+            assert_eq!(
+                (p.depth_first, p.maxdepth, p.mindepth),
+                (depth_first, maxdepth, mindepth),
+                "{args:?}"
+            );
+        }
+        // GNU: `find -depth -delete -prune` is accepted (no -prune error).
+        assert!(plan(&["-depth", "-delete", "-prune"]).depth_first);
+        // GNU: find / -maxdepth 2 -xdev -path '/proc/*' -print -quit printed
+        // nothing (without -xdev: /proc/fs): -xdev and -mount don't descend.
+        assert!(plan(&["-xdev"]).xdev);
+        assert!(plan(&["-mount"]).xdev);
+        assert!(!plan(&["-print"]).xdev);
+    }
+
+    // The commands -exec and -ok collect.
+    // GNU: LC_ALL=C find . -maxdepth 0 ARGS: echo printed the words shown
+    // (`{}` as `.`), once per file (`;`) or batched (`+`).
+    #[test]
+    fn exec_specs() {
+        type Spec<'a> = (&'a [&'a str], bool, bool, bool);
+        let rows: &[(&[&str], &[Spec])] = &[
+            (&["-exec", "echo", "+", ";"], &[(&["echo", "+"], false, false, false)]),
+            (&["-exec", "echo", "{}x", ";"], &[(&["echo", "{}x"], false, false, false)]),
+            (&["-exec", "echo", "{}", "{}", ";"], &[(&["echo", "{}", "{}"], false, false, false)]),
+            (
+                &["-exec", "echo", "a", "{}", "b", "+", ";"],
+                &[(&["echo", "a", "{}", "b", "+"], false, false, false)],
+            ),
+            (
+                &["-exec", "echo", "{", "}", "+", ";"],
+                &[(&["echo", "{", "}", "+"], false, false, false)],
+            ),
+            (&["-exec", "echo", "{}", "+"], &[(&["echo", "{}"], true, false, false)]),
+            (&["-execdir", "echo", "{}", "+"], &[(&["echo", "{}"], true, false, true)]),
+            (&["-ok", "echo", "{}", "+", ";"], &[(&["echo", "{}", "+"], false, true, false)]),
+            (
+                &["-exec", "echo", "{}", "+", "-exec", "echo", "2", "{}", "+"],
+                &[
+                    (&["echo", "{}"], true, false, false),
+                    (&["echo", "2", "{}"], true, false, false),
+                ],
+            ),
+        ];
+        for &(args, specs) in rows {
+            let p = plan(args);
+            let got: Vec<(Vec<Vec<u8>>, bool, bool, bool)> =
+                p.execs.iter().map(|x| (x.argv.clone(), x.plus, x.ok, x.dir)).collect();
+            let want: Vec<(Vec<Vec<u8>>, bool, bool, bool)> = specs
+                .iter()
+                .map(|&(argv, plus, ok, dir)| {
+                    (argv.iter().map(|a| a.as_bytes().to_vec()).collect(), plus, ok, dir)
+                })
+                .collect();
+            assert_eq!(got, want, "{args:?}");
+        }
+    }
+
+    // -files0-from: the last one counts, and the starting points come
+    // from it alone.
+    // GNU: LC_ALL=C find -files0-from la -files0-from lb -maxdepth 0 with la
+    // holding `a\0` and lb `b\0` printed b; `printf 'a\0' | find
+    // -files0-from - -maxdepth 0` printed a; the refusals are in
+    // `stray_paths` and `files0_from_refusals`.
+    #[test]
+    fn files0_from() {
+        let p = plan(&["-files0-from", "la", "-files0-from", "lb"]);
+        assert_eq!(p.files0.as_deref(), Some(&b"lb"[..]));
+        assert!(p.roots.is_empty());
+        assert_eq!(plan(&["-files0-from", "-"]).files0.as_deref(), Some(&b"-"[..]));
+        assert_eq!(plan(&["-print"]).files0, None);
+    }
+
+    // GNU: cd EMPTY_DIR && LC_ALL=C find ARGS </dev/null: exit status, stderr.
+    #[test]
+    fn files0_from_refusals() {
+        check(&[
+            (&["a", "-files0-from", "x"], 1, "find: extra operand 'a'\nfind: file operands cannot be combined with -files0-from\n"),
+            (&["-files0-from", "x", "a"], 1, "find: paths must precede expression: `a'\n"),
+            (&["-files0-from", "-", "-ok", "echo", ";"], 1, "find: option -files0-from reading from standard input cannot be combined with -ok, -okdir\n\n"),
+            (&["-files0-from", "-", "-okdir", "echo", ";"], 1, "find: option -files0-from reading from standard input cannot be combined with -ok, -okdir\n\n"),
+            (&["-files0-from", "-", "-exec", "echo", ";"], 0, ""),
+        ]);
+    }
+
+    // GNU: LC_ALL=C find -D help (exit status 0, this on stdout).
+    #[test]
+    fn debug_help() {
+        let _g = crate::datetime::tests::zone_lock();
+        let gnu = "Valid arguments for -D:\nexec       Show diagnostic information relating to -exec, -execdir, -ok and -okdir\nopt        Show diagnostic information relating to optimisation\nrates      Indicate how often each predicate succeeded\nsearch     Navigate the directory tree verbosely\nstat       Trace calls to stat(2) and lstat(2)\ntime       Show diagnostic information relating to time-of-day and timestamp comparisons\ntree       Display the expression tree\nall        Set all of the debug flags (but help)\nhelp       Explain the various -D options\n";
+        match parse(vec![OsString::from("-D"), OsString::from("help")]) {
+            Err(ParseError::Print(text)) => assert_eq!(text, gnu),
+            other => panic!("{other:?}"),
+        }
     }
 }

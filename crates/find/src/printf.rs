@@ -142,7 +142,12 @@ impl Format {
             }
             let sp = spec(f, &mut i);
             let Some(&d) = f.get(i) else {
-                return Err(FormatError(t(c"error: %s at end of format string", &[b"%"])));
+                // Flags, a width or a precision and then the end: GNU
+                // reads the string's terminating NUL as the directive.
+                return Err(FormatError(t(
+                    c"error: the format directive `%%%c' is reserved for future use",
+                    &[&[0]],
+                )));
             };
             i += 1;
             let dir = match d {
@@ -561,5 +566,288 @@ mod tests {
         assert_eq!(dir_name(b".//a/"), b"./");
         assert_eq!(base_name(b"a//"), b"a/");
         assert_eq!(base_name(b"x/ab//"), b"ab/");
+    }
+
+    /// GNU's scratch file a/b/file as the walk would describe it, without
+    /// a file system: its `stat -c` values (5 bytes, 8 blocks, 2 links,
+    /// uid 1234 and gid 5678 with no names, mode 0100640, inode 10133665,
+    /// device 254:0, atime 1000000000.25, mtime 1234567890.5), on ext4.
+    struct Fake {
+        path: &'static [u8],
+        root: &'static [u8],
+        depth: usize,
+        st: ringio::Statx,
+    }
+
+    impl Fake {
+        fn new(path: &'static [u8], root: &'static [u8], depth: usize) -> Fake {
+            let mut st = ringio::sys::statx_zeroed();
+            st.stx_size = 5;
+            st.stx_blocks = 8;
+            st.stx_nlink = 2;
+            st.stx_uid = 1234;
+            st.stx_gid = 5678;
+            st.stx_mode = 0o100640;
+            st.stx_ino = 10133665;
+            st.stx_dev_major = 254;
+            st.stx_dev_minor = 0;
+            st.stx_atime.tv_sec = 1_000_000_000;
+            st.stx_atime.tv_nsec = 250_000_000;
+            st.stx_mtime.tv_sec = 1_234_567_890;
+            st.stx_mtime.tv_nsec = 500_000_000;
+            Fake { path, root, depth, st }
+        }
+    }
+
+    impl Info for Fake {
+        fn path(&self) -> &[u8] {
+            self.path
+        }
+        fn root(&self) -> &[u8] {
+            self.root
+        }
+        fn depth(&self) -> usize {
+            self.depth
+        }
+        fn type_letter(&mut self) -> u8 {
+            b'f'
+        }
+        fn follow_type_letter(&mut self) -> u8 {
+            b'f'
+        }
+        fn stat(&mut self) -> Option<ringio::Statx> {
+            Some(self.st)
+        }
+        fn birth(&mut self) -> Option<Timestamp> {
+            None
+        }
+        fn link_target(&mut self) -> Option<Vec<u8>> {
+            None
+        }
+        fn context(&mut self) -> Option<Vec<u8>> {
+            None
+        }
+        fn user(&mut self, _: u32) -> Option<Vec<u8>> {
+            None
+        }
+        fn group(&mut self, _: u32) -> Option<Vec<u8>> {
+            None
+        }
+        fn fstype(&mut self, _: u64) -> Vec<u8> {
+            b"ext4".to_vec()
+        }
+    }
+
+    /// Compiles each row's format and renders it for a/b/file in `zone`;
+    /// compares the bytes and the warnings with GNU's, listing every row
+    /// that differs.
+    fn check(zone: &str, rows: &[(&str, &[u8], &[&str])]) {
+        let _g = crate::datetime::tests::zone_lock();
+        let bad: Vec<String> = rows
+            .iter()
+            .filter_map(|&(fmt, out, warnings)| {
+                let mut warned = Vec::new();
+                let got = libcw::time::with_zone(zone.as_bytes(), || {
+                    let f =
+                        Format::parse(fmt.as_bytes(), &mut |w| warned.push(w)).map_err(|e| e.0)?;
+                    let mut buf = Vec::new();
+                    f.render(&mut buf, &mut Fake::new(b"a/b/file", b"a/b/file", 0), false);
+                    Ok::<_, String>(buf)
+                })
+                .expect("zone");
+                let ok = got.as_deref() == Ok(out) && warned == warnings;
+                (!ok).then(|| {
+                    let got = got.map(|b| String::from_utf8_lossy(&b).into_owned());
+                    format!(
+                        "{fmt:?}\n  ours:  {got:?} {warned:?}\n  GNU's: {:?} {warnings:?}",
+                        String::from_utf8_lossy(out)
+                    )
+                })
+            })
+            .collect();
+        assert!(bad.is_empty(), "{} of {} rows differ:\n{}", bad.len(), rows.len(), bad.join("\n"));
+    }
+
+    // Backslash escapes: the C ones, octal (at most three digits, the byte kept), `\\c` stopping the output, unknown ones kept with a warning; `%%`; unknown directives kept as written.
+    // GNU: cd SCRATCH && TZ=UTC0 LC_ALL=C find a/b/file -maxdepth 0 -printf FORMAT
+    // (stdout; warnings from stderr without `find: `), a/b/file as in Fake.
+    #[test]
+    fn escapes() {
+        check(
+            "UTC0",
+            &[
+                ("\\a\\b\\f\\n\\r\\t\\v", b"\x07\x08\x0c\n\r\t\x0b", &[]),
+                ("x\\\\y", b"x\\y", &[]),
+                ("\\0|\\00|\\000|\\0000", b"\x00|\x00|\x00|\x000", &[]),
+                ("\\101\\1012\\60\\7", b"AA20\x07", &[]),
+                (
+                    "\\18\\8\\9",
+                    b"\x018\\8\\9",
+                    &["warning: unrecognized escape `\\8'", "warning: unrecognized escape `\\9'"],
+                ),
+                ("\\400\\777", b"\x00\xff", &[]),
+                ("a\\cb%p", b"a", &[]),
+                ("%p\\c", b"a/b/file", &[]),
+                (
+                    "\\q\\z\\e",
+                    b"\\q\\z\\e",
+                    &[
+                        "warning: unrecognized escape `\\q'",
+                        "warning: unrecognized escape `\\z'",
+                        "warning: unrecognized escape `\\e'",
+                    ],
+                ),
+                ("\\", b"\\", &["warning: escape `\\' followed by nothing at all"]),
+                ("a\\", b"a\\", &["warning: escape `\\' followed by nothing at all"]),
+                ("%%|%%%%|100%%", b"%|%%|100%", &[]),
+                ("%Q|%p", b"%Q|a/b/file", &["warning: unrecognized format directive `%Q'"]),
+                ("%5Q", b"%5Q", &["warning: unrecognized format directive `%Q'"]),
+                ("%-5Q|", b"%-5Q|", &["warning: unrecognized format directive `%Q'"]),
+                (
+                    "%A",
+                    b"%A",
+                    &["warning: format directive `%A' should be followed by another character"],
+                ),
+                ("\\x41", b"\\x41", &["warning: unrecognized escape `\\x'"]),
+                (
+                    "\\\"\\'",
+                    b"\\\"\\'",
+                    &["warning: unrecognized escape `\\\"'", "warning: unrecognized escape `\\''"],
+                ),
+                ("%%p%p", b"%pa/b/file", &[]),
+                ("%\\n", b"%\\n", &["warning: unrecognized format directive `%\\'"]),
+            ],
+        );
+    }
+
+    // Flags, width and precision: %d and %m take numeric flags (%m: `#` but no sign), %s %n %U %G %k %b %i are strings (width, and precision cuts), %S is C's %g.
+    // GNU: cd SCRATCH && TZ=UTC0 LC_ALL=C find a/b/file -maxdepth 0 -printf FORMAT
+    // (stdout; warnings from stderr without `find: `), a/b/file as in Fake.
+    #[test]
+    fn numeric_directives_and_flags() {
+        check("UTC0", &[
+            ("[%s][%5s][%-5s|][%05s][%+s][% s][%.1s][%#s]", b"[5][    5][5    |][    5][5][5][5][5]", &[]),
+            ("[%d][%5d][%-5d|][%05d][%+d][% d][%.3d][%5.3d][%-05d|][%+05d]", b"[0][    0][0    |][00000][+0][ 0][000][  000][0    |][+0000]", &[]),
+            ("[%m][%5m][%-5m|][%05m][%+m][% m][%.5m][%#m][%#5m][%#05m][%-#5m|][%#.3m][%#.4m]", b"[640][  640][640  |][00640][640][640][00640][0640][ 0640][00640][0640 |][0640][0640]", &[]),
+            ("[%n][%05n][%.3n][%U][%5U][%05U][%-6G|][%+G][%.1U][%.0G]", b"[2][    2][2][1234][ 1234][ 1234][5678  |][5678][1][]", &[]),
+            ("[%k][%05k][%5b][%-3k|][%.0k][%b]", b"[4][    4][    8][4  |][][8]", &[]),
+            ("[%S][%5.2S][%-8S|][%+S][%08.3S][%#S][% S][%.0S][%10.4S|][%-+9.1S|]", b"[819.2][8.2e+02][819.2   |][+819.2][00000819][819.200][ 819.2][8e+02][     819.2|][+8e+02   |]", &[]),
+            ("[%y][%Y][%3y][%-3Y|][%.0y]", b"[f][f][  f][f  |][]", &[]),
+            ("[%M][%12M][%-12M|][%.4M]", b"[-rw-r-----][  -rw-r-----][-rw-r-----  |][-rw-]", &[]),
+            ("[%i][%12i][%D]", b"[10133665][    10133665][65024]", &[]),
+            ("[%u][%g][%-6u|][%8g]", b"[1234][5678][1234  |][    5678]", &[]),
+            ("[%l][%5l][%F][%6F][%-6F|]", b"[][     ][ext4][  ext4][ext4  |]", &[]),
+        ]);
+    }
+
+    // Times in UTC: %t/%a as ctime with nanoseconds, %T@, and %Tk for each strftime letter (%TS with the fraction, %T+ GNU's own).
+    // GNU: cd SCRATCH && TZ=UTC0 LC_ALL=C find a/b/file -maxdepth 0 -printf FORMAT
+    // (stdout; warnings from stderr without `find: `), a/b/file as in Fake.
+    #[test]
+    fn times_in_utc() {
+        check("UTC0", &[
+            ("%t|%a", b"Fri Feb 13 23:31:30.5000000000 2009|Sun Sep  9 01:46:40.2500000000 2001", &[]),
+            ("%T@|%A@|%T+", b"1234567890.5000000000|1000000000.2500000000|2009-02-13+23:31:30.5000000000", &[]),
+            ("%TY-%Tm-%Td %TH:%TM:%TS", b"2009-02-13 23:31:30.5000000000", &[]),
+            ("%Ta %TA %Tb %TB %Th %Tc", b"Fri Friday Feb February Feb Fri Feb 13 23:31:30 2009", &[]),
+            ("%TD|%TF|%Tr|%TR|%TT|%TX|%Tx", b"02/13/09|2009-02-13|11:31:30 PM|23:31|23:31:30.5000000000|23:31:30.5000000000|02/13/09", &[]),
+            ("%Tj|%Tk|%Tl|%Tp|%Ts|%TU|%TV|%TW|%Tw|%Tu|%Tg|%TG|%Te|%TC|%Ty", b"044|23|11|PM|1234567890|06|07|06|5|5|09|2009|13|20|09", &[]),
+            ("%Tz|%TZ", b"+0000|UTC", &[]),
+            ("%AY-%Am-%Ad %AH:%AM:%AS", b"2001-09-09 01:46:40.2500000000", &[]),
+            ("[%20t][%-26t|][%.3t][%12T@][%.5T+]", b"[Fri Feb 13 23:31:30.5000000000 2009][Fri Feb 13 23:31:30.5000000000 2009|][Fri][1234567890.5000000000][2009-]", &[]),
+            ("%TQ|%T%|%Tn", b"%Q|%|\n", &[]),
+            ("%TP|%AP|%T%|%TE|%TJ|%TK|%TL|%TN|%TO|%Tf|%Ti|%To|%Tq|%Tv|%T#|%T0|%T.|%T-", b"pm|am|%|%E|%J|%K|%L|%N|%O|%f|%i|%o|%q|%v|%#|%0|%.|%-", &[]),
+        ]);
+    }
+
+    // The same in Europe/Berlin (winter: CET, +0100; the mtime falls on the next day).
+    // GNU: cd SCRATCH && TZ=Europe/Berlin LC_ALL=C find a/b/file -maxdepth 0 -printf FORMAT
+    // (stdout; warnings from stderr without `find: `), a/b/file as in Fake.
+    #[test]
+    fn times_in_berlin() {
+        check("Europe/Berlin", &[
+            ("%t|%a", b"Sat Feb 14 00:31:30.5000000000 2009|Sun Sep  9 03:46:40.2500000000 2001", &[]),
+            ("%T@|%A@|%T+", b"1234567890.5000000000|1000000000.2500000000|2009-02-14+00:31:30.5000000000", &[]),
+            ("%TY-%Tm-%Td %TH:%TM:%TS", b"2009-02-14 00:31:30.5000000000", &[]),
+            ("%Ta %TA %Tb %TB %Th %Tc", b"Sat Saturday Feb February Feb Sat Feb 14 00:31:30 2009", &[]),
+            ("%TD|%TF|%Tr|%TR|%TT|%TX|%Tx", b"02/14/09|2009-02-14|12:31:30 AM|00:31|00:31:30.5000000000|00:31:30.5000000000|02/14/09", &[]),
+            ("%Tj|%Tk|%Tl|%Tp|%Ts|%TU|%TV|%TW|%Tw|%Tu|%Tg|%TG|%Te|%TC|%Ty", b"045| 0|12|AM|1234567890|06|07|06|6|6|09|2009|14|20|09", &[]),
+            ("%Tz|%TZ", b"+0100|CET", &[]),
+            ("%AY-%Am-%Ad %AH:%AM:%AS", b"2001-09-09 03:46:40.2500000000", &[]),
+            ("[%20t][%-26t|][%.3t][%12T@][%.5T+]", b"[Sat Feb 14 00:31:30.5000000000 2009][Sat Feb 14 00:31:30.5000000000 2009|][Sat][1234567890.5000000000][2009-]", &[]),
+            ("%TQ|%T%|%Tn", b"%Q|%|\n", &[]),
+            ("%TP|%AP|%T%|%TE|%TJ|%TK|%TL|%TN|%TO|%Tf|%Ti|%To|%Tq|%Tv|%T#|%T0|%T.|%T-", b"am|am|%|%E|%J|%K|%L|%N|%O|%f|%i|%o|%q|%v|%#|%0|%.|%-", &[]),
+        ]);
+    }
+
+    // The same in America/New_York (winter: EST, -0500; the atime falls on the previous day).
+    // GNU: cd SCRATCH && TZ=America/New_York LC_ALL=C find a/b/file -maxdepth 0 -printf FORMAT
+    // (stdout; warnings from stderr without `find: `), a/b/file as in Fake.
+    #[test]
+    fn times_in_new_york() {
+        check("America/New_York", &[
+            ("%t|%a", b"Fri Feb 13 18:31:30.5000000000 2009|Sat Sep  8 21:46:40.2500000000 2001", &[]),
+            ("%T@|%A@|%T+", b"1234567890.5000000000|1000000000.2500000000|2009-02-13+18:31:30.5000000000", &[]),
+            ("%TY-%Tm-%Td %TH:%TM:%TS", b"2009-02-13 18:31:30.5000000000", &[]),
+            ("%Ta %TA %Tb %TB %Th %Tc", b"Fri Friday Feb February Feb Fri Feb 13 18:31:30 2009", &[]),
+            ("%TD|%TF|%Tr|%TR|%TT|%TX|%Tx", b"02/13/09|2009-02-13|06:31:30 PM|18:31|18:31:30.5000000000|18:31:30.5000000000|02/13/09", &[]),
+            ("%Tj|%Tk|%Tl|%Tp|%Ts|%TU|%TV|%TW|%Tw|%Tu|%Tg|%TG|%Te|%TC|%Ty", b"044|18| 6|PM|1234567890|06|07|06|5|5|09|2009|13|20|09", &[]),
+            ("%Tz|%TZ", b"-0500|EST", &[]),
+            ("%AY-%Am-%Ad %AH:%AM:%AS", b"2001-09-08 21:46:40.2500000000", &[]),
+            ("[%20t][%-26t|][%.3t][%12T@][%.5T+]", b"[Fri Feb 13 18:31:30.5000000000 2009][Fri Feb 13 18:31:30.5000000000 2009|][Fri][1234567890.5000000000][2009-]", &[]),
+            ("%TQ|%T%|%Tn", b"%Q|%|\n", &[]),
+            ("%TP|%AP|%T%|%TE|%TJ|%TK|%TL|%TN|%TO|%Tf|%Ti|%To|%Tq|%Tv|%T#|%T0|%T.|%T-", b"pm|pm|%|%E|%J|%K|%L|%N|%O|%f|%i|%o|%q|%v|%#|%0|%.|%-", &[]),
+        ]);
+    }
+
+    // %f, %h, %P (and a width, a precision) for the starting points
+    // ., a, a/, a//, ./a, ./a/b/, /, //, //tmp, /tmp/, ../pf/a/b, a/b/file and
+    // what lies below them: the walk gives the path, its starting point
+    // (%H) and depth.
+    // GNU: cd SCRATCH && LC_ALL=C find ROOT -maxdepth N -printf
+    //   '%p %H %d [%f][%h][%P][%-4f|][%.1h]' (N: 0 for /, //, //tmp, /tmp/).
+    #[test]
+    fn path_pieces() {
+        let f = Format::parse(b"[%f][%h][%P][%-4f|][%.1h]", &mut |w| panic!("{w}")).unwrap();
+        // Path, starting point, depth, what the format printed.
+        type Row = (&'static [u8], &'static [u8], usize, &'static [u8]);
+        let rows: &[Row] = &[
+            (b".", b".", 0, b"[.][.][][.   |][.]"),
+            (b"./a", b".", 1, b"[a][.][a][a   |][.]"),
+            (b"./a/b", b".", 2, b"[b][./a][a/b][b   |][.]"),
+            (b"./a/b/file", b".", 3, b"[file][./a/b][a/b/file][file|][.]"),
+            (b"a", b"a", 0, b"[a][.][][a   |][.]"),
+            (b"a/b", b"a", 1, b"[b][a][b][b   |][a]"),
+            (b"a/b/file", b"a", 2, b"[file][a/b][b/file][file|][a]"),
+            (b"a/", b"a/", 0, b"[a/][a][][a/  |][a]"),
+            (b"a/b", b"a/", 1, b"[b][a][b][b   |][a]"),
+            (b"a/b/file", b"a/", 2, b"[file][a/b][b/file][file|][a]"),
+            (b"a//", b"a//", 0, b"[a/][a/][][a/  |][a]"),
+            (b"a//b", b"a//", 1, b"[b][a/][b][b   |][a]"),
+            (b"a//b/file", b"a//", 2, b"[file][a//b][b/file][file|][a]"),
+            (b"./a", b"./a", 0, b"[a][.][][a   |][.]"),
+            (b"./a/b", b"./a", 1, b"[b][./a][b][b   |][.]"),
+            (b"./a/b/file", b"./a", 2, b"[file][./a/b][b/file][file|][.]"),
+            (b"./a/b/", b"./a/b/", 0, b"[b/][./a][][b/  |][.]"),
+            (b"./a/b/file", b"./a/b/", 1, b"[file][./a/b][file][file|][.]"),
+            (b"/", b"/", 0, b"[/][][][/   |][]"),
+            (b"//", b"//", 0, b"[/][/][][/   |][/]"),
+            (b"//tmp", b"//tmp", 0, b"[tmp][/][][tmp |][/]"),
+            (b"/tmp/", b"/tmp/", 0, b"[tmp/][][][tmp/|][]"),
+            (b"../pf/a/b", b"../pf/a/b", 0, b"[b][../pf/a][][b   |][.]"),
+            (b"../pf/a/b/file", b"../pf/a/b", 1, b"[file][../pf/a/b][file][file|][.]"),
+            (b"a/b/file", b"a/b/file", 0, b"[file][a/b][][file|][a]"),
+        ];
+        for &(path, root, depth, want) in rows {
+            let mut out = Vec::new();
+            f.render(&mut out, &mut Fake::new(path, root, depth), false);
+            assert_eq!(
+                String::from_utf8_lossy(&out),
+                String::from_utf8_lossy(want),
+                "{} under {}",
+                String::from_utf8_lossy(path),
+                String::from_utf8_lossy(root)
+            );
+        }
     }
 }

@@ -44,7 +44,8 @@ pub fn strftime_one(out: &mut Vec<u8>, c: u8, t: Timestamp) -> bool {
         b'+' => b"%Y-%m-%d+%H:%M:%S.%N0",
         b'a' | b'A' | b'b' | b'h' | b'B' | b'c' | b'C' | b'd' | b'D' | b'x' | b'e' | b'F'
         | b'g' | b'G' | b'H' | b'I' | b'j' | b'k' | b'l' | b'm' | b'M' | b'n' | b'p' | b'r'
-        | b'R' | b't' | b'u' | b'U' | b'V' | b'w' | b'W' | b'y' | b'Y' | b'z' | b'Z' => &plain,
+        | b'R' | b't' | b'u' | b'U' | b'V' | b'w' | b'W' | b'y' | b'Y' | b'z' | b'Z' | b'P'
+        | b'%' => &plain,
         _ => return false,
     };
     format(out, fmt, &tm_of(secs), nsec);
