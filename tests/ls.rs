@@ -1569,3 +1569,50 @@ fn clear_to_end_of_line_with_colour() {
     }
     c.finish();
 }
+
+/// Column fitting (-C, -x, -m) against GNU over every width from 1 to 40
+/// and name sets of varied sizes and lengths (fixed seed): GNU counts no
+/// gap after the last column (`ls -w4 -x a b` is `a  b`, coreutils'
+/// tests/ls/w-option.sh) and -m wraps by its own rule. The layout does
+/// not depend on the engine, so ours runs on the default backend only.
+#[test]
+fn column_fitting_over_widths() {
+    let mut rng = crate::util::Rng(0xc01_5eed_0042);
+    let mut failed = Vec::new();
+    let mut cases = 0;
+    for set in 0..10 {
+        let t = TempDir::new("ls-fit");
+        // The first sets are GNU's own corner: one-character names.
+        let n = if set < 2 { 2 + set } else { 1 + rng.below(14) };
+        for i in 0..n {
+            let len = if set < 2 { 1 } else { 1 + rng.below(12) };
+            let name: String =
+                std::iter::once((b'a' + i as u8) as char).chain((1..len).map(|_| 'x')).collect();
+            std::fs::write(t.join(&name), b"").unwrap();
+        }
+        for w in 1..=40 {
+            let w = w.to_string();
+            for args in
+                [&["-C", "-T0"][..], &["-x", "-T0"], &["-m"], &["-C"], &["-x", "-F"], &["-C", "-i"]]
+            {
+                let mut a: Vec<&str> = vec!["-w", &w];
+                a.extend_from_slice(args);
+                let run = Run::new(&a).cwd(t.path());
+                let want = run.exec(Path::new(crate::util::gnu("lsr")), "ls", None);
+                let got = run.exec(&crate::util::ours("lsr"), "ls", None);
+                cases += 1;
+                if (&got.stdout, got.status.code(), &got.stderr)
+                    != (&want.stdout, want.status.code(), &want.stderr)
+                {
+                    failed.push(crate::util::context(&format!("{n} names, {a:?}"), &want, &got));
+                }
+            }
+        }
+    }
+    assert!(
+        cases > 2000 && failed.is_empty(),
+        "{} of {cases} differ:\n{}",
+        failed.len(),
+        failed.join("\n")
+    );
+}
