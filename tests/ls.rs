@@ -1616,3 +1616,51 @@ fn column_fitting_over_widths() {
         failed.join("\n")
     );
 }
+
+/// A bind mount of a directory below itself (root): GNU's -R refuses the
+/// directory it has already listed above (`ls: a/b: not listing
+/// already-listed directory`, status 2) by the open directory's device and
+/// inode, with or without -L. The mount lives in the scratch directory and
+/// is undone however the test ends.
+#[test]
+fn recursion_into_a_bind_mount_of_an_ancestor() {
+    if !crate::util::root() {
+        crate::util::skip("recursion_into_a_bind_mount_of_an_ancestor", "not root (mount --bind)");
+        return;
+    }
+    let t = TempDir::new("ls-bind");
+    let r = t.path();
+    build_tree(r, &["d:a/b", "d:a/c", "f:a/f:x", "l:a/c/up:../..", "l:a/self:."]);
+    let a = r.join("a");
+    let ok = Command::new("mount").arg("--bind").arg(&a).arg(a.join("b")).status();
+    if !ok.is_ok_and(|s| s.success()) {
+        crate::util::skip("recursion_into_a_bind_mount_of_an_ancestor", "mount --bind failed");
+        return;
+    }
+    // Dropped before `t`: the mount is gone before the directory is removed.
+    struct Unmount(std::path::PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let st = Command::new("umount").arg(&self.0).status();
+            if !st.is_ok_and(|s| s.success()) {
+                let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+            }
+        }
+    }
+    let _mounted = Unmount(a.join("b"));
+    let mut c = Cases::new("bind-loop");
+    for args in [
+        &["-R", "a"][..],
+        &["-lR", "a"],
+        &["-Ra", "a"],
+        &["-R", "a/b"],
+        &["-R", "a", "a/b"],
+        &["-R"],
+        &["-RL", "a"],
+        &["-RL", "a/c"],
+        &["-R", "--color=always", "a"],
+    ] {
+        c.ls(r, args);
+    }
+    c.finish();
+}
