@@ -1664,3 +1664,79 @@ fn recursion_into_a_bind_mount_of_an_ancestor() {
     }
     c.finish();
 }
+
+/// A tree deeper than PATH_MAX (made by relative mkdir and `cd -P`, as no path
+/// reaches its bottom): GNU stats each entry by its path from the working
+/// directory, so an entry whose path is too long gets "cannot access …:
+/// File name too long" and a row of `?` (its type from d_type, `total` not
+/// counting it), and a directory among them "cannot open directory". Each
+/// level holds names of three lengths, so the limit is crossed by files,
+/// links and directories at different depths.
+#[test]
+fn paths_longer_than_path_max() {
+    let t = TempDir::new("ls-pathmax");
+    let d = "d".repeat(90);
+    let long = "x".repeat(150);
+    let script = format!(
+        "for i in $(seq 48); do mkdir {d} && ln -s f l && : > f && : > {long} && cd -P {d} || exit 1; done"
+    );
+    let st = Command::new("sh").arg("-c").arg(&script).current_dir(t.path()).status().unwrap();
+    assert!(st.success(), "building the deep tree failed");
+    let mut c = Cases::new("path-max");
+    for args in [
+        &["-lR", &d][..],
+        &["-R", &d],
+        &["-laR", &d],
+        &["-FR", &d],
+        &["-iR", &d],
+        &["-sR", &d],
+        &["-lRL", &d],
+        &["-R", "--color=always", &d],
+        &["-lR", "--color=always", &d],
+    ] {
+        c.ls(t.path(), args);
+    }
+    c.finish();
+}
+
+/// `-L` through a chain of 400 symbolic links (`N/s -> ../N+1`): the
+/// kernel follows at most 40 in one path, and GNU stats entries by their
+/// path from the working directory, so an entry 41 links down is "Too many
+/// levels of symbolic links" (a `?` row, no descent) even though it is one
+/// link away from the directory being listed.
+#[test]
+fn symlink_chains_past_the_kernel_limit() {
+    let t = TempDir::new("ls-chain");
+    let r = t.path();
+    for i in 1..=401 {
+        std::fs::create_dir(r.join(i.to_string())).unwrap();
+    }
+    for i in 1..=400 {
+        std::os::unix::fs::symlink(format!("../{}", i + 1), r.join(format!("{i}/s"))).unwrap();
+        if i % 7 == 0 {
+            std::fs::write(r.join(format!("{i}/f")), b"").unwrap();
+        }
+    }
+    let chain = |n: usize| {
+        std::iter::once("1").chain(std::iter::repeat_n("s", n)).collect::<Vec<_>>().join("/")
+    };
+    let (all, at39, at40) = (chain(400), chain(39), chain(40));
+    let mut c = Cases::new("chain");
+    for args in [
+        &["-L", &all][..],
+        &["-lL", &all],
+        &["-RL", "1"],
+        &["-lRL", "1"],
+        &["-FRL", "1"],
+        &["-RL", "-i", "1"],
+        &["-RL", "--color=always", "1"],
+        &["-lL", &at39],
+        &["-lL", &at40],
+        &["-L", "-F", &at40],
+        &["-l", &at40],
+        &["-lR", "1"],
+    ] {
+        c.ls(r, args);
+    }
+    c.finish();
+}
