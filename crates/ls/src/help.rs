@@ -250,7 +250,7 @@ pub fn doc() -> Doc {
 }
 
 pub fn text(prog: &str) -> String {
-    doc().help_on_stdout(prog)
+    doc().help(prog)
 }
 
 /// `--version`: names lsr itself whatever argv[0] is, as GNU's does.

@@ -55,9 +55,6 @@ pub fn run() -> i32 {
             return arg_error_status(&e);
         }
     };
-    if a.color_given && a.color == args::When::Never {
-        cli::style::disable();
-    }
     if a.help {
         let mut out = Out::stdout();
         out.write(help::text(cli::progname()).as_bytes());
