@@ -930,7 +930,24 @@ fn quoting_styles_cover_every_byte() {
 /// Runs a command line under a pseudo-terminal (util-linux `script`) and
 /// returns what the terminal received.
 fn on_tty(prog: &str, args: &[&[u8]], cwd: &Path, env: &[(&str, &str)]) -> Vec<u8> {
-    let mut cmd = String::from("exec -a ls ");
+    on_sized_tty(prog, args, cwd, env, None)
+}
+
+/// [`on_tty`] on a terminal `cols` wide when given (set by `stty` inside
+/// the session; `script` without a terminal of its own makes one of width
+/// 0, which GNU takes as no width at all).
+fn on_sized_tty(
+    prog: &str,
+    args: &[&[u8]],
+    cwd: &Path,
+    env: &[(&str, &str)],
+    cols: Option<u16>,
+) -> Vec<u8> {
+    let mut cmd = match cols {
+        Some(n) => format!("stty cols {n} rows 24 && "),
+        None => String::new(),
+    };
+    cmd.push_str("exec -a ls ");
     cmd.push_str(prog);
     for a in args {
         cmd.push(' ');
@@ -1739,4 +1756,43 @@ fn symlink_chains_past_the_kernel_limit() {
         c.ls(r, args);
     }
     c.finish();
+}
+
+/// The line length on a terminal: its width (TIOCGWINSZ) wins over
+/// COLUMNS, which GNU reads (and warns about) only where the terminal
+/// gives no width; -w wins over both.
+#[test]
+fn terminal_width_over_columns() {
+    if !have("script") || !have("stty") {
+        crate::util::prerequisite_missing("terminal_width_over_columns", "script(1), stty(1)");
+        return;
+    }
+    let t = TempDir::new("ls-ttywidth");
+    for i in 0..40 {
+        std::fs::write(t.join(format!("name-{i:02}{}", "x".repeat(i % 9))), b"").unwrap();
+    }
+    let ours = env!("CARGO_BIN_EXE_lsr");
+    let mut n = 0;
+    for cols in [Some(80), Some(50), Some(132), None] {
+        for env in [&[][..], &[("COLUMNS", "200")], &[("COLUMNS", "30")], &[("COLUMNS", "junk")]] {
+            let cases: [&[&[u8]]; 5] =
+                [&[], &[b"-x"], &[b"-m"], &[b"-C", b"-w", b"60"], &[b"-l", b"--color=always"]];
+            for args in cases {
+                let want = on_sized_tty("/usr/bin/ls", args, t.path(), env, cols);
+                let got = on_sized_tty(ours, args, t.path(), env, cols);
+                n += 1;
+                assert!(
+                    got == want,
+                    "tty of {cols:?} columns, {env:?} {args:?}\n--- gnu ---\n{}\n--- ours ---\n{}",
+                    String::from_utf8_lossy(&want),
+                    String::from_utf8_lossy(&got)
+                );
+            }
+        }
+    }
+    // The width really is the terminal's: 80 columns lay out differently
+    // from COLUMNS=200 (else the comparisons above prove nothing).
+    let narrow = on_sized_tty("/usr/bin/ls", &[], t.path(), &[("COLUMNS", "200")], Some(80));
+    let wide = on_sized_tty("/usr/bin/ls", &[], t.path(), &[("COLUMNS", "200")], None);
+    assert!(narrow != wide && n == 80, "the pty's size did not take");
 }
