@@ -820,6 +820,26 @@ mod tests {
         );
     }
 
+    /// Candidates of an ambiguous prefix come in the getopt order given
+    /// (GNU's table order, not the help table's), then the names that
+    /// order lacks (a tool's own options) in table order.
+    #[test]
+    fn ambiguity_lists_getopt_order_then_the_rest() {
+        let order: &[&str] = &["sorting", "size", "all"];
+        let p = Parser::new(OPTS, order, vec![b"--s".to_vec(), b"--a".to_vec()], false);
+        let items: Vec<_> = p.collect();
+        assert_eq!(
+            items,
+            vec![
+                Item::Error(UsageError::Ambiguous(
+                    b"--s".to_vec(),
+                    vec!["sorting", "size", "sort"]
+                )),
+                Item::Error(UsageError::Ambiguous(b"--a".to_vec(), vec!["all", "almost-all"])),
+            ]
+        );
+    }
+
     #[test]
     fn help_layout() {
         let doc =
