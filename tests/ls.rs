@@ -1796,3 +1796,61 @@ fn terminal_width_over_columns() {
     let wide = on_sized_tty("/usr/bin/ls", &[], t.path(), &[("COLUMNS", "200")], None);
     assert!(narrow != wide && n == 80, "the pty's size did not take");
 }
+
+/// A file with capabilities under `ca=` in LS_COLORS (root, for setcap):
+/// Debian's GNU ls is built without libcap, so it never sees one and
+/// colours such a file as an executable, or as a plain file when not
+/// executable; lsr does the same and asks no attribute for it (no
+/// getxattr per file: counted under strace on the inline backend).
+#[test]
+fn capabilities_coloured_as_gnu_without_libcap() {
+    if !crate::util::root() {
+        crate::util::skip("capabilities_coloured_as_gnu_without_libcap", "not root (setcap)");
+        return;
+    }
+    if !have("setcap") || !have("strace") {
+        crate::util::prerequisite_missing(
+            "capabilities_coloured_as_gnu_without_libcap",
+            "setcap (libcap2-bin), strace",
+        );
+        return;
+    }
+    let t = TempDir::new("ls-cap");
+    let r = t.path();
+    build_tree(
+        r,
+        &["f:cap-exec:", "m:cap-exec:755", "f:cap-plain:", "f:plain:", "d:dir", "f:dir/cap:"],
+    );
+    for f in ["cap-exec", "cap-plain", "dir/cap"] {
+        let ok = Command::new("setcap").arg("cap_net_raw+ep").arg(r.join(f)).status();
+        if !ok.is_ok_and(|s| s.success()) {
+            crate::util::skip("capabilities_coloured_as_gnu_without_libcap", "setcap failed here");
+            return;
+        }
+    }
+    let mut c = Cases::new("cap");
+    for colours in ["ca=30;41", "ca=30;41:ex=01;32", "ca=30;41:ex=:fi=01;33", "di=:ca=30;41"] {
+        for args in [
+            &["--color=always"][..],
+            &["--color=always", "-l"],
+            &["--color=always", "-F", ".", "dir"],
+        ] {
+            c.ls_env(r, args, &[("LS_COLORS", colours)]);
+        }
+    }
+    c.finish();
+    let o = Command::new("strace")
+        .args(["-f", "-qq", "-o", "/dev/stderr"])
+        .arg(env!("CARGO_BIN_EXE_lsr"))
+        .arg("--color=always")
+        .current_dir(r)
+        .env("LC_ALL", "C")
+        .env("LS_COLORS", "ca=30;41")
+        .env("RINGIO_BACKEND", "sync")
+        .output()
+        .unwrap();
+    let trace = String::from_utf8_lossy(&o.stderr);
+    // strace 6.1 has no name for getxattrat (464, 0x1d0) and its kin.
+    let asked = trace.lines().filter(|l| l.contains("xattr") || l.contains("syscall_0x1d")).count();
+    assert!(trace.contains("statx(") && asked == 0, "{asked} attribute queries:\n{trace}");
+}
