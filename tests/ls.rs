@@ -930,7 +930,24 @@ fn quoting_styles_cover_every_byte() {
 /// Runs a command line under a pseudo-terminal (util-linux `script`) and
 /// returns what the terminal received.
 fn on_tty(prog: &str, args: &[&[u8]], cwd: &Path, env: &[(&str, &str)]) -> Vec<u8> {
-    let mut cmd = String::from("exec -a ls ");
+    on_sized_tty(prog, args, cwd, env, None)
+}
+
+/// [`on_tty`] on a terminal `cols` wide when given (set by `stty` inside
+/// the session; `script` without a terminal of its own makes one of width
+/// 0, which GNU takes as no width at all).
+fn on_sized_tty(
+    prog: &str,
+    args: &[&[u8]],
+    cwd: &Path,
+    env: &[(&str, &str)],
+    cols: Option<u16>,
+) -> Vec<u8> {
+    let mut cmd = match cols {
+        Some(n) => format!("stty cols {n} rows 24 && "),
+        None => String::new(),
+    };
+    cmd.push_str("exec -a ls ");
     cmd.push_str(prog);
     for a in args {
         cmd.push(' ');
@@ -1568,4 +1585,272 @@ fn clear_to_end_of_line_with_colour() {
         }
     }
     c.finish();
+}
+
+/// Column fitting (-C, -x, -m) against GNU over every width from 1 to 40
+/// and name sets of varied sizes and lengths (fixed seed): GNU counts no
+/// gap after the last column (`ls -w4 -x a b` is `a  b`, coreutils'
+/// tests/ls/w-option.sh) and -m wraps by its own rule. The layout does
+/// not depend on the engine, so ours runs on the default backend only.
+#[test]
+fn column_fitting_over_widths() {
+    let mut rng = crate::util::Rng(0xc01_5eed_0042);
+    let mut failed = Vec::new();
+    let mut cases = 0;
+    for set in 0..10 {
+        let t = TempDir::new("ls-fit");
+        // The first sets are GNU's own corner: one-character names.
+        let n = if set < 2 { 2 + set } else { 1 + rng.below(14) };
+        for i in 0..n {
+            let len = if set < 2 { 1 } else { 1 + rng.below(12) };
+            let name: String =
+                std::iter::once((b'a' + i as u8) as char).chain((1..len).map(|_| 'x')).collect();
+            std::fs::write(t.join(&name), b"").unwrap();
+        }
+        for w in 1..=40 {
+            let w = w.to_string();
+            for args in
+                [&["-C", "-T0"][..], &["-x", "-T0"], &["-m"], &["-C"], &["-x", "-F"], &["-C", "-i"]]
+            {
+                let mut a: Vec<&str> = vec!["-w", &w];
+                a.extend_from_slice(args);
+                let run = Run::new(&a).cwd(t.path());
+                let want = run.exec(Path::new(crate::util::gnu("lsr")), "ls", None);
+                let got = run.exec(&crate::util::ours("lsr"), "ls", None);
+                cases += 1;
+                if (&got.stdout, got.status.code(), &got.stderr)
+                    != (&want.stdout, want.status.code(), &want.stderr)
+                {
+                    failed.push(crate::util::context(&format!("{n} names, {a:?}"), &want, &got));
+                }
+            }
+        }
+    }
+    assert!(
+        cases > 2000 && failed.is_empty(),
+        "{} of {cases} differ:\n{}",
+        failed.len(),
+        failed.join("\n")
+    );
+}
+
+/// A bind mount of a directory below itself (root): GNU's -R refuses the
+/// directory it has already listed above (`ls: a/b: not listing
+/// already-listed directory`, status 2) by the open directory's device and
+/// inode, with or without -L. The mount lives in the scratch directory and
+/// is undone however the test ends.
+#[test]
+fn recursion_into_a_bind_mount_of_an_ancestor() {
+    if !crate::util::root() {
+        crate::util::skip("recursion_into_a_bind_mount_of_an_ancestor", "not root (mount --bind)");
+        return;
+    }
+    let t = TempDir::new("ls-bind");
+    let r = t.path();
+    build_tree(r, &["d:a/b", "d:a/c", "f:a/f:x", "l:a/c/up:../..", "l:a/self:."]);
+    let a = r.join("a");
+    let ok = Command::new("mount").arg("--bind").arg(&a).arg(a.join("b")).status();
+    if !ok.is_ok_and(|s| s.success()) {
+        crate::util::skip("recursion_into_a_bind_mount_of_an_ancestor", "mount --bind failed");
+        return;
+    }
+    // Dropped before `t`: the mount is gone before the directory is removed.
+    struct Unmount(std::path::PathBuf);
+    impl Drop for Unmount {
+        fn drop(&mut self) {
+            let st = Command::new("umount").arg(&self.0).status();
+            if !st.is_ok_and(|s| s.success()) {
+                let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+            }
+        }
+    }
+    let _mounted = Unmount(a.join("b"));
+    let mut c = Cases::new("bind-loop");
+    for args in [
+        &["-R", "a"][..],
+        &["-lR", "a"],
+        &["-Ra", "a"],
+        &["-R", "a/b"],
+        &["-R", "a", "a/b"],
+        &["-R"],
+        &["-RL", "a"],
+        &["-RL", "a/c"],
+        &["-R", "--color=always", "a"],
+    ] {
+        c.ls(r, args);
+    }
+    c.finish();
+}
+
+/// A tree deeper than PATH_MAX (made by relative mkdir and `cd -P`, as no path
+/// reaches its bottom): GNU stats each entry by its path from the working
+/// directory, so an entry whose path is too long gets "cannot access …:
+/// File name too long" and a row of `?` (its type from d_type, `total` not
+/// counting it), and a directory among them "cannot open directory". Each
+/// level holds names of three lengths, so the limit is crossed by files,
+/// links and directories at different depths.
+#[test]
+fn paths_longer_than_path_max() {
+    let t = TempDir::new("ls-pathmax");
+    let d = "d".repeat(90);
+    let long = "x".repeat(150);
+    let script = format!(
+        "for i in $(seq 48); do mkdir {d} && ln -s f l && : > f && : > {long} && cd -P {d} || exit 1; done"
+    );
+    let st = Command::new("sh").arg("-c").arg(&script).current_dir(t.path()).status().unwrap();
+    assert!(st.success(), "building the deep tree failed");
+    let mut c = Cases::new("path-max");
+    for args in [
+        &["-lR", &d][..],
+        &["-R", &d],
+        &["-laR", &d],
+        &["-FR", &d],
+        &["-iR", &d],
+        &["-sR", &d],
+        &["-lRL", &d],
+        &["-R", "--color=always", &d],
+        &["-lR", "--color=always", &d],
+    ] {
+        c.ls(t.path(), args);
+    }
+    c.finish();
+}
+
+/// `-L` through a chain of 400 symbolic links (`N/s -> ../N+1`): the
+/// kernel follows at most 40 in one path, and GNU stats entries by their
+/// path from the working directory, so an entry 41 links down is "Too many
+/// levels of symbolic links" (a `?` row, no descent) even though it is one
+/// link away from the directory being listed.
+#[test]
+fn symlink_chains_past_the_kernel_limit() {
+    let t = TempDir::new("ls-chain");
+    let r = t.path();
+    for i in 1..=401 {
+        std::fs::create_dir(r.join(i.to_string())).unwrap();
+    }
+    for i in 1..=400 {
+        std::os::unix::fs::symlink(format!("../{}", i + 1), r.join(format!("{i}/s"))).unwrap();
+        if i % 7 == 0 {
+            std::fs::write(r.join(format!("{i}/f")), b"").unwrap();
+        }
+    }
+    let chain = |n: usize| {
+        std::iter::once("1").chain(std::iter::repeat_n("s", n)).collect::<Vec<_>>().join("/")
+    };
+    let (all, at39, at40) = (chain(400), chain(39), chain(40));
+    let mut c = Cases::new("chain");
+    for args in [
+        &["-L", &all][..],
+        &["-lL", &all],
+        &["-RL", "1"],
+        &["-lRL", "1"],
+        &["-FRL", "1"],
+        &["-RL", "-i", "1"],
+        &["-RL", "--color=always", "1"],
+        &["-lL", &at39],
+        &["-lL", &at40],
+        &["-L", "-F", &at40],
+        &["-l", &at40],
+        &["-lR", "1"],
+    ] {
+        c.ls(r, args);
+    }
+    c.finish();
+}
+
+/// The line length on a terminal: its width (TIOCGWINSZ) wins over
+/// COLUMNS, which GNU reads (and warns about) only where the terminal
+/// gives no width; -w wins over both.
+#[test]
+fn terminal_width_over_columns() {
+    if !have("script") || !have("stty") {
+        crate::util::prerequisite_missing("terminal_width_over_columns", "script(1), stty(1)");
+        return;
+    }
+    let t = TempDir::new("ls-ttywidth");
+    for i in 0..40 {
+        std::fs::write(t.join(format!("name-{i:02}{}", "x".repeat(i % 9))), b"").unwrap();
+    }
+    let ours = env!("CARGO_BIN_EXE_lsr");
+    let mut n = 0;
+    for cols in [Some(80), Some(50), Some(132), None] {
+        for env in [&[][..], &[("COLUMNS", "200")], &[("COLUMNS", "30")], &[("COLUMNS", "junk")]] {
+            let cases: [&[&[u8]]; 5] =
+                [&[], &[b"-x"], &[b"-m"], &[b"-C", b"-w", b"60"], &[b"-l", b"--color=always"]];
+            for args in cases {
+                let want = on_sized_tty("/usr/bin/ls", args, t.path(), env, cols);
+                let got = on_sized_tty(ours, args, t.path(), env, cols);
+                n += 1;
+                assert!(
+                    got == want,
+                    "tty of {cols:?} columns, {env:?} {args:?}\n--- gnu ---\n{}\n--- ours ---\n{}",
+                    String::from_utf8_lossy(&want),
+                    String::from_utf8_lossy(&got)
+                );
+            }
+        }
+    }
+    // The width really is the terminal's: 80 columns lay out differently
+    // from COLUMNS=200 (else the comparisons above prove nothing).
+    let narrow = on_sized_tty("/usr/bin/ls", &[], t.path(), &[("COLUMNS", "200")], Some(80));
+    let wide = on_sized_tty("/usr/bin/ls", &[], t.path(), &[("COLUMNS", "200")], None);
+    assert!(narrow != wide && n == 80, "the pty's size did not take");
+}
+
+/// A file with capabilities under `ca=` in LS_COLORS (root, for setcap):
+/// Debian's GNU ls is built without libcap, so it never sees one and
+/// colours such a file as an executable, or as a plain file when not
+/// executable; lsr does the same and asks no attribute for it (no
+/// getxattr per file: counted under strace on the inline backend).
+#[test]
+fn capabilities_coloured_as_gnu_without_libcap() {
+    if !crate::util::root() {
+        crate::util::skip("capabilities_coloured_as_gnu_without_libcap", "not root (setcap)");
+        return;
+    }
+    if !have("setcap") || !have("strace") {
+        crate::util::prerequisite_missing(
+            "capabilities_coloured_as_gnu_without_libcap",
+            "setcap (libcap2-bin), strace",
+        );
+        return;
+    }
+    let t = TempDir::new("ls-cap");
+    let r = t.path();
+    build_tree(
+        r,
+        &["f:cap-exec:", "m:cap-exec:755", "f:cap-plain:", "f:plain:", "d:dir", "f:dir/cap:"],
+    );
+    for f in ["cap-exec", "cap-plain", "dir/cap"] {
+        let ok = Command::new("setcap").arg("cap_net_raw+ep").arg(r.join(f)).status();
+        if !ok.is_ok_and(|s| s.success()) {
+            crate::util::skip("capabilities_coloured_as_gnu_without_libcap", "setcap failed here");
+            return;
+        }
+    }
+    let mut c = Cases::new("cap");
+    for colours in ["ca=30;41", "ca=30;41:ex=01;32", "ca=30;41:ex=:fi=01;33", "di=:ca=30;41"] {
+        for args in [
+            &["--color=always"][..],
+            &["--color=always", "-l"],
+            &["--color=always", "-F", ".", "dir"],
+        ] {
+            c.ls_env(r, args, &[("LS_COLORS", colours)]);
+        }
+    }
+    c.finish();
+    let o = Command::new("strace")
+        .args(["-f", "-qq", "-o", "/dev/stderr"])
+        .arg(env!("CARGO_BIN_EXE_lsr"))
+        .arg("--color=always")
+        .current_dir(r)
+        .env("LC_ALL", "C")
+        .env("LS_COLORS", "ca=30;41")
+        .env("RINGIO_BACKEND", "sync")
+        .output()
+        .unwrap();
+    let trace = String::from_utf8_lossy(&o.stderr);
+    // strace 6.1 has no name for getxattrat (464, 0x1d0) and its kin.
+    let asked = trace.lines().filter(|l| l.contains("xattr") || l.contains("syscall_0x1d")).count();
+    assert!(trace.contains("statx(") && asked == 0, "{asked} attribute queries:\n{trace}");
 }

@@ -8,7 +8,7 @@ use std::process::Command;
 /// util-linux: `setpriv` (tests as `nobody`) and `script` (a pty);
 /// man-db: `man -l` renders the generated man pages (xtask dist's test);
 /// perl-base: ldu's 1,500-level tree; time: GNU `time` for peak memory in
-/// the fault suite. Under `CI=true` a test whose prerequisite is missing
+/// the fault suite; libcap2-bin: `setcap` for ls's `ca` colour. Under `CI=true` a test whose prerequisite is missing
 /// fails instead of skipping.
 ///
 /// The FUSE tests (tests/slowfs.rs, the fault suite's misbehaving file
@@ -27,6 +27,7 @@ const TEST_PACKAGES: &[(&str, &str)] = &[
     ("locales", "locale-gen"),
     ("perl-base", "perl"),
     ("time", "/usr/bin/time"),
+    ("libcap2-bin", "setcap"),
 ];
 
 /// What the MPI build and tests need (`--features mpi`, tests/mpi.rs):

@@ -175,7 +175,7 @@ pub fn doc() -> Doc {
 
 /// `--help` text, generated from [`OPTIONS`].
 pub fn help(prog: &str) -> String {
-    doc().help_on_stdout(prog)
+    doc().help(prog)
 }
 
 /// `--version`: names lcat itself whatever argv[0] is, as GNU's does.

@@ -16,7 +16,6 @@ pub mod opts;
 pub mod out;
 pub mod quote;
 pub mod size;
-pub mod style;
 pub mod timefmt;
 pub mod users;
 

@@ -27,24 +27,14 @@ pub fn progname() -> &'static str {
     NAME.get().map_or("ringutils", String::as_str)
 }
 
-/// Whether stderr gets the tools' own colours (decided once: a terminal,
-/// NO_COLOR and TERM allowing; see [`crate::style`]).
-fn stderr_styled() -> bool {
-    static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| crate::style::on(2)) && !crate::style::disabled()
-}
-
-/// The program name as error messages start: bold red on a terminal.
-pub fn styled_progname() -> String {
-    crate::style::error_prefix(progname(), stderr_styled())
-}
-
 /// Writes `prog: <parts…>\n` to stderr in one write, so parallel walkers'
 /// messages never interleave mid-line. Parts are raw bytes because names
-/// in messages need not be UTF-8 (they are quoted by the caller).
+/// in messages need not be UTF-8 (they are quoted by the caller). Plain on
+/// a terminal too: GNU's messages carry no escape sequences, and scripts
+/// that run under a pty (expect, script) compare them.
 pub fn error_bytes(parts: &[&[u8]]) {
     let mut line = Vec::with_capacity(128);
-    line.extend_from_slice(styled_progname().as_bytes());
+    line.extend_from_slice(progname().as_bytes());
     line.extend_from_slice(b": ");
     for p in parts {
         line.extend_from_slice(p);
@@ -78,7 +68,7 @@ pub fn usage_error(message: &str) {
 /// an invalid option byte as it is).
 pub fn usage_error_bytes(message: &[u8]) {
     let mut s = Vec::new();
-    s.extend_from_slice(styled_progname().as_bytes());
+    s.extend_from_slice(progname().as_bytes());
     s.extend_from_slice(b": ");
     s.extend_from_slice(message);
     s.push(b'\n');

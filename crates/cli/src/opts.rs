@@ -249,23 +249,14 @@ impl Doc {
     }
 
     /// `--help`, in GNU's layout, for the program name `prog` (argv[0]'s
-    /// basename: `ls` when lsr is installed as ls).
+    /// basename: `ls` when lsr is installed as ls). Plain text wherever it
+    /// goes, a terminal included, as GNU's.
     pub fn help(&self, prog: &str) -> String {
         self.help_styled(prog, &Plain)
     }
 
-    /// `--help` as printed on standard output: styled when that is a
-    /// terminal that wants colour ([`crate::style::on`]), plain otherwise.
-    pub fn help_on_stdout(&self, prog: &str) -> String {
-        if crate::style::on(1) {
-            self.help_styled(prog, &crate::style::Help)
-        } else {
-            self.help(prog)
-        }
-    }
-
-    /// `--help` with headings and option names styled (on a terminal).
-    pub fn help_styled(&self, prog: &str, st: &dyn Styler) -> String {
+    /// `--help` with headings and option names passed through `st`.
+    fn help_styled(&self, prog: &str, st: &dyn Styler) -> String {
         let mut s = String::new();
         for (i, u) in self.usage.iter().enumerate() {
             let lead = if i == 0 { st.heading("Usage:") } else { "  or: ".to_string() };
@@ -306,7 +297,8 @@ impl Doc {
     }
 }
 
-/// How `--help` styles its parts (colours on a terminal).
+/// How `--help` renders its headings and option names: [`Plain`], as
+/// GNU's, on a terminal too (lfind's `-help` renders through it as well).
 pub trait Styler {
     fn heading(&self, s: &str) -> String;
     fn option(&self, s: &str) -> String;
@@ -824,6 +816,26 @@ mod tests {
                 Item::Operand(b"f".to_vec()),
                 Item::Operand(b"-a".to_vec()),
                 Item::Operand(b"--".to_vec())
+            ]
+        );
+    }
+
+    /// Candidates of an ambiguous prefix come in the getopt order given
+    /// (GNU's table order, not the help table's), then the names that
+    /// order lacks (a tool's own options) in table order.
+    #[test]
+    fn ambiguity_lists_getopt_order_then_the_rest() {
+        let order: &[&str] = &["sorting", "size", "all"];
+        let p = Parser::new(OPTS, order, vec![b"--s".to_vec(), b"--a".to_vec()], false);
+        let items: Vec<_> = p.collect();
+        assert_eq!(
+            items,
+            vec![
+                Item::Error(UsageError::Ambiguous(
+                    b"--s".to_vec(),
+                    vec!["sorting", "size", "sort"]
+                )),
+                Item::Error(UsageError::Ambiguous(b"--a".to_vec(), vec!["all", "almost-all"])),
             ]
         );
     }

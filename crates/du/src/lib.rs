@@ -89,10 +89,10 @@ fn print_and_exit(text: &str) -> i32 {
 }
 
 fn usage_error(e: &ArgError) {
-    let styled = cli::msg::styled_progname();
+    let prog = cli::msg::progname();
     let mut s = Vec::new();
     for l in &e.lines {
-        s.extend_from_slice(styled.as_bytes());
+        s.extend_from_slice(prog.as_bytes());
         s.extend_from_slice(b": ");
         s.extend_from_slice(l);
         s.push(b'\n');

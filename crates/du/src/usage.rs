@@ -140,7 +140,7 @@ pub fn doc() -> Doc {
 }
 
 pub fn help(prog: &str) -> String {
-    doc().help_on_stdout(prog)
+    doc().help(prog)
 }
 
 /// `--version`: names ldu itself whatever argv[0] is, as GNU's does.

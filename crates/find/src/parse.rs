@@ -1024,10 +1024,7 @@ fn parser(id: Id) -> Option<ParseFn> {
         Id::Delete => |_, _| Ok(Prim::Delete),
         Id::Exec | Id::Execdir | Id::Ok | Id::Okdir => Parser::command,
         // Information: printed instead of walking.
-        Id::Help => |_, _| {
-            let styled = cli::style::on(1);
-            Err(ParseError::Print(primaries::help(cli::progname(), styled)))
-        },
+        Id::Help => |_, _| Err(ParseError::Print(primaries::help(cli::progname()))),
         Id::Version => |_, _| {
             Err(ParseError::Print(cli::opts::version("lfind", "find", ringio::Workload::Batches)))
         },

@@ -351,8 +351,8 @@ fn entry(p: &Primary) -> Entry {
 
 /// `-help`: GNU's layout — the usage line, then each group's primaries
 /// with their arguments, wrapped (the man page describes each one).
-pub fn help(prog: &str, styled: bool) -> String {
-    let st: &dyn cli::opts::Styler = if styled { &cli::style::Help } else { &cli::opts::Plain };
+pub fn help(prog: &str) -> String {
+    let st: &dyn cli::opts::Styler = &cli::opts::Plain;
     let d = doc();
     let mut s = format!("{} {prog} {}\n\n{}\n", st.heading("Usage:"), d.usage[0], d.about);
     for sec in &d.sections {

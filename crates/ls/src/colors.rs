@@ -228,6 +228,8 @@ impl Colors {
         self.is_colored(Key::Exec)
             || self.is_colored(Key::Setuid)
             || self.is_colored(Key::Setgid)
+            // GNU stats regular files when `ca` is coloured even though
+            // it never finds a capability (see `for_entry`).
             || self.is_colored(Key::Cap)
             || self.is_colored(Key::MultiHardlink)
     }
@@ -276,13 +278,14 @@ impl Colors {
         } else {
             key = match FileType::from_mode(mode) {
                 FileType::Regular => {
+                    // Never `ca`: GNU's ls as Debian builds it (without
+                    // libcap) finds no capability, so neither does lsr,
+                    // which then asks no getxattr per file for one.
                     let nlink = e.meta.map_or(1, |m| m.nlink);
                     if mode & libc::S_ISUID != 0 && self.is_colored(Key::Setuid) {
                         Key::Setuid
                     } else if mode & libc::S_ISGID != 0 && self.is_colored(Key::Setgid) {
                         Key::Setgid
-                    } else if self.is_colored(Key::Cap) && e.cap && !target {
-                        Key::Cap
                     } else if mode & 0o111 != 0 && self.is_colored(Key::Exec) {
                         Key::Exec
                     } else if nlink > 1 && self.is_colored(Key::MultiHardlink) && !target {

@@ -12,7 +12,10 @@ pub fn fit(widths: &[usize], line: usize, by_columns: bool) -> Vec<usize> {
         return vec![0];
     }
     let line = if line == 0 { usize::MAX } else { line };
-    let max_idx = (line / MIN_COLUMN_WIDTH).max(1);
+    // GNU rounds up: the last column needs no gap, so a line that is not a
+    // multiple of the narrowest column still holds one more (`-w4`: two
+    // one-character names, `a  b`).
+    let max_idx = line.div_ceil(MIN_COLUMN_WIDTH).max(1);
     let max_cols = max_idx.min(n);
     // The widths of every candidate layout (c columns at offset c(c-1)/2),
     // in one allocation made up front as GNU's init_column_info does: an
@@ -78,12 +81,16 @@ mod tests {
 
     #[test]
     fn fits_like_gnu() {
-        // Six 1-wide names in 10 columns: 3 per row down two rows.
+        // Six 1-wide names in 10 columns: four columns fit (the last one
+        // needs no gap), which down two rows fills only three, as in GNU.
         let w = fit(&[1; 6], 10, true);
-        assert_eq!(w.len(), 3);
-        assert_eq!(w, vec![3, 3, 3]);
+        assert_eq!(w, vec![3, 3, 3, 3]);
+        assert_eq!(6usize.div_ceil(w.len()), 2);
         // Everything on one line when unlimited.
         assert_eq!(fit(&[5, 5], 0, true), vec![7, 5]);
+        // `ls -w4 -x a b`: two columns, the last one's gap not counted.
+        assert_eq!(fit(&[1, 1], 4, false), vec![3, 3]);
+        assert_eq!(fit(&[1, 1], 2, false), vec![3]);
         let mut v = Vec::new();
         indent(&mut v, 3, 17, 8);
         assert_eq!(v, b"\t\t ");

@@ -262,8 +262,6 @@ pub struct Entry {
     pub target_broken: bool,
     /// A POSIX ACL beyond the mode bits (`+` in -l).
     pub acl: bool,
-    /// Has file capabilities (colour `ca`).
-    pub cap: bool,
     /// The SELinux context (`security.selinux`, without its NUL), when
     /// the file has one and `-l`/`-Z` asked.
     pub scontext: Option<Box<[u8]>>,

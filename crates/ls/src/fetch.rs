@@ -1,5 +1,5 @@
 //! What ls asks about each entry besides its name: the stat, and for `-l`
-//! the link target, ACL, capability and security-context questions, as
+//! the link target, ACL and security-context questions, as
 //! engine operations tagged with the entry's index; and what each answer
 //! means for the entry.
 
@@ -15,7 +15,6 @@ use crate::plan::Plan;
 
 const ACL_ACCESS: &CStr = c"system.posix_acl_access";
 const ACL_DEFAULT: &CStr = c"system.posix_acl_default";
-const CAPABILITY: &CStr = c"security.capability";
 pub(crate) const SELINUX: &CStr = c"security.selinux";
 
 /// What an entry-level token asks for (low bits of the token).
@@ -24,7 +23,6 @@ const OP_TARGET: u64 = 1;
 const OP_READLINK: u64 = 2;
 const OP_ACL: u64 = 3;
 const OP_ACL_DEFAULT: u64 = 4;
-const OP_CAP: u64 = 5;
 /// The O_PATH open of an entry handled through a descriptor (see [`ByFd`]).
 pub(crate) const OP_OPATH: u64 = 6;
 /// The list of an entry's extended attribute names: ACLs and a security
@@ -226,10 +224,9 @@ impl Fetch {
     ) {
         if self.xlist_with_stat(eng, plan, t) {
             let tk = tok(i, OP_STAT_XLIST);
+            // The list answers the ACL and context questions: nothing else
+            // is asked of a file that is not a link.
             eng.statx_xattrs(tk, dirfd, name, flags, self.mask, true, XLIST_NAMES);
-            // The list answers the ACL and context questions; the rest (a
-            // capability, with colours) as before.
-            self.push_followups_but(eng, plan, i, (name, dirfd), t, true);
             return;
         }
         eng.statx(tok(i, OP_STAT), dirfd, name, flags, self.mask);
@@ -244,20 +241,6 @@ impl Fetch {
         i: usize,
         (name, dirfd): (&[u8], RawFd),
         t: FileType,
-    ) {
-        self.push_followups_but(eng, plan, i, (name, dirfd), t, false);
-    }
-
-    /// [`Fetch::push_followups`], without the ACL queries when `skip_acl`
-    /// (an entry handled through a descriptor asks them there).
-    fn push_followups_but(
-        &mut self,
-        eng: &mut Engine,
-        plan: &Plan,
-        i: usize,
-        (name, dirfd): (&[u8], RawFd),
-        t: FileType,
-        skip_acl: bool,
     ) {
         let long = plan.long() || plan.json;
         let deref_all = plan.deref == Deref::Always;
@@ -276,9 +259,9 @@ impl Fetch {
             }
         }
         let not_link = t != FileType::Link || deref_all;
-        let wants_acl = long && not_link && !self.no_acl && !skip_acl;
+        let wants_acl = long && not_link && !self.no_acl;
         // GNU shows a file's SELinux context with -Z, and marks it `.` in -l.
-        let wants_label = (long || plan.context) && !self.no_label && !skip_acl;
+        let wants_label = (long || plan.context) && !self.no_label;
         let getxattr_each = eng.prefers_getxattr();
         if wants_acl || (wants_label && getxattr_each) {
             // GNU asks getxattr (following links) of the file's path; relative
@@ -326,11 +309,6 @@ impl Fetch {
             // -Z alone, or a symlink under -l: its own context (lgetxattr).
             let b = Vec::with_capacity(256);
             eng.getxattr(tok(i, OP_LABEL), dirfd, name, SELINUX, not_link, b);
-        }
-        if t == FileType::Regular
-            && plan.colors.as_ref().is_some_and(|c| c.is_colored(crate::colors::Key::Cap))
-        {
-            eng.getxattr(tok(i, OP_CAP), dirfd, name, CAPABILITY, false, Vec::new());
         }
     }
 
@@ -439,9 +417,6 @@ impl Fetch {
                 left += 1;
             }
         }
-        // The other follow-ups (the capability, with colours) by name.
-        let name: &[u8] = &list.entries[i].name;
-        self.push_followups_but(eng, plan, i, (name, dirfd), t, true);
         if left == 0 {
             self.by_fd_close(eng, fd, list.entries, dirfd);
         } else {
@@ -574,11 +549,6 @@ pub(crate) fn store(
             }
             Err(err) => refused.label = err == Errno(libc::EOPNOTSUPP),
         },
-        OP_CAP => {
-            if matches!(c.result, Ok(n) if n > 0) {
-                e.cap = true;
-            }
-        }
         _ => {}
     }
     refused

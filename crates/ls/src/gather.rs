@@ -258,6 +258,7 @@ impl Gather {
             main_getxattr: self.main_getxattr,
             ignore_dtype: self.ignore_dtype,
             deref_all: plan.deref == Deref::Always,
+            prefix: gnu_prefix_len(path),
             listing: Listing::default(),
         };
         let out = self.lister.list(path, want_id, &mut rd)?;
@@ -280,8 +281,25 @@ struct ReadDir<'a> {
     ignore_dtype: bool,
     /// `-L`: every entry's stat follows links.
     deref_all: bool,
+    /// How many bytes the directory adds before an entry's name in the
+    /// path GNU stats it by ([`gnu_prefix_len`]).
+    prefix: usize,
     listing: Listing,
 }
+
+/// The length of what GNU's ls puts before an entry's name in the path it
+/// stats the entry by: nothing in `.`, else the directory and a `/` unless
+/// it ends in one (`crate::attach`).
+fn gnu_prefix_len(dir: &[u8]) -> usize {
+    match dir {
+        b"." => 0,
+        _ if dir.ends_with(b"/") => dir.len(),
+        _ => dir.len() + 1,
+    }
+}
+
+/// The longest path the kernel takes (PATH_MAX counts the NUL).
+const PATH_MAX: usize = libc::PATH_MAX as usize;
 
 impl Sink for ReadDir<'_> {
     fn begin(&mut self, dir: &mut Dir<'_>) {
@@ -303,6 +321,30 @@ impl Sink for ReadDir<'_> {
         let i = self.listing.entries.len();
         self.listing.entries.push(Entry::new(name, t, ino));
         let t = FileType::from_dtype(t);
+        // GNU stats an entry by its path from the working directory, where
+        // this one goes from the directory's descriptor: the two differ
+        // only where the path is too long for the kernel, or, under -L,
+        // takes the kernel past its 40 symbolic links (with the links that
+        // led to the directory: -RL through a chain of links). Both are
+        // GNU's "cannot access" error and a row of `?`, so the first is
+        // answered here, and under -L what may be a link is stat'ed by that
+        // path (its follow-ups once its type is known, see `complete`).
+        if self.prefix + name.len() >= PATH_MAX {
+            if plan.stat_entry(t) {
+                let e = Errno(libc::ENAMETOOLONG);
+                self.listing.entries[i].stat_err = Some(e);
+                self.listing.errors.push((i, e));
+            }
+            return;
+        }
+        if self.deref_all && matches!(t, FileType::Link | FileType::Unknown) {
+            if plan.stat_entry(t) {
+                let path = crate::attach(dir.path, name);
+                let flags = listing::open::entry_stat_flags(true, name);
+                dir.eng.statx(tok(i, OP_STAT), libc::AT_FDCWD, &path, flags, self.f.mask);
+            }
+            return;
+        }
         if self.f.use_by_fd(plan, dir.remote, t) && name != b"." && name != b".." {
             self.f.by_fd.add(i);
             return;
@@ -342,7 +384,11 @@ impl Sink for ReadDir<'_> {
             self.f.by_fd_opened((dir.eng, dir.fd), plan, list, i, c.take_fd());
             return;
         }
-        let was_unknown = op == OP_STAT && l.entries[i].dtype == ringio::dtype::UNKNOWN;
+        // Entries stat'ed before their follow-ups were known: those of
+        // unknown type, and under -L the links (see `entry`).
+        let dtype = l.entries[i].dtype;
+        let was_unknown = op == OP_STAT
+            && (dtype == ringio::dtype::UNKNOWN || (self.deref_all && dtype == ringio::dtype::LNK));
         let refused = store(&mut l.entries, &mut l.errors, &mut l.link_errors, c);
         self.f.no_acl |= refused.acl;
         self.f.no_label |= refused.label;

@@ -155,51 +155,54 @@ pub const OPTIONS: &[Opt<Id>] = &[
     Opt::long("version", Id::Version, "print the version and the I/O engine, and exit"),
 ];
 
-/// GNU ls's long-option table order: ambiguity messages list the
-/// candidates in this order.
+/// GNU ls's long-option table order (coreutils 9.1's, which is neither
+/// alphabetical nor --help's): getopt lists the candidates of an ambiguous
+/// prefix in this order, `ls --s` as '--size' '--si' '--show-control-chars'
+/// '--sort'. Our own options (--icons, --tree, --json) are not in GNU's
+/// table and come after it.
 pub const GETOPT_ORDER: &[&str] = &[
     "all",
-    "almost-all",
-    "author",
     "escape",
-    "block-size",
-    "ignore-backups",
-    "color",
     "directory",
     "dired",
-    "classify",
-    "file-type",
-    "format",
     "full-time",
     "group-directories-first",
-    "no-group",
     "human-readable",
+    "inode",
+    "kibibytes",
+    "numeric-uid-gid",
+    "no-group",
+    "hide-control-chars",
+    "reverse",
+    "size",
+    "width",
+    "almost-all",
+    "ignore-backups",
+    "classify",
+    "file-type",
     "si",
     "dereference-command-line",
     "dereference-command-line-symlink-to-dir",
     "hide",
-    "hyperlink",
-    "indicator-style",
-    "inode",
     "ignore",
-    "kibibytes",
+    "indicator-style",
     "dereference",
-    "numeric-uid-gid",
     "literal",
-    "hide-control-chars",
-    "show-control-chars",
     "quote-name",
     "quoting-style",
-    "reverse",
     "recursive",
-    "size",
+    "format",
+    "show-control-chars",
     "sort",
+    "tabsize",
     "time",
     "time-style",
-    "tabsize",
-    "width",
-    "context",
     "zero",
+    "color",
+    "hyperlink",
+    "block-size",
+    "context",
+    "author",
     "help",
     "version",
 ];
@@ -250,7 +253,7 @@ pub fn doc() -> Doc {
 }
 
 pub fn text(prog: &str) -> String {
-    doc().help_on_stdout(prog)
+    doc().help(prog)
 }
 
 /// `--version`: names lsr itself whatever argv[0] is, as GNU's does.
@@ -263,5 +266,48 @@ mod tests {
     #[test]
     fn table_is_consistent() {
         cli::opts::check_table(super::OPTIONS, super::GETOPT_ORDER).unwrap();
+    }
+
+    /// Every long option of the table is in GNU's order but ours, which
+    /// come last.
+    #[test]
+    fn getopt_order_is_gnus_then_ours() {
+        let ours = ["icons", "tree", "json"];
+        for o in super::OPTIONS.iter().filter_map(|o| o.long) {
+            assert!(
+                super::GETOPT_ORDER.contains(&o) != ours.contains(&o),
+                "--{o}: in GNU's table order exactly when GNU ls has it"
+            );
+        }
+    }
+
+    /// Ambiguous prefixes, as GNU ls 9.1 (glibc's getopt) words them.
+    #[test]
+    fn ambiguities_in_gnus_order() {
+        use cli::opts::{Item, Parser};
+        let msg = |arg: &str| -> String {
+            let p = Parser::new(super::OPTIONS, super::GETOPT_ORDER, vec![arg.into()], false);
+            p.into_iter()
+                .find_map(|i| match i {
+                    Item::Error(e) => Some(e.text()),
+                    _ => None,
+                })
+                .unwrap()
+        };
+        let gnu = [
+            ("--s", "'--size' '--si' '--show-control-chars' '--sort'"),
+            ("--c", "'--classify' '--color' '--context'"),
+            ("--f", "'--full-time' '--file-type' '--format'"),
+            ("--h", "'--human-readable' '--hide-control-chars' '--hide' '--hyperlink' '--help'"),
+            ("--n", "'--numeric-uid-gid' '--no-group'"),
+            ("--in", "'--inode' '--indicator-style'"),
+            ("--hi", "'--hide-control-chars' '--hide'"),
+            // Ours after GNU's: --tree, --icons.
+            ("--t", "'--tabsize' '--time' '--time-style' '--tree'"),
+            ("--i", "'--inode' '--ignore-backups' '--ignore' '--indicator-style' '--icons'"),
+        ];
+        for (arg, names) in gnu {
+            assert_eq!(msg(arg), format!("option '{arg}' is ambiguous; possibilities: {names}"));
+        }
     }
 }

@@ -55,9 +55,6 @@ pub fn run() -> i32 {
             return arg_error_status(&e);
         }
     };
-    if a.color_given && a.color == args::When::Never {
-        cli::style::disable();
-    }
     if a.help {
         let mut out = Out::stdout();
         out.write(help::text(cli::progname()).as_bytes());
@@ -124,7 +121,7 @@ struct Pending {
     /// Handed to the read-ahead (see [`prefetch`]).
     requested: bool,
     /// A marker, not a directory: the subtree of this (dev, ino) is done
-    /// (-R -L loop detection only refuses ancestors, as GNU does).
+    /// (-R loop detection only refuses ancestors, as GNU does).
     done: Option<ringio::DevIno>,
 }
 
@@ -141,7 +138,7 @@ pub struct Ls<'a> {
     pending: Vec<Pending>,
     first_header: bool,
     print_dir_name: bool,
-    /// (dev, ino) of directories being listed, for -L -R loop detection.
+    /// (dev, ino) of directories being listed, for -R loop detection.
     active: Vec<ringio::DevIno>,
     /// `-R` read-ahead (see [`prefetch`]).
     prefetch: Option<prefetch::Prefetch>,
@@ -408,7 +405,11 @@ impl<'a> Ls<'a> {
             }
             return;
         }
-        let want_id = plan.recursive && plan.deref == Deref::Always;
+        // -R refuses a directory that is one of its own ancestors, as GNU
+        // does (by the open directory's device and inode): with -L a
+        // symlink loop, without it a bind mount of a directory below
+        // itself.
+        let want_id = plan.recursive;
         let ahead = self.prefetch.as_mut().and_then(|pf| pf.take(&p.name));
         let listing = match ahead.unwrap_or_else(|| self.gather.read_dir(plan, &p.name, want_id)) {
             Ok(l) => l,
@@ -561,7 +562,8 @@ impl<'a> Ls<'a> {
                 return;
             }
             let birth = plan.time == TimeKind::Birth || plan.json;
-            self.prefetch = prefetch::start(plan, birth, want_id, readers, remote);
+            let ahead = plan.deref != Deref::Always;
+            self.prefetch = prefetch::start(plan, birth, want_id, ahead, readers, remote);
             self.prefetch_warm = self.prefetch.as_ref().map_or(0, |p| p.readers());
         }
         let Some(pf) = self.prefetch.as_mut() else { return };

@@ -391,14 +391,20 @@ fn quoters(quoting: Style, indicator: Indicator) -> (Quoter, Quoter) {
     (quoter, dir_quoter)
 }
 
-/// The line length: -w, else (when the format or colour uses it)
-/// COLUMNS, else the terminal's width, else 80.
+/// The line length: -w, else (when the format or colour uses it) the
+/// width of the terminal on standard output, else COLUMNS, else 80. GNU's
+/// order: COLUMNS is read only where the terminal gives no width (not a
+/// terminal, or a width of 0), so a stale COLUMNS never beats the real
+/// width, nor is it warned about then.
 fn line_width(a: &Args, env: &Env, uses_width: bool, warn: &mut Warnings) -> usize {
     if let Some(w) = a.width {
         return w;
     }
     if !uses_width {
         return 80;
+    }
+    if let Some(w) = env.term_width {
+        return w;
     }
     if let Some(c) = env.columns.as_deref().filter(|c| !c.is_empty()) {
         match crate::args::line_length(c) {
@@ -409,7 +415,7 @@ fn line_width(a: &Args, env: &Env, uses_width: bool, warn: &mut Warnings) -> usi
             )),
         }
     }
-    env.term_width.unwrap_or(80)
+    80
 }
 
 /// The colours, when colour is wanted: from LS_COLORS, COLORTERM and

@@ -1,7 +1,9 @@
 //! `-R`: the next directories are read ahead by other threads (see
 //! `listing::ahead`), each reader with its own gatherer. (With `-L` the
 //! readers don't go ahead on their own: a symlink loop would have them
-//! fill the bound with paths the main thread refuses.)
+//! fill the bound with paths the main thread refuses. Without it a loop —
+//! a bind mount of a directory below itself — ends where the mount does,
+//! so going ahead stays finite.)
 
 use ringio::Errno;
 
@@ -50,20 +52,21 @@ impl listing::ahead::Source for Reader {
     }
 }
 
-/// Starts the readers (at most `readers`); None if no thread could be
-/// started.
+/// Starts the readers (at most `readers`), which stat each directory for
+/// its identity when `want_id` and go on into subdirectories on their own
+/// when `ahead`; None if no thread could be started.
 pub fn start(
     plan: &Plan,
     birth: bool,
     want_id: bool,
+    ahead: bool,
     readers: usize,
     remote: bool,
 ) -> Option<Prefetch> {
     // The main gatherer keeps the full depth; the readers share the rest.
     let per = ringio::workers_each(READERS, remote);
     let plan = plan.clone();
-    // With -L (want_id) only what the main thread asks for.
     let make =
         move || Reader { gather: Gather::with_threads(birth, per), plan: plan.clone(), want_id };
-    Prefetch::start(readers.min(READERS), "lsr-read", !want_id, make)
+    Prefetch::start(readers.min(READERS), "lsr-read", ahead, make)
 }
