@@ -1,5 +1,4 @@
 cli::sigpipe_hook!();
-cli::stdio_hook!();
 
 fn main() {
     cli::init("lcat", cli::locale::Domain::Coreutils);

@@ -135,7 +135,7 @@ pub struct Cat {
 impl Cat {
     /// Examines standard output and sets up the loop.
     pub fn new(opts: FormatOpts, eng: Engine) -> Result<Cat, Fatal> {
-        if libcw::stdio::closed_at_start(STDOUT) {
+        if libcw::stdfds::was_closed(STDOUT) {
             return Err(Fatal::StdoutStat(Errno(libc::EBADF)));
         }
         let st = kc::fstat(STDOUT).map_err(Fatal::StdoutStat)?;
@@ -156,11 +156,6 @@ impl Cat {
             private_pipe: None,
             used_stdin: false,
         }
-    }
-
-    /// The output's kind (for tests and diagnostics).
-    pub fn output_kind(&self) -> Kind {
-        self.out_kind
     }
 
     /// Waits for the one outstanding operation.
@@ -188,7 +183,7 @@ impl Cat {
         let stdin = name == b"-";
         let fd = if stdin {
             self.used_stdin = true;
-            if libcw::stdio::closed_at_start(STDIN) {
+            if libcw::stdfds::was_closed(STDIN) {
                 // The runtime put /dev/null there; GNU cat finds it closed.
                 return Err(file_err(FileErrorKind::Stat(Errno(libc::EBADF))));
             }
@@ -466,7 +461,7 @@ impl Cat {
         self.flush().map_err(|e| FinishError::Fatal(Fatal::Write(e)))?;
         if self.used_stdin {
             self.used_stdin = false;
-            if libcw::stdio::closed_at_start(STDIN) {
+            if libcw::stdfds::was_closed(STDIN) {
                 return Err(FinishError::CloseStdin(Errno(libc::EBADF)));
             }
             self.eng.close(0, STDIN);

@@ -236,10 +236,6 @@ impl Formatter {
         }
     }
 
-    pub fn opts(&self) -> FormatOpts {
-        self.opts
-    }
-
     /// Formats `input` (the next bytes of the concatenated input) onto `out`.
     pub fn feed(&mut self, input: &[u8], out: &mut Vec<u8>) {
         if !self.line_oriented {

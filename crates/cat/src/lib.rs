@@ -8,9 +8,9 @@
 #![forbid(unsafe_code)]
 
 pub mod args;
-pub mod copy;
-pub mod error;
-pub mod format;
+mod copy;
+mod error;
+mod format;
 
 use std::ffi::OsString;
 

@@ -81,15 +81,3 @@ pub fn init(default_name: &str, domain: locale::Domain) {
     libcw::mem::adapt_to_limits();
     libcw::sigpipe::restore();
 }
-
-/// Records which of stdin/stdout/stderr were closed at start, before Rust's
-/// runtime reopens them on /dev/null (see `libcw::stdio`). Invoke once
-/// at the top level of a binary that reports closed descriptors as GNU does.
-#[macro_export]
-macro_rules! stdio_hook {
-    () => {
-        #[used]
-        #[link_section = ".init_array"]
-        static RECORD_STDIO: extern "C" fn() = $crate::__libcw::stdio::record;
-    };
-}

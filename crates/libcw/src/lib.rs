@@ -29,7 +29,6 @@ pub mod seccomp;
 pub mod signal;
 pub mod sigpipe;
 pub mod stdfds;
-pub mod stdio;
 pub mod time;
 pub mod users;
 

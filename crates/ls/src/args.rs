@@ -3,12 +3,11 @@
 //! into [`Args`], the raw choices before the plan resolves defaults.
 
 use std::ffi::OsString;
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::ffi::OsStringExt;
 
 use cli::opts::{Item, Parser};
 use cli::quote::Style;
 use cli::size::SizeFormat;
-use cli::timefmt::TimeStyle;
 
 use crate::help::{Id, GETOPT_ORDER, OPTIONS};
 
@@ -83,7 +82,6 @@ pub struct Args {
     pub reverse: bool,
     pub time: TimeKind,
     pub time_style: Option<String>,
-    pub full_time: bool,
     pub file_size: Option<SizeFormat>,
     pub block_size: Option<SizeFormat>,
     pub kibibytes: bool,
@@ -130,7 +128,6 @@ impl Default for Args {
             reverse: false,
             time: TimeKind::Mtime,
             time_style: None,
-            full_time: false,
             file_size: None,
             block_size: None,
             kibibytes: false,
@@ -325,7 +322,6 @@ fn apply(a: &mut Args, id: Id, v: Option<OsString>) -> Result<(), ArgError> {
         Id::Format => a.format = Some(choice(&val(), "--format", FORMATS)?),
         Id::FullTime => {
             a.format = Some(Format::Long);
-            a.full_time = true;
             a.time_style = Some("full-iso".into());
         }
         Id::DirsFirst => a.dirs_first = true,
@@ -474,16 +470,6 @@ fn tree_depth(d: &OsString) -> Result<usize, ArgError> {
         // Not a GNU option: no catalog has this.
         ArgError::Plain([b"invalid tree depth: ".as_slice(), &quote_arg(&s(d))].concat())
     })
-}
-
-/// Validates a time style value (from --time-style or TIME_STYLE).
-pub fn time_style(v: &str) -> Option<TimeStyle> {
-    TimeStyle::parse(v)
-}
-
-/// Bytes of an OsString argument.
-pub fn bytes(v: &std::ffi::OsStr) -> &[u8] {
-    v.as_bytes()
 }
 
 #[cfg(test)]

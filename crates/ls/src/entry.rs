@@ -222,25 +222,6 @@ impl std::fmt::Debug for Name {
     }
 }
 
-/// Reserves room in `entries` for the rest of a directory of `dir_bytes`
-/// (its `st_size`), so that the array is not grown step by step: on the
-/// heap each doubling copied it and faulted in the copy (a tenth of `lsr
-/// -al`'s time on 100,000 files). A directory costs ext4 about 36 bytes
-/// per 16-byte name, btrfs twice the names' bytes, tmpfs 20 per name: at
-/// 20 the estimate is rarely short, and room never written costs address space,
-/// not memory — except under `ulimit -v`, where nothing is reserved (nor
-/// when the room can't be had: the array then grows as it would have).
-pub fn reserve_for_dir(entries: &mut Vec<Entry>, dir_bytes: u64) {
-    /// Beyond this the array grows as it fills (a directory's size never
-    /// shrinks: one that once held millions of names may hold few now).
-    const MAX_GUESS: usize = 1 << 20;
-    if libcw::mem::address_space_limited() {
-        return;
-    }
-    let guess = usize::try_from(dir_bytes / 20).unwrap_or(MAX_GUESS).min(MAX_GUESS);
-    let _ = entries.try_reserve(guess.saturating_sub(entries.len()));
-}
-
 /// One file to print.
 #[derive(Clone, Debug, Default)]
 pub struct Entry {

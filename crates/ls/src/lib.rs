@@ -8,24 +8,24 @@
 
 #![forbid(unsafe_code)]
 
-pub mod args;
-pub mod beside;
+mod args;
+mod beside;
 mod collate;
-pub mod colors;
-pub mod columns;
-pub mod entry;
-pub mod error;
+mod colors;
+mod columns;
+mod entry;
+mod error;
 mod fetch;
-pub mod gather;
+mod gather;
 pub mod help;
-pub mod icons;
-pub mod json;
-pub mod long;
-pub mod name;
-pub mod plan;
+mod icons;
+mod json;
+mod long;
+mod name;
+mod plan;
 mod prefetch;
-pub mod print;
-pub mod sort;
+mod print;
+mod sort;
 
 use cli::users::Users;
 use cli::Out;

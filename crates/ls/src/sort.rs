@@ -39,9 +39,10 @@ pub(crate) fn dir_like(e: &Entry) -> bool {
     }
 }
 
-/// Sorts `v` in place. `width` gives the display width of a name, for
-/// `--sort=width`.
-pub fn sort_entries(
+/// Sorts `v` in place (the tests' way to see an order applied). `width`
+/// gives the display width of a name, for `--sort=width`.
+#[cfg(test)]
+fn sort_entries(
     v: &mut [Entry],
     key: Sort,
     time: TimeKind,
@@ -52,7 +53,7 @@ pub fn sort_entries(
     order_entries(v, key, time, reverse, dirs_first, width).apply(v);
 }
 
-/// The order to show a listing's entries in, as [`sort_entries`] would
+/// The order to show a listing's entries in, as sorting them in place would
 /// leave them, without moving them: a long listing is printed through it
 /// ([`Order::at`]). Moving every ~200-byte entry to its place was a third
 /// of a 100,000-entry `lsr -al`'s user time, on one core after every
@@ -99,7 +100,7 @@ impl Order {
     }
 }
 
-/// The order [`sort_entries`] sorts `v` into.
+/// The order `v`'s entries go in.
 pub fn order_entries(
     v: &[Entry],
     key: Sort,

@@ -155,7 +155,7 @@ pub struct Config {
 /// nothing from the ring. With a single CPU there is nothing to share, so
 /// inline syscalls avoid the hand-off cost.
 ///
-/// On high-latency file systems (see [`Engine::adapt_to`]) the pool stays
+/// On high-latency file systems (see [`Engine::openat`]) the pool stays
 /// the choice: through a FUSE mount delaying each request 1 ms (`cargo xtask
 /// bench --slowfs 1ms`, 2 CPUs) it matched or beat the ring with raised io-wq
 /// workers in wall time (lsr -l 10k files 0.42 vs 0.44 s, lfind on a 20k tree
@@ -424,24 +424,9 @@ impl Engine {
         }
     }
 
-    /// Raises the in-flight depth if `fd` lives on a high-latency file system
-    /// (FUSE, NFS, SMB, 9p, Ceph, Lustre, …): more pool workers, or more io-wq
-    /// workers for the ring, up to `RINGIO_DEPTH` (default 64). Returns the
-    /// file system's name when it did. An explicit `RINGIO_THREADS` wins.
-    ///
-    /// Engines do this by themselves for the directories they open from the
-    /// current directory or an absolute path (see [`Engine::openat`]); this
-    /// is for descriptors that come from elsewhere.
-    pub fn adapt_to(&mut self, fd: RawFd) -> Option<&'static str> {
-        let fs = crate::sys::fs::high_latency_fd(fd)?;
-        self.raise_depth(crate::sys::fs::remote_depth());
-        self.adapted = true;
-        Some(fs)
-    }
-
     /// The high-latency file system this engine adapted to, if it did
-    /// (by itself, through [`Engine::adapt_to`], or because another engine
-    /// of the process found one: see [`crate::sys::fs::seen`]).
+    /// (by itself, or because another engine of the process found one: see
+    /// [`crate::sys::fs::seen`]).
     pub fn high_latency(&mut self) -> Option<&'static str> {
         self.follow_process();
         if self.adapted {
@@ -500,7 +485,7 @@ impl Engine {
     /// an absolute path — where a tool starts its work — is checked on
     /// completion with one `fstatfs`: on a high-latency file system (FUSE,
     /// NFS, …) this and every other engine of the process raise their
-    /// in-flight depth, as [`Engine::adapt_to`] does. Once one was found
+    /// in-flight depth (up to `RINGIO_DEPTH`, default 64). Once one was found
     /// nothing is checked any more. Directories opened relative to another
     /// directory's descriptor are not checked (they are on its file system
     /// but across mount points).
