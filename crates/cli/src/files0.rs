@@ -36,12 +36,12 @@ pub fn split(data: &[u8], from_stdin: bool) -> Vec<Name> {
 /// Why a file named on the command line could not be read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReadError {
-    Open(ringio::Errno),
-    Read(ringio::Errno),
+    Open(libcw::Errno),
+    Read(libcw::Errno),
 }
 
 impl ReadError {
-    pub fn errno(self) -> ringio::Errno {
+    pub fn errno(self) -> libcw::Errno {
         match self {
             ReadError::Open(e) | ReadError::Read(e) => e,
         }
@@ -51,7 +51,7 @@ impl ReadError {
 /// Reads a file named on the command line (`-` = standard input).
 pub fn read_named_file(name: &[u8]) -> Result<Vec<u8>, ReadError> {
     use std::io::Read;
-    let errno = |e: std::io::Error| ringio::Errno(e.raw_os_error().unwrap_or(libc::EIO));
+    let errno = |e: std::io::Error| libcw::Errno(e.raw_os_error().unwrap_or(libc::EIO));
     let mut data = Vec::new();
     if name == b"-" {
         std::io::stdin().lock().read_to_end(&mut data).map_err(|e| ReadError::Read(errno(e)))?;

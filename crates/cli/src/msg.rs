@@ -45,7 +45,7 @@ pub fn error_bytes(parts: &[&[u8]]) {
 
 /// GNU's close_stdout complaint: `prog: write error` (translated), with
 /// the errno's text when there is one.
-pub fn write_error(e: Option<ringio::Errno>) {
+pub fn write_error(e: Option<libcw::Errno>) {
     let head = crate::locale::tr(c"write error");
     match e {
         Some(e) => error_bytes(&[head, b": ", e.message().as_bytes()]),

@@ -9,7 +9,8 @@
 
 use std::os::fd::RawFd;
 
-use ringio::{sys, Errno};
+use libcw::Errno;
+use ringio::sys;
 
 /// A buffered writer on a descriptor (stdout by default).
 pub struct Out {

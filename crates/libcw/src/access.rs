@@ -5,7 +5,7 @@ use std::ffi::CStr;
 use std::os::fd::RawFd;
 
 use crate::retry;
-use ringio::Errno;
+use crate::Errno;
 
 /// `faccessat(dirfd, name, mode, 0)`: whether the real user may access the
 /// file (following symlinks, as access(2) does).

@@ -16,6 +16,7 @@
 //! the engine needs nothing from here.
 
 pub mod access;
+mod errno;
 pub mod fnmatch;
 pub mod locale;
 pub mod mem;
@@ -29,13 +30,14 @@ pub mod seccomp;
 pub mod signal;
 pub mod sigpipe;
 pub mod stdfds;
+pub mod sync;
 pub mod time;
 pub mod users;
 
 use std::ffi::CStr;
 use std::os::fd::RawFd;
 
-use ringio::Errno;
+pub use errno::Errno;
 
 /// Runs a syscall wrapper until it returns something other than EINTR;
 /// `-1` becomes the thread's errno.

@@ -191,7 +191,7 @@ impl Regex {
                 bits: 0,
             })),
         };
-        let _guard = ringio::sync::lock(&COMPILE);
+        let _guard = crate::sync::lock(&COMPILE);
         // SAFETY: re_set_syntax only stores the global; the lock above keeps
         // other compilations from racing it. The pattern pointer and length
         // describe a live slice (glibc reads exactly `length` bytes); the

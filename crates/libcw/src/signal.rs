@@ -4,7 +4,7 @@
 
 use std::sync::atomic::{AtomicI32, Ordering};
 
-use ringio::Errno;
+use crate::Errno;
 
 /// The terminating signal that arrived (0: none).
 static SIGNALLED: AtomicI32 = AtomicI32::new(0);

@@ -28,10 +28,8 @@ pub mod cold;
 pub mod dirent;
 mod engine;
 mod env;
-mod errno;
 mod exec;
 mod op;
-pub mod sync;
 pub mod sys;
 mod walkers;
 
@@ -40,7 +38,9 @@ pub use engine::{
     default_backend, helper_threads, helper_threads_now, uring_available, uring_description,
     workers_each, Backend, Config, Engine, Workload,
 };
-pub use errno::Errno;
+// The base types live with the C library's wrappers, so that crates
+// needing only them don't depend on the engine.
+pub use libcw::{sync, Errno};
 pub use op::{Completion, Data, Token, DEFAULT_DENTS_BUF};
 pub use sys::{DevIno, Statx};
 pub use walkers::Walkers;

@@ -4,8 +4,8 @@ use std::ffi::CStr;
 use std::os::fd::RawFd;
 
 use crate::arena::PathPtr;
-use crate::errno::Errno;
 use crate::sys::{self, Statx};
+use crate::Errno;
 
 /// The caller's tag for one operation; every pushed operation produces
 /// exactly one [`Completion`] carrying it.

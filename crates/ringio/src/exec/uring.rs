@@ -31,9 +31,9 @@ use io_uring::{cqueue, opcode, types, IoUring, Probe};
 
 use super::threads::ThreadExec;
 use super::Job;
-use crate::errno::Errno;
 use crate::op::{Completion, Data, Op, Token};
 use crate::sys::{statx_zeroed, Statx};
+use crate::Errno;
 
 /// What the kernel accepted when probed once per process.
 pub(crate) struct Caps {

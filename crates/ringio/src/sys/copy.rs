@@ -16,7 +16,7 @@
 use std::os::fd::{FromRawFd, OwnedFd, RawFd};
 
 use super::retry;
-use crate::errno::Errno;
+use crate::Errno;
 
 /// The C library's `struct stat`.
 pub type Stat = libc::stat;

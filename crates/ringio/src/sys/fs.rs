@@ -11,7 +11,7 @@ use std::ffi::CStr;
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use crate::errno::Errno;
+use crate::Errno;
 
 /// f_type magic numbers (linux/magic.h and the file systems' sources).
 const REMOTE: &[(i64, &str)] = &[

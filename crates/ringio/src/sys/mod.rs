@@ -20,7 +20,12 @@ use std::ffi::CStr;
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use crate::errno::{check, Errno};
+use crate::Errno;
+
+/// A raw syscall return value as a `Result` (see [`Errno::check`]).
+fn check(ret: libc::c_long) -> Result<usize, Errno> {
+    Errno::check(ret)
+}
 
 pub mod copy;
 

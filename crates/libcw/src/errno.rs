@@ -64,12 +64,14 @@ impl From<Errno> for std::io::Error {
     }
 }
 
-/// Turns a raw syscall return value (`-1` with errno set) into a `Result`.
-pub(crate) fn check(ret: libc::c_long) -> Result<usize, Errno> {
-    if ret < 0 {
-        Err(Errno::last())
-    } else {
-        Ok(ret as usize)
+impl Errno {
+    /// A raw syscall return value (`-1` with errno set) as a `Result`.
+    pub fn check(ret: libc::c_long) -> Result<usize, Errno> {
+        if ret < 0 {
+            Err(Errno::last())
+        } else {
+            Ok(ret as usize)
+        }
     }
 }
 
