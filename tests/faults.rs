@@ -1,4 +1,4 @@
-//! The fault suite (issue 9): every tool under hostile conditions, with
+//! The fault suite: every tool under hostile conditions, with
 //! GNU's behaviour under the same condition as the reference.
 //!
 //! Every case runs its commands with a deadline ([`Case::run`]): a hang

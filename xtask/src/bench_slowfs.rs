@@ -1,7 +1,6 @@
 //! `cargo xtask bench --slowfs LATENCY`: our tools against GNU and the peers
 //! on a slow file system — the fixtures seen through a `cargo xtask slowfs`
-//! mount that delays every metadata request by LATENCY with caching off
-//! (issue 8).
+//! mount that delays every metadata request by LATENCY with caching off.
 //!
 //! Method: the release binaries are built, the fixtures directory is
 //! mounted (a foreground `xtask slowfs` child, unmounted at the end), and

@@ -61,7 +61,7 @@ pub const FLAT_SIZES: [usize; 5] = [10, 100, 1_000, 10_000, 100_000];
 /// and 0–32 files per directory (so ~16 × 10,001 files, ~170k entries).
 const TREE_DIRS: usize = 10_000;
 /// The same shape cut at 1,200 directories: ~20,000 entries, the size the
-/// slow-file-system bench walks through FUSE (issue 8), where each request
+/// slow-file-system bench walks through FUSE, where each request
 /// costs a round trip and GNU tools take a minute.
 const TREE20K_DIRS: usize = 1_200;
 const TREE_DEPTH: usize = 8;

@@ -14,8 +14,8 @@
 //! - `du-floor`, `ls-floor`: minimal walkers, the benches' floor rows
 //!   (floor.rs, ls_floor.rs).
 //! - `scaleout`: lfind and ldu as MPI jobs of 1–8 ranks against the
-//!   single-process tool, through slowfs with a per-client cap (issue 19;
-//!   scaleout.rs).
+//!   single-process tool, through slowfs with a per-client cap
+//!   (scaleout.rs).
 //! - `bench-engine`: times ringio's executors directly, in an optimized
 //!   build of this crate (engine_bench.rs).
 //! - `gnu-tests`: GNU's own test suites of ls, du, cat and find, run with

@@ -1,4 +1,4 @@
-//! `cargo xtask scaleout`: issue 19's scale-out table, shown on one
+//! `cargo xtask scaleout`: the MPI scale-out table (docs/mpi.md), shown on one
 //! machine. A parallel file system caps each client node's metadata
 //! requests in flight (Lustre: 8), so one node walks a huge tree no faster
 //! however many threads it runs, and N nodes should walk it N times as

@@ -25,8 +25,8 @@ pub fn dir_plain(dirfd: RawFd, rel: &[u8], follow: bool) -> Result<OwnedFd, Errn
 /// lstat of a directory entry by name. AT_STATX_DONT_SYNC: take the
 /// attributes the name's lookup just brought back. Local file systems
 /// ignore the flag; on FUSE (and NFS) it saves a GETATTR round trip per
-/// entry after the LOOKUP that fetched the same attributes (issue 8:
-/// GNU's 6 requests per file).
+/// entry after the LOOKUP that fetched the same attributes (GNU `ls -l`
+/// makes 6 requests per file there).
 pub const LSTAT_ENTRY: i32 = ROOT_LSTAT | libc::AT_STATX_DONT_SYNC;
 
 /// stat following a symlink: its target may end in `..` or a mount root,

@@ -329,7 +329,7 @@ impl Engine {
 
     /// The getdents buffer worth using for the rest of a big directory:
     /// with worker threads, 64 KiB batches keep them fed (docs/engine.md
-    /// §3f); io_uring runs getdents inline anyway, so bigger batches just
+    /// §2); io_uring runs getdents inline anyway, so bigger batches just
     /// save enters.
     pub fn big_dents_buf(&self) -> usize {
         match self.backend {

@@ -212,7 +212,7 @@ pub fn redirect_stdio(file: &File) -> io::Result<()> {
 }
 
 /// A set of signals blocked in this thread (and in every thread it spawns
-/// afterwards) so that they are only received by [`wait_signal`].
+/// afterwards) so that they are only received by [`Signals::wait`].
 pub struct Signals {
     set: libc::sigset_t,
 }

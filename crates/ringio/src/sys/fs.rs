@@ -4,7 +4,7 @@
 //!
 //! On such file systems the tools win by keeping many requests in flight,
 //! not by saving CPU: GNU `ls -l` of 10,000 files through a FUSE mount with
-//! 1 ms latency takes 63 s at one request in flight (issue 8). The engine
+//! 1 ms latency takes 63 s at one request in flight. The engine
 //! raises its in-flight depth when it sees one of these.
 
 use std::ffi::CStr;
