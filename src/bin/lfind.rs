@@ -1,5 +1,2 @@
-cli::sigpipe_hook!();
-fn main() {
-    cli::init("lfind", cli::locale::Domain::Findutils);
-    std::process::exit(find::run(std::env::args_os().skip(1).collect()));
-}
+#![no_main]
+cli::main!("lfind", Findutils, find::run);

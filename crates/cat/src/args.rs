@@ -8,12 +8,7 @@ use std::ffi::OsString;
 use crate::format::FormatOpts;
 
 /// What the command line asks for.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Command {
-    Help,
-    Version,
-    Cat(Plan),
-}
+pub type Command = cli::Command<Plan>;
 
 /// The options and the operands to concatenate, in order (`-` = stdin).
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -142,7 +137,7 @@ pub fn parse_with(args: Vec<OsString>, posixly_correct: bool) -> Result<Command,
     if plan.operands.is_empty() {
         plan.operands.push(b"-".to_vec());
     }
-    Ok(Command::Cat(plan))
+    Ok(Command::Run(plan))
 }
 
 const ABOUT: &str = "\
@@ -200,7 +195,7 @@ mod tests {
 
     fn plan(args: &[&[u8]]) -> Plan {
         match p(args) {
-            Ok(Command::Cat(plan)) => plan,
+            Ok(Command::Run(plan)) => plan,
             other => panic!("{other:?}"),
         }
     }
@@ -252,7 +247,7 @@ mod tests {
             .iter()
             .map(|a| OsString::from_vec(a.to_vec()))
             .collect();
-        let Ok(Command::Cat(pl)) = parse_with(args, true) else { panic!() };
+        let Ok(Command::Run(pl)) = parse_with(args, true) else { panic!() };
         assert!(pl.format.number && !pl.format.show_ends);
         assert_eq!(pl.operands, vec![b"f".to_vec(), b"-E".to_vec(), b"--".to_vec()]);
     }

@@ -14,39 +14,39 @@ mod format;
 
 use std::ffi::OsString;
 
-use args::{Command, Plan};
+use args::Plan;
+use cli::{BadUsage, Command, Exit, Tool};
 use copy::{Cat, FinishError};
 use error::{Error, Fatal};
 use libcw::sigpipe;
 use ringio::Errno;
 
-/// Runs lcat with these arguments (after the program name); returns the
-/// exit status.
-pub fn run(args: Vec<OsString>) -> i32 {
-    match args::parse(args) {
-        Ok(Command::Cat(plan)) => concatenate(&plan),
-        Ok(Command::Help) => print(&args::help(cli::progname())),
-        Ok(Command::Version) => print(&args::version()),
-        Err(e) => {
-            cli::msg::usage_error_bytes(&e.message());
-            1
-        }
-    }
+/// Runs lcat with these arguments (after the program name).
+pub fn run(args: Vec<OsString>) -> Exit {
+    cli::command::run(&mut Lcat, args)
 }
 
-fn print(text: &str) -> i32 {
-    let mut out = cli::Out::stdout();
-    out.write(text.as_bytes());
-    if out.finish() {
-        0
-    } else {
-        1
+struct Lcat;
+
+impl Tool for Lcat {
+    type Plan = Plan;
+    fn parse(&mut self, args: Vec<OsString>) -> Result<Command<Plan>, BadUsage> {
+        args::parse(args).map_err(|e| e.bad_usage(1))
+    }
+    fn help(&self) -> String {
+        args::help(cli::progname())
+    }
+    fn version(&self) -> String {
+        args::version()
+    }
+    fn execute(&mut self, plan: Plan) -> Exit {
+        Exit(concatenate(&plan))
     }
 }
 
 /// Copies every operand in order; a failing operand is reported and the
 /// rest still copied; a write error ends the run.
-fn concatenate(plan: &Plan) -> i32 {
+fn concatenate(plan: &Plan) -> u8 {
     let mut cat = match Cat::new(plan.format, copy::engine()) {
         Ok(c) => c,
         Err(f) => return fatal(&f),
@@ -81,7 +81,7 @@ fn concatenate(plan: &Plan) -> i32 {
 /// Reports a fatal error. A write into a closed pipe ends the process by
 /// SIGPIPE, silently, as GNU cat does — unless the parent ignored SIGPIPE,
 /// in which case it is an ordinary write error.
-fn fatal(f: &Fatal) -> i32 {
+fn fatal(f: &Fatal) -> u8 {
     if *f == Fatal::Write(Errno::EPIPE) && !sigpipe::ignored_at_start() {
         sigpipe::die();
     }

@@ -393,6 +393,12 @@ pub enum UsageError {
 }
 
 impl UsageError {
+    /// The complaint as the tool reports it: the message, then GNU's
+    /// "Try --help" line, ending the run with `status`.
+    pub fn bad_usage(&self, status: u8) -> crate::BadUsage {
+        crate::BadUsage::with_help(self.message(), status)
+    }
+
     /// The message, without the program name, in glibc's words: GNU's
     /// tools print getopt's complaints, which glibc translates in its own
     /// `libc` text domain (its msgids carry the `%s: ` for the program

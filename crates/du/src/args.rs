@@ -19,29 +19,19 @@ use cli::num::{self, NumError};
 use cli::size::SizeFormat;
 
 /// What the command line asks for.
-#[derive(Debug)]
-pub enum Command {
-    Run(Box<Plan>),
-    Help,
-    Version,
+pub type Command = cli::Command<Box<Plan>>;
+
+/// A command-line error in GNU du's words (exit status 1).
+pub use cli::BadUsage as ArgError;
+
+/// A message without the "Try" line.
+fn fatal(msg: impl Into<Vec<u8>>) -> ArgError {
+    ArgError::plain(vec![msg.into()], 1)
 }
 
-/// A command-line error: messages for stderr (each after the program
-/// name; lines within one go out as they are), and whether GNU's "Try 'du --help'" line follows. Exit status 1.
-#[derive(Debug, PartialEq, Eq)]
-pub struct ArgError {
-    pub lines: Vec<Vec<u8>>,
-    pub try_help: bool,
-}
-
-impl ArgError {
-    fn fatal(msg: impl Into<Vec<u8>>) -> ArgError {
-        ArgError { lines: vec![msg.into()], try_help: false }
-    }
-
-    fn usage(lines: Vec<Vec<u8>>) -> ArgError {
-        ArgError { lines, try_help: true }
-    }
+/// Messages followed by GNU's "Try 'du --help'" line.
+fn usage(lines: Vec<Vec<u8>>) -> ArgError {
+    ArgError { lines, try_help: true, status: 1 }
 }
 
 /// `_(msgid)` with its one `%s` filled in.
@@ -50,7 +40,7 @@ fn tr_with(msgid: &'static std::ffi::CStr, arg: &[u8]) -> Vec<u8> {
 }
 
 fn num_error(e: NumError, opt: &str, arg: &[u8]) -> ArgError {
-    ArgError::fatal(e.message(opt, arg))
+    fatal(e.message(opt, arg))
 }
 
 /// GNU's argmatch ([`cli::argmatch::lookup`]): its report, then "Try".
@@ -59,7 +49,7 @@ fn argmatch<T: Copy + PartialEq>(
     table: &[(&str, T)],
     context: &str,
 ) -> Result<T, ArgError> {
-    cli::argmatch::lookup(arg, table, context).map_err(|m| ArgError::usage(vec![m]))
+    cli::argmatch::lookup(arg, table, context).map_err(|m| usage(vec![m]))
 }
 
 const TIME_ARGS: &[(&str, TimeKind)] = &[
@@ -108,7 +98,7 @@ pub fn parse(
         }
     }
     if !soft.is_empty() {
-        return Err(ArgError::usage(soft));
+        return Err(usage(soft));
     }
     Ok(Command::Run(Box::new(given.into_plan(env)?)))
 }
@@ -211,7 +201,7 @@ impl Given {
             Id::Summarize => self.summarize = true,
             Id::Threshold => match num::parse_signed(&text, "kKmMGTPEZY0", true) {
                 Ok(0) if val.first() == Some(&b'-') => {
-                    return Err(ArgError::fatal(tr(c"invalid --threshold argument '-0'")))
+                    return Err(fatal(tr(c"invalid --threshold argument '-0'")))
                 }
                 Ok(n) => self.threshold = n,
                 Err(e) => return Err(num_error(e, &spelled.shown(), &val)),
@@ -280,9 +270,7 @@ impl Given {
     /// `-a` and with any other `-d`.
     fn depth(&self, warnings: &mut Vec<Vec<u8>>) -> Result<usize, ArgError> {
         if self.all && self.summarize {
-            return Err(ArgError::usage(vec![
-                tr(c"cannot both summarize and show all entries").to_vec()
-            ]));
+            return Err(usage(vec![tr(c"cannot both summarize and show all entries").to_vec()]));
         }
         if !self.summarize {
             return Ok(self.max_depth.unwrap_or(usize::MAX));
@@ -291,7 +279,7 @@ impl Given {
             Some(0) => warnings
                 .push(tr(c"warning: summarizing is the same as using --max-depth=0").to_vec()),
             Some(d) => {
-                return Err(ArgError::usage(vec![tr_with(
+                return Err(usage(vec![tr_with(
                     c"warning: summarizing conflicts with --max-depth=%lu",
                     d.to_string().as_bytes(),
                 )]))
@@ -312,7 +300,7 @@ fn operands(args: Vec<Vec<u8>>, files0: Option<Vec<u8>>) -> Result<Operands, Arg
         let mut m = tr_with(c"extra operand %s", &quote::quote(first, quote::Style::Locale));
         m.push(b'\n');
         m.extend_from_slice(tr(c"file operands cannot be combined with --files0-from"));
-        return Err(ArgError::usage(vec![m]));
+        return Err(usage(vec![m]));
     }
     Ok(Operands::Files0(f))
 }

@@ -8,28 +8,26 @@
 
 #![forbid(unsafe_code)]
 
-pub mod args;
-pub mod exclude;
-pub mod line;
-pub mod links;
-pub mod plan;
-pub mod progress;
-pub mod report;
-pub mod sink;
-pub mod tally;
-pub mod timestyle;
-pub mod units;
+mod args;
+mod exclude;
+mod line;
+mod links;
+mod plan;
+mod progress;
+mod report;
+mod sink;
+mod tally;
+mod timestyle;
+mod units;
 pub mod usage;
-pub mod visitor;
+mod visitor;
 
 use std::ffi::OsString;
-use std::io::Write;
 
 use hashbrown::HashSet;
 
-use cli::files0;
+use cli::{files0, BadUsage, Exit, Tool};
 
-use crate::args::{ArgError, Command};
 use crate::links::Id;
 use crate::plan::{Deref, Operands, Plan};
 use crate::progress::Progress;
@@ -37,70 +35,48 @@ use crate::report::DuError;
 use crate::sink::Sink;
 use crate::visitor::{Du, LinkMode, RootSet};
 
-/// Runs ldu with `args` (without the program name); returns the exit status.
-pub fn run(args: Vec<OsString>) -> i32 {
+/// Runs ldu with `args` (without the program name).
+pub fn run(args: Vec<OsString>) -> Exit {
     // Under mpirun, before anything is printed: ranks other than 0 go
     // quiet (rank 0 prints everything).
-    #[cfg(feature = "mpi")]
-    let mut job = walk::dist::Job::init(cli::progname());
-    #[cfg(not(feature = "mpi"))]
-    let mut job = NoJob;
-    let env = |k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned());
-    match args::parse(args, &env, &args::read_named_file) {
-        Err(e) => {
-            usage_error(&e);
-            1
-        }
-        Ok(Command::Help) => print_and_exit(&usage::help(cli::progname())),
-        Ok(Command::Version) => print_and_exit(&usage::version()),
-        Ok(Command::Run(plan)) => execute(&plan, &mut job),
+    let job = walk::Job::join(cli::progname());
+    cli::command::run(&mut Ldu { job }, args)
+}
+
+struct Ldu {
+    job: walk::Job,
+}
+
+impl Tool for Ldu {
+    type Plan = Box<Plan>;
+
+    fn parse(&mut self, args: Vec<OsString>) -> Result<cli::Command<Box<Plan>>, BadUsage> {
+        let env = |k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned());
+        args::parse(args, &env, &args::read_named_file)
+    }
+
+    fn help(&self) -> String {
+        usage::help(cli::progname())
+    }
+
+    fn version(&self) -> String {
+        usage::version()
+    }
+
+    fn execute(&mut self, plan: Box<Plan>) -> Exit {
+        Exit(execute(&plan, &mut self.job))
     }
 }
 
-/// The default build's stand-in for an MPI job: there never is one.
-#[cfg(not(feature = "mpi"))]
-struct NoJob;
-
-#[cfg(not(feature = "mpi"))]
-type Job = NoJob;
-#[cfg(feature = "mpi")]
-type Job = Option<walk::dist::Job>;
-
 /// What the ranks reading directories for rank 0 can tell in advance of
-/// which to descend (rank 0 counts: see `walk::dist`).
-#[cfg(feature = "mpi")]
-fn hints<'a>(plan: &Plan, excluded: &'a (dyn Fn(&[u8]) -> bool + Sync)) -> walk::dist::Hints<'a> {
-    walk::dist::Hints {
+/// which to descend (rank 0 counts: see `walk::Job`).
+fn hints<'a>(plan: &Plan, excluded: walk::PathTest<'a>) -> walk::Hints<'a> {
+    walk::Hints {
         max_depth: usize::MAX,
         xdev: plan.one_file_system,
         follow_all: plan.deref == Deref::Always,
         skip: (!plan.exclude.is_empty()).then_some(excluded),
     }
-}
-
-fn print_and_exit(text: &str) -> i32 {
-    let mut out = cli::Out::stdout();
-    out.write(text.as_bytes());
-    if out.finish() {
-        0
-    } else {
-        1
-    }
-}
-
-fn usage_error(e: &ArgError) {
-    let prog = cli::msg::progname();
-    let mut s = Vec::new();
-    for l in &e.lines {
-        s.extend_from_slice(prog.as_bytes());
-        s.extend_from_slice(b": ");
-        s.extend_from_slice(l);
-        s.push(b'\n');
-    }
-    if e.try_help {
-        s.extend_from_slice(&cli::msg::try_help());
-    }
-    let _ = std::io::stderr().lock().write_all(&s);
 }
 
 /// GNU (fts) trims a run of trailing slashes on an operand to one.
@@ -174,24 +150,15 @@ fn root_ids(roots: &[Vec<u8>], follow: bool) -> HashSet<Id> {
     ids
 }
 
-fn execute(plan: &Plan, job: &mut Job) -> i32 {
-    #[cfg(feature = "mpi")]
+fn execute(plan: &Plan, job: &mut walk::Job) -> u8 {
     let excluded = |p: &[u8]| plan.exclude.matches(p);
-    // A job of one rank is the single-process tool, but its ordered walk
-    // (-L) is faster as a parallel walk replayed in order
-    // (`Job::init_alone`).
-    #[cfg(feature = "mpi")]
-    if job.is_none() && plan.deref == Deref::Always && !plan.count_links {
-        *job = walk::dist::Job::init_alone(cli::progname());
-    }
-    #[cfg(feature = "mpi")]
-    if let Some(j) = job.as_mut() {
-        // Before anything rank 0 alone does (reading --files0-from's list
-        // from stdin) can fail and leave the others waiting.
-        if !j.start(true) {
-            return 1;
-        }
-        if !j.is_root() {
+    let hints = hints(plan, &excluded);
+    // -L walks in GNU's order (see `walk::Job::start`).
+    let ordered = plan.deref == Deref::Always && !plan.count_links;
+    match job.start(cli::progname(), ordered) {
+        walk::Role::Main => {}
+        walk::Role::Failed => return 1,
+        walk::Role::Helper => {
             let sink = Sink::new(cli::Out::stdout(), false);
             let set = RootSet {
                 mode: LinkMode::Sequential,
@@ -201,7 +168,7 @@ fn execute(plan: &Plan, job: &mut Job) -> i32 {
                 count: 0,
             };
             let du = Du::new(plan, &sink, None, set);
-            j.serve(&walk_options(plan, false), &hints(plan, &excluded), &du);
+            job.serve(&walk_options(plan, false), &hints, &du);
             return 0;
         }
     }
@@ -218,13 +185,9 @@ fn execute(plan: &Plan, job: &mut Job) -> i32 {
     // One descriptor per directory level is held open while walking: let
     // deep trees use the hard limit, not a 1024 soft limit.
     libcw::rlimit::raise_nofile();
-    // Under MPI rank 0 replays the walk sequentially (`walk::dist`): the
-    // first link met counts, as in GNU's own walk.
-    #[cfg(feature = "mpi")]
-    let replayed = job.is_some();
-    #[cfg(not(feature = "mpi"))]
-    let replayed = false;
-    let sequential = (plan.deref == Deref::Always || replayed) && !plan.count_links;
+    // Under MPI rank 0 replays the walk sequentially: the first link met
+    // counts, as in GNU's own walk.
+    let sequential = (plan.deref == Deref::Always || job.replays()) && !plan.count_links;
     let mode = if plan.count_links {
         LinkMode::CountAll
     } else if sequential {
@@ -276,26 +239,14 @@ fn execute(plan: &Plan, job: &mut Job) -> i32 {
                 shown = Some(p);
             }
         }
-        #[cfg(feature = "mpi")]
-        let walked = job.as_mut().map(|j| j.walk(&roots, &opts, &hints(plan, &excluded), &du));
-        #[cfg(not(feature = "mpi"))]
-        let walked: Option<()> = {
-            let _ = &job;
-            None
-        };
-        if walked.is_none() {
-            walk::walk(&roots, &opts, &du);
-        }
+        job.walk(&roots, &opts, &hints, &du);
         if let Some(p) = shown {
             p.stop();
         }
     });
     du.flush_name_errors(usize::MAX);
     // The total only once every rank is known to have finished its part.
-    #[cfg(feature = "mpi")]
-    if let Some(j) = job.as_mut() {
-        j.finish();
-    }
+    job.finish();
     if plan.total {
         let mut lines = Vec::new();
         line::push(&mut lines, plan, &du.grand_total(), cli::locale::tr(c"total"));

@@ -64,7 +64,6 @@ pub mod tmask {
     pub const REG: u16 = 16;
     pub const LNK: u16 = 32;
     pub const SOCK: u16 = 64;
-    pub const DOOR: u16 = 128;
 }
 
 /// A test or an action.

@@ -43,24 +43,25 @@
 
 #![forbid(unsafe_code)]
 
-pub mod datetime;
-pub mod eval;
-pub mod exec;
-pub mod expr;
-pub mod parse;
-pub mod perm;
+mod datetime;
+mod eval;
+mod exec;
+mod expr;
+mod parse;
+mod perm;
 pub mod primaries;
-pub mod printf;
-pub mod regex;
-pub mod timefmt;
+mod printf;
+mod regex;
+mod timefmt;
 
 use std::ffi::OsString;
 
+use cli::{BadUsage, Command, Exit, Tool};
 use expr::Prim;
 use parse::{Follow, ParseError, Plan};
 
 /// Whether the walk must be single-threaded and in GNU's order.
-pub fn needs_order(plan: &Plan) -> bool {
+fn needs_order(plan: &Plan) -> bool {
     let e = &plan.expr;
     let prints = e.any(&|p| {
         matches!(p, Prim::Print { .. } | Prim::Printf { .. } | Prim::Ls { .. } | Prim::Exec(_))
@@ -75,47 +76,62 @@ pub fn needs_order(plan: &Plan) -> bool {
         || (plan.depth_first && prints)
 }
 
-/// Runs lfind with `args` (without `argv[0]`); returns the exit status.
-pub fn run(args: Vec<OsString>) -> i32 {
+/// Runs lfind with `args` (without `argv[0]`).
+pub fn run(args: Vec<OsString>) -> Exit {
     // Under mpirun, before anything is printed: ranks other than 0 go
     // quiet (rank 0 prints everything).
-    #[cfg(feature = "mpi")]
-    let mut job = walk::dist::Job::init(cli::progname());
-    let (mut plan, warnings) = match parse::parse(args) {
-        Ok(p) => p,
-        Err(ParseError::Print(text)) => {
-            let mut out = cli::Out::stdout();
-            out.write(text.as_bytes());
-            return if out.finish() { 0 } else { 1 };
-        }
-        Err(ParseError::Msg(m)) => {
-            cli::msg::error(&m);
-            return 1;
-        }
-        Err(ParseError::Msgs(v)) => {
-            for m in &v {
-                cli::msg::error(m);
+    let job = walk::Job::join(cli::progname());
+    cli::command::run(&mut Lfind { job }, args)
+}
+
+struct Lfind {
+    job: walk::Job,
+}
+
+/// A command line that walks: the plan, and the warnings GNU prints before
+/// the walk.
+struct Search {
+    plan: Plan,
+    warnings: Vec<String>,
+}
+
+impl Tool for Lfind {
+    type Plan = Search;
+
+    fn parse(&mut self, args: Vec<OsString>) -> Result<Command<Search>, BadUsage> {
+        match parse::parse(args) {
+            Ok((plan, warnings)) => Ok(Command::Run(Search { plan, warnings })),
+            Err(ParseError::Help) => Ok(Command::Help),
+            Err(ParseError::Version) => Ok(Command::Version),
+            Err(ParseError::Print(text)) => Ok(Command::Print(text)),
+            Err(ParseError::Msg(m)) => Err(BadUsage::plain(vec![m.into_bytes()], 1)),
+            Err(ParseError::Msgs(v)) => {
+                Err(BadUsage::plain(v.into_iter().map(String::into_bytes).collect(), 1))
             }
-            return 1;
         }
-    };
-    for w in &warnings {
+    }
+
+    fn help(&self) -> String {
+        primaries::help(cli::progname())
+    }
+
+    fn version(&self) -> String {
+        cli::opts::version("lfind", "find", ringio::Workload::Batches)
+    }
+
+    fn execute(&mut self, s: Search) -> Exit {
+        Exit(search(s.plan, &s.warnings, &mut self.job))
+    }
+}
+
+fn search(mut plan: Plan, warnings: &[String], job: &mut walk::Job) -> u8 {
+    for w in warnings {
         cli::msg::error(w);
     }
-    // A job of one rank is the single-process tool, but an ordered walk
-    // is faster as a parallel walk replayed in order (`Job::init_alone`).
-    #[cfg(feature = "mpi")]
-    if job.is_none() && needs_order(&plan) {
-        job = walk::dist::Job::init_alone(cli::progname());
-    }
-    #[cfg(feature = "mpi")]
-    if let Some(job) = job.as_mut() {
-        // Every rank has parsed (and opened its -fprint files): from here
-        // on only rank 0 writes them.
-        if !job.start(true) {
-            return 1;
-        }
-        if !job.is_root() {
+    match job.start(cli::progname(), needs_order(&plan)) {
+        walk::Role::Main => {}
+        walk::Role::Failed => return 1,
+        walk::Role::Helper => {
             let finder = eval::Finder::new(&plan);
             job.serve(&walk_options(&plan), &hints(&plan), &finder);
             return 0;
@@ -148,13 +164,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     for (at, msg) in list_errors.iter().chain([&end]) {
         if *at > from && !finder.quitting() {
             let roots = &plan.roots[from..*at];
-            #[cfg(feature = "mpi")]
-            let walked = job.as_mut().map(|j| j.walk(roots, &opts, &hints(&plan), &finder));
-            #[cfg(not(feature = "mpi"))]
-            let walked: Option<()> = None;
-            if walked.is_none() {
-                walk::walk(roots, &opts, &finder);
-            }
+            job.walk(roots, &opts, &hints(&plan), &finder);
             from = *at;
         }
         if !msg.is_empty() && !finder.quitting() {
@@ -163,10 +173,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
         }
     }
     // Every rank done (or the job aborted, saying so) before the status.
-    #[cfg(feature = "mpi")]
-    if let Some(j) = job.as_mut() {
-        j.finish();
-    }
+    job.finish();
     let mut ok = !finder.failed() && !list_failed;
     if !libcw::signal::interrupted() {
         for x in &plan.execs {
@@ -179,11 +186,7 @@ pub fn run(args: Vec<OsString>) -> i32 {
     if libcw::signal::interrupted() {
         libcw::signal::die_of_signal();
     }
-    if ok {
-        0
-    } else {
-        1
-    }
+    u8::from(!ok)
 }
 
 fn walk_options(plan: &Plan) -> walk::Options {
@@ -197,10 +200,9 @@ fn walk_options(plan: &Plan) -> walk::Options {
 }
 
 /// What the ranks reading directories for rank 0 can tell in advance of
-/// which to descend (rank 0 evaluates the expression: see `walk::dist`).
-#[cfg(feature = "mpi")]
-fn hints(plan: &Plan) -> walk::dist::Hints<'static> {
-    walk::dist::Hints {
+/// which to descend (rank 0 evaluates the expression: see `walk::Job`).
+fn hints(plan: &Plan) -> walk::Hints<'static> {
+    walk::Hints {
         max_depth: plan.maxdepth,
         xdev: plan.xdev,
         follow_all: plan.follow == Follow::Always,

@@ -70,7 +70,11 @@ pub enum ParseError {
     Msg(String),
     /// Several messages, each on its own line.
     Msgs(Vec<String>),
-    /// -help / -version: print this and exit 0.
+    /// `-help`.
+    Help,
+    /// `-version`.
+    Version,
+    /// `-D help`: print this and exit 0.
     Print(String),
 }
 
@@ -1024,10 +1028,8 @@ fn parser(id: Id) -> Option<ParseFn> {
         Id::Delete => |_, _| Ok(Prim::Delete),
         Id::Exec | Id::Execdir | Id::Ok | Id::Okdir => Parser::command,
         // Information: printed instead of walking.
-        Id::Help => |_, _| Err(ParseError::Print(primaries::help(cli::progname()))),
-        Id::Version => |_, _| {
-            Err(ParseError::Print(cli::opts::version("lfind", "find", ringio::Workload::Batches)))
-        },
+        Id::Help => |_, _| Err(ParseError::Help),
+        Id::Version => |_, _| Err(ParseError::Version),
     };
     Some(f)
 }
@@ -1245,7 +1247,9 @@ mod tests {
             Ok((plan, _)) => Ok(plan),
             Err(ParseError::Msg(m)) => Err(m),
             Err(ParseError::Msgs(v)) => Err(v.join("\n")),
-            Err(ParseError::Print(_)) => Err("done".into()),
+            Err(ParseError::Print(_) | ParseError::Help | ParseError::Version) => {
+                Err("done".into())
+            }
         }
     }
 
@@ -1283,7 +1287,7 @@ mod tests {
             Ok((_, warnings)) => (0, warnings),
             Err(ParseError::Msg(m)) => (1, vec![m]),
             Err(ParseError::Msgs(v)) => (1, v),
-            Err(ParseError::Print(_)) => (0, Vec::new()),
+            Err(ParseError::Print(_) | ParseError::Help | ParseError::Version) => (0, Vec::new()),
         };
         let text: String = msgs.iter().map(|m| format!("find: {m}\n")).collect();
         // `Try 'PROG --help'` names the test binary here.

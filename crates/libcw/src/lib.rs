@@ -6,7 +6,7 @@
 //!
 //! With `ringio::sys` (the engine's syscall layer), this is the only place
 //! the tools' `unsafe` lives: cli, walk, ls, find, du and cat say
-//! `#![forbid(unsafe_code)]`. (The binaries can't: `cli::c_main!` and the
+//! `#![forbid(unsafe_code)]`. (The binaries can't: `cli::main!`'s C `main` and its
 //! `.init_array` hooks expand `no_mangle`/`link_section` items in them.
 //! xtask, a development tool, keeps its own in `slowfs/sys.rs`.) Each
 //! `unsafe` block says why it is sound in a `// SAFETY:` comment. Wrappers
@@ -55,7 +55,7 @@ fn retry<F: FnMut() -> libc::c_long>(mut f: F) -> Result<usize, Errno> {
 }
 
 /// What every tool does before Rust's runtime starts (run from
-/// `.init_array`, see `cli::sigpipe_hook!`): record SIGPIPE's inherited
+/// `.init_array`, see `cli::main!`): record SIGPIPE's inherited
 /// disposition and occupy closed standard descriptors ([`stdfds::guard`]).
 pub extern "C" fn at_start() {
     sigpipe::record();

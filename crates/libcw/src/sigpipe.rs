@@ -4,7 +4,7 @@
 //! `lsr | head -1` into a "Broken pipe" error. GNU tools die silently of the
 //! signal — unless their parent ignored it, in which case they report the
 //! write error. To tell the two apart, the disposition is recorded by an
-//! `.init_array` constructor (see `cli::sigpipe_hook!`), which runs before the
+//! `.init_array` constructor (see `cli::main!`), which runs before the
 //! Rust runtime changes it.
 
 use std::sync::atomic::{AtomicU8, Ordering};

@@ -165,18 +165,27 @@ impl Default for Args {
     }
 }
 
-/// A usage problem, printed GNU-style and exiting with status 2.
-#[derive(Debug, PartialEq, Eq)]
-pub enum ArgError {
-    /// The message line; "Try --help" follows.
-    Usage(Vec<u8>),
-    /// argmatch's report: `invalid argument 'x' for '--opt'` and the
-    /// list of valid ones ([`cli::argmatch::lookup`]); "Try" follows.
-    BadChoice(Vec<u8>),
-    /// A message printed without the "Try" line.
-    Plain(Vec<u8>),
-    /// getopt's own complaint (bytes: an invalid option may not be UTF-8).
-    Getopt(cli::opts::UsageError),
+/// A usage problem, in GNU's words: [`cli::BadUsage`], with GNU ls's
+/// statuses.
+pub use cli::BadUsage as ArgError;
+
+/// GNU ls's status for its own usage checks (argmatch's are 1).
+const USAGE: u8 = 2;
+
+/// A message followed by the "Try --help" line, status 2.
+pub(crate) fn usage(m: Vec<u8>) -> ArgError {
+    ArgError::with_help(m, USAGE)
+}
+
+/// argmatch's report: `invalid argument 'x' for '--opt'` and the list of
+/// valid ones ([`cli::argmatch::lookup`]), the "Try" line, status 1.
+fn bad_choice(m: Vec<u8>) -> ArgError {
+    ArgError::with_help(m, 1)
+}
+
+/// A message without the "Try" line, status 2.
+pub(crate) fn plain(m: Vec<u8>) -> ArgError {
+    ArgError::plain(vec![m], USAGE)
 }
 
 fn s(v: &OsString) -> String {
@@ -188,7 +197,7 @@ fn choice<T: Copy + PartialEq>(
     option: &str,
     table: &[(&'static str, T)],
 ) -> Result<T, ArgError> {
-    cli::argmatch::lookup(value.as_bytes(), table, option).map_err(ArgError::BadChoice)
+    cli::argmatch::lookup(value.as_bytes(), table, option).map_err(bad_choice)
 }
 
 const WHEN: &[(&str, When)] = &[
@@ -229,7 +238,7 @@ pub fn parse_with<I: IntoIterator<Item = OsString>>(
     for item in p {
         match item {
             Item::Operand(v) => a.files.push(v),
-            Item::Error(e) => return Err(ArgError::Getopt(e)),
+            Item::Error(e) => return Err(e.bad_usage(USAGE)),
             Item::Opt { id, value, .. } => {
                 apply(&mut a, id, value.map(OsString::from_vec))?;
                 if a.help || a.version {
@@ -257,18 +266,16 @@ pub fn line_length(v: &str) -> Option<usize> {
 
 fn parse_width(v: &str) -> Result<usize, ArgError> {
     // GNU words these "%s: %s" around a translated head.
-    line_length(v).ok_or_else(|| ArgError::Plain(headed(c"invalid line width", v, None)))
+    line_length(v).ok_or_else(|| plain(headed(c"invalid line width", v, None)))
 }
 
 fn parse_tabsize(v: &str) -> Result<usize, ArgError> {
     match cli::num::parse_unsigned(v, "", false) {
         Ok(n) => Ok(n.value as usize),
-        Err(cli::num::NumError::TooLarge) => Err(ArgError::Plain(headed(
-            c"invalid tab size",
-            v,
-            Some(ringio::Errno(libc::EOVERFLOW)),
-        ))),
-        Err(_) => Err(ArgError::Plain(headed(c"invalid tab size", v, None))),
+        Err(cli::num::NumError::TooLarge) => {
+            Err(plain(headed(c"invalid tab size", v, Some(ringio::Errno(libc::EOVERFLOW)))))
+        }
+        Err(_) => Err(plain(headed(c"invalid tab size", v, None))),
     }
 }
 
@@ -301,7 +308,7 @@ fn apply(a: &mut Args, id: Id, v: Option<OsString>) -> Result<(), ArgError> {
         Id::BlockSize => {
             let spec = val();
             let f = cli::size::parse_block_size_checked(&spec)
-                .map_err(|e| ArgError::Plain(e.message("--block-size", spec.as_bytes())))?;
+                .map_err(|e| plain(e.message("--block-size", spec.as_bytes())))?;
             set_sizes(a, f);
         }
         Id::IgnoreBackups => {
@@ -468,7 +475,7 @@ fn unsorted(a: &mut Args) {
 fn tree_depth(d: &OsString) -> Result<usize, ArgError> {
     s(d).parse::<usize>().map_err(|_| {
         // Not a GNU option: no catalog has this.
-        ArgError::Plain([b"invalid tree depth: ".as_slice(), &quote_arg(&s(d))].concat())
+        plain([b"invalid tree depth: ".as_slice(), &quote_arg(&s(d))].concat())
     })
 }
 
@@ -490,11 +497,9 @@ mod tests {
         assert_eq!(a.color, When::Always);
         assert_eq!(a.width, Some(40));
         assert_eq!(a.files, vec![b"x".to_vec(), b"y".to_vec()]);
-        assert!(matches!(p(&["--d"]), Err(ArgError::Getopt(_))));
-        assert!(
-            matches!(p(&["-y"]), Err(ArgError::Getopt(e)) if e.text() == "invalid option -- 'y'")
-        );
-        assert!(matches!(p(&["--sort=bogus"]), Err(ArgError::BadChoice(_))));
+        assert!(matches!(p(&["--d"]), Err(e) if e.try_help && e.status == 2));
+        assert!(matches!(p(&["-y"]), Err(e) if e.lines == [b"invalid option -- 'y'".to_vec()]));
+        assert!(matches!(p(&["--sort=bogus"]), Err(e) if e.try_help && e.status == 1));
         let a = p(&["--", "-l"]).unwrap();
         assert_eq!(a.files, vec![b"-l".to_vec()]);
     }

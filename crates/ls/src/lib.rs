@@ -27,11 +27,14 @@ mod prefetch;
 mod print;
 mod sort;
 
+use std::ffi::OsString;
+
 use cli::users::Users;
 use cli::Out;
 use ringio::Errno;
 
-use args::{ArgError, Deref, Format, Sort, TimeKind};
+use args::{Deref, Format, Sort, TimeKind};
+use cli::{BadUsage, Command, Exit, Tool};
 use entry::Entry;
 use error::LsError;
 use gather::Gather;
@@ -40,61 +43,57 @@ use print::{Flushing, Printer};
 use sort::Order;
 
 /// Exit statuses: GNU's 0 / 1 (minor problem) / 2 (serious trouble).
-const EXIT_MINOR: i32 = 1;
-const EXIT_SERIOUS: i32 = 2;
+const EXIT_MINOR: u8 = 1;
+const EXIT_SERIOUS: u8 = 2;
 
-/// Runs lsr with the process's arguments; returns the exit status.
-pub fn run() -> i32 {
-    // GNU ls's exit_failure: running out of memory is serious trouble.
-    libcw::mem::set_oom_status(EXIT_SERIOUS);
-    let parsed = args::parse(std::env::args_os().skip(1));
-    let a = match parsed {
-        Ok(a) => a,
-        Err(e) => {
-            report_arg_error(&e);
-            return arg_error_status(&e);
-        }
-    };
-    if a.help {
-        let mut out = Out::stdout();
-        out.write(help::text(cli::progname()).as_bytes());
-        return if out.finish() { 0 } else { EXIT_SERIOUS };
-    }
-    if a.version {
-        let mut out = Out::stdout();
-        out.write(help::version().as_bytes());
-        return if out.finish() { 0 } else { EXIT_SERIOUS };
-    }
-    libcw::mem::tune_for_batch();
-    let env = Env::from_process();
-    let (plan, warnings) = match Plan::new(&a, &env) {
-        Ok(p) => p,
-        Err(e) => {
-            report_arg_error(&e);
-            return arg_error_status(&e);
-        }
-    };
-    for w in &warnings.0 {
-        cli::msg::error_bytes(&[w]);
-    }
-    let mut ls = Ls::new(&plan);
-    ls.main(&a.files);
-    ls.finish()
+/// Runs lsr with these arguments (after the program name).
+pub fn run(args: Vec<OsString>) -> Exit {
+    cli::command::run(&mut Lsr, args)
 }
 
-/// argmatch failures exit 1 in GNU ls; its own checks exit 2.
-fn arg_error_status(e: &ArgError) -> i32 {
-    match e {
-        ArgError::BadChoice(_) => 1,
-        _ => EXIT_SERIOUS,
-    }
+struct Lsr;
+
+/// A command line that lists: the plan, what to warn about first, and the
+/// operands.
+struct Listing {
+    plan: Plan,
+    warnings: plan::Warnings,
+    files: Vec<Vec<u8>>,
 }
 
-fn report_arg_error(e: &ArgError) {
-    match e {
-        ArgError::Usage(m) | ArgError::BadChoice(m) => cli::msg::usage_error_bytes(m),
-        ArgError::Getopt(e) => cli::msg::usage_error_bytes(&e.message()),
-        ArgError::Plain(m) => cli::msg::error_bytes(&[m]),
+impl Tool for Lsr {
+    type Plan = Listing;
+    // GNU ls's exit_failure: serious trouble, running out of memory too.
+    const FAILURE: u8 = EXIT_SERIOUS;
+
+    fn parse(&mut self, args: Vec<OsString>) -> Result<Command<Listing>, BadUsage> {
+        let a = args::parse(args)?;
+        if a.help {
+            return Ok(Command::Help);
+        }
+        if a.version {
+            return Ok(Command::Version);
+        }
+        let (plan, warnings) = Plan::new(&a, &Env::from_process())?;
+        Ok(Command::Run(Listing { plan, warnings, files: a.files }))
+    }
+
+    fn help(&self) -> String {
+        help::text(cli::progname())
+    }
+
+    fn version(&self) -> String {
+        help::version()
+    }
+
+    fn execute(&mut self, l: Listing) -> Exit {
+        libcw::mem::tune_for_batch();
+        for w in &l.warnings.0 {
+            cli::msg::error_bytes(&[w]);
+        }
+        let mut ls = Ls::new(&l.plan);
+        ls.main(&l.files);
+        Exit(ls.finish())
     }
 }
 
@@ -134,7 +133,7 @@ pub struct Ls<'a> {
     gather: Gather,
     printer: Printer<'a>,
     out: Out,
-    status: i32,
+    status: u8,
     pending: Vec<Pending>,
     first_header: bool,
     print_dir_name: bool,
@@ -663,7 +662,7 @@ impl<'a> Ls<'a> {
     }
 
     /// Flushes output; returns the exit status.
-    pub fn finish(mut self) -> i32 {
+    pub fn finish(mut self) -> u8 {
         let plan = self.plan;
         // GNU restores the colour before the dired trailer.
         self.printer.painter.finish(plan, self.out.buf());

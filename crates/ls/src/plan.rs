@@ -154,7 +154,7 @@ impl Plan {
         // offsets would have to skip them), before checking --zero.
         let dired = a.dired && long && !on(a.hyperlink);
         if dired && a.zero {
-            return Err(ArgError::Plain(
+            return Err(crate::args::plain(
                 cli::locale::tr(c"--dired and --zero are incompatible").to_vec(),
             ));
         }
@@ -310,9 +310,9 @@ fn time_style(a: &Args, env: &Env) -> Result<TimeStyle, ArgError> {
             .unwrap_or_else(|_| TimeStyle::locale())),
         Some(s) => TimeStyle::parse_checked(&s).map_err(|e| match e {
             StyleError::Choice { value: v, why } => {
-                ArgError::Usage(crate::bad_time_style(why, v.as_bytes()))
+                crate::args::usage(crate::bad_time_style(why, v.as_bytes()))
             }
-            StyleError::Format(f) => ArgError::Plain(cli::locale::trf(
+            StyleError::Format(f) => crate::args::plain(cli::locale::trf(
                 c"invalid time style format %s",
                 &[&cli::quote::quote(f.as_bytes(), cli::quote::Style::Locale)],
             )),

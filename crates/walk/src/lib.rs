@@ -29,7 +29,8 @@
 
 mod dirs;
 #[cfg(feature = "mpi")]
-pub mod dist;
+mod dist;
+mod job;
 mod node;
 mod ordered;
 mod parallel;
@@ -42,6 +43,7 @@ use std::os::fd::RawFd;
 
 // Reading a directory and stat'ing its entries, and the descriptor
 // budget, are the listing layer's, shared with ls.
+pub use job::{Hints, Job, PathTest, Role};
 use listing::budget as fds;
 use listing::reader;
 /// Which stat an entry needs before `visit` sees it.

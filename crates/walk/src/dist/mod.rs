@@ -56,7 +56,7 @@ use crate::node::DirNode;
 use crate::parallel::{Fed, Feed};
 use crate::reader::{Reader, StatSlot};
 use crate::step::Node;
-use crate::{dtype, Entry, Errno, Options, Visitor};
+use crate::{dtype, Entry, Errno, Hints, Options, Visitor};
 use record::{Ctx, DirRec, Recorder};
 use replay::{Replay, Store};
 use wire::{Get, Item, Put};
@@ -86,25 +86,6 @@ fn announced_size() -> Option<usize> {
 fn alone() -> bool {
     launched() && announced_size() == Some(1)
 }
-
-/// What the ranks that read directories can know in advance of which to
-/// descend (rank 0's replay decides; see [`record`]).
-#[derive(Clone, Copy)]
-pub struct Hints<'a> {
-    /// Entries at this depth or deeper are not descended (`-maxdepth`).
-    pub max_depth: usize,
-    /// Directories on another device than their operand's are not
-    /// descended (`-xdev`, `du -x`).
-    pub xdev: bool,
-    /// Symlinks below the operands are followed (`-L`): directories carry
-    /// their ancestors' identities for loop detection.
-    pub follow_all: bool,
-    /// Paths not to descend (`du --exclude`).
-    pub skip: Option<PathTest<'a>>,
-}
-
-/// A test on a path (true: don't descend).
-pub type PathTest<'a> = &'a (dyn Fn(&[u8]) -> bool + Sync);
 
 /// Message tags.
 const REQ: i32 = 1;
@@ -272,10 +253,6 @@ impl Job {
     /// Rank 0: the rank that replays and prints.
     pub fn is_root(&self) -> bool {
         self.rank == 0
-    }
-
-    pub fn size(&self) -> usize {
-        self.size as usize
     }
 
     /// Every rank calls this once its command line is parsed (`ok`):

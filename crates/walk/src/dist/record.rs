@@ -15,7 +15,8 @@ use std::sync::{Arc, Mutex};
 use ringio::{DevIno, Errno};
 
 use super::wire::{self, Put};
-use super::{Hints, Shared};
+use super::Shared;
+use crate::Hints;
 use crate::{dtype, Entry, StatNeed, Visit, Visitor, WalkError};
 
 pub(crate) struct Recorder<'a, V> {
