@@ -251,6 +251,21 @@ impl Tree {
         n
     }
 
+    /// Puts the subtree rooted at `new` (a rescan's) in `old`'s place,
+    /// under `old`'s name; returns how its totals changed.
+    pub fn graft(&mut self, old: Idx, new: Idx) -> Delta {
+        let o = self.nodes[old as usize];
+        let mut n = self.nodes[new as usize];
+        (n.name_at, n.name_len, n.name_hi) = (o.name_at, o.name_len, o.name_hi);
+        n.flags |= o.flags & flag::LINK_DUP;
+        self.nodes[old as usize] = n;
+        Delta {
+            dsize: n.dsize as i64 - o.dsize as i64,
+            asize: n.asize as i64 - o.asize as i64,
+            items: n.items as i64 - o.items as i64,
+        }
+    }
+
     /// Adds `delta` (signed: a deletion subtracts) to the totals of every
     /// directory on `path` (root first).
     pub fn add_to(&mut self, path: &[Idx], d: Delta) {

@@ -30,6 +30,7 @@ pub mod signal;
 pub mod sigpipe;
 pub mod stdfds;
 pub mod stdio;
+pub mod term;
 pub mod time;
 pub mod users;
 
