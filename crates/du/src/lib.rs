@@ -10,16 +10,20 @@
 
 pub mod args;
 pub mod exclude;
+pub mod export;
+pub mod import;
 pub mod line;
 pub mod links;
 pub mod plan;
 pub mod progress;
 pub mod report;
+pub mod scan;
 pub mod sink;
 pub mod tally;
 pub mod timestyle;
 pub mod units;
 pub mod usage;
+pub mod view;
 pub mod visitor;
 
 use std::ffi::OsString;
@@ -59,17 +63,20 @@ pub fn run(args: Vec<OsString>) -> i32 {
 
 /// The default build's stand-in for an MPI job: there never is one.
 #[cfg(not(feature = "mpi"))]
-struct NoJob;
+pub(crate) struct NoJob;
 
 #[cfg(not(feature = "mpi"))]
-type Job = NoJob;
+pub(crate) type Job = NoJob;
 #[cfg(feature = "mpi")]
-type Job = Option<walk::dist::Job>;
+pub(crate) type Job = Option<walk::dist::Job>;
 
 /// What the ranks reading directories for rank 0 can tell in advance of
 /// which to descend (rank 0 counts: see `walk::dist`).
 #[cfg(feature = "mpi")]
-fn hints<'a>(plan: &Plan, excluded: &'a (dyn Fn(&[u8]) -> bool + Sync)) -> walk::dist::Hints<'a> {
+pub(crate) fn hints<'a>(
+    plan: &Plan,
+    excluded: &'a (dyn Fn(&[u8]) -> bool + Sync),
+) -> walk::dist::Hints<'a> {
     walk::dist::Hints {
         max_depth: usize::MAX,
         xdev: plan.one_file_system,
@@ -175,6 +182,9 @@ fn root_ids(roots: &[Vec<u8>], follow: bool) -> HashSet<Id> {
 }
 
 fn execute(plan: &Plan, job: &mut Job) -> i32 {
+    if plan.browse.any() {
+        return view::execute(plan, job);
+    }
     #[cfg(feature = "mpi")]
     let excluded = |p: &[u8]| plan.exclude.matches(p);
     // A job of one rank is the single-process tool, but its ordered walk
