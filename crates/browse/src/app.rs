@@ -383,7 +383,7 @@ mod tests {
         b.close_dir();
         b.entry(&f(b"mid", 200, 1, 3));
         b.close_dir();
-        let tree = b.finish().unwrap().0;
+        let tree = b.finish().0;
         let cfg = Config {
             read_only: false,
             si: false,

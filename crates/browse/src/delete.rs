@@ -436,7 +436,7 @@ mod tests {
     fn tree_of(root: &Path) -> Tree {
         let mut b = Builder::new(LinkRule::default());
         scan(root, &mut b, root.as_os_str().as_encoded_bytes());
-        b.finish().unwrap().0
+        b.finish().0
     }
 
     fn kid(t: &Tree, dir: Idx, name: &[u8]) -> Idx {

@@ -317,11 +317,13 @@ pub struct Builder {
     pending_nlinks: Vec<(usize, usize, u32)>,
     done: Option<Idx>,
     too_big: bool,
+    /// Building a subtree into an existing tree: its root stays.
+    extending: bool,
 }
 
 impl Builder {
     pub fn new(rule: LinkRule) -> Builder {
-        Builder::extending(Tree::default(), rule)
+        Builder { extending: false, ..Builder::extending(Tree::default(), rule) }
     }
 
     /// Builds a subtree into `tree` (a rescan): its root comes out of
@@ -336,19 +338,23 @@ impl Builder {
             pending_nlinks: Vec::new(),
             done: None,
             too_big: false,
+            extending: true,
         }
     }
 
-    /// The tree and its root (`None` if no directory was ever closed: an
-    /// empty or cut-short stream), or [`TooBig`].
-    pub fn finish(mut self) -> Result<(Tree, Option<Idx>), TooBig> {
+    /// The tree, and its new root (`None` if no directory was ever
+    /// closed: an empty or cut-short stream) or [`TooBig`]. The tree comes
+    /// back either way (a failed rescan keeps what was there).
+    pub fn finish(mut self) -> (Tree, Result<Option<Idx>, TooBig>) {
         if self.too_big {
-            return Err(TooBig);
+            return (self.tree, Err(TooBig));
         }
         if let Some(r) = self.done {
-            self.tree.root = r;
+            if !self.extending {
+                self.tree.root = r;
+            }
         }
-        Ok((self.tree, self.done))
+        (self.tree, Ok(self.done))
     }
 
     /// Whether a directory is still open (a stream that ended early).
@@ -502,7 +508,7 @@ mod tests {
         b.close_dir();
         b.entry(&Item { error: true, ..file(b"e", 5000, 10, 3) });
         b.close_dir();
-        b.finish().unwrap().0
+        b.finish().0
     }
 
     #[test]
@@ -547,7 +553,7 @@ mod tests {
         b.open_dir(&dir(&long, 1));
         b.entry(&file(b"f", 1, 2, 1));
         b.close_dir();
-        let t = b.finish().unwrap().0;
+        let t = b.finish().0;
         assert_eq!(t.name(t.root()), &long[..]);
         assert_eq!(t.name(t.node(t.root()).first), b"f");
     }
