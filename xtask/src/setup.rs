@@ -27,6 +27,12 @@ const TEST_PACKAGES: &[(&str, &str)] = &[
     ("locales", "locale-gen"),
     ("perl-base", "perl"),
     ("time", "/usr/bin/time"),
+    // ldu --browse's tests: a real terminal, and the peers whose export
+    // format ldu writes and reads.
+    ("tmux", "tmux"),
+    ("ncdu", "ncdu"),
+    ("gdu", "gdu"),
+    ("procps", "pgrep"),
 ];
 
 /// What the MPI build and tests need (`--features mpi`, tests/mpi.rs):

@@ -63,9 +63,8 @@ pub fn browse(screen: &mut Screen, app: &mut App, scanner: Option<&dyn Scanner>)
     loop {
         screen.draw(|f| app.draw(f));
         let Input::Key(k) = screen.input(Duration::from_millis(250)) else { continue };
-        if !matches!(app.popup, Popup::None) || k != Key::Esc {
-            app.status.clear();
-        }
+        // A status says what the last key did, until the next.
+        app.status.clear();
         match app.key(k) {
             Action::None => {}
             Action::Quit => return,

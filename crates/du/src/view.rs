@@ -268,9 +268,7 @@ fn need_terminal() -> Option<i32> {
 
 /// `--import`: the file into the view.
 fn imported(plan: &Plan, file: &[u8]) -> i32 {
-    if let Some(s) = need_terminal() {
-        return s;
-    }
+    // The file first: a broken one is reported wherever ldu runs.
     let im = match crate::import::import(file) {
         Ok(im) => im,
         Err(e) => {
@@ -278,6 +276,9 @@ fn imported(plan: &Plan, file: &[u8]) -> i32 {
             return 1;
         }
     };
+    if let Some(s) = need_terminal() {
+        return s;
+    }
     let mut screen = match Screen::enter() {
         Ok(s) => s,
         Err(e) => return no_screen(e),

@@ -1,0 +1,807 @@
+//! `ldu --browse`, `--export`, `--import` end to end: the view under a
+//! real terminal (tmux: a session of a given size, keys sent, the screen
+//! captured), its numbers against `ldu`'s own lines for the same paths,
+//! deletion inside scratch trees only, the terminal restored however the
+//! view ends; the export against GNU du's totals and the real ncdu; the
+//! import of ncdu's files and of broken ones.
+//!
+//! Waits are bounded (a hang fails the test after a generous deadline);
+//! nothing is timed.
+
+use std::collections::{BTreeMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::util::{self, build_tree, TempDir};
+
+const DEADLINE: Duration = Duration::from_secs(60);
+
+/// Whether `tools` are all installed; the missing ones are reported as
+/// [`util::prerequisite_missing`] (a failure under CI=true).
+fn have_all(test: &str, tools: &[&str]) -> bool {
+    let mut ok = true;
+    for t in tools {
+        if !util::have(t) {
+            util::prerequisite_missing(test, &format!("{t} is not installed"));
+            ok = false;
+        }
+    }
+    ok
+}
+
+/// One tmux server of our own (its own socket), one session, killed on drop.
+struct Tmux {
+    socket: String,
+}
+
+impl Tmux {
+    /// Runs `script` (sh) in a `w`×`h` terminal, in `dir`.
+    fn start(dir: &Path, w: u16, h: u16, script: &str, backend: Option<&str>) -> Tmux {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let socket = format!(
+            "ringutils-browse-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        );
+        let mut env = String::from("LC_ALL=C.UTF-8 TZ=UTC TERM=xterm ");
+        if let Some(b) = backend {
+            env.push_str(&format!("RINGIO_BACKEND={b} "));
+        }
+        let st = Command::new("tmux")
+            .args(["-L", &socket, "-f", "/dev/null", "new-session", "-d", "-s", "t"])
+            .args(["-x", &w.to_string(), "-y", &h.to_string()])
+            .arg("-c")
+            .arg(dir)
+            .arg(format!("env {env} sh -c '{script}; echo EXITED=$?; sleep 600'"))
+            .env_remove("TMUX")
+            .status()
+            .expect("tmux");
+        assert!(st.success(), "tmux new-session failed");
+        Tmux { socket }
+    }
+
+    fn tmux(&self, args: &[&str]) -> String {
+        let o = Command::new("tmux").arg("-L").arg(&self.socket).args(args).output().unwrap();
+        String::from_utf8_lossy(&o.stdout).into_owned()
+    }
+
+    fn keys(&self, keys: &[&str]) {
+        for k in keys {
+            self.tmux(&["send-keys", "-t", "t", k]);
+        }
+    }
+
+    fn screen(&self) -> String {
+        self.tmux(&["capture-pane", "-p", "-t", "t"])
+    }
+
+    /// The screen once `pred` holds for it (fails after [`DEADLINE`]).
+    fn wait(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
+        let start = Instant::now();
+        loop {
+            let s = self.screen();
+            if pred(&s) {
+                return s;
+            }
+            if start.elapsed() > DEADLINE {
+                panic!("waiting for {what}; the screen:\n{s}");
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    /// Sends `keys`, then waits until the screen changed and `pred` holds.
+    fn after(&self, keys: &[&str], what: &str, pred: impl Fn(&str) -> bool) -> String {
+        self.keys(keys);
+        self.wait(what, pred)
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        self.tmux(&["kill-server"]);
+    }
+}
+
+fn ldu() -> PathBuf {
+    util::ours("ldu")
+}
+
+fn sh_quote(p: &Path) -> String {
+    format!("\"{}\"", p.display())
+}
+
+/// What `ldu -a ARGS t` (one run, in `dir`) prints per path: the numbers
+/// the view must show for the same paths.
+fn du_lines(dir: &Path, args: &[&str]) -> BTreeMap<String, String> {
+    let o = Command::new(ldu())
+        .args(["-a"])
+        .args(args)
+        .arg("t")
+        .current_dir(dir)
+        .env("LC_ALL", "C.UTF-8")
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(n, p)| (p.to_string(), n.to_string()))
+        .collect()
+}
+
+/// `ldu -s ARGS path` (in `dir`): the size column as printed.
+fn du_size(dir: &Path, args: &[&str], path: &str) -> String {
+    let o = Command::new(ldu())
+        .args(args)
+        .arg("-s")
+        .arg(path)
+        .current_dir(dir)
+        .env("LC_ALL", "C.UTF-8")
+        .output()
+        .unwrap();
+    let s = String::from_utf8_lossy(&o.stdout).into_owned();
+    s.split('\t').next().unwrap_or("").trim().to_string()
+}
+
+/// The list rows on a screen: (size, flag, name), the name as shown.
+fn rows(screen: &str) -> Vec<(String, char, String)> {
+    screen
+        .lines()
+        .skip(2)
+        .filter(|l| l.starts_with(' ') && l.contains('%'))
+        .map(|l| {
+            let size = l[..7].trim().to_string();
+            // " SIZE  SHARE% [BAR] Fname": the flag is after the bar.
+            let rest = &l[l.find(']').map_or(15, |i| i + 2)..];
+            let flag = rest.chars().next().unwrap_or(' ');
+            (size, flag, rest.chars().skip(1).collect::<String>().trim_end().to_string())
+        })
+        .collect()
+}
+
+fn header_ok(s: &str) -> bool {
+    s.contains("--browse") && s.contains("Disk usage:")
+}
+
+/// A tree of a few sizes: big/ (two sub-trees), mid/, small files, a hard
+/// link across directories, a name with a newline, a wide name.
+fn fixture(t: &TempDir) {
+    build_tree(
+        t.path(),
+        &[
+            "d:t/big/deep/er",
+            "d:t/big/other",
+            "d:t/mid",
+            "d:t/empty",
+            "f:t/top:top",
+            "f:t/mid/m1:m",
+            "h:t/mid/link:t/top",
+        ],
+    );
+    std::fs::write(t.join("t/big/deep/er/blob"), vec![7u8; 300_000]).unwrap();
+    std::fs::write(t.join("t/big/other/b2"), vec![7u8; 120_000]).unwrap();
+    std::fs::write(t.join("t/big/f"), vec![7u8; 50_000]).unwrap();
+    std::fs::write(t.join("t/mid/m2"), vec![7u8; 60_000]).unwrap();
+    std::fs::write(util::raw_name(&t.join("t"), b"new\nline"), b"n").unwrap();
+    std::fs::write(t.join("t/日本語"), vec![1u8; 9000]).unwrap();
+}
+
+fn start_browse(t: &TempDir, args: &str, backend: Option<&str>) -> Tmux {
+    let script = format!("{} --browse {args} t", sh_quote(&ldu()));
+    let tm = Tmux::start(t.path(), 100, 30, &script, backend);
+    tm.wait("the view", header_ok);
+    tm
+}
+
+#[test]
+fn numbers_match_ldu_moving_sorting_toggling() {
+    if !have_all("browse::numbers_match_ldu_moving_sorting_toggling", &["tmux"]) {
+        return;
+    }
+    let t = TempDir::new("browse-nums");
+    fixture(&t);
+    let dir = t.path();
+    let disk = du_lines(dir, &["-h"]);
+    let apparent = du_lines(dir, &["-h", "--apparent-size"]);
+    // Each row against ldu's line for the same path; a link counted
+    // elsewhere (H) has no line, as in `du -a`.
+    let check = |s: &str, at: &str, want: &BTreeMap<String, String>| {
+        for (size, flag, name) in rows(s) {
+            if flag == 'H' || name.starts_with('$') || name.starts_with('\'') {
+                continue;
+            }
+            let p = format!("{at}/{}", name.trim_end_matches('/'));
+            assert_eq!(Some(&size), want.get(&p), "{p}: {s}");
+        }
+    };
+    for backend in util::BACKENDS {
+        let tm = start_browse(&t, "", Some(backend));
+        let s = tm.screen();
+        let r = rows(&s);
+        // The biggest directory first, with the size ldu -sh prints for it.
+        assert_eq!(r[0].2, "big/", "{backend}: {s}");
+        assert_eq!(r[0].0, du_size(dir, &["-h"], "t/big"), "{backend}: {s}");
+        check(&s, "t", &disk);
+        assert!(s.contains(&format!("Disk usage: {} ", disk["t"])), "{s}");
+        // Control characters are escaped, as ls shows them; wide names stay.
+        assert!(r.iter().any(|x| x.2 == "'new'$'\\n''line'"), "{s}");
+        assert!(r.iter().any(|x| x.2 == "日本語"), "{s}");
+        // The hard link: t/top is met first (du's order), mid/link not.
+        let s = tm.after(&["Down", "Enter"], "mid/", |s| s.contains("/t/mid ---"));
+        assert!(rows(&s).iter().any(|x| x.1 == 'H' && x.2 == "link"), "{s}");
+        check(&s, "t/mid", &disk);
+        let s = tm.after(&["BSpace", "Home", "Enter"], "big/", |s| s.contains("/t/big ---"));
+        assert_eq!(rows(&s)[0].2, "deep/");
+        check(&s, "t/big", &disk);
+        // Apparent sizes, as ldu --apparent-size -h.
+        let s = tm.after(&["a"], "apparent", |s| s.contains("apparent size desc"));
+        check(&s, "t/big", &apparent);
+        // By name (byte order).
+        let s = tm.after(&["n"], "name order", |s| s.contains("Sort: name asc"));
+        let names: Vec<String> = rows(&s).into_iter().map(|x| x.2).collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(names, sorted);
+        // Back out: the root again, big/ selected.
+        let s = tm.after(&["BSpace"], "the root", |s| s.contains("/t ---"));
+        assert!(rows(&s).iter().any(|x| x.2 == "big/"));
+        let s = tm.after(&["a", "s"], "disk usage", |s| s.contains("Sort: disk usage"));
+        assert_eq!(rows(&s)[0].2, "big/", "{s}");
+        // Info on the selection: its path and sizes.
+        let s = tm.after(&["i"], "info", |s| s.contains("Path:"));
+        assert!(s.contains("/t/big"), "{s}");
+        tm.after(&["q"], "exit", |s| s.contains("EXITED=0"));
+    }
+}
+
+/// Selects `name` in the shown directory (rows by size, so it is found
+/// by moving down).
+fn select(tm: &Tmux, name: &str) {
+    let s = tm.screen();
+    let k = rows(&s).iter().position(|x| x.2 == name).unwrap_or_else(|| panic!("{name} in {s}"));
+    for _ in 0..k {
+        tm.keys(&["Down"]);
+    }
+}
+
+fn count_files(p: &Path) -> usize {
+    let o = Command::new("find").arg(p).output().unwrap();
+    o.stdout.split(|&b| b == b'\n').filter(|l| !l.is_empty()).count()
+}
+
+#[test]
+fn deleting_a_file_and_a_subtree() {
+    if !have_all("browse::deleting_a_file_and_a_subtree", &["tmux"]) {
+        return;
+    }
+    for backend in util::BACKENDS {
+        let t = TempDir::new("browse-del");
+        fixture(&t);
+        let dir = t.path();
+        let before = count_files(&t.join("t"));
+        let tm = start_browse(&t, "", Some(backend));
+        // Declined: nothing goes.
+        select(&tm, "mid/");
+        tm.after(&["d"], "the question", |s| s.contains("Delete ") && s.contains("/t/mid"));
+        tm.after(&["n"], "declined", |s| s.contains("Nothing deleted"));
+        assert_eq!(count_files(&t.join("t")), before);
+        // A subtree, confirmed: exactly it goes, the totals follow.
+        tm.after(&["d"], "the question", |s| s.contains("/t/mid"));
+        let s = tm.after(&["y"], "deleted", |s| s.contains("Deleted 4 entries"));
+        assert!(!t.join("t/mid").exists());
+        assert_eq!(count_files(&t.join("t")), before - 4);
+        assert!(!rows(&s).iter().any(|x| x.2 == "mid/"), "{s}");
+        let s = tm.after(&["Escape"], "totals", |s| s.contains("Disk usage:"));
+        assert!(
+            s.contains(&format!("Disk usage: {} ", du_size(dir, &["-h"], "t"))),
+            "{backend}: {s}"
+        );
+        // A file, inside a directory.
+        tm.keys(&["Home"]);
+        select(&tm, "big/");
+        tm.after(&["Enter"], "big/", |s| s.contains("/t/big ---"));
+        select(&tm, "f");
+        tm.after(&["d"], "the question", |s| s.contains("/t/big/f"));
+        tm.after(&["y"], "deleted", |s| s.contains("Deleted 1 entries"));
+        assert!(!t.join("t/big/f").exists() && t.join("t/big/other/b2").exists());
+        let s = tm.after(&["BSpace"], "the root", |s| s.contains("/t ---"));
+        let big = rows(&s).into_iter().find(|x| x.2 == "big/").unwrap();
+        assert_eq!(big.0, du_size(dir, &["-h"], "t/big"), "{s}");
+        assert!(s.contains(&format!("Disk usage: {} ", du_size(dir, &["-h"], "t"))), "{s}");
+        tm.after(&["q"], "exit", |s| s.contains("EXITED=0"));
+    }
+}
+
+#[test]
+fn a_subtree_swapped_for_a_symlink_is_refused() {
+    if !have_all("browse::a_subtree_swapped_for_a_symlink_is_refused", &["tmux"]) {
+        return;
+    }
+    let t = TempDir::new("browse-swap");
+    fixture(&t);
+    build_tree(t.path(), &["d:outside/keep", "f:outside/keep/precious:p", "f:outside/other:o"]);
+    let outside = count_files(&t.join("outside"));
+    let tm = start_browse(&t, "", None);
+    // Between the scan and the deletion, t/big becomes a link to outside.
+    std::fs::rename(t.join("t/big"), t.join("was-big")).unwrap();
+    std::os::unix::fs::symlink(t.join("outside"), t.join("t/big")).unwrap();
+    select(&tm, "big/");
+    tm.after(&["d"], "the question", |s| s.contains("/t/big"));
+    let s = tm.after(&["y"], "the refusal", |s| s.contains("changed since the scan"));
+    assert!(s.contains("not deleted"), "{s}");
+    assert_eq!(count_files(&t.join("outside")), outside);
+    assert!(std::fs::symlink_metadata(t.join("t/big")).unwrap().file_type().is_symlink());
+    assert_eq!(count_files(&t.join("was-big")), 7);
+    // Also from above: deleting t's other entries never follows it.
+    tm.after(&["Escape"], "the list", |s| s.contains("Disk usage:"));
+    tm.after(&["q"], "exit", |s| s.contains("EXITED=0"));
+}
+
+#[test]
+fn read_only_refuses() {
+    if !have_all("browse::read_only_refuses", &["tmux"]) {
+        return;
+    }
+    let t = TempDir::new("browse-ro");
+    fixture(&t);
+    let before = count_files(&t.join("t"));
+    let tm = start_browse(&t, "--read-only", None);
+    let s = tm.after(&["d"], "the refusal", |s| s.contains("Read-only"));
+    assert!(!s.contains("Delete "), "{s}");
+    tm.keys(&["y"]);
+    tm.after(&["q"], "exit", |s| s.contains("EXITED=0"));
+    assert_eq!(count_files(&t.join("t")), before);
+}
+
+/// `stty -a` before and after the view, however it ended.
+fn stty_around(how: &str) {
+    let t = TempDir::new("browse-tty");
+    fixture(&t);
+    let script = format!(
+        "stty -a > before; {} --browse t; echo status=$? > status; stty -a > after",
+        sh_quote(&ldu())
+    );
+    let tm = Tmux::start(t.path(), 80, 24, &script, None);
+    tm.wait("the view", header_ok);
+    match how {
+        "quit" => tm.keys(&["q"]),
+        "ctrl-c" => tm.keys(&["C-c"]),
+        sig => {
+            let o = Command::new("pgrep")
+                .args(["-n", "-f", &format!("{} --browse t", ldu().display())])
+                .output()
+                .unwrap();
+            let pid = String::from_utf8_lossy(&o.stdout).trim().to_string();
+            assert!(!pid.is_empty(), "no ldu process");
+            util::kill_pid(pid.parse().unwrap(), sig);
+        }
+    }
+    let s = tm.wait("the end", |s| s.contains("EXITED="));
+    let before = std::fs::read_to_string(t.join("before")).unwrap();
+    let after = std::fs::read_to_string(t.join("after")).unwrap();
+    assert_eq!(before, after, "{how}: the terminal's settings changed");
+    // The normal screen is back: the view's frame is gone from it.
+    assert!(!s.contains("Disk usage:"), "{how}: {s}");
+    let status = std::fs::read_to_string(t.join("status")).unwrap();
+    let want = match how {
+        "quit" => "status=0",
+        "ctrl-c" | "INT" => "status=130",
+        "TERM" => "status=143",
+        _ => unreachable!(),
+    };
+    assert_eq!(status.trim(), want, "{how}");
+}
+
+#[test]
+fn the_terminal_is_restored_on_quit_and_on_signals() {
+    if !have_all("browse::the_terminal_is_restored_on_quit_and_on_signals", &["tmux", "pgrep"]) {
+        return;
+    }
+    for how in ["quit", "ctrl-c", "INT", "TERM"] {
+        stty_around(how);
+    }
+}
+
+#[test]
+fn a_stop_and_continue_and_resizes_redraw() {
+    if !have_all("browse::a_stop_and_continue_and_resizes_redraw", &["tmux", "pgrep"]) {
+        return;
+    }
+    let t = TempDir::new("browse-resize");
+    fixture(&t);
+    let tm = start_browse(&t, "", None);
+    let s = tm.screen();
+    assert!(s.lines().nth(2).unwrap().contains('['), "a bar at 100 columns: {s}");
+    // Narrower than 40: no bar, the rows still there and whole.
+    tm.tmux(&["resize-window", "-t", "t", "-x", "32", "-y", "12"]);
+    let s = tm.wait("a redraw at 32 columns", |s| {
+        s.lines().all(|l| l.chars().count() <= 32) && s.contains("big/") && !s.contains('[')
+    });
+    assert!(s.lines().nth(1).unwrap().starts_with("--- "), "{s}");
+    tm.tmux(&["resize-window", "-t", "t", "-x", "90", "-y", "20"]);
+    tm.wait("a redraw at 90 columns", |s| s.contains("[") && s.contains("big/"));
+    // SIGTSTP: the terminal is given back; SIGCONT: the view comes back.
+    let o = Command::new("pgrep")
+        .args(["-n", "-f", &format!("{} --browse t", ldu().display())])
+        .output()
+        .unwrap();
+    let pid: u32 = String::from_utf8_lossy(&o.stdout).trim().parse().unwrap();
+    util::kill_pid(pid, "TSTP");
+    tm.wait("the normal screen", |s| !s.contains("Disk usage:"));
+    util::kill_pid(pid, "CONT");
+    tm.wait("the view again", header_ok);
+    tm.after(&["q"], "exit", |s| s.contains("EXITED=0"));
+}
+
+// ---- export / import ----
+
+/// A minimal reader of the exported JSON, independent of ldu's: per
+/// directory path (relative to the root's parent), the totals a reader
+/// counting the first link in file order gets: (disk, apparent).
+fn totals(json: &[u8], root_as: &str) -> BTreeMap<String, (u64, u64)> {
+    #[derive(Default)]
+    struct Info {
+        name: Vec<u8>,
+        asize: u64,
+        dsize: u64,
+        ino: u64,
+        dev: Option<u64>,
+        hlnkc: bool,
+        excluded: bool,
+    }
+    struct P<'a> {
+        b: &'a [u8],
+        i: usize,
+    }
+    impl P<'_> {
+        fn ws(&mut self) {
+            while matches!(self.b[self.i], b' ' | b'\n' | b'\r' | b'\t') {
+                self.i += 1;
+            }
+        }
+        fn peek(&mut self) -> u8 {
+            self.ws();
+            self.b[self.i]
+        }
+        fn eat(&mut self, c: u8) {
+            assert_eq!(self.peek() as char, c as char, "at {}", self.i);
+            self.i += 1;
+        }
+        fn string(&mut self) -> Vec<u8> {
+            self.eat(b'"');
+            let mut v = Vec::new();
+            loop {
+                let c = self.b[self.i];
+                self.i += 1;
+                match c {
+                    b'"' => return v,
+                    b'\\' => {
+                        let e = self.b[self.i];
+                        self.i += 1;
+                        v.push(match e {
+                            b'n' => b'\n',
+                            b't' => b'\t',
+                            b'u' => {
+                                let h = std::str::from_utf8(&self.b[self.i..self.i + 4]).unwrap();
+                                self.i += 4;
+                                u8::from_str_radix(h, 16).unwrap()
+                            }
+                            c => c,
+                        });
+                    }
+                    c => v.push(c),
+                }
+            }
+        }
+        fn scalar(&mut self) -> String {
+            self.ws();
+            let s = self.i;
+            while !matches!(self.b[self.i], b',' | b'}' | b']') {
+                self.i += 1;
+            }
+            String::from_utf8_lossy(&self.b[s..self.i]).trim().to_string()
+        }
+        fn info(&mut self) -> Info {
+            let mut f = Info::default();
+            self.eat(b'{');
+            loop {
+                let k = self.string();
+                self.eat(b':');
+                if self.peek() == b'"' {
+                    let v = self.string();
+                    match &k[..] {
+                        b"name" => f.name = v,
+                        b"excluded" => f.excluded = true,
+                        _ => {}
+                    }
+                } else {
+                    let v = self.scalar();
+                    match &k[..] {
+                        b"asize" => f.asize = v.parse().unwrap(),
+                        b"dsize" => f.dsize = v.parse().unwrap(),
+                        b"ino" => f.ino = v.parse().unwrap(),
+                        b"dev" => f.dev = Some(v.parse().unwrap()),
+                        b"hlnkc" => f.hlnkc = v == "true",
+                        _ => {}
+                    }
+                }
+                if self.peek() == b',' {
+                    self.i += 1;
+                } else {
+                    self.eat(b'}');
+                    return f;
+                }
+            }
+        }
+    }
+    let mut p = P { b: json, i: 0 };
+    p.eat(b'[');
+    p.scalar();
+    p.eat(b',');
+    p.scalar();
+    p.eat(b',');
+    // The metadata object has only scalars and strings.
+    p.info();
+    p.eat(b',');
+    let mut out = BTreeMap::new();
+    let mut seen = HashSet::new();
+    // (path, dev, disk, apparent) of the open directories.
+    let mut stack: Vec<(String, u64, u64, u64)> = Vec::new();
+    p.eat(b'[');
+    let root = p.info();
+    stack.push((root_as.to_string(), root.dev.unwrap(), root.dsize, root.asize));
+    while !stack.is_empty() {
+        match p.peek() {
+            b',' => {
+                p.i += 1;
+                let dir = p.peek() == b'[';
+                if dir {
+                    p.i += 1;
+                }
+                let f = p.info();
+                let top = stack.last_mut().unwrap();
+                let dev = f.dev.unwrap_or(top.1);
+                if dir {
+                    let path = format!("{}/{}", top.0, String::from_utf8_lossy(&f.name));
+                    stack.push((path, dev, f.dsize, f.asize));
+                } else if !f.excluded && (!f.hlnkc || seen.insert((dev, f.ino))) {
+                    top.2 += f.dsize;
+                    top.3 += f.asize;
+                }
+            }
+            b']' => {
+                p.i += 1;
+                let (path, _, d, a) = stack.pop().unwrap();
+                if let Some(up) = stack.last_mut() {
+                    up.2 += d;
+                    up.3 += a;
+                }
+                out.insert(path, (d, a));
+            }
+            c => panic!("unexpected {} at {}", c as char, p.i),
+        }
+    }
+    out
+}
+
+/// `du -B1 [--apparent-size] t` (GNU's), per directory.
+fn gnu_du(dir: &Path, apparent: bool) -> BTreeMap<String, u64> {
+    let mut c = Command::new("/usr/bin/du");
+    c.arg("-B1");
+    if apparent {
+        c.arg("--apparent-size");
+    }
+    let o = c.arg("t").current_dir(dir).env("LC_ALL", "C").output().unwrap();
+    String::from_utf8_lossy(&o.stdout)
+        .lines()
+        .map(|l| {
+            let (n, p) = l.split_once('\t').unwrap();
+            (p.to_string(), n.parse().unwrap())
+        })
+        .collect()
+}
+
+/// A tree for the export: hard links within and across directories and
+/// out of it, a sparse file, a symlink, a FIFO, an empty directory.
+fn export_fixture(t: &TempDir) {
+    fixture(t);
+    build_tree(
+        t.path(),
+        &[
+            "d:t/links/a",
+            "d:t/links/b",
+            "f:t/links/a/orig:12345",
+            "h:t/links/b/second:t/links/a/orig",
+            "h:t/links/a/third:t/links/a/orig",
+            "h:t/big/far:t/links/a/orig",
+            "f:outside:o",
+            "h:t/links/to-outside:outside",
+            "l:t/links/sym:a",
+            "p:t/fifo",
+        ],
+    );
+    let f = std::fs::File::create(t.join("t/links/sparse")).unwrap();
+    f.set_len(10 << 20).unwrap();
+}
+
+#[test]
+fn export_totals_equal_gnu_du() {
+    let t = TempDir::new("browse-export");
+    export_fixture(&t);
+    let dir = t.path();
+    let disk = gnu_du(dir, false);
+    let apparent = gnu_du(dir, true);
+    for backend in util::BACKENDS {
+        let o = Command::new(ldu())
+            .args(["--export=-", "t"])
+            .current_dir(dir)
+            .env("RINGIO_BACKEND", backend)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{backend}: {}", String::from_utf8_lossy(&o.stderr));
+        assert!(o.stderr.is_empty());
+        let got = totals(&o.stdout, "t");
+        let want: BTreeMap<String, (u64, u64)> =
+            disk.iter().map(|(p, d)| (p.clone(), (*d, apparent[p]))).collect();
+        assert_eq!(got, want, "{backend}:\n{}", String::from_utf8_lossy(&o.stdout));
+    }
+    // The memory budget at 0: every directory's records through the file.
+    let o = Command::new(ldu())
+        .args(["--export=-", "t"])
+        .current_dir(dir)
+        .env("RINGUTILS_SCAN_MEMORY", "0")
+        .output()
+        .unwrap();
+    let got = totals(&o.stdout, "t");
+    assert_eq!(got["t"], (disk["t"], apparent["t"]));
+    assert_eq!(got.len(), disk.len());
+}
+
+#[test]
+fn ncdu_opens_the_export_and_ldu_imports_ncdus() {
+    if !have_all("browse::ncdu_opens_the_export_and_ldu_imports_ncdus", &["tmux", "ncdu"]) {
+        return;
+    }
+    let t = TempDir::new("browse-ncdu");
+    fixture(&t);
+    let dir = t.path();
+    let o =
+        Command::new(ldu()).args(["--export=scan.json", "t"]).current_dir(dir).output().unwrap();
+    assert!(o.status.success());
+    // ncdu 1.18 reads it: the same entries, biggest first.
+    let tm = Tmux::start(dir, 100, 30, "ncdu -f scan.json", None);
+    let s = tm.wait("ncdu", |s| s.contains("big"));
+    let names: Vec<&str> = s
+        .lines()
+        .filter_map(|l| l.split_once(']').map(|(_, n)| n.trim().trim_start_matches('/')))
+        .filter(|n| !n.is_empty())
+        .collect();
+    assert_eq!(names.first(), Some(&"big"), "{s}");
+    assert!(names.contains(&"mid") && names.contains(&"top"), "{s}");
+    tm.keys(&["q"]);
+    drop(tm);
+    // ncdu's own file, imported: the same numbers as ldu prints (no hard
+    // links across the tree here, where ncdu and du count differently).
+    std::fs::remove_file(t.join("t/mid/link")).unwrap();
+    let o = Command::new("ncdu").args(["-o", "ncdu.json", "t"]).current_dir(dir).output().unwrap();
+    assert!(o.status.success());
+    let script = format!("{} --browse -f ncdu.json", sh_quote(&ldu()));
+    let tm = Tmux::start(dir, 100, 30, &script, None);
+    let s = tm.wait("the imported view", header_ok);
+    assert!(s.contains("[read-only]"), "{s}");
+    let r = rows(&s);
+    assert_eq!(r[0].2, "big/", "{s}");
+    for (size, _, name) in &r {
+        if let Some(d) = name.strip_suffix('/') {
+            assert_eq!(*size, du_size(dir, &["-h"], &format!("t/{d}")), "{name}: {s}");
+        }
+    }
+    tm.after(&["d"], "the refusal", |s| s.contains("Read-only"));
+    tm.after(&["q"], "exit", |s| s.contains("EXITED=0"));
+}
+
+#[test]
+fn gdu_reads_the_export() {
+    if !have_all("browse::gdu_reads_the_export", &["gdu"]) {
+        return;
+    }
+    let t = TempDir::new("browse-gdu");
+    fixture(&t);
+    let o = Command::new(ldu())
+        .args(["--export=scan.json", "t"])
+        .current_dir(t.path())
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let o = Command::new("gdu")
+        .args(["-n", "-p", "-f", "scan.json"])
+        .current_dir(t.path())
+        .output()
+        .unwrap();
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(o.status.success(), "{out} {}", String::from_utf8_lossy(&o.stderr));
+    for n in ["big", "mid", "top"] {
+        assert!(out.contains(n), "{n} in {out}");
+    }
+}
+
+#[test]
+fn broken_files_get_a_clear_error_and_nothing_else() {
+    let t = TempDir::new("browse-broken");
+    fixture(&t);
+    let dir = t.path();
+    let o =
+        Command::new(ldu()).args(["--export=good.json", "t"]).current_dir(dir).output().unwrap();
+    assert!(o.status.success());
+    let good = std::fs::read(t.join("good.json")).unwrap();
+    std::fs::write(t.join("cut.json"), &good[..good.len() / 2]).unwrap();
+    let mut bad = good.clone();
+    bad[good.len() / 3] = b'#';
+    std::fs::write(t.join("bad.json"), &bad).unwrap();
+    std::fs::write(t.join("text.json"), b"hello\n").unwrap();
+    for (f, says) in [
+        ("cut.json", "truncated"),
+        ("bad.json", "not an ncdu export file"),
+        ("text.json", "not an ncdu export file: expected '[' at byte 0"),
+        ("missing.json", "No such file or directory"),
+    ] {
+        let o = Command::new(ldu()).args(["--browse", "-f", f]).current_dir(dir).output().unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{f}");
+        assert!(o.stdout.is_empty(), "{f}");
+        assert!(
+            err.starts_with("ldu: ") && err.contains(says) && err.lines().count() == 1,
+            "{f}: {err}"
+        );
+    }
+}
+
+#[test]
+fn options_and_gnus_abbreviations() {
+    let o = Command::new(ldu()).arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&o.stdout);
+    for opt in ["--browse", "--export=FILE", "-f, --import=FILE", "--read-only"] {
+        assert!(help.contains(opt), "{opt} in --help");
+    }
+    // Abbreviations keep GNU's meaning beside the new options.
+    let t = TempDir::new("browse-abbrev");
+    fixture(&t);
+    for args in [&["--i", "t"][..], &["--b", "t"], &["--ex=x", "t"], &["--exp=-", "t"]] {
+        let ours = Command::new(ldu())
+            .args(args)
+            .current_dir(t.path())
+            .env("LC_ALL", "C")
+            .output()
+            .unwrap();
+        if args[0] == "--exp=-" {
+            assert!(ours.status.success() && ours.stdout.starts_with(b"[1,2,"));
+            continue;
+        }
+        let gnu = Command::new("/usr/bin/du")
+            .args(args)
+            .current_dir(t.path())
+            .env("LC_ALL", "C")
+            .output()
+            .unwrap();
+        let norm =
+            |b: &[u8]| String::from_utf8_lossy(b).replace("/usr/bin/du", "du").replace("ldu", "du");
+        let sorted = |b: &[u8]| {
+            let mut v: Vec<String> = norm(b).lines().map(String::from).collect();
+            v.sort();
+            v
+        };
+        assert_eq!(sorted(&ours.stdout), sorted(&gnu.stdout), "{args:?}");
+        assert_eq!(norm(&ours.stderr), norm(&gnu.stderr), "{args:?}");
+        assert_eq!(ours.status.code(), gnu.status.code(), "{args:?}");
+    }
+    // Combinations the view can't do are usage errors.
+    for args in [&["--browse", "a", "b"][..], &["-f", "x", "t"], &["--import=x", "--export=y"]] {
+        let o = Command::new(ldu()).args(args).current_dir(t.path()).output().unwrap();
+        assert_eq!(o.status.code(), Some(1), "{args:?}");
+        assert!(String::from_utf8_lossy(&o.stderr).contains("Try 'ldu --help'"), "{args:?}");
+    }
+    let o = Command::new(ldu()).args(["--browse", "t"]).current_dir(t.path()).output().unwrap();
+    assert!(String::from_utf8_lossy(&o.stderr).contains("needs a terminal"));
+}
