@@ -271,8 +271,7 @@ impl Deleter<'_, '_> {
         let mut stack = vec![self.frame(fd, i, name.to_vec(), path.to_vec())];
         // The parent's descriptor for each frame's rmdir: the frame below
         // it, or `parent` for the first.
-        loop {
-            let Some(top) = stack.last_mut() else { break };
+        while let Some(top) = stack.last_mut() {
             if let Some(sub) = top.subdirs.pop() {
                 let sname = self.tree.name(sub).to_vec();
                 let spath = join(&top.path, &sname);
@@ -312,16 +311,17 @@ impl Deleter<'_, '_> {
                     d.asize += own.asize;
                     d.items += own.items;
                 }
+                // What keeps it is reported where it was met, unless it is
+                // something the scan never saw.
+                Some(Err(e))
+                    if (e == Errno(libc::ENOTEMPTY) || e == Errno(libc::EEXIST))
+                        && self.out.errors.iter().any(|x| within(x, &f.path)) => {}
                 Some(Err(e)) if e == Errno(libc::ENOTEMPTY) || e == Errno(libc::EEXIST) => {
-                    // What keeps it is reported where it was met, unless it
-                    // is something the scan never saw.
-                    if !self.out.errors.iter().any(|x| within(x, &f.path)) {
-                        self.out.errors.push(DeleteError::Io {
-                            path: f.path.clone(),
-                            op: "remove (it holds entries made after the scan)",
-                            errno: e,
-                        });
-                    }
+                    self.out.errors.push(DeleteError::Io {
+                        path: f.path.clone(),
+                        op: "remove (it holds entries made after the scan)",
+                        errno: e,
+                    });
                 }
                 Some(Err(e)) => self.out.errors.push(DeleteError::Io {
                     path: f.path.clone(),
