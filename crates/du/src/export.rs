@@ -120,6 +120,11 @@ fn num(b: &mut Vec<u8>, n: u64) {
 
 /// A JSON string's inside, as ncdu writes names.
 fn string(b: &mut Vec<u8>, s: &[u8]) {
+    // Most names need nothing escaped.
+    if !s.iter().any(|&c| c < 0x20 || c == b'"' || c == b'\\' || c == 0x7f) {
+        b.extend_from_slice(s);
+        return;
+    }
     for &c in s {
         match c {
             b'"' => b.extend_from_slice(b"\\\""),

@@ -155,11 +155,9 @@ impl<'a, S: Sink + Send> Scan<'a, S> {
             None => Item::named(name, Kind::Dir),
         };
         it.error = acc.error.load(Ordering::Relaxed);
-        let mut bytes = Vec::with_capacity(body.len() + 64 + name.len());
-        record::put_item(&mut bytes, &it);
-        bytes.extend_from_slice(&body);
-        drop(body);
-        ringio::sync::lock(&self.order).arrive(acc.key, acc.no, bytes);
+        let mut head = Vec::with_capacity(64 + name.len());
+        record::put_item(&mut head, &it);
+        ringio::sync::lock(&self.order).arrive(acc.key, acc.no, head, body);
     }
 }
 

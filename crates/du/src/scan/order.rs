@@ -36,10 +36,12 @@ enum Bytes {
     Spilled { at: u64, len: usize },
 }
 
-/// One directory's records: its own entry first.
+/// One directory's records: its own entry, then its entries'.
 struct Dir {
     /// Its number (its subdirectories' keys start with it).
     no: u32,
+    /// Its own entry, apart: joining it to the body would copy the body.
+    head: Vec<u8>,
     bytes: Bytes,
 }
 
@@ -84,9 +86,9 @@ impl<S: Sink> Order<S> {
         }
     }
 
-    /// Directory `key`, numbered `no`, is listed: `bytes` are its records,
-    /// its own entry first.
-    pub fn arrive(&mut self, key: Key, no: u32, bytes: Vec<u8>) {
+    /// Directory `key`, numbered `no`, is listed: `head` is its own
+    /// entry's record, `bytes` its entries'.
+    pub fn arrive(&mut self, key: Key, no: u32, head: Vec<u8>, bytes: Vec<u8>) {
         let playable = match self.open.last() {
             None => key == self.root,
             Some(top) => {
@@ -101,7 +103,7 @@ impl<S: Sink> Order<S> {
         } else {
             self.hold(bytes)
         };
-        self.waiting.insert(key, Dir { no, bytes });
+        self.waiting.insert(key, Dir { no, head, bytes });
         self.play();
     }
 
@@ -169,12 +171,12 @@ impl<S: Sink> Order<S> {
         }
     }
 
-    fn enter(&mut self, no: u32, bytes: Vec<u8>) {
-        let (Rec::Item(it), n) = record::get(&bytes, 0) else {
-            unreachable!("a directory's records start with its own entry")
+    fn enter(&mut self, no: u32, head: &[u8], bytes: Vec<u8>) {
+        let (Rec::Item(it), _) = record::get(head, 0) else {
+            unreachable!("a directory's own record is an entry")
         };
         self.sink.open_dir(&it);
-        self.open.push(Cursor { no, bytes, at: n });
+        self.open.push(Cursor { no, bytes, at: 0 });
     }
 
     /// Plays everything whose turn has come.
@@ -184,7 +186,7 @@ impl<S: Sink> Order<S> {
                 match self.waiting.remove(&self.root) {
                     Some(d) => {
                         let b = self.load(d.bytes);
-                        self.enter(d.no, b);
+                        self.enter(d.no, &d.head, b);
                         continue;
                     }
                     None => return,
@@ -209,7 +211,7 @@ impl<S: Sink> Order<S> {
                     let Some(d) = self.waiting.remove(&key) else { return };
                     top.at += n;
                     let b = self.load(d.bytes);
-                    self.enter(d.no, b);
+                    self.enter(d.no, &d.head, b);
                 }
             }
         }
@@ -249,20 +251,21 @@ mod tests {
         }
     }
 
-    fn dir(name: &[u8], parts: &[Result<&[u8], u32>]) -> Vec<u8> {
+    fn dir(name: &[u8], parts: &[Result<&[u8], u32>]) -> (Vec<u8>, Vec<u8>) {
+        let mut h = Vec::new();
+        record::put_item(&mut h, &Item::named(name, Kind::Dir));
         let mut b = Vec::new();
-        record::put_item(&mut b, &Item::named(name, Kind::Dir));
         for p in parts {
             match p {
                 Ok(n) => record::put_item(&mut b, &Item::named(n, Kind::File)),
                 Err(i) => record::put_child(&mut b, *i),
             }
         }
-        b
+        (h, b)
     }
 
     /// r = [a, (1: s), b, (3: t)], s = [x], t = [(0: u)], u = []
-    fn arrivals() -> Vec<(Key, u32, Vec<u8>)> {
+    fn arrivals() -> Vec<(Key, u32, (Vec<u8>, Vec<u8>))> {
         vec![
             ((ROOT, 0), 0, dir(b"r", &[Ok(b"a"), Err(1), Ok(b"b"), Err(3)])),
             ((0, 1), 1, dir(b"s", &[Ok(b"x")])),
@@ -283,8 +286,8 @@ mod tests {
                 ord.budget = budget;
                 let a = arrivals();
                 for &i in &o {
-                    let (k, no, b) = a[i].clone();
-                    ord.arrive(k, no, b);
+                    let (k, no, (h, b)) = a[i].clone();
+                    ord.arrive(k, no, h, b);
                 }
                 assert_eq!(ord.sink.0, WANT, "order {o:?} budget {budget}");
                 assert!(ord.idle());
@@ -296,8 +299,8 @@ mod tests {
     fn in_order_arrivals_are_played_at_once() {
         let mut ord = Order::new(Log::default());
         let a = arrivals();
-        let (k, no, b) = a[0].clone();
-        ord.arrive(k, no, b);
+        let (k, no, (h, b)) = a[0].clone();
+        ord.arrive(k, no, h, b);
         assert_eq!(ord.sink.0, "[r a");
         assert!(ord.waiting.is_empty());
     }
