@@ -437,32 +437,33 @@ fn a_stop_and_continue_and_resizes_redraw() {
 
 // ---- export / import ----
 
-/// A minimal reader of the exported JSON, independent of ldu's: per
-/// directory path (relative to the root's parent), the totals a reader
-/// counting the first link in file order gets: (disk, apparent).
-fn totals(json: &[u8], root_as: &str) -> BTreeMap<String, (u64, u64)> {
-    #[derive(Default)]
-    struct Info {
-        name: Vec<u8>,
-        asize: u64,
-        dsize: u64,
-        ino: u64,
-        dev: Option<u64>,
-        hlnkc: bool,
-        excluded: bool,
-    }
+/// One entry of an exported file, as a minimal reader independent of
+/// ldu's sees it (path relative to the root's parent, as `root_as`).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Rec {
+    path: String,
+    dir: bool,
+    asize: u64,
+    dsize: u64,
+    dev: u64,
+    ino: u64,
+    hlnkc: bool,
+    excluded: bool,
+    error: bool,
+}
+
+/// The entries of an exported file in file order; a directory's own entry
+/// comes before its contents.
+fn parse_export(json: &[u8], root_as: &str) -> Vec<Rec> {
     struct P<'a> {
         b: &'a [u8],
         i: usize,
     }
     impl P<'_> {
-        fn ws(&mut self) {
+        fn peek(&mut self) -> u8 {
             while matches!(self.b[self.i], b' ' | b'\n' | b'\r' | b'\t') {
                 self.i += 1;
             }
-        }
-        fn peek(&mut self) -> u8 {
-            self.ws();
             self.b[self.i]
         }
         fn eat(&mut self, c: u8) {
@@ -496,42 +497,37 @@ fn totals(json: &[u8], root_as: &str) -> BTreeMap<String, (u64, u64)> {
             }
         }
         fn scalar(&mut self) -> String {
-            self.ws();
+            self.peek();
             let s = self.i;
             while !matches!(self.b[self.i], b',' | b'}' | b']') {
                 self.i += 1;
             }
             String::from_utf8_lossy(&self.b[s..self.i]).trim().to_string()
         }
-        fn info(&mut self) -> Info {
-            let mut f = Info::default();
+        /// An object of strings and scalars: (name, fields).
+        fn object(&mut self) -> (Vec<u8>, BTreeMap<String, String>) {
+            let mut name = Vec::new();
+            let mut f = BTreeMap::new();
             self.eat(b'{');
             loop {
-                let k = self.string();
+                let k = String::from_utf8(self.string()).unwrap();
                 self.eat(b':');
                 if self.peek() == b'"' {
                     let v = self.string();
-                    match &k[..] {
-                        b"name" => f.name = v,
-                        b"excluded" => f.excluded = true,
-                        _ => {}
+                    if k == "name" {
+                        name = v;
+                    } else {
+                        f.insert(k, String::from_utf8_lossy(&v).into_owned());
                     }
                 } else {
                     let v = self.scalar();
-                    match &k[..] {
-                        b"asize" => f.asize = v.parse().unwrap(),
-                        b"dsize" => f.dsize = v.parse().unwrap(),
-                        b"ino" => f.ino = v.parse().unwrap(),
-                        b"dev" => f.dev = Some(v.parse().unwrap()),
-                        b"hlnkc" => f.hlnkc = v == "true",
-                        _ => {}
-                    }
+                    f.insert(k, v);
                 }
                 if self.peek() == b',' {
                     self.i += 1;
                 } else {
                     self.eat(b'}');
-                    return f;
+                    return (name, f);
                 }
             }
         }
@@ -542,45 +538,86 @@ fn totals(json: &[u8], root_as: &str) -> BTreeMap<String, (u64, u64)> {
     p.eat(b',');
     p.scalar();
     p.eat(b',');
-    // The metadata object has only scalars and strings.
-    p.info();
+    p.object();
     p.eat(b',');
-    let mut out = BTreeMap::new();
-    let mut seen = HashSet::new();
-    // (path, dev, disk, apparent) of the open directories.
-    let mut stack: Vec<(String, u64, u64, u64)> = Vec::new();
-    p.eat(b'[');
-    let root = p.info();
-    stack.push((root_as.to_string(), root.dev.unwrap(), root.dsize, root.asize));
-    while !stack.is_empty() {
-        match p.peek() {
-            b',' => {
-                p.i += 1;
-                let dir = p.peek() == b'[';
-                if dir {
+    let mut out = Vec::new();
+    // (path, dev) of the open directories.
+    let mut stack: Vec<(String, u64)> = Vec::new();
+    let mut first = true;
+    loop {
+        let dir = if first {
+            first = false;
+            p.eat(b'[');
+            true
+        } else {
+            match p.peek() {
+                b',' => {
                     p.i += 1;
+                    let d = p.peek() == b'[';
+                    if d {
+                        p.i += 1;
+                    }
+                    d
                 }
-                let f = p.info();
-                let top = stack.last_mut().unwrap();
-                let dev = f.dev.unwrap_or(top.1);
-                if dir {
-                    let path = format!("{}/{}", top.0, String::from_utf8_lossy(&f.name));
-                    stack.push((path, dev, f.dsize, f.asize));
-                } else if !f.excluded && (!f.hlnkc || seen.insert((dev, f.ino))) {
-                    top.2 += f.dsize;
-                    top.3 += f.asize;
+                b']' => {
+                    p.i += 1;
+                    stack.pop();
+                    if stack.is_empty() {
+                        return out;
+                    }
+                    continue;
                 }
+                c => panic!("unexpected {} at {}", c as char, p.i),
             }
-            b']' => {
-                p.i += 1;
-                let (path, _, d, a) = stack.pop().unwrap();
-                if let Some(up) = stack.last_mut() {
-                    up.2 += d;
-                    up.3 += a;
-                }
-                out.insert(path, (d, a));
-            }
-            c => panic!("unexpected {} at {}", c as char, p.i),
+        };
+        let (name, f) = p.object();
+        let num = |k: &str| f.get(k).map_or(0, |v| v.parse().unwrap());
+        let (path, dev) = match stack.last() {
+            None => (root_as.to_string(), num("dev")),
+            Some((up, d)) => (
+                format!("{up}/{}", String::from_utf8_lossy(&name)),
+                f.get("dev").map_or(*d, |v| v.parse().unwrap()),
+            ),
+        };
+        out.push(Rec {
+            path: path.clone(),
+            dir,
+            asize: num("asize"),
+            dsize: num("dsize"),
+            dev,
+            ino: num("ino"),
+            hlnkc: f.get("hlnkc").is_some_and(|v| v == "true"),
+            excluded: f.contains_key("excluded"),
+            error: f.get("read_error").is_some_and(|v| v == "true"),
+        });
+        if dir {
+            stack.push((path, dev));
+        }
+    }
+}
+
+/// Per directory, the totals a reader counting the first link in file
+/// order gets: (disk, apparent).
+fn totals(json: &[u8], root_as: &str) -> BTreeMap<String, (u64, u64)> {
+    let recs = parse_export(json, root_as);
+    let mut seen = HashSet::new();
+    let mut out: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    for r in &recs {
+        if r.excluded || (r.hlnkc && !seen.insert((r.dev, r.ino))) {
+            continue;
+        }
+        // Into its own total (a directory) and every directory above it.
+        let mut p = r.path.as_str();
+        if r.dir {
+            let e = out.entry(p.to_string()).or_default();
+            e.0 += r.dsize;
+            e.1 += r.asize;
+        }
+        while let Some(i) = p.rfind('/') {
+            p = &p[..i];
+            let e = out.entry(p.to_string()).or_default();
+            e.0 += r.dsize;
+            e.1 += r.asize;
         }
     }
     out
@@ -756,6 +793,44 @@ fn broken_files_get_a_clear_error_and_nothing_else() {
             "{f}: {err}"
         );
     }
+}
+
+/// `mpirun -n 2 ldu --export` writes what the single process writes.
+#[cfg(feature = "mpi")]
+#[test]
+fn mpi_export_equals_the_single_process_export() {
+    if !have_all("browse::mpi_export_equals_the_single_process_export", &["mpirun"]) {
+        return;
+    }
+    let t = TempDir::new("browse-mpi");
+    export_fixture(&t);
+    let dir = t.path();
+    let single = Command::new(ldu()).args(["--export=-", "t"]).current_dir(dir).output().unwrap();
+    assert!(single.status.success());
+    let o = Command::new("timeout")
+        .args([
+            "-k",
+            "5",
+            "300",
+            "mpirun",
+            "-q",
+            "--allow-run-as-root",
+            "--oversubscribe",
+            "-n",
+            "2",
+        ])
+        .arg(ldu())
+        .args(["--export=mpi.json", "t"])
+        .current_dir(dir)
+        .env("TMPDIR", dir)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let got = std::fs::read(t.join("mpi.json")).unwrap();
+    let set =
+        |b: &[u8]| parse_export(b, "t").into_iter().collect::<std::collections::BTreeSet<_>>();
+    assert_eq!(set(&got), set(&single.stdout));
+    assert_eq!(totals(&got, "t"), totals(&single.stdout, "t"));
 }
 
 #[test]
