@@ -355,28 +355,34 @@ fn read_only_refuses() {
     assert_eq!(count_files(&t.join("t")), before);
 }
 
+/// Starts the view through `run.sh`, which leaves ldu's pid in `pid` (the
+/// tests run at once: looking ldu up by name could find another test's)
+/// and `stty -a` before and after it in `before` and `after`.
+fn start_with_pid(t: &TempDir, w: u16, h: u16) -> Tmux {
+    let script = format!(
+        "stty -a > before\nsh -c 'echo $$ > pid; exec {} --browse t'\necho status=$? > status\nstty -a > after\n",
+        sh_quote(&ldu())
+    );
+    std::fs::write(t.join("run.sh"), script).unwrap();
+    let tm = Tmux::start(t.path(), w, h, "sh run.sh", None);
+    tm.wait("the view", header_ok);
+    tm
+}
+
+fn pid_of(t: &TempDir) -> u32 {
+    std::fs::read_to_string(t.join("pid")).unwrap().trim().parse().unwrap()
+}
+
 /// `stty -a` before and after the view, however it ended.
 fn stty_around(how: &str) {
     let t = TempDir::new("browse-tty");
     fixture(&t);
-    let script = format!(
-        "stty -a > before; {} --browse t; echo status=$? > status; stty -a > after",
-        sh_quote(&ldu())
-    );
-    let tm = Tmux::start(t.path(), 80, 24, &script, None);
+    let tm = start_with_pid(&t, 80, 24);
     tm.wait("the view", header_ok);
     match how {
         "quit" => tm.keys(&["q"]),
         "ctrl-c" => tm.keys(&["C-c"]),
-        sig => {
-            let o = Command::new("pgrep")
-                .args(["-n", "-f", &format!("{} --browse t", ldu().display())])
-                .output()
-                .unwrap();
-            let pid = String::from_utf8_lossy(&o.stdout).trim().to_string();
-            assert!(!pid.is_empty(), "no ldu process");
-            util::kill_pid(pid.parse().unwrap(), sig);
-        }
+        sig => util::kill_pid(pid_of(&t), sig),
     }
     let s = tm.wait("the end", |s| s.contains("EXITED="));
     let before = std::fs::read_to_string(t.join("before")).unwrap();
@@ -396,7 +402,7 @@ fn stty_around(how: &str) {
 
 #[test]
 fn the_terminal_is_restored_on_quit_and_on_signals() {
-    if !have_all("browse::the_terminal_is_restored_on_quit_and_on_signals", &["tmux", "pgrep"]) {
+    if !have_all("browse::the_terminal_is_restored_on_quit_and_on_signals", &["tmux"]) {
         return;
     }
     for how in ["quit", "ctrl-c", "INT", "TERM"] {
@@ -406,12 +412,12 @@ fn the_terminal_is_restored_on_quit_and_on_signals() {
 
 #[test]
 fn a_stop_and_continue_and_resizes_redraw() {
-    if !have_all("browse::a_stop_and_continue_and_resizes_redraw", &["tmux", "pgrep"]) {
+    if !have_all("browse::a_stop_and_continue_and_resizes_redraw", &["tmux"]) {
         return;
     }
     let t = TempDir::new("browse-resize");
     fixture(&t);
-    let tm = start_browse(&t, "", None);
+    let tm = start_with_pid(&t, 100, 30);
     let s = tm.screen();
     assert!(s.lines().nth(2).unwrap().contains('['), "a bar at 100 columns: {s}");
     // Narrower than 40: no bar, the rows still there and whole.

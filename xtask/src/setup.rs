@@ -32,7 +32,6 @@ const TEST_PACKAGES: &[(&str, &str)] = &[
     ("tmux", "tmux"),
     ("ncdu", "ncdu"),
     ("gdu", "gdu"),
-    ("procps", "pgrep"),
 ];
 
 /// What the MPI build and tests need (`--features mpi`, tests/mpi.rs):

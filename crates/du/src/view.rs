@@ -182,19 +182,21 @@ fn exported(plan: &Plan, job: &mut crate::Job, root: &[u8], name: Vec<u8>) -> i3
     let scan = Scan::new(plan, json, name, &counters, &stop, Messages::Stderr);
     let opts = options(plan, true);
     let roots = [root.to_vec()];
-    #[cfg(feature = "mpi")]
-    let walked = {
-        let excluded = |p: &[u8]| plan.exclude.matches(p);
-        job.as_mut().map(|j| j.walk(&roots, &opts, &crate::hints(plan, &excluded), &scan))
-    };
-    #[cfg(not(feature = "mpi"))]
-    let walked: Option<()> = {
-        let _ = &job;
-        None
-    };
-    if walked.is_none() {
-        walk::walk(&roots, &opts, &scan);
-    }
+    scan.run(|| {
+        #[cfg(feature = "mpi")]
+        let walked = {
+            let excluded = |p: &[u8]| plan.exclude.matches(p);
+            job.as_mut().map(|j| j.walk(&roots, &opts, &crate::hints(plan, &excluded), &scan))
+        };
+        #[cfg(not(feature = "mpi"))]
+        let walked: Option<()> = {
+            let _ = &job;
+            None
+        };
+        if walked.is_none() {
+            walk::walk(&roots, &opts, &scan);
+        }
+    });
     let failed = scan.failed();
     let (json, complete) = scan.into_sink();
     #[cfg(feature = "mpi")]
@@ -327,7 +329,7 @@ fn scanned(plan: &Plan, root: &[u8], name: Vec<u8>) -> i32 {
         Some(j) => {
             let scan = Scan::new(plan, Tee(builder, j), name, &counters, &stop, kept);
             browse::with_progress(&mut screen, &shown, si, &counts, &stop, || {
-                walk::walk(&roots, &options(plan, true), &scan)
+                scan.run(|| walk::walk(&roots, &options(plan, true), &scan))
             });
             let failed = scan.failed();
             let messages = take_messages(&scan.messages);
@@ -337,7 +339,7 @@ fn scanned(plan: &Plan, root: &[u8], name: Vec<u8>) -> i32 {
         None => {
             let scan = Scan::new(plan, builder, name, &counters, &stop, kept);
             browse::with_progress(&mut screen, &shown, si, &counts, &stop, || {
-                walk::walk(&roots, &options(plan, true), &scan)
+                scan.run(|| walk::walk(&roots, &options(plan, true), &scan))
             });
             let failed = scan.failed();
             let messages = take_messages(&scan.messages);
@@ -411,7 +413,7 @@ impl browse::Scanner for Rescanner<'_> {
         let b = Builder::extending(tree, rule(self.plan));
         let kept = Messages::Kept(Default::default());
         let scan = Scan::new(self.plan, b, path.to_vec(), &self.counters, stop, kept);
-        walk::walk(&[path.to_vec()], &options(self.plan, false), &scan);
+        scan.run(|| walk::walk(&[path.to_vec()], &options(self.plan, false), &scan));
         let messages = take_messages(&scan.messages);
         let (b, complete) = scan.into_sink();
         let (tree, got) = b.finish();

@@ -17,7 +17,7 @@ use walk::{Entry, StatNeed, Visit, Visitor, WalkError};
 
 use crate::plan::{Deref, Plan};
 use crate::report::DuError;
-use order::{Key, Order, ROOT};
+use order::{Inbox, Key, Player, ROOT};
 
 /// What a scan has seen so far, for a live count.
 #[derive(Default)]
@@ -60,7 +60,8 @@ const KEPT_MAX: usize = 1000;
 
 pub struct Scan<'a, S> {
     plan: &'a Plan,
-    order: Mutex<Order<S>>,
+    inbox: Inbox,
+    player: Mutex<Player<S>>,
     counters: &'a Counters,
     stop: &'a AtomicBool,
     /// The name the root's entry gets (an absolute path, as ncdu writes).
@@ -84,7 +85,8 @@ impl<'a, S: Sink + Send> Scan<'a, S> {
     ) -> Scan<'a, S> {
         Scan {
             plan,
-            order: Mutex::new(Order::new(sink)),
+            inbox: Inbox::default(),
+            player: Mutex::new(Player::new(sink)),
             counters,
             stop,
             root_name,
@@ -96,12 +98,26 @@ impl<'a, S: Sink + Send> Scan<'a, S> {
         }
     }
 
-    /// The sink, once the walk is over; `None` if a directory's records
-    /// never came (a walk cut short).
+    /// Runs `walk` (which walks with this visitor) while a thread of its
+    /// own plays what the walk lists into the sink.
+    pub fn run<R>(&self, walk: impl FnOnce() -> R) -> R {
+        std::thread::scope(|s| {
+            let player = s.spawn(|| ringio::sync::lock(&self.player).play(&self.inbox));
+            let r = walk();
+            self.inbox.close();
+            if let Err(p) = player.join() {
+                std::panic::resume_unwind(p);
+            }
+            r
+        })
+    }
+
+    /// The sink, once [`Scan::run`] is over, and whether every directory
+    /// the walk entered came (not so in a walk cut short).
     pub fn into_sink(self) -> (S, bool) {
-        let order = self.order.into_inner().unwrap_or_else(|e| e.into_inner());
-        let complete = order.idle();
-        (order.sink, complete)
+        let player = self.player.into_inner().unwrap_or_else(|e| e.into_inner());
+        let complete = player.complete(&self.inbox);
+        (player.sink, complete)
     }
 
     pub fn failed(&self) -> bool {
@@ -157,7 +173,7 @@ impl<'a, S: Sink + Send> Scan<'a, S> {
         it.error = acc.error.load(Ordering::Relaxed);
         let mut head = Vec::with_capacity(64 + name.len());
         record::put_item(&mut head, &it);
-        ringio::sync::lock(&self.order).arrive(acc.key, acc.no, head, body);
+        self.inbox.arrive(acc.key, acc.no, head, body);
     }
 }
 

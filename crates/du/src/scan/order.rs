@@ -4,16 +4,21 @@
 //! directory's end. That is ncdu's JSON order and the order GNU du meets
 //! entries in, which decides which hard link counts.
 //!
-//! A directory's records arrive once its listing is done. They are played
-//! as soon as everything before them has been: under MPI (whose replay
-//! visits in document order) and in the ordered walk that is at once; in
-//! the parallel walk a sibling subtree another thread finished early
-//! waits. What waits is held in memory up to a budget, then in an unnamed
-//! temporary file (`O_TMPFILE`: nothing is left behind however the run
-//! ends), so memory stays bounded whatever the tree.
+//! The walker threads drop each listed directory's records into the
+//! [`Inbox`] and go on walking; one [`Player`] thread takes them out in
+//! document order and plays them into the sink, waiting when the next one
+//! hasn't come. So a subtree finished early by one walker waits without
+//! holding back the others (a player on the walkers' own threads, under
+//! one lock, left a core idle whenever a big backlog was played). Under
+//! MPI (whose replay visits in document order) and in the ordered walk
+//! everything is played as it comes. What waits is held in memory up to
+//! a budget, then in an unnamed temporary file (`O_TMPFILE`: nothing is
+//! left behind however the run ends), so memory stays bounded whatever
+//! the tree.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
+use std::sync::{Condvar, Mutex};
 
 use hashbrown::HashMap;
 
@@ -45,96 +50,119 @@ struct Dir {
     bytes: Bytes,
 }
 
-struct Cursor {
-    no: u32,
-    bytes: Vec<u8>,
-    at: usize,
-}
-
-pub struct Order<S> {
-    pub sink: S,
+struct State {
     waiting: HashMap<Key, Dir>,
-    open: Vec<Cursor>,
-    /// The root being played, or next.
-    root: Key,
+    /// What the player waits for.
+    wanted: Option<Key>,
+    /// The walk is over: nothing more will come.
+    done: bool,
     held: usize,
     budget: usize,
     spill: Option<File>,
     spill_end: u64,
     spilled: usize,
-    /// The temporary file could not be made: everything stays in memory.
+    /// The temporary file could not be made or written: memory it is.
     no_spill: bool,
 }
 
-impl<S: Sink> Order<S> {
-    pub fn new(sink: S) -> Order<S> {
+/// Where the walkers leave listed directories.
+pub struct Inbox {
+    state: Mutex<State>,
+    came: Condvar,
+}
+
+impl Default for Inbox {
+    fn default() -> Self {
         let budget = std::env::var("RINGUTILS_SCAN_MEMORY")
             .ok()
             .and_then(|v| v.parse().ok())
             .unwrap_or(MEMORY);
-        Order {
-            sink,
-            waiting: HashMap::new(),
-            open: Vec::new(),
-            root: (ROOT, 0),
-            held: 0,
-            budget,
-            spill: None,
-            spill_end: 0,
-            spilled: 0,
-            no_spill: false,
+        Inbox {
+            state: Mutex::new(State {
+                waiting: HashMap::new(),
+                wanted: None,
+                done: false,
+                held: 0,
+                budget,
+                spill: None,
+                spill_end: 0,
+                spilled: 0,
+                no_spill: false,
+            }),
+            came: Condvar::new(),
+        }
+    }
+}
+
+impl Inbox {
+    /// Directory `key`, numbered `no`, is listed: `head` is its own
+    /// entry's record, `bytes` its entries'.
+    pub fn arrive(&self, key: Key, no: u32, head: Vec<u8>, bytes: Vec<u8>) {
+        let mut s = ringio::sync::lock(&self.state);
+        let wanted = s.wanted == Some(key);
+        // What is played at once never goes to the file.
+        let bytes = if wanted { s.keep(bytes) } else { s.hold(bytes) };
+        s.waiting.insert(key, Dir { no, head, bytes });
+        if wanted {
+            self.came.notify_one();
         }
     }
 
-    /// Directory `key`, numbered `no`, is listed: `head` is its own
-    /// entry's record, `bytes` its entries'.
-    pub fn arrive(&mut self, key: Key, no: u32, head: Vec<u8>, bytes: Vec<u8>) {
-        let playable = match self.open.last() {
-            None => key == self.root,
-            Some(top) => {
-                top.at < top.bytes.len()
-                    && matches!(record::get(&top.bytes, top.at).0, Rec::Child(i) if key == (top.no, i))
+    /// The walk is over.
+    pub fn close(&self) {
+        ringio::sync::lock(&self.state).done = true;
+        self.came.notify_one();
+    }
+
+    /// Directory `key`'s records, waiting for them; `None` once the walk is
+    /// over without them.
+    fn take(&self, key: Key) -> Option<(u32, Vec<u8>, Vec<u8>)> {
+        let mut s = ringio::sync::lock(&self.state);
+        loop {
+            if let Some(d) = s.waiting.remove(&key) {
+                s.wanted = None;
+                let body = s.load(d.bytes);
+                return Some((d.no, d.head, body));
             }
-        };
-        // What is played at once never goes to the file.
-        let bytes = if playable {
-            self.held += bytes.len();
-            Bytes::Held(bytes)
-        } else {
-            self.hold(bytes)
-        };
-        self.waiting.insert(key, Dir { no, head, bytes });
-        self.play();
+            if s.done {
+                return None;
+            }
+            s.wanted = Some(key);
+            s = ringio::sync::wait(&self.came, s);
+        }
     }
 
-    /// Whether every root so far has been played to its end.
-    pub fn idle(&self) -> bool {
-        self.open.is_empty() && self.waiting.is_empty()
+    fn empty(&self) -> bool {
+        ringio::sync::lock(&self.state).waiting.is_empty()
     }
 
-    /// The next root operand is `k`.
-    pub fn expect_root(&mut self, k: u32) {
-        self.root = (ROOT, k);
+    #[cfg(test)]
+    fn budget(&self, b: usize) {
+        ringio::sync::lock(&self.state).budget = b;
+    }
+}
+
+impl State {
+    fn keep(&mut self, bytes: Vec<u8>) -> Bytes {
+        self.held += bytes.len();
+        Bytes::Held(bytes)
     }
 
     fn hold(&mut self, bytes: Vec<u8>) -> Bytes {
         if self.held + bytes.len() <= self.budget || self.no_spill {
-            self.held += bytes.len();
-            return Bytes::Held(bytes);
+            return self.keep(bytes);
         }
         if self.spill.is_none() {
             self.spill = tmpfile();
             if self.spill.is_none() {
                 self.no_spill = true;
-                self.held += bytes.len();
-                return Bytes::Held(bytes);
+                return self.keep(bytes);
             }
         }
         let f = self.spill.as_ref().expect("made above");
         if f.write_all_at(&bytes, self.spill_end).is_err() {
             self.no_spill = true;
-            self.held += bytes.len();
-            return Bytes::Held(bytes);
+            return self.keep(bytes);
         }
         let at = self.spill_end;
         self.spill_end += bytes.len() as u64;
@@ -170,34 +198,54 @@ impl<S: Sink> Order<S> {
             }
         }
     }
+}
 
-    fn enter(&mut self, no: u32, head: &[u8], bytes: Vec<u8>) {
-        let (Rec::Item(it), _) = record::get(head, 0) else {
-            unreachable!("a directory's own record is an entry")
-        };
-        self.sink.open_dir(&it);
-        self.open.push(Cursor { no, bytes, at: 0 });
+struct Cursor {
+    no: u32,
+    bytes: Vec<u8>,
+    at: usize,
+}
+
+/// Plays the records into the sink, in document order.
+pub struct Player<S> {
+    pub sink: S,
+    open: Vec<Cursor>,
+    /// The next root's key.
+    root: Key,
+}
+
+impl<S: Sink> Player<S> {
+    pub fn new(sink: S) -> Player<S> {
+        Player { sink, open: Vec::new(), root: (ROOT, 0) }
     }
 
-    /// Plays everything whose turn has come.
-    fn play(&mut self) {
+    /// Plays until the walk is over and nothing more can be played.
+    pub fn play(&mut self, inbox: &Inbox) {
         loop {
-            let Some(top) = self.open.last_mut() else {
-                match self.waiting.remove(&self.root) {
-                    Some(d) => {
-                        let b = self.load(d.bytes);
-                        self.enter(d.no, &d.head, b);
-                        continue;
-                    }
-                    None => return,
-                }
+            let key = match self.advance() {
+                Some(k) => k,
+                None => self.root,
             };
+            let Some((no, head, bytes)) = inbox.take(key) else { return };
+            let (Rec::Item(it), _) = record::get(&head, 0) else {
+                unreachable!("a directory's own record is an entry")
+            };
+            self.sink.open_dir(&it);
+            self.open.push(Cursor { no, bytes, at: 0 });
+        }
+    }
+
+    /// Plays the open directories' records up to the next subdirectory,
+    /// whose key it returns; `None` when none is open any more.
+    fn advance(&mut self) -> Option<Key> {
+        loop {
+            let top = self.open.last_mut()?;
             if top.at == top.bytes.len() {
                 self.open.pop();
                 self.sink.close_dir();
                 if self.open.is_empty() {
-                    // The next operand's root, if any, is asked for by key.
                     self.root.1 = self.root.1.wrapping_add(1);
+                    return None;
                 }
                 continue;
             }
@@ -207,14 +255,16 @@ impl<S: Sink> Order<S> {
                     self.sink.entry(&it);
                 }
                 (Rec::Child(i), n) => {
-                    let key = (top.no, i);
-                    let Some(d) = self.waiting.remove(&key) else { return };
                     top.at += n;
-                    let b = self.load(d.bytes);
-                    self.enter(d.no, &d.head, b);
+                    return Some((top.no, i));
                 }
             }
         }
+    }
+
+    /// Whether everything that came was played, every directory closed.
+    pub fn complete(&self, inbox: &Inbox) -> bool {
+        self.open.is_empty() && inbox.empty()
     }
 }
 
@@ -282,26 +332,39 @@ mod tests {
             [[0, 1, 2, 3], [3, 2, 1, 0], [1, 3, 0, 2], [2, 0, 3, 1], [0, 3, 2, 1]];
         for o in orders {
             for budget in [usize::MAX, 0] {
-                let mut ord = Order::new(Log::default());
-                ord.budget = budget;
-                let a = arrivals();
-                for &i in &o {
-                    let (k, no, (h, b)) = a[i].clone();
-                    ord.arrive(k, no, h, b);
-                }
-                assert_eq!(ord.sink.0, WANT, "order {o:?} budget {budget}");
-                assert!(ord.idle());
+                let inbox = Inbox::default();
+                inbox.budget(budget);
+                let mut p = Player::new(Log::default());
+                std::thread::scope(|s| {
+                    let player = s.spawn(|| {
+                        p.play(&inbox);
+                        p
+                    });
+                    let a = arrivals();
+                    for &i in &o {
+                        let (k, no, (h, b)) = a[i].clone();
+                        inbox.arrive(k, no, h, b);
+                    }
+                    inbox.close();
+                    let p = player.join().unwrap();
+                    assert_eq!(p.sink.0, WANT, "order {o:?} budget {budget}");
+                    assert!(p.complete(&inbox));
+                });
             }
         }
     }
 
     #[test]
-    fn in_order_arrivals_are_played_at_once() {
-        let mut ord = Order::new(Log::default());
+    fn a_missing_directory_leaves_the_play_incomplete() {
+        let inbox = Inbox::default();
         let a = arrivals();
-        let (k, no, (h, b)) = a[0].clone();
-        ord.arrive(k, no, h, b);
-        assert_eq!(ord.sink.0, "[r a");
-        assert!(ord.waiting.is_empty());
+        for (k, no, (h, b)) in [a[0].clone(), a[2].clone(), a[3].clone()] {
+            inbox.arrive(k, no, h, b);
+        }
+        inbox.close();
+        let mut p = Player::new(Log::default());
+        p.play(&inbox);
+        assert_eq!(p.sink.0, "[r a");
+        assert!(!p.complete(&inbox));
     }
 }
