@@ -263,7 +263,9 @@ impl App {
         if n.is_dir() {
             v.push(format!("Entries:       {}", count(n.items)));
         }
-        v.push(format!("Hard links:    {}", self.tree.nlink(i)));
+        if !n.is_dir() {
+            v.push(format!("Hard links:    {}", self.tree.nlink(i)));
+        }
         v.push(format!("Inode, device: {}, {}", n.ino, self.tree.dev(i)));
         v.push(format!("Modified:      {}", time(n.mtime as i64)));
         if n.has(flag::LINK_DUP) {
