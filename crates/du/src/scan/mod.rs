@@ -55,6 +55,16 @@ pub enum Messages {
     Kept(Mutex<Vec<Vec<u8>>>),
 }
 
+/// One walker thread's counts not yet added to [`Counters`]: added in
+/// steps, so the threads don't share a cache line per entry.
+#[derive(Default)]
+pub struct Local {
+    entries: u64,
+    bytes: u64,
+}
+
+const COUNT_STEP: u64 = 512;
+
 /// Messages kept for after the view, at most.
 const KEPT_MAX: usize = 1000;
 
@@ -185,12 +195,33 @@ fn kind_of(d_type: u8) -> Kind {
     }
 }
 
+impl<S: Sink + Send> Scan<'_, S> {
+    fn count(&self, local: &mut Local, bytes: u64) {
+        local.entries += 1;
+        local.bytes += bytes;
+        if local.entries >= COUNT_STEP {
+            self.flush(local);
+        }
+    }
+
+    fn flush(&self, local: &mut Local) {
+        self.counters.entries.fetch_add(std::mem::take(&mut local.entries), Ordering::Relaxed);
+        self.counters.bytes.fetch_add(std::mem::take(&mut local.bytes), Ordering::Relaxed);
+    }
+}
+
 impl<S: Sink + Send> Visitor for Scan<'_, S> {
-    type Local = ();
+    type Local = Local;
     type Acc = Acc;
     const DIRFD_AFTER_VISIT: bool = false;
 
-    fn local(&self) {}
+    fn local(&self) -> Local {
+        Local::default()
+    }
+
+    fn finish(&self, mut local: Local) {
+        self.flush(&mut local);
+    }
 
     fn need_stat(&self, _name: &[u8], _d_type: u8, _depth: usize) -> StatNeed {
         if self.plan.deref == Deref::Always {
@@ -200,13 +231,13 @@ impl<S: Sink + Send> Visitor for Scan<'_, S> {
         }
     }
 
-    fn visit(&self, _: &mut (), e: &Entry, parent: Option<&Acc>) -> Visit {
+    fn visit(&self, local: &mut Local, e: &Entry, parent: Option<&Acc>) -> Visit {
         if self.stop.load(Ordering::Relaxed) {
             return Visit::Quit;
         }
         let plan = self.plan;
-        self.counters.entries.fetch_add(1, Ordering::Relaxed);
         if !plan.exclude.is_empty() && plan.exclude.matches(e.path) {
+            self.count(local, 0);
             let it = Item { excluded: Excluded::Pattern, ..Item::named(e.name, kind_of(e.d_type)) };
             self.push(parent, &it);
             return Visit::Skip;
@@ -224,6 +255,7 @@ impl<S: Sink + Send> Visitor for Scan<'_, S> {
                 let errno =
                     if followed_dangling { None } else { Some(err.unwrap_or(Errno(libc::EIO))) };
                 self.fail(&DuError::Access { path: e.path.to_vec(), errno });
+                self.count(local, 0);
                 let it = Item { error: true, ..Item::named(e.name, kind_of(e.d_type)) };
                 self.push(parent, &it);
                 return Visit::Skip;
@@ -246,7 +278,7 @@ impl<S: Sink + Send> Visitor for Scan<'_, S> {
             // Met before through another link: du counts it once.
             return Visit::Skip;
         }
-        self.counters.bytes.fetch_add(st.stx_blocks.saturating_mul(512), Ordering::Relaxed);
+        self.count(local, st.stx_blocks.saturating_mul(512));
         if kind == Kind::Dir {
             if let Some(p) = parent {
                 record::put_child(&mut ringio::sync::lock(&p.body), e.index as u32);
@@ -266,16 +298,16 @@ impl<S: Sink + Send> Visitor for Scan<'_, S> {
         Acc { no, key, ..Acc::default() }
     }
 
-    fn after_entries(&self, _: &mut (), dir: &Entry, acc: &Acc) {
+    fn after_entries(&self, _: &mut Local, dir: &Entry, acc: &Acc) {
         self.ship(dir, acc);
     }
 
-    fn leave(&self, _: &mut (), dir: &Entry, acc: &Acc, _parent: Option<&Acc>) {
+    fn leave(&self, _: &mut Local, dir: &Entry, acc: &Acc, _parent: Option<&Acc>) {
         // A directory that could not be opened has no `after_entries`.
         self.ship(dir, acc);
     }
 
-    fn error(&self, _: &mut (), err: &WalkError, acc: Option<&Acc>) {
+    fn error(&self, _: &mut Local, err: &WalkError, acc: Option<&Acc>) {
         match err {
             WalkError::Root { path, errno } => {
                 self.fail(&DuError::Access { path: path.clone(), errno: Some(*errno) })
