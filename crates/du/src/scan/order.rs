@@ -331,8 +331,11 @@ mod tests {
         (h, b)
     }
 
+    /// A directory's arrival: its key, number, own record and body.
+    type Arrival = (Key, u32, (Vec<u8>, Vec<u8>));
+
     /// r = [a, (1: s), b, (3: t)], s = [x], t = [(0: u)], u = []
-    fn arrivals() -> Vec<(Key, u32, (Vec<u8>, Vec<u8>))> {
+    fn arrivals() -> Vec<Arrival> {
         vec![
             ((ROOT, 0), 0, dir(b"r", &[Ok(b"a"), Err(1), Ok(b"b"), Err(3)])),
             ((0, 1), 1, dir(b"s", &[Ok(b"x")])),
