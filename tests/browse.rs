@@ -340,6 +340,30 @@ fn a_subtree_swapped_for_a_symlink_is_refused() {
 }
 
 #[test]
+fn a_rescan_shows_what_changed() {
+    if !have_all("browse::a_rescan_shows_what_changed", &["tmux"]) {
+        return;
+    }
+    let t = TempDir::new("browse-rescan");
+    fixture(&t);
+    let dir = t.path();
+    let tm = start_browse(&t, "", None);
+    let before = rows(&tm.screen())[0].clone();
+    // Grown after the scan: the view still shows the scan, until `r`.
+    std::fs::write(t.join("t/big/other/new"), vec![3u8; 2_000_000]).unwrap();
+    let s = tm.after(&["r"], "the rescan", |s| s.contains("Rescanned"));
+    let after = rows(&s)[0].clone();
+    assert_eq!(after.2, "big/");
+    assert_ne!(after.0, before.0, "{s}");
+    assert_eq!(after.0, du_size(dir, &["-h"], "t/big"), "{s}");
+    let s = tm.after(&["Escape"], "totals", |s| s.contains("Disk usage:"));
+    assert!(s.contains(&format!("Disk usage: {} ", du_size(dir, &["-h"], "t"))), "{s}");
+    let s = tm.after(&["Enter", "Enter"], "other/", |s| s.contains("/t/big/other ---"));
+    assert!(rows(&s).iter().any(|x| x.2 == "new"), "{s}");
+    tm.after(&["q"], "exit", |s| s.contains("EXITED=0"));
+}
+
+#[test]
 fn read_only_refuses() {
     if !have_all("browse::read_only_refuses", &["tmux"]) {
         return;
