@@ -629,11 +629,17 @@ fn parse_export(json: &[u8], root_as: &str) -> Vec<Rec> {
 /// Per directory, the totals a reader counting the first link in file
 /// order gets: (disk, apparent).
 fn totals(json: &[u8], root_as: &str) -> BTreeMap<String, (u64, u64)> {
+    totals_by(json, root_as, false)
+}
+
+/// [`totals`]; `every_file`: every file counted once by inode (`-L`).
+fn totals_by(json: &[u8], root_as: &str, every_file: bool) -> BTreeMap<String, (u64, u64)> {
     let recs = parse_export(json, root_as);
     let mut seen = HashSet::new();
     let mut out: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     for r in &recs {
-        if r.excluded || (r.hlnkc && !seen.insert((r.dev, r.ino))) {
+        let once = r.hlnkc || (every_file && !r.dir);
+        if r.excluded || (once && !seen.insert((r.dev, r.ino))) {
             continue;
         }
         // Into its own total (a directory) and every directory above it.
@@ -655,8 +661,12 @@ fn totals(json: &[u8], root_as: &str) -> BTreeMap<String, (u64, u64)> {
 
 /// `du -B1 [--apparent-size] t` (GNU's), per directory.
 fn gnu_du(dir: &Path, apparent: bool) -> BTreeMap<String, u64> {
+    gnu_du_with(dir, apparent, &[])
+}
+
+fn gnu_du_with(dir: &Path, apparent: bool, more: &[&str]) -> BTreeMap<String, u64> {
     let mut c = Command::new("/usr/bin/du");
-    c.arg("-B1");
+    c.arg("-B1").args(more);
     if apparent {
         c.arg("--apparent-size");
     }
@@ -724,6 +734,15 @@ fn export_totals_equal_gnu_du() {
     let got = totals(&o.stdout, "t");
     assert_eq!(got["t"], (disk["t"], apparent["t"]));
     assert_eq!(got.len(), disk.len());
+    // -L: symlinks followed, every file and directory counted once.
+    let disk = gnu_du_with(dir, false, &["-L"]);
+    let apparent = gnu_du_with(dir, true, &["-L"]);
+    let o = Command::new(ldu()).args(["-L", "--export=-", "t"]).current_dir(dir).output().unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let got = totals_by(&o.stdout, "t", true);
+    let want: BTreeMap<String, (u64, u64)> =
+        disk.iter().map(|(p, d)| (p.clone(), (*d, apparent[p]))).collect();
+    assert_eq!(got, want, "-L:\n{}", String::from_utf8_lossy(&o.stdout));
 }
 
 #[test]

@@ -21,6 +21,8 @@ pub struct Json {
     out: Out,
     /// The devices of the open directories.
     devs: Vec<u64>,
+    /// `-L`: every file is counted once, so every file's inode is written.
+    every_ino: bool,
 }
 
 impl Json {
@@ -38,7 +40,7 @@ impl Json {
             b.extend_from_slice(b",\"ldu_dereference\":true");
         }
         b.push(b'}');
-        Json { out, devs: Vec::new() }
+        Json { out, devs: Vec::new(), every_ino: rule.every_file }
     }
 
     /// Ends the document; the output, to be finished by the caller.
@@ -49,6 +51,7 @@ impl Json {
 
     fn object(&mut self, it: &Item) {
         let parent_dev = self.devs.last().copied();
+        let every_ino = self.every_ino;
         let b = self.out.buf();
         b.extend_from_slice(b"{\"name\":\"");
         string(b, it.name);
@@ -65,7 +68,7 @@ impl Json {
             b.extend_from_slice(b",\"dev\":");
             num(b, it.dev);
         }
-        if it.ino != 0 && it.kind != Kind::Dir && it.nlink > 1 {
+        if it.ino != 0 && it.kind != Kind::Dir && (it.nlink > 1 || every_ino) {
             b.extend_from_slice(b",\"ino\":");
             num(b, it.ino);
         }
