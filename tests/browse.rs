@@ -745,6 +745,49 @@ fn export_totals_equal_gnu_du() {
     assert_eq!(got, want, "-L:\n{}", String::from_utf8_lossy(&o.stdout));
 }
 
+/// An unreadable directory is marked in the file (`read_error`) and in
+/// the view (`!`, and `.` above it), reported as du reports it, never
+/// shown as merely small.
+#[test]
+fn unreadable_directories_are_marked() {
+    if !util::root() {
+        util::skip("browse::unreadable_directories_are_marked", "needs root to run as nobody");
+        return;
+    }
+    if !have_all("browse::unreadable_directories_are_marked", &["tmux", "setpriv"]) {
+        return;
+    }
+    let t = TempDir::new("browse-unreadable");
+    fixture(&t);
+    util::chmod(&t.join("t/big/deep"), 0o000);
+    let uid = util::NOBODY.to_string();
+    let o = Command::new("setpriv")
+        .args(["--reuid", &uid, "--regid", &uid, "--clear-groups", "--"])
+        .arg(ldu())
+        .args(["--export=-", "t"])
+        .current_dir(t.path())
+        .env("LC_ALL", "C")
+        .output()
+        .unwrap();
+    util::chmod(&t.join("t/big/deep"), 0o755);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        String::from_utf8_lossy(&o.stderr),
+        "ldu: cannot read directory 't/big/deep': Permission denied\n"
+    );
+    let recs = parse_export(&o.stdout, "t");
+    let deep = recs.iter().find(|r| r.path == "t/big/deep").unwrap();
+    assert!(deep.dir && deep.error, "{deep:?}");
+    std::fs::write(t.join("scan.json"), &o.stdout).unwrap();
+    let script = format!("{} --browse -f scan.json", sh_quote(&ldu()));
+    let tm = Tmux::start(t.path(), 100, 30, &script, None);
+    let s = tm.wait("the view", header_ok);
+    assert!(rows(&s).iter().any(|x| x.1 == '.' && x.2 == "big/"), "{s}");
+    let s = tm.after(&["Enter"], "big/", |s| s.contains("/t/big ---"));
+    assert!(rows(&s).iter().any(|x| x.1 == '!' && x.2 == "deep/"), "{s}");
+    tm.after(&["q"], "exit", |s| s.contains("EXITED=0"));
+}
+
 #[test]
 fn ncdu_opens_the_export_and_ldu_imports_ncdus() {
     if !have_all("browse::ncdu_opens_the_export_and_ldu_imports_ncdus", &["tmux", "ncdu"]) {
