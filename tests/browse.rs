@@ -435,14 +435,21 @@ fn the_terminal_is_restored_on_quit_and_on_signals() {
 }
 
 #[test]
-fn a_stop_and_continue_and_resizes_redraw() {
-    if !have_all("browse::a_stop_and_continue_and_resizes_redraw", &["tmux"]) {
+fn resizes_redraw_and_a_stop_gives_the_terminal_back() {
+    if !have_all("browse::resizes_redraw_and_a_stop_gives_the_terminal_back", &["tmux", "bash"]) {
         return;
     }
     let t = TempDir::new("browse-resize");
     fixture(&t);
-    let tm = start_with_pid(&t, 100, 30);
-    let s = tm.screen();
+    // An interactive shell with job control, as a user has: a stopped
+    // job's group is not orphaned there (in an orphaned group the kernel
+    // drops the stop, and the view just carries on).
+    let tm = Tmux::start(t.path(), 100, 30, "PS1=prompt$\\  bash --norc --noprofile -i", None);
+    tm.wait("the shell", |s| s.contains("prompt$"));
+    let cmd = format!("sh -c 'echo $$ > pid; exec {} --browse t'", ldu().display());
+    tm.tmux(&["send-keys", "-t", "t", "-l", &cmd]);
+    tm.keys(&["Enter"]);
+    let s = tm.wait("the view", header_ok);
     assert!(s.lines().nth(2).unwrap().contains('['), "a bar at 100 columns: {s}");
     // Narrower than 40: no bar, the rows still there and whole.
     tm.tmux(&["resize-window", "-t", "t", "-x", "32", "-y", "12"]);
@@ -451,18 +458,16 @@ fn a_stop_and_continue_and_resizes_redraw() {
     });
     assert!(s.lines().nth(1).unwrap().starts_with("--- "), "{s}");
     tm.tmux(&["resize-window", "-t", "t", "-x", "90", "-y", "20"]);
-    tm.wait("a redraw at 90 columns", |s| s.contains("[") && s.contains("big/"));
-    // SIGTSTP: the terminal is given back; SIGCONT: the view comes back.
-    let o = Command::new("pgrep")
-        .args(["-n", "-f", &format!("{} --browse t", ldu().display())])
-        .output()
-        .unwrap();
-    let pid: u32 = String::from_utf8_lossy(&o.stdout).trim().parse().unwrap();
-    util::kill_pid(pid, "TSTP");
-    tm.wait("the normal screen", |s| !s.contains("Disk usage:"));
-    util::kill_pid(pid, "CONT");
-    tm.wait("the view again", header_ok);
-    tm.after(&["q"], "exit", |s| s.contains("EXITED=0"));
+    tm.wait("a redraw at 90 columns", |s| s.contains('[') && s.contains("big/"));
+    // Ctrl-Z, then SIGTSTP from outside: the shell's screen back, the
+    // view again on fg (SIGCONT).
+    tm.keys(&["C-z"]);
+    tm.wait("the shell after Ctrl-Z", |s| s.contains("Stopped") && !s.contains("Disk usage:"));
+    tm.after(&["fg", "Enter"], "the view again", header_ok);
+    util::kill_pid(pid_of(&t), "TSTP");
+    tm.wait("the shell after SIGTSTP", |s| s.contains("Stopped") && !s.contains("Disk usage:"));
+    tm.after(&["fg", "Enter"], "the view again", header_ok);
+    tm.after(&["q"], "the shell", |s| !s.contains("Disk usage:") && s.contains("prompt$"));
 }
 
 // ---- export / import ----
