@@ -969,7 +969,12 @@ fn options_and_gnus_abbreviations() {
         assert_eq!(ours.status.code(), gnu.status.code(), "{args:?}");
     }
     // Combinations the view can't do are usage errors.
-    for args in [&["--browse", "a", "b"][..], &["-f", "x", "t"], &["--import=x", "--export=y"]] {
+    for args in [
+        &["--browse", "a", "b"][..],
+        &["-f", "x", "t"],
+        &["--import=x", "--export=y"],
+        &["--browse", "--export=-", "t"],
+    ] {
         let o = Command::new(ldu()).args(args).current_dir(t.path()).output().unwrap();
         assert_eq!(o.status.code(), Some(1), "{args:?}");
         assert!(String::from_utf8_lossy(&o.stderr).contains("Try 'ldu --help'"), "{args:?}");

@@ -328,6 +328,8 @@ fn check_browse(
         }
     } else if b.any() && (operands.len() > 1 || files0) {
         return bad("--browse and --export scan one directory: give at most one FILE");
+    } else if b.view && b.export.as_deref() == Some(b"-") {
+        return bad("--browse draws on standard output: --export to a file with it");
     }
     Ok(())
 }
