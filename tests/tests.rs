@@ -1,5 +1,6 @@
 //! End-to-end tests of the binaries, compared against GNU's tools.
 
+mod browse;
 mod cat;
 mod du;
 mod faults;

@@ -28,6 +28,11 @@ const TEST_PACKAGES: &[(&str, &str)] = &[
     ("perl-base", "perl"),
     ("time", "/usr/bin/time"),
     ("libcap2-bin", "setcap"),
+    // ldu --browse's tests: a real terminal, and the peers whose export
+    // format ldu writes and reads.
+    ("tmux", "tmux"),
+    ("ncdu", "ncdu"),
+    ("gdu", "gdu"),
 ];
 
 /// What the MPI build and tests need (`--features mpi`, tests/mpi.rs):

@@ -66,6 +66,11 @@ pub struct Opt<I: 'static> {
     pub id: I,
     /// What completions offer for the value.
     pub complete: Complete,
+    /// Not an option of the GNU tool: an abbreviation that GNU's options
+    /// share (or that GNU reports ambiguous) keeps meaning what it means
+    /// to GNU, so adding one can't change a GNU command line's meaning
+    /// (`du --i` stays `--inodes` beside `--import`).
+    pub beyond_gnu: bool,
 }
 
 impl<I: Copy> Opt<I> {
@@ -81,7 +86,7 @@ impl<I: Copy> Opt<I> {
             Arg::None => Complete::Nothing,
             _ => Complete::File,
         };
-        Opt { short, long, arg, help, id, complete }
+        Opt { short, long, arg, help, id, complete, beyond_gnu: false }
     }
 
     /// `-c, --long`, no argument.
@@ -102,6 +107,12 @@ impl<I: Copy> Opt<I> {
     /// Sets what completions offer for the value.
     pub const fn completes(mut self, c: Complete) -> Opt<I> {
         self.complete = c;
+        self
+    }
+
+    /// Marks an option the GNU tool lacks (see [`Opt::beyond_gnu`]).
+    pub const fn beyond_gnu(mut self) -> Opt<I> {
+        self.beyond_gnu = true;
         self
     }
 
@@ -589,7 +600,10 @@ impl<I: Copy + PartialEq> Parser<I> {
         }
         let mut first: Option<&'static Opt<I>> = None;
         let mut ambiguous = Vec::new();
-        for (l, o) in longs().filter(|(l, _)| l.as_bytes().starts_with(name)) {
+        let gnu_matches = longs().any(|(l, o)| !o.beyond_gnu && l.as_bytes().starts_with(name));
+        let candidates = longs()
+            .filter(|(l, o)| l.as_bytes().starts_with(name) && !(gnu_matches && o.beyond_gnu));
+        for (l, o) in candidates {
             match first {
                 None => {
                     first = Some(o);
@@ -801,6 +815,34 @@ mod tests {
             msg(&[b"--s"]),
             "option '--s' is ambiguous; possibilities: '--size' '--sort' '--sorting'"
         );
+    }
+
+    #[test]
+    fn options_beyond_gnu_yield_abbreviations_to_gnus() {
+        static EXT: &[Opt<Id>] = &[
+            Opt::flag(b'a', "all", Id::All, "all"),
+            Opt::flag(b's', "size", Id::Size, "sizes"),
+            Opt::new(None, Some("sort"), Arg::Required("WORD"), Id::Sort, "sort"),
+            Opt::long("allow", Id::AlmostAll, "beyond").beyond_gnu(),
+            Opt::long("help", Id::Help, "help"),
+            Opt::long("hidden", Id::Color, "beyond").beyond_gnu(),
+        ];
+        let run = |a: &[u8]| Parser::new(EXT, &[], vec![a.to_vec()], false).next().unwrap();
+        let id = |a: &[u8]| match run(a) {
+            Item::Opt { id, .. } => Some(id),
+            _ => None,
+        };
+        // GNU's meaning is kept where a GNU option matches the prefix.
+        assert_eq!(id(b"--al"), Some(Id::All));
+        assert_eq!(id(b"--h"), Some(Id::Help));
+        assert_eq!(
+            run(b"--s"),
+            Item::Error(UsageError::Ambiguous(b"--s".to_vec(), vec!["size", "sort"]))
+        );
+        // Exact names, and prefixes only the new option has, reach it.
+        assert_eq!(id(b"--allow"), Some(Id::AlmostAll));
+        assert_eq!(id(b"--allo"), Some(Id::AlmostAll));
+        assert_eq!(id(b"--hi"), Some(Id::Color));
     }
 
     #[test]

@@ -124,6 +124,7 @@ struct Given {
     exclude: Exclude,
     files0: Option<Vec<u8>>,
     output_file: Option<Vec<u8>>,
+    browse: crate::plan::Browse,
 }
 
 impl Given {
@@ -148,6 +149,7 @@ impl Given {
             exclude: Exclude::default(),
             files0: None,
             output_file: None,
+            browse: crate::plan::Browse::default(),
         }
     }
 
@@ -224,6 +226,10 @@ impl Given {
             Id::Files0From => self.files0 = Some(val),
             #[cfg(feature = "mpi")]
             Id::OutputFile => self.output_file = Some(val),
+            Id::Browse => self.browse.view = true,
+            Id::Export => self.browse.export = Some(val),
+            Id::Import => self.browse.import = Some(val),
+            Id::ReadOnly => self.browse.read_only = true,
         }
         Ok(None)
     }
@@ -243,6 +249,7 @@ impl Given {
             None => None,
             Some(kind) => Some((kind, time_format(self.time_style, env)?)),
         };
+        check_browse(&self.browse, &self.operands, self.files0.is_some())?;
         let operands = operands(self.operands, self.files0)?;
         let units = self.units.unwrap_or_else(|| units::from_env(env));
         Ok(Plan {
@@ -263,6 +270,7 @@ impl Given {
             exclude: self.exclude,
             output_file: self.output_file,
             warnings,
+            browse: self.browse,
         })
     }
 
@@ -288,6 +296,30 @@ impl Given {
         }
         Ok(0)
     }
+}
+
+/// The combinations `--browse`, `--export` and `--import` allow: one
+/// directory scanned (the view and the file have one root, as ncdu's), or
+/// a file read instead.
+fn check_browse(
+    b: &crate::plan::Browse,
+    operands: &[Vec<u8>],
+    files0: bool,
+) -> Result<(), ArgError> {
+    let bad = |m: &str| Err(usage(vec![m.as_bytes().to_vec()]));
+    if b.import.is_some() {
+        if b.export.is_some() {
+            return bad("--import and --export cannot be combined");
+        }
+        if !operands.is_empty() || files0 {
+            return bad("--import reads a saved scan: no FILE operands");
+        }
+    } else if b.any() && (operands.len() > 1 || files0) {
+        return bad("--browse and --export scan one directory: give at most one FILE");
+    } else if b.view && b.export.as_deref() == Some(b"-") {
+        return bad("--browse draws on standard output: --export to a file with it");
+    }
+    Ok(())
 }
 
 /// The operands, or `--files0-from`'s file, which allows none beside it.

@@ -10,16 +10,20 @@
 
 mod args;
 mod exclude;
+mod export;
+mod import;
 mod line;
 mod links;
 mod plan;
 mod progress;
 mod report;
+mod scan;
 mod sink;
 mod tally;
 mod timestyle;
 mod units;
 pub mod usage;
+mod view;
 mod visitor;
 
 use std::ffi::OsString;
@@ -70,7 +74,7 @@ impl Tool for Ldu {
 
 /// What the ranks reading directories for rank 0 can tell in advance of
 /// which to descend (rank 0 counts: see `walk::Job`).
-fn hints<'a>(plan: &Plan, excluded: walk::PathTest<'a>) -> walk::Hints<'a> {
+pub(crate) fn hints<'a>(plan: &Plan, excluded: walk::PathTest<'a>) -> walk::Hints<'a> {
     walk::Hints {
         max_depth: usize::MAX,
         xdev: plan.one_file_system,
@@ -151,11 +155,14 @@ fn root_ids(roots: &[Vec<u8>], follow: bool) -> HashSet<Id> {
 }
 
 fn execute(plan: &Plan, job: &mut walk::Job) -> u8 {
+    if plan.browse.any() {
+        return view::execute(plan, job);
+    }
     let excluded = |p: &[u8]| plan.exclude.matches(p);
     let hints = hints(plan, &excluded);
     // -L walks in GNU's order (see `walk::Job::start`).
     let ordered = plan.deref == Deref::Always && !plan.count_links;
-    match job.start(cli::progname(), ordered) {
+    match job.start(cli::progname(), ordered, true) {
         walk::Role::Main => {}
         walk::Role::Failed => return 1,
         walk::Role::Helper => {

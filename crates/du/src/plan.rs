@@ -66,6 +66,28 @@ pub struct Plan {
     pub output_file: Option<Vec<u8>>,
     /// Warnings GNU prints before starting (e.g. `-s -d 0`).
     pub warnings: Vec<Vec<u8>>,
+    /// `--browse`, `--export`, `--import` (not in GNU du).
+    pub browse: Browse,
+}
+
+/// What ldu does instead of printing du's lines (`crate::view`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Browse {
+    /// `--browse`: the full-screen view.
+    pub view: bool,
+    /// `--export=FILE` (`-`: standard output).
+    pub export: Option<Vec<u8>>,
+    /// `--import=FILE`, `-f FILE`: a saved scan instead of a walk.
+    pub import: Option<Vec<u8>>,
+    /// `--read-only`: no deletion from the view.
+    pub read_only: bool,
+}
+
+impl Browse {
+    /// Whether any of these options was given.
+    pub fn any(&self) -> bool {
+        self.view || self.export.is_some() || self.import.is_some()
+    }
 }
 
 impl Plan {

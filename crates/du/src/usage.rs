@@ -36,6 +36,10 @@ pub enum Id {
     Version,
     Kilo,
     Mega,
+    Browse,
+    Export,
+    Import,
+    ReadOnly,
 }
 
 const fn req(s: Option<u8>, l: &'static str, a: &'static str, id: Id, h: &'static str) -> Opt<Id> {
@@ -74,6 +78,10 @@ pub const OPTIONS: &[Opt<Id>] = &[
     Opt::flag(b'x', "one-file-system", Id::OneFs, "stay on the file system of each operand"),
     #[cfg(feature = "mpi")]
     req(None, "output-file", "FILE", Id::OutputFile, "write the lines to FILE instead of standard output (an MPI job's stdout goes through mpirun, which loses write errors)"),
+    Opt::long("browse", Id::Browse, "scan, then show the tree full-screen, biggest first, to browse, delete from and rescan (keys: ? in the view; not in GNU du)").beyond_gnu(),
+    req(None, "export", "FILE", Id::Export, "write the scan to FILE ('-': standard output) in ncdu's JSON export format instead of printing lines (not in GNU du)").beyond_gnu(),
+    req(Some(b'f'), "import", "FILE", Id::Import, "browse a scan saved with --export (or ncdu -o) instead of scanning; implies --browse and --read-only (not in GNU du)").beyond_gnu(),
+    Opt::long("read-only", Id::ReadOnly, "with --browse, allow no deletion (not in GNU du)").beyond_gnu(),
     Opt::long("help", Id::Help, "print this help and exit"),
     Opt::long("version", Id::Version, "print the version and the I/O engine, and exit"),
 ];

@@ -128,7 +128,7 @@ fn search(mut plan: Plan, warnings: &[String], job: &mut walk::Job) -> u8 {
     for w in warnings {
         cli::msg::error(w);
     }
-    match job.start(cli::progname(), needs_order(&plan)) {
+    match job.start(cli::progname(), needs_order(&plan), true) {
         walk::Role::Main => {}
         walk::Role::Failed => return 1,
         walk::Role::Helper => {

@@ -31,6 +31,7 @@ pub mod signal;
 pub mod sigpipe;
 pub mod stdfds;
 pub mod sync;
+pub mod term;
 pub mod time;
 pub mod users;
 

@@ -689,6 +689,15 @@ impl Engine {
         self.push(token, Op::Fadvise { fd, offset, len, advice });
     }
 
+    /// `unlinkat(dirfd, path, flags)` (flags 0, or `AT_REMOVEDIR` for an
+    /// empty directory): never follows a symlink in the last component,
+    /// and `dirfd` pins the parent, so a rename above it can't redirect
+    /// the removal.
+    pub fn unlinkat(&mut self, token: Token, dirfd: RawFd, path: &[u8], flags: i32) {
+        let path = self.arena.push(path);
+        self.push(token, Op::UnlinkAt { dirfd, path, flags });
+    }
+
     /// Operations pushed or submitted whose completions have not yet been
     /// returned by [`Engine::wait`].
     pub fn outstanding(&self) -> usize {

@@ -86,6 +86,12 @@ pub(crate) enum Op {
         len: i64,
         advice: i32,
     },
+    /// `unlinkat(dirfd, path, flags)`: flags 0 or `AT_REMOVEDIR`.
+    UnlinkAt {
+        dirfd: RawFd,
+        path: PathPtr,
+        flags: i32,
+    },
 }
 
 impl Op {
@@ -180,6 +186,9 @@ impl Op {
             }
             Op::Fadvise { fd, offset, len, advice } => {
                 (sys::fadvise(fd, offset, len, advice).map(|()| 0), Data::None)
+            }
+            Op::UnlinkAt { dirfd, path, flags } => {
+                (sys::unlinkat(dirfd, cstr(&path), flags).map(|()| 0), Data::None)
             }
         };
         Completion { token, result, eof: false, data }

@@ -731,3 +731,45 @@ fn walkers_policy() {
         }
     }
 }
+
+/// unlinkat removes a file and an empty directory, never follows a
+/// symlink in the last component (the link goes, its target stays), and
+/// reports why it can't (a directory that isn't empty, a name that isn't
+/// there), the same on every backend.
+#[test]
+fn unlinkat_every_backend() {
+    for b in Backend::ALL {
+        let t = TempDir::new("unlink");
+        let p = t.path();
+        std::fs::write(p.join("file"), b"x").unwrap();
+        std::fs::create_dir(p.join("empty")).unwrap();
+        std::fs::create_dir_all(p.join("full/sub")).unwrap();
+        std::fs::create_dir(p.join("target")).unwrap();
+        std::os::unix::fs::symlink("target", p.join("link")).unwrap();
+        let mut eng = engine(b);
+        let fd = open_dir(&mut eng, p);
+        let cases: &[(&[u8], i32, Result<u64, Errno>)] = &[
+            (b"file", 0, Ok(0)),
+            (b"empty", libc::AT_REMOVEDIR, Ok(0)),
+            (b"full", libc::AT_REMOVEDIR, Err(Errno(libc::ENOTEMPTY))),
+            (b"link", 0, Ok(0)),
+            (b"missing", 0, Err(Errno::ENOENT)),
+        ];
+        for (i, (name, flags, _)) in cases.iter().enumerate() {
+            eng.unlinkat(i as u64, fd, name, *flags);
+        }
+        let mut out = Vec::new();
+        while eng.outstanding() > 0 {
+            eng.wait(1, &mut out);
+        }
+        assert_eq!(out.len(), cases.len());
+        for c in &out {
+            assert_eq!(c.result, cases[c.token as usize].2, "backend {b:?} case {}", c.token);
+        }
+        assert!(!p.join("file").exists() && !p.join("empty").exists());
+        assert!(p.join("full/sub").is_dir() && p.join("target").is_dir());
+        assert!(std::fs::symlink_metadata(p.join("link")).is_err());
+        eng.close(0, fd);
+        one(&mut eng);
+    }
+}

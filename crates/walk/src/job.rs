@@ -68,15 +68,18 @@ impl Job {
     /// others waiting. `ordered`: the tool walks in GNU's order on one
     /// thread (lfind `-ls`, `-quit`, `-ok`…; ldu `-L`); in a job of one
     /// rank such a walk is replayed from a parallel walk instead, which is
-    /// faster where each request waits (`dist::Job::init_alone`).
-    pub fn start(&mut self, progname: &str, ordered: bool) -> Role {
+    /// faster where each request waits (`dist::Job::init_alone`). `ok`:
+    /// this rank can run what was asked; a job runs only if every rank
+    /// can, else every rank gets [`Role::Failed`] (a process alone gets
+    /// `Failed` for `!ok` too).
+    pub fn start(&mut self, progname: &str, ordered: bool, ok: bool) -> Role {
         #[cfg(feature = "mpi")]
         {
             if self.mpi.is_none() && ordered {
                 self.mpi = crate::dist::Job::init_alone(progname);
             }
             if let Some(j) = self.mpi.as_mut() {
-                if !j.start(true) {
+                if !j.start(ok) {
                     return Role::Failed;
                 }
                 if !j.is_root() {
@@ -86,7 +89,16 @@ impl Job {
         }
         #[cfg(not(feature = "mpi"))]
         let _ = (progname, ordered);
-        Role::Main
+        if ok {
+            Role::Main
+        } else {
+            Role::Failed
+        }
+    }
+
+    /// This process is one rank of an MPI job (of one rank or more).
+    pub fn in_job(&self) -> bool {
+        self.replays()
     }
 
     /// Rank 0 replays the ranks' walk in the order a sequential walk meets

@@ -445,6 +445,7 @@ impl UringExec {
             Op::Write { .. } => opcode::Write::CODE,
             Op::Splice { .. } => opcode::Splice::CODE,
             Op::Fadvise { .. } => opcode::Fadvise::CODE,
+            Op::UnlinkAt { .. } => opcode::UnlinkAt::CODE,
             // The ring's GETXATTR resolves paths from the cwd and follows links.
             Op::GetXattr { dirfd, path, follow, .. } => {
                 // SAFETY: the op is pending, so its arena path is alive.
@@ -575,6 +576,9 @@ impl UringExec {
             .build(),
             Op::Fadvise { fd, offset, len, advice } => {
                 opcode::Fadvise::new(types::Fd(*fd), *len, *advice).offset(*offset as u64).build()
+            }
+            Op::UnlinkAt { dirfd, path, flags } => {
+                opcode::UnlinkAt::new(types::Fd(*dirfd), path.as_ptr()).flags(*flags).build()
             }
             Op::GetXattr { path, name, buf, .. } => {
                 buf.clear();
@@ -979,6 +983,8 @@ fn redo(op: &Op, done: usize) -> Redo {
             Redo::Run(Op::Fadvise { fd: *fd, offset: *offset, len: *len, advice: *advice })
         }
         Op::Close { .. } => Redo::Closed,
+        // Whether the kernel removed the name is unknowable: running it
+        // again could only report ENOENT for a removal that happened.
         _ => Redo::Unknown,
     }
 }

@@ -375,6 +375,12 @@ pub fn splice(
     retry(|| unsafe { libc::splice(fd_in, pin, fd_out, pout, len, flags) as _ })
 }
 
+/// `unlinkat(2)`: `flags` 0, or `AT_REMOVEDIR`.
+pub fn unlinkat(dirfd: RawFd, path: &CStr, flags: i32) -> Result<(), Errno> {
+    // SAFETY: path is a valid NUL-terminated string for the duration of the call.
+    retry(|| unsafe { libc::unlinkat(dirfd, path.as_ptr(), flags) as _ }).map(|_| ())
+}
+
 pub fn fadvise(fd: RawFd, offset: i64, len: i64, advice: i32) -> Result<(), Errno> {
     // SAFETY: no memory is passed to the kernel.
     let r = unsafe { libc::posix_fadvise(fd, offset, len, advice) };
