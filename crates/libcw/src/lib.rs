@@ -17,6 +17,8 @@
 
 pub mod access;
 pub mod fnmatch;
+#[cfg(feature = "inotify")]
+pub mod inotify;
 pub mod locale;
 pub mod mem;
 #[cfg(feature = "mpi")]
