@@ -134,8 +134,17 @@ impl<'p> Finder<'p> {
         ok
     }
 
+    /// Writes out this thread's records and everything handed over before
+    /// them (by other threads too): before a message or a command, so that
+    /// what was printed before it, in the walk's order, comes first.
     fn flush_local(&self, local: &mut Local) {
-        self.hand_over(local, 0);
+        self.hand_over(local, usize::MAX);
+        for o in &self.outs {
+            let mut o = ringio::sync::lock(o);
+            if !o.buf().is_empty() {
+                o.flush();
+            }
+        }
     }
 
     /// Moves this thread's buffered records into the shared outputs, in
