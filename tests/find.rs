@@ -1648,3 +1648,118 @@ fn newer_dates_in_gnu_grammar() {
         failures.join("\n")
     );
 }
+
+/// A directory bind-mounted below itself (GNU's du tests' setup): GNU's
+/// find reports the repeated directory as a file system loop, and goes on
+/// (status 1), whether or not it stats the directories and follows links.
+#[test]
+fn bind_mount_cycles() {
+    const TEST: &str = "find bind_mount_cycles";
+    let t = TempDir::new("find-bind");
+    build_tree(t.path(), &["d:a/b/c", "f:a/f:x", "d:v/a/b/c", "f:v/a/b/g:yy", "f:v/a/h:z"]);
+    let Some(_m1) = crate::util::BindMount::new(TEST, &t.join("a"), &t.join("a/b")) else {
+        return;
+    };
+    let Some(_m2) = crate::util::BindMount::new(TEST, &t.join("v/a"), &t.join("v/a/b/c")) else {
+        return;
+    };
+    cases(
+        t.path(),
+        &[
+            &["a"],
+            &["a/b"],
+            &["a", "-size", "+0"],
+            &["a", "-xdev"],
+            &["-L", "a"],
+            &["-H", "a"],
+            &["a", "-depth"],
+            &["a", "-mindepth", "2"],
+            &["v/a/b"],
+            &["v/a"],
+            &["v/a", "-type", "d", "-links", "+0"],
+            &[".", "-name", "f"],
+            &["a", "v"],
+        ],
+    );
+}
+
+/// GNU's tests/du/long-sloop.sh for find: under -L (or -follow) a chain
+/// of directories each holding a symlink to the next is followed until the
+/// path runs through more than 40 symlinks, where GNU's whole-path stat
+/// fails with ELOOP.
+#[test]
+fn symlink_chain_longer_than_one_resolution_follows() {
+    let t = TempDir::new("find-sloop");
+    let n = 45;
+    for i in 1..=n {
+        std::fs::create_dir(t.join(i.to_string())).unwrap();
+        std::os::unix::fs::symlink(format!("../{}", i + 1), t.join(format!("{i}/s"))).unwrap();
+    }
+    std::fs::write(t.join((n + 1).to_string()), b"foo\n").unwrap();
+    cases(
+        t.path(),
+        &[
+            &["-L", "1"],
+            &["-L", "1", "-type", "d"],
+            &["-L", "1", "-name", "s", "-size", "-1k"],
+            &["1", "-follow"],
+            &["-H", "1"],
+            &["1"],
+        ],
+    );
+}
+
+/// GNU's tests/du/move-dir-while-traversing.sh for find: `T/U/3/a/b` is
+/// moved to `T/U/3/b` as soon as find opens it; going back up from it,
+/// GNU's fts sees its `..` is no longer `T/U/3/a` and fails, and find
+/// names the starting point and skips the remaining ones (status 1).
+/// Compared: stderr, the status, and which of the starting points' own
+/// records are printed (what else comes before the failure depends on
+/// timing).
+#[test]
+fn directory_moved_during_the_walk() {
+    let args = ["T/U", "d2"];
+    let gnu = Path::new(crate::util::gnu("lfind"));
+    let mv = |prog: &Path, backend| {
+        crate::util::run_while_moving(
+            &crate::util::moving_tree,
+            "T/U/3/a/b",
+            "T/U/3/b",
+            prog,
+            "find",
+            &args,
+            backend,
+        )
+    };
+    let tops = |out: &[u8]| -> Vec<Vec<u8>> {
+        let names = ["T/U", "T/U/3", "T/U/3/a", "T/U/3/a/b", "d2"];
+        let mut v: Vec<Vec<u8>> = out
+            .split(|&c| c == b'\n')
+            .filter(|n| names.iter().any(|x| x.as_bytes() == *n))
+            .map(<[u8]>::to_vec)
+            .collect();
+        v.sort();
+        v
+    };
+    let want = mv(gnu, None);
+    assert_eq!(want.status.code(), Some(1), "GNU find: {}", String::from_utf8_lossy(&want.stderr));
+    for b in crate::util::BACKENDS {
+        for extra in [&[][..], &["-j1"]] {
+            let mut a: Vec<&str> = extra.to_vec();
+            a.extend(args);
+            let got = crate::util::run_while_moving(
+                &crate::util::moving_tree,
+                "T/U/3/a/b",
+                "T/U/3/b",
+                &crate::util::ours("lfind"),
+                "find",
+                &a,
+                Some(b),
+            );
+            let ctx = || crate::util::context(&format!("lfind [{b}] {a:?}"), &want, &got);
+            assert_eq!(got.status.code(), want.status.code(), "{}", ctx());
+            assert_eq!(got.stderr, want.stderr, "{}", ctx());
+            assert_eq!(tops(&got.stdout), tops(&want.stdout), "{}", ctx());
+        }
+    }
+}

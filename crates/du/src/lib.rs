@@ -290,6 +290,7 @@ fn execute(plan: &Plan, job: &mut Job) -> i32 {
             p.stop();
         }
     });
+    du.end_walk();
     du.flush_name_errors(usize::MAX);
     // The total only once every rank is known to have finished its part.
     #[cfg(feature = "mpi")]

@@ -1197,6 +1197,21 @@ impl Visitor for Finder<'_> {
                 )]);
                 self.fail();
             }
+            // A directory moved out of its parent while it was walked: the
+            // walk of this starting point ended there, and GNU's find then
+            // skips the remaining starting points too (its fts_read failed;
+            // the message is not in its catalog).
+            WalkError::Moved { errno, .. } => {
+                let i = self.cur_root.load(Ordering::Relaxed);
+                let root = self.plan.roots.get(i).map_or(&[][..], |r| r.as_slice());
+                cli::msg::error(&format!(
+                    "failed to read file names from file system at or below {}: {}",
+                    quoted(root),
+                    errno.message()
+                ));
+                self.fail();
+                self.quit.store(true, Ordering::Relaxed);
+            }
         }
     }
 }

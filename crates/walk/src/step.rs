@@ -1,26 +1,72 @@
 //! The steps both walk modes share: a root, a directory's listing, one
 //! entry, and finishing a subtree.
 
+use std::ffi::CString;
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use ringio::{dtype, DevIno};
+use ringio::{dtype, DevIno, Errno, Statx};
 
 use crate::dirs::{self, Pinned};
 use crate::fds::Fds;
-use crate::node::{dtype_of, DirNode};
+use crate::mounts;
+use crate::node::{dtype_of, DirNode, NO_MOUNT};
 use crate::reader::{Listing, Reader, StatRef, StatSlot};
-use crate::{Entry, Options, Visit, Visitor, WalkError};
+use crate::{Entry, Options, StatNeed, Visit, Visitor, WalkError};
 
 pub(crate) type Node<V> = Arc<DirNode<<V as Visitor>::Acc>>;
 
+/// How a walk stops: a `Visit::Quit` ends it; a directory that moved
+/// away (`WalkError::Moved`) ends the current root's walk only.
+pub(crate) struct Stop {
+    /// Stop walking: queued work is dropped, `leave` no longer runs.
+    now: AtomicBool,
+    /// And walk no further roots.
+    all: AtomicBool,
+    /// Whether directories check their parent when left (`finish`); not in
+    /// a fed walk, whose roots come from elsewhere and never end it.
+    pub ascent: bool,
+}
+
+impl Stop {
+    pub fn new(ascent: bool) -> Stop {
+        Stop { now: AtomicBool::new(false), all: AtomicBool::new(false), ascent }
+    }
+
+    /// Whether the walk (of the current root) is stopping.
+    pub fn is_set(&self) -> bool {
+        self.now.load(Ordering::Relaxed)
+    }
+
+    /// A quit: nothing more is walked.
+    pub fn quit(&self) {
+        self.all.store(true, Ordering::Relaxed);
+        self.now.store(true, Ordering::Relaxed);
+    }
+
+    /// The current root's walk ends here.
+    fn end_root(&self) {
+        self.now.store(true, Ordering::Relaxed);
+    }
+
+    /// Before a root, once the previous one is wholly done: whether to
+    /// walk it.
+    pub fn next_root(&self) -> bool {
+        if self.all.load(Ordering::Relaxed) {
+            return false;
+        }
+        self.now.store(false, Ordering::Relaxed);
+        true
+    }
+}
+
 /// What every step of one walk shares: the visitor, the descriptor budget
-/// and the flag a `Visit::Quit` raises.
+/// and how the walk stops.
 pub(crate) struct Env<'a, V> {
     pub v: &'a V,
     pub fds: &'a Fds,
-    pub stop: &'a AtomicBool,
+    pub stop: &'a Stop,
 }
 
 impl<V> Clone for Env<'_, V> {
@@ -37,7 +83,7 @@ pub(crate) fn root<V: Visitor>(
     opts: &Options,
     v: &V,
     local: &mut V::Local,
-    stop: &AtomicBool,
+    stop: &Stop,
 ) -> Option<Node<V>> {
     let (st, err, followed) = match rd.stat_path(path, opts.follow_roots) {
         StatSlot::Ok { st, followed } => (Some(st), None, followed),
@@ -63,12 +109,12 @@ pub(crate) fn root<V: Visitor>(
     };
     match v.visit(local, &entry, None) {
         Visit::Quit => {
-            stop.store(true, Ordering::Relaxed);
+            stop.quit();
             None
         }
         Visit::Descend if d_type == dtype::DIR => {
             let acc = v.make_acc(&entry, None);
-            Some(DirNode::from_entry(&entry, st, None, acc))
+            Some(DirNode::with_mounts(&entry, st, None, acc, NO_MOUNT, mounts::UNKNOWN))
         }
         _ => None,
     }
@@ -105,7 +151,10 @@ pub(crate) fn open<V: Visitor>(
     local: &mut V::Local,
 ) -> Option<Pinned> {
     match dirs::pin(fds, Some(rd), node) {
-        Ok(p) => Some(p),
+        Ok(p) => {
+            node.opened();
+            Some(p)
+        }
         Err(e) => {
             list.clear();
             v.error(local, &WalkError::Open { path: node.path.clone(), errno: e }, Some(&node.acc));
@@ -131,7 +180,7 @@ pub(crate) fn entry<V: Visitor>(
     path: &mut Vec<u8>,
     local: &mut V::Local,
 ) -> Option<Node<V>> {
-    let Env { v, stop, .. } = env;
+    let Env { v, fds, stop } = env;
     let name = list.name(i);
     path.clear();
     path.extend_from_slice(&node.path);
@@ -141,27 +190,83 @@ pub(crate) fn entry<V: Visitor>(
     let name_start = path.len();
     path.extend_from_slice(name);
     let raw = list.ents[i];
+    let depth = node.depth + 1;
     // Borrowed: a statx is 256 bytes, and only directories keep a copy.
-    let (st, stat_error, followed) = match list.stat(i) {
+    let (mut st, mut stat_error, mut followed) = match list.stat(i) {
         StatRef::None => (None, None, false),
         StatRef::Ok { st, followed } => (Some(st), None, followed),
         StatRef::Err(e) => (None, Some(e), false),
     };
+    // A symlink followed where the visitor asks for that: GNU's fts
+    // (FTS_LOGICAL) stats the whole path from the working directory, and
+    // the kernel gives up (ELOOP) after 40 symlinks in one resolution,
+    // those of the directories above counted too. The walker's stat,
+    // relative to the parent's descriptor, only counts this link's own:
+    // the whole path is asked again, for symlinks only (a path without one
+    // more link resolves as its parent's did).
+    if raw.d_type == dtype::LNK
+        && stat_error.is_none()
+        && v.need_stat(name, raw.d_type, depth) == StatNeed::Follow
+        && too_many_links(path)
+    {
+        (st, stat_error, followed) = (None, Some(Errno(libc::ELOOP)), false);
+    }
+    let rel_name = if dirfd == libc::AT_FDCWD { &path[..] } else { name };
+    // A stat the walker made itself (a mount point the listing didn't stat).
+    let own: Option<Statx>;
     let d_type = st.map_or(raw.d_type, dtype_of);
     // A followed link back to an ancestor is reported instead of visited,
     // as find -L and du -L do.
     if followed && d_type == dtype::DIR {
         if let Some(anc) = st.and_then(|s| loop_ancestor(node, DevIno::of(s))) {
-            let err = WalkError::Loop { path: path.clone(), ancestor: anc };
+            let err = WalkError::Loop { path: path.to_vec(), ancestor: anc };
             v.error(local, &err, Some(&node.acc));
             return None;
         }
     }
-    let rel_name = if dirfd == libc::AT_FDCWD { &path[..] } else { name };
+    // Not following links, a directory can only repeat an ancestor below
+    // a mount point (`mount --bind a a/b`): reported as fts reports it
+    // (FTS_DC), instead of visited. See `mounts`.
+    let mut mount_at = node.mount_at;
+    let mut trie = mounts::NONE;
+    if d_type == dtype::DIR {
+        trie = child_position(node, name);
+    }
+    if d_type == dtype::DIR && !followed {
+        let is_mount = match st.and_then(mounts::mount_root) {
+            Some(m) => m,
+            None => match mounts::table() {
+                Some(t) => {
+                    let p = t.kid(trie_of(node, t), name).unwrap_or(mounts::NONE);
+                    trie = p;
+                    t.is_mount(p)
+                }
+                // No mount table: any directory may be one.
+                None => true,
+            },
+        };
+        if is_mount {
+            own = if st.is_none() { stat_entry(dirfd, rel_name) } else { None };
+            if own.is_some() {
+                st = own.as_ref();
+            }
+            if st.and_then(mounts::mount_root) != Some(false) {
+                mount_at = depth;
+            }
+        }
+        if mount_at != NO_MOUNT {
+            let mut child = Child { dirfd, rel: rel_name, ino: raw.ino, id: st.map(DevIno::of) };
+            if let Some(anc) = same_as_ancestor(fds, node, &mut child, mount_at) {
+                let err = WalkError::Loop { path: path.to_vec(), ancestor: anc };
+                v.error(local, &err, Some(&node.acc));
+                return None;
+            }
+        }
+    }
     let e = Entry {
         path,
         name: &path[name_start..],
-        depth: node.depth + 1,
+        depth,
         d_type,
         ino: raw.ino,
         stat: st,
@@ -173,12 +278,13 @@ pub(crate) fn entry<V: Visitor>(
     };
     match v.visit(local, &e, Some(&node.acc)) {
         Visit::Quit => {
-            stop.store(true, Ordering::Relaxed);
+            stop.quit();
             None
         }
         Visit::Descend if d_type == dtype::DIR => {
             let acc = v.make_acc(&e, Some(&node.acc));
-            Some(DirNode::from_entry(&e, st.copied(), Some(Arc::clone(node)), acc))
+            let parent = Some(Arc::clone(node));
+            Some(DirNode::with_mounts(&e, st.copied(), parent, acc, mount_at, trie))
         }
         _ => None,
     }
@@ -196,6 +302,125 @@ fn loop_ancestor<A>(node: &Arc<DirNode<A>>, id: DevIno) -> Option<Vec<u8>> {
     None
 }
 
+/// Whether stat'ing `path` from the working directory, following
+/// symlinks, fails with ELOOP.
+fn too_many_links(path: &[u8]) -> bool {
+    let Ok(c) = CString::new(path) else { return false };
+    let mut st = ringio::sys::statx_zeroed();
+    let r =
+        ringio::sys::statx(libc::AT_FDCWD, &c, listing::open::FOLLOW, libc::STATX_TYPE, &mut st);
+    r == Err(Errno(libc::ELOOP))
+}
+
+/// An entry's lstat, by the walker itself.
+fn stat_entry(dirfd: RawFd, rel: &[u8]) -> Option<Statx> {
+    let c = CString::new(rel).ok()?;
+    let mut st = ringio::sys::statx_zeroed();
+    // Not AT_STATX_DONT_SYNC: a mount root's attributes come from no lookup.
+    let flags = listing::open::ROOT_LSTAT;
+    ringio::sys::statx(dirfd, &c, flags, libc::STATX_BASIC_STATS, &mut st).ok()?;
+    Some(st)
+}
+
+/// The position in the mount-point trie of `name` in `node`, as far as
+/// `node`'s own is known without asking (see `trie_of`).
+fn child_position<A>(node: &DirNode<A>, name: &[u8]) -> u32 {
+    match node.trie.load(Ordering::Relaxed) {
+        p @ (mounts::UNKNOWN | mounts::NONE) => p,
+        p => mounts::table().and_then(|t| t.kid(p, name)).unwrap_or(mounts::NONE),
+    }
+}
+
+/// `node`'s position in the mount-point trie `t`, working it (and its
+/// ancestors') out where not known yet: a root's from its real path, a
+/// directory's from its parent's and its name.
+fn trie_of<A>(node: &Arc<DirNode<A>>, t: &mounts::Trie) -> u32 {
+    let mut chain = Vec::new();
+    let mut cur = node;
+    let mut pos = loop {
+        let p = cur.trie.load(Ordering::Relaxed);
+        if p != mounts::UNKNOWN {
+            break p;
+        }
+        chain.push(cur);
+        match &cur.parent {
+            Some(up) => cur = up,
+            None => break mounts::UNKNOWN,
+        }
+    };
+    for n in chain.into_iter().rev() {
+        pos = match pos {
+            mounts::UNKNOWN => mounts::root_position(t, &n.path),
+            mounts::NONE => mounts::NONE,
+            p => t.kid(p, n.name()).unwrap_or(mounts::NONE),
+        };
+        n.trie.store(pos, Ordering::Relaxed);
+    }
+    pos
+}
+
+/// A directory entry being checked against its ancestors: its (dev, ino)
+/// when stat'ed, else the inode number getdents gave.
+struct Child<'a> {
+    dirfd: RawFd,
+    rel: &'a [u8],
+    ino: u64,
+    id: Option<DevIno>,
+}
+
+impl Child<'_> {
+    fn ino(&self) -> u64 {
+        self.id.map_or(self.ino, |id| id.ino)
+    }
+
+    /// Its (dev, ino), stat'ed now if need be.
+    fn id(&mut self) -> Option<DevIno> {
+        if self.id.is_none() {
+            self.id = stat_entry(self.dirfd, self.rel).as_ref().map(DevIno::of);
+        }
+        self.id
+    }
+}
+
+/// The ancestor of `child` (an entry of `node`, `node` included) that is
+/// the same directory, looking only above depth `mount_at` (a cycle needs
+/// a mount below the repeated directory). Identities not known from a stat
+/// are compared by inode number first and stat'ed only when those agree.
+fn same_as_ancestor<A>(
+    fds: &Fds,
+    node: &Arc<DirNode<A>>,
+    child: &mut Child,
+    mount_at: usize,
+) -> Option<Vec<u8>> {
+    let mut cur = Some(node);
+    while let Some(n) = cur {
+        cur = n.parent.as_ref();
+        if n.depth >= mount_at {
+            continue;
+        }
+        let same = match (child.id, n.dev_ino()) {
+            (Some(a), Some(b)) => a == b,
+            (_, known) => {
+                let ino = known.map_or(n.ino, |id| id.ino);
+                ino != 0
+                    && ino == child.ino()
+                    && child.id().is_some()
+                    && child.id() == known.or_else(|| identity(fds, n))
+            }
+        };
+        if same {
+            return Some(n.path.clone());
+        }
+    }
+    None
+}
+
+/// A walked directory's (dev, ino), from its descriptor.
+fn identity<A>(fds: &Fds, n: &Arc<DirNode<A>>) -> Option<DevIno> {
+    let pin = dirs::pin(fds, None, n).ok()?;
+    ringio::sys::fstatx(pin.fd, libc::STATX_INO).ok().as_ref().map(DevIno::of)
+}
+
 /// Tells the visitor every entry of `node`'s listing has been visited.
 pub(crate) fn after_entries<V: Visitor>(fds: &Fds, node: &Node<V>, v: &V, local: &mut V::Local) {
     if V::DIRFD_AFTER_VISIT {
@@ -209,19 +434,39 @@ pub(crate) fn after_entries<V: Visitor>(fds: &Fds, node: &Node<V>, v: &V, local:
 
 /// One unit of `node`'s subtree is done; runs `leave` for every directory
 /// this completes, innermost first, and closes their descriptors.
+///
+/// Where GNU's fts would go back up through `..` and check the parent
+/// (see `DirNode::deep`), the directory's `..` is stat'ed on its
+/// descriptor and compared with the parent the walk found it in: a
+/// directory moved elsewhere during its walk ends the current root's walk
+/// (`WalkError::Moved`), as fts_read then fails. Not where symlinks are
+/// followed (fts then names everything by its whole path and never
+/// climbs through `..`).
 pub(crate) fn finish<V: Visitor>(
     fds: &Fds,
     node: Node<V>,
     v: &V,
     local: &mut V::Local,
-    stop: &AtomicBool,
+    stop: &Stop,
 ) {
     let mut cur = node;
     loop {
         if !cur.finish_one() {
             return;
         }
-        if !stop.load(Ordering::Relaxed) {
+        if !stop.is_set()
+            && stop.ascent
+            && cur.depth > 0
+            && !cur.followed
+            && cur.deep.load(Ordering::Relaxed)
+        {
+            if let Err(errno) = still_in_parent(fds, &cur) {
+                let err = WalkError::Moved { path: cur.path.clone(), errno };
+                v.error(local, &err, Some(&cur.acc));
+                stop.end_root();
+            }
+        }
+        if !stop.is_set() {
             let parent_acc = cur.parent.as_ref().map(|p| &p.acc);
             if V::DIRFD_AFTER_VISIT {
                 dirs::with_parent(fds, &cur, |dirfd, rel| {
@@ -236,5 +481,27 @@ pub(crate) fn finish<V: Visitor>(
             Some(p) => cur = p,
             None => return,
         }
+    }
+}
+
+/// Whether `node`'s `..` is still the parent the walk found it in: its
+/// (dev, ino) when stat'ed, else the inode number getdents gave (which a
+/// mount root's `..` can't be compared with). ENOENT when not, as fts says.
+fn still_in_parent<A>(fds: &Fds, node: &Arc<DirNode<A>>) -> Result<(), Errno> {
+    let Some(parent) = node.parent.as_ref() else { return Ok(()) };
+    let pin = dirs::pin(fds, None, node)?;
+    let mut st = ringio::sys::statx_zeroed();
+    let mask = libc::STATX_TYPE | libc::STATX_INO;
+    ringio::sys::statx(pin.fd, c"..", listing::open::ROOT_LSTAT, mask, &mut st)?;
+    let same = match parent.dev_ino() {
+        Some(id) => DevIno::of(&st) == id,
+        None => {
+            parent.ino == 0 || st.stx_ino == parent.ino || mounts::mount_root(&st) == Some(true)
+        }
+    };
+    if same {
+        Ok(())
+    } else {
+        Err(Errno::ENOENT)
     }
 }
