@@ -1763,3 +1763,48 @@ fn directory_moved_during_the_walk() {
         }
     }
 }
+
+/// bfs's tests common/H_samefile_broken and H_samefile_notdir (its
+/// `links` tree), and the other primaries that stat a reference file:
+/// under -H and -L a reference that is a link which can't be followed
+/// (dangling, or through a non-directory) is taken as the link itself, as
+/// GNU's fallback_stat does; other errors still fail.
+#[test]
+fn reference_files_that_are_links() {
+    let t = TempDir::new("find-ref-links");
+    build_tree(
+        t.path(),
+        &[
+            "d:links/deeply/nested/dir",
+            "f:links/file:",
+            "l:links/symlink:file",
+            "h:links/hardlink:links/file",
+            "l:links/broken:nowhere",
+            "l:links/notdir:symlink/file",
+            "f:links/deeply/nested/file:",
+            "l:links/deeply/nested/link:file",
+            "l:links/deeply/nested/broken:nowhere",
+            "l:links/skip:deeply/nested",
+        ],
+    );
+    let mut runs: Vec<Vec<&str>> = Vec::new();
+    for follow in ["-H", "-L", "-P"] {
+        for (prim, reference) in [
+            ("-samefile", "links/broken"),
+            ("-samefile", "links/notdir"),
+            ("-samefile", "links/symlink"),
+            ("-samefile", "links/deeply/nested/broken"),
+            ("-samefile", "links/nope"),
+            ("-newer", "links/broken"),
+            ("-anewer", "links/notdir"),
+            ("-cnewer", "links/broken"),
+            ("-newermm", "links/notdir"),
+            ("-newerac", "links/broken"),
+            ("-newer", "links/file/x"),
+        ] {
+            runs.push(vec![follow, "links", prim, reference]);
+        }
+    }
+    let runs: Vec<&[&str]> = runs.iter().map(|r| r.as_slice()).collect();
+    cases(t.path(), &runs);
+}

@@ -12,6 +12,7 @@ use crate::printf::Format;
 use crate::regex::{Regex, RegexType};
 use cli::glob::Glob;
 use cli::timefmt::Timestamp;
+use ringio::Errno;
 
 /// How symlinks are treated (-P, -H, -L).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -851,14 +852,24 @@ impl Parser {
             }
         };
         let mut st = ringio::sys::statx_zeroed();
-        let flags = if follow { 0 } else { libc::AT_SYMLINK_NOFOLLOW };
-        match ringio::sys::statx(
-            libc::AT_FDCWD,
-            &c,
-            flags,
-            libc::STATX_BASIC_STATS | libc::STATX_BTIME,
-            &mut st,
-        ) {
+        let stat = |flags: i32, st: &mut ringio::Statx| {
+            let mask = libc::STATX_BASIC_STATS | libc::STATX_BTIME;
+            ringio::sys::statx(libc::AT_FDCWD, &c, flags, mask, st)
+        };
+        let r = if follow {
+            // -H and -L: a link that can't be followed (dangling, or
+            // through a non-directory) is taken as itself, as GNU's
+            // fallback_stat does; other errors stand.
+            match stat(0, &mut st) {
+                Err(e) if e == Errno::ENOENT || e == Errno(libc::ENOTDIR) => {
+                    stat(libc::AT_SYMLINK_NOFOLLOW, &mut st)
+                }
+                r => r,
+            }
+        } else {
+            stat(libc::AT_SYMLINK_NOFOLLOW, &mut st)
+        };
+        match r {
             Ok(()) => Ok(st),
             Err(e) => err(format!("{}: {}", quoted(path), e.message())),
         }
