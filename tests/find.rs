@@ -1808,3 +1808,61 @@ fn reference_files_that_are_links() {
     let runs: Vec<&[&str]> = runs.iter().map(|r| r.as_slice()).collect();
     cases(t.path(), &runs);
 }
+
+/// GNU's tests/find/files0-from.sh: -ok and -okdir read their answers
+/// from standard input, so a -files0-from list that is standard input is
+/// refused — as `-`, and under another name (`FILE < FILE`, a link to it,
+/// `/dev/stdin`), which GNU finds by comparing (dev, ino) with fstat(0).
+#[test]
+fn files0_from_standard_input_with_ok() {
+    let script = r#"
+        for c in "-files0-from in -ok echo {} ;" "-files0-from inlink -ok echo {} ;" \
+                 "-files0-from /dev/stdin -okdir echo {} ;" "-files0-from - -ok echo {} ;"; do
+            find $c < in; echo "rc=$?"
+        done
+        find -files0-from in -ok echo {} \; < inlink; echo "rc=$?"
+        find -files0-from in -exec echo {} \; < in; echo "rc=$?"
+        find -files0-from nope -ok echo {} \; < in; echo "rc=$?"
+        find -files0-from in -ok echo {} \; < /dev/null; echo "rc=$?"
+    "#;
+    let setup = |d: &Path| {
+        std::fs::write(d.join("in"), b".").unwrap();
+        std::os::unix::fs::symlink("in", d.join("inlink")).unwrap();
+    };
+    crate::util::compare_script("lfind", script, &setup, Stderr::Exact, false);
+}
+
+/// A `)` where an expression should start, or right after an operator,
+/// with -daystart and -files0-from in between (GNU makes no predicate of
+/// those two, but names the last predicate after them): GNU's messages.
+#[test]
+fn closing_parentheses_where_an_expression_should_start() {
+    let t = TempDir::new("find-parens");
+    let lines = [
+        "-files0-from - ) -print",
+        "-files0-from - )",
+        "-files0-from /dev/null -maxdepth 1 )",
+        "-files0-from /dev/null ! )",
+        "-files0-from /dev/null -print -o )",
+        ". -print -and )",
+        ". -not )",
+        ". -print , )",
+        ". ( -print -o )",
+        ". ( ! )",
+        ". -print -o -daystart",
+        ". ! -daystart",
+        ". -daystart )",
+        ". ( -daystart -print )",
+        ". -print -a -daystart -o -print",
+        ". ( -daystart ) -o -print",
+        ". -true -daystart -a -daystart )",
+        ". ( -daystart",
+        ". -true -o -daystart",
+        ". -print )",
+        ". ( -print ) )",
+        ". -maxdepth 0 -daystart -print",
+    ];
+    let runs: Vec<Vec<&str>> = lines.iter().map(|l| l.split(' ').collect()).collect();
+    let runs: Vec<&[&str]> = runs.iter().map(|r| r.as_slice()).collect();
+    cases(t.path(), &runs);
+}
