@@ -1866,3 +1866,10 @@ fn closing_parentheses_where_an_expression_should_start() {
     let runs: Vec<&[&str]> = runs.iter().map(|r| r.as_slice()).collect();
     cases(t.path(), &runs);
 }
+
+/// `lfind /proc -size +0`: nothing about its own descriptors vanishing
+/// (see du's proc_walk_reports_nothing_of_its_own).
+#[test]
+fn proc_walk_reports_nothing_of_its_own() {
+    crate::util::proc_walk_quiet_about_itself("lfind", &["/proc", "-size", "+0"]);
+}

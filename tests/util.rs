@@ -1444,3 +1444,23 @@ pub fn run_while_moving(
         out
     })
 }
+
+/// Runs our `tool` with `args` (a walk of /proc) a few times under every
+/// backend and fails if its stderr names anything of its own process
+/// (`/proc/PID/…` with its own PID).
+pub fn proc_walk_quiet_about_itself(tool: &str, args: &[&str]) {
+    for b in BACKENDS {
+        for _ in 0..3 {
+            let mut cmd = Command::new(ours(tool));
+            cmd.args(args);
+            test_env(&mut cmd, "", Some(b));
+            cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
+            let child = cmd.spawn().expect("spawn");
+            let own = format!("/proc/{}/", child.id());
+            let out = child.wait_with_output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            let mine: Vec<&str> = err.lines().filter(|l| l.contains(&own)).collect();
+            assert!(mine.is_empty(), "{tool} [{b}] {args:?}: about itself:\n{}", mine.join("\n"));
+        }
+    }
+}

@@ -28,6 +28,57 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
+/// Threads reading a directory that lists this process's own descriptors
+/// right now (see [`hold_closes`]).
+static HOLDS: AtomicUsize = AtomicUsize::new(0);
+/// Kept descriptors closed while [`HOLDS`] was not 0, closed when it is.
+static HELD: Mutex<Vec<OwnedFd>> = Mutex::new(Vec::new());
+
+/// While the returned guard lives, the walk's kept descriptors that are
+/// done with are closed later, when the last such guard drops.
+///
+/// For a walk of /proc reaching this process's own `fd` and `fdinfo`
+/// directories (one pair per thread, under `task/`): their entries are
+/// the process's descriptors, and the other walker threads keep opening
+/// and closing theirs, so entries listed would vanish before their stat
+/// and be reported ("cannot access '/proc/PID/fd/7'"), dozens per run
+/// where GNU's single fts reports the one it closes itself. Holding the
+/// closes while such a directory is read and stat'ed leaves only what
+/// changed outside the walk.
+pub fn hold_closes() -> CloseHold {
+    HOLDS.fetch_add(1, Ordering::SeqCst);
+    CloseHold(())
+}
+
+/// See [`hold_closes`].
+pub struct CloseHold(());
+
+impl Drop for CloseHold {
+    fn drop(&mut self) {
+        if HOLDS.fetch_sub(1, Ordering::SeqCst) == 1 {
+            let held = std::mem::take(&mut *ringio::sync::lock(&HELD));
+            drop(held);
+        }
+    }
+}
+
+/// Closes a kept descriptor, or keeps it until no [`hold_closes`] guard
+/// is left.
+fn close(fd: OwnedFd) {
+    if HOLDS.load(Ordering::SeqCst) == 0 {
+        drop(fd);
+        return;
+    }
+    let mut held = ringio::sync::lock(&HELD);
+    // The last guard may have dropped meanwhile, after taking the list.
+    if HOLDS.load(Ordering::SeqCst) == 0 {
+        drop(held);
+        drop(fd);
+    } else {
+        held.push(fd);
+    }
+}
+
 use ringio::Errno;
 
 /// A directory's descriptor slot.
@@ -129,7 +180,7 @@ impl FdSlot {
             s.pins += 1;
             s.used = clock;
             drop(s);
-            drop(fd);
+            close(fd);
             return Install::Theirs(Pinned::slot(self, theirs));
         }
         if s.done {
@@ -155,7 +206,7 @@ impl FdSlot {
         let fd = s.fd.take();
         drop(s);
         // Closed here, outside the lock.
-        fd.is_some()
+        fd.map(close).is_some()
     }
 
     /// The subtree is done: closes the descriptor for good.
@@ -164,7 +215,7 @@ impl FdSlot {
         s.done = true;
         let fd = s.fd.take();
         drop(s);
-        fd.is_some()
+        fd.map(close).is_some()
     }
 
     fn used(&self) -> u64 {

@@ -205,6 +205,27 @@ mod tests {
     }
 
     #[test]
+    fn opening_marks_the_directory_four_levels_up() {
+        let mut chain = vec![dir_node(b"r", None, None, 0)];
+        for i in 1..=6 {
+            let path = format!("r{}", "/d".repeat(i));
+            let n = dir_node(path.as_bytes(), Some(&chain[i - 1]), None, 0);
+            chain.push(n);
+        }
+        let deep = |c: &[std::sync::Arc<super::DirNode<u32>>]| -> Vec<bool> {
+            c.iter().map(|n| n.deep.load(std::sync::atomic::Ordering::Relaxed)).collect()
+        };
+        for n in &chain[..4] {
+            n.opened();
+        }
+        assert_eq!(deep(&chain), [false; 7]);
+        chain[4].opened();
+        assert_eq!(deep(&chain), [true, false, false, false, false, false, false]);
+        chain[6].opened();
+        assert_eq!(deep(&chain), [true, false, true, false, false, false, false]);
+    }
+
+    #[test]
     fn dev_ino_comes_from_the_stat() {
         let s = crate::testing::Scratch::new("node");
         let st = crate::testing::stat_of(&s.0);

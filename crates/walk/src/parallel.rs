@@ -144,11 +144,14 @@ impl<V: Visitor> Worker<V> {
             let fd = pin.fd;
             let dev_size = step::dev_size(&node);
             let depth = node.depth + 1;
+            let own_fds = step::lists_own_fds(&node);
             self.list.clear();
             loop {
                 let base = self.list.base + self.list.len();
                 self.list.clear();
                 self.list.base = base;
+                // Our own descriptors, listed: none closes until stat'ed.
+                let hold = own_fds.then(crate::fds::hold_closes);
                 // Sorted listings are read whole (only fed walks sort here:
                 // `walk` sorts in the ordered mode).
                 let read = if self.sort {
@@ -159,7 +162,7 @@ impl<V: Visitor> Worker<V> {
                 let eof = match read {
                     Ok(eof) => eof,
                     Err(e) => {
-                        let err = crate::WalkError::Read { path: node.path.clone(), errno: e };
+                        let err = step::read_error(&node, &self.list, e);
                         v.error(&mut self.local, &err, Some(&node.acc));
                         true
                     }
@@ -185,6 +188,7 @@ impl<V: Visitor> Worker<V> {
                 } else {
                     self.rd.stat(fd, &mut self.list, need);
                 }
+                drop(hold);
                 for i in 0..self.list.len() {
                     if stop.is_set() {
                         break;

@@ -133,12 +133,46 @@ pub(crate) fn open_read<V: Visitor>(
 ) -> Option<Pinned> {
     let v = env.v;
     let pin = open(rd, env.fds, node, list, v, local)?;
+    // Our own descriptors, listed: none closes until stat'ed.
+    let _hold = lists_own_fds(node).then(crate::fds::hold_closes);
     if let Err(e) = rd.read(pin.fd, dev_size(node), list, opts.sort) {
-        v.error(local, &WalkError::Read { path: node.path.clone(), errno: e }, Some(&node.acc));
+        v.error(local, &read_error(node, list, e), Some(&node.acc));
     }
     let depth = node.depth + 1;
     rd.stat(pin.fd, list, |name, d_type| v.need_stat(name, d_type, depth));
     Some(pin)
+}
+
+/// A directory's read failed with `errno`, `list` holding what was read
+/// of this batch: with nothing read at all, the directory could not be
+/// read (GNU's fts: FTS_DNR, du's "cannot read directory", as for an open
+/// that fails: /proc/PID/map_files of another process opens, then its
+/// first getdents fails), else it failed part-way.
+pub(crate) fn read_error<A>(node: &DirNode<A>, list: &Listing, errno: Errno) -> WalkError {
+    let path = node.path.clone();
+    if list.is_empty() && list.base == 0 {
+        WalkError::Open { path, errno }
+    } else {
+        WalkError::Read { path, errno }
+    }
+}
+
+/// Whether `node` is one of this process's own descriptor directories in
+/// /proc (`PID/fd`, `PID/fdinfo`, `PID/task/TID/fd`…, `self/…`,
+/// `thread-self/…`), by its path: see `fds::hold_closes`.
+pub(crate) fn lists_own_fds<A>(node: &DirNode<A>) -> bool {
+    let mut comps = node.path.rsplit(|&c| c == b'/').filter(|c| !c.is_empty());
+    if !matches!(comps.next(), Some(b"fd" | b"fdinfo")) {
+        return false;
+    }
+    let me = std::process::id().to_string();
+    let ours = |c: &[u8]| c == me.as_bytes() || c == b"self";
+    match comps.next() {
+        Some(b"thread-self") => true,
+        Some(c) if ours(c) => true,
+        Some(_) => comps.next() == Some(b"task") && comps.next().is_some_and(ours),
+        None => false,
+    }
 }
 
 /// Opens `node` (pinned), or reports why not (clearing `list`).
@@ -503,5 +537,38 @@ fn still_in_parent<A>(fds: &Fds, node: &Arc<DirNode<A>>) -> Result<(), Errno> {
         Ok(())
     } else {
         Err(Errno::ENOENT)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::dir_node;
+
+    #[test]
+    fn own_descriptor_directories_by_path() {
+        let me = std::process::id();
+        let own = |p: &str| lists_own_fds(&*dir_node(p.as_bytes(), None, None, 0));
+        for p in [
+            format!("/proc/{me}/fd"),
+            format!("/proc/{me}/fdinfo"),
+            format!("/proc/{me}/task/{me}/fd"),
+            format!("proc/{me}/task/1/fdinfo/"),
+            "/proc/self/fd".into(),
+            "/proc/self/task/7/fdinfo".into(),
+            "/proc/thread-self/fd".into(),
+        ] {
+            assert!(own(&p), "{p}");
+        }
+        for p in [
+            "/proc/1/fd".to_string(),
+            format!("/proc/{me}/task/1/ns"),
+            format!("/proc/{me}/net"),
+            format!("/proc/{me}/x/1/fd"),
+            "fd".into(),
+            "/".into(),
+        ] {
+            assert!(!own(&p), "{p}");
+        }
     }
 }
