@@ -246,8 +246,6 @@ pub(crate) fn entry<V: Visitor>(
         (st, stat_error, followed) = (None, Some(Errno(libc::ELOOP)), false);
     }
     let rel_name = if dirfd == libc::AT_FDCWD { &path[..] } else { name };
-    // A stat the walker made itself (a mount point the listing didn't stat).
-    let own: Option<Statx>;
     let d_type = st.map_or(raw.d_type, dtype_of);
     // A followed link back to an ancestor is reported instead of visited,
     // as find -L and du -L do.
@@ -279,17 +277,23 @@ pub(crate) fn entry<V: Visitor>(
                 None => true,
             },
         };
+        // A mount point the listing didn't stat: its identity (getdents
+        // gave the covered directory's inode), for the check only.
+        let mut id = st.map(DevIno::of);
         if is_mount {
-            own = if st.is_none() { stat_entry(dirfd, rel_name) } else { None };
-            if own.is_some() {
-                st = own.as_ref();
-            }
-            if st.and_then(mounts::mount_root) != Some(false) {
+            let own = if st.is_none() { identity_of(dirfd, rel_name) } else { None };
+            let root = match (&own, st) {
+                (Some(o), _) => mounts::mount_root(o),
+                (None, Some(s)) => mounts::mount_root(s),
+                (None, None) => None,
+            };
+            if root != Some(false) {
                 mount_at = depth;
             }
+            id = id.or(own.as_ref().map(DevIno::of));
         }
         if mount_at != NO_MOUNT {
-            let mut child = Child { dirfd, rel: rel_name, ino: raw.ino, id: st.map(DevIno::of) };
+            let mut child = Child { dirfd, rel: rel_name, ino: raw.ino, id };
             if let Some(anc) = same_as_ancestor(fds, node, &mut child, mount_at) {
                 let err = WalkError::Loop { path: path.to_vec(), ancestor: anc };
                 v.error(local, &err, Some(&node.acc));
@@ -346,13 +350,16 @@ fn too_many_links(path: &[u8]) -> bool {
     r == Err(Errno(libc::ELOOP))
 }
 
-/// An entry's lstat, by the walker itself.
-fn stat_entry(dirfd: RawFd, rel: &[u8]) -> Option<Statx> {
+/// An entry's (dev, ino) and attributes, by the walker itself, for its
+/// own checks (never shown to the visitor): AT_STATX_DONT_SYNC, so that a
+/// network file system's mount point costs no round trip (an inode's
+/// number and device are never stale; a FUSE root's other attributes may
+/// be zero until asked for).
+fn identity_of(dirfd: RawFd, rel: &[u8]) -> Option<Statx> {
     let c = CString::new(rel).ok()?;
     let mut st = ringio::sys::statx_zeroed();
-    // Not AT_STATX_DONT_SYNC: a mount root's attributes come from no lookup.
-    let flags = listing::open::ROOT_LSTAT;
-    ringio::sys::statx(dirfd, &c, flags, libc::STATX_BASIC_STATS, &mut st).ok()?;
+    let mask = libc::STATX_TYPE | libc::STATX_INO;
+    ringio::sys::statx(dirfd, &c, listing::open::LSTAT_ENTRY, mask, &mut st).ok()?;
     Some(st)
 }
 
@@ -410,7 +417,7 @@ impl Child<'_> {
     /// Its (dev, ino), stat'ed now if need be.
     fn id(&mut self) -> Option<DevIno> {
         if self.id.is_none() {
-            self.id = stat_entry(self.dirfd, self.rel).as_ref().map(DevIno::of);
+            self.id = identity_of(self.dirfd, self.rel).as_ref().map(DevIno::of);
         }
         self.id
     }
@@ -526,7 +533,9 @@ fn still_in_parent<A>(fds: &Fds, node: &Arc<DirNode<A>>) -> Result<(), Errno> {
     let pin = dirs::pin(fds, None, node)?;
     let mut st = ringio::sys::statx_zeroed();
     let mask = libc::STATX_TYPE | libc::STATX_INO;
-    ringio::sys::statx(pin.fd, c"..", listing::open::ROOT_LSTAT, mask, &mut st)?;
+    // Only (dev, ino) are compared: AT_STATX_DONT_SYNC spares a network
+    // file system the round trip.
+    ringio::sys::statx(pin.fd, c"..", listing::open::LSTAT_ENTRY, mask, &mut st)?;
     let same = match parent.dev_ino() {
         Some(id) => DevIno::of(&st) == id,
         None => {
