@@ -1017,11 +1017,11 @@ fn directory_moved_during_the_walk() {
 }
 
 /// `ldu -s /proc`: what vanishes between listing and stat is reported, as
-/// GNU's fts reports it, but the walk's own descriptors (`/proc/PID/fd`,
-/// `fdinfo`, once per thread under `task/`), opened and closed by the
-/// other walker threads, are not among it: closes wait while such a
-/// directory is read (dozens of such lines per run before; GNU prints
-/// about 4, for the one descriptor its fts closes before its stats).
+/// GNU's fts reports it, but hardly ever the walk's own descriptors
+/// (`/proc/PID/fd`, `fdinfo`, once per thread under `task/`), opened and
+/// closed by the other walker threads: closes wait while such a directory
+/// is read (dozens of such lines per run before; GNU prints 4, for the
+/// one descriptor its fts closes before its stats).
 #[test]
 fn proc_walk_reports_nothing_of_its_own() {
     util::proc_walk_quiet_about_itself("ldu", &["-s", "/proc"]);
