@@ -968,8 +968,12 @@ fn symlink_chain_longer_than_one_resolution_follows() {
         std::os::unix::fs::symlink(format!("../{}", i + 1), t.join(format!("{i}/s"))).unwrap();
     }
     std::fs::write(t.join((n + 1).to_string()), b"foo\n").unwrap();
+    // A starting point that is itself a link: one more in every path.
+    std::os::unix::fs::symlink("1", t.join("l1")).unwrap();
     let d = t.path();
-    for args in [&["-L", "1"][..], &["-La", "1"], &["-L", "-s", "1"], &["1"], &["-H", "1"]] {
+    for args in
+        [&["-L", "1"][..], &["-La", "1"], &["-L", "-s", "1"], &["1"], &["-H", "1"], &["-L", "l1"]]
+    {
         one(d, args);
     }
     report("symlink_chain_longer_than_one_resolution_follows");

@@ -1696,6 +1696,8 @@ fn symlink_chain_longer_than_one_resolution_follows() {
         std::os::unix::fs::symlink(format!("../{}", i + 1), t.join(format!("{i}/s"))).unwrap();
     }
     std::fs::write(t.join((n + 1).to_string()), b"foo\n").unwrap();
+    // A starting point that is itself a link: one more in every path.
+    std::os::unix::fs::symlink("1", t.join("l1")).unwrap();
     cases(
         t.path(),
         &[
@@ -1705,6 +1707,8 @@ fn symlink_chain_longer_than_one_resolution_follows() {
             &["1", "-follow"],
             &["-H", "1"],
             &["1"],
+            &["-L", "l1"],
+            &["-H", "l1", "-follow"],
         ],
     );
 }

@@ -1,7 +1,7 @@
 //! A directory being walked: its identity, descriptor and progress.
 
 use std::os::fd::RawFd;
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use ringio::{DevIno, Errno, Statx};
@@ -45,8 +45,18 @@ pub(crate) struct DirNode<A> {
     /// parent's, which is lost exactly when the walk went four levels
     /// deeper; the walker checks in the same places (`step::finish`).
     pub deep: AtomicBool,
+    /// Whether its path from the working directory runs through a
+    /// symlink ([`LINKS`], [`NO_LINKS`]): for a directory, whether one was
+    /// followed to reach it from its root; for a root, its own path, worked
+    /// out when first asked ([`LINKS_UNKNOWN`] until then; see
+    /// `step::links_above`).
+    pub links: AtomicU8,
     pub acc: A,
 }
+
+pub(crate) const NO_LINKS: u8 = 0;
+pub(crate) const LINKS: u8 = 1;
+pub(crate) const LINKS_UNKNOWN: u8 = 2;
 
 /// `mount_at` of a directory with no mount root above it in the walk.
 pub(crate) const NO_MOUNT: usize = usize::MAX;
@@ -65,11 +75,16 @@ impl<A> DirNode<A> {
         acc: A,
     ) -> Arc<DirNode<A>> {
         let mount_at = parent.as_ref().map_or(NO_MOUNT, |p| p.mount_at);
-        Self::with_mounts(e, stat, parent, acc, mount_at, crate::mounts::UNKNOWN)
+        let links = match &parent {
+            Some(p) if p.links.load(Ordering::Relaxed) == LINKS => LINKS,
+            Some(_) => NO_LINKS,
+            None => LINKS_UNKNOWN,
+        };
+        Self::with_mounts(e, stat, parent, acc, mount_at, crate::mounts::UNKNOWN, links)
     }
 
-    /// [`DirNode::from_entry`] with what the walk found out about mounts
-    /// on the way (`mount_at`, `trie`: see the fields).
+    /// [`DirNode::from_entry`] with what the walk found out on the way
+    /// (`mount_at`, `trie`, `links`: see the fields).
     pub fn with_mounts(
         e: &Entry,
         stat: Option<Statx>,
@@ -77,6 +92,7 @@ impl<A> DirNode<A> {
         acc: A,
         mount_at: usize,
         trie: u32,
+        links: u8,
     ) -> Arc<DirNode<A>> {
         let name_start = e.path.len() - e.name.len();
         if let Some(p) = &parent {
@@ -98,6 +114,7 @@ impl<A> DirNode<A> {
             mount_at,
             trie: AtomicU32::new(trie),
             deep: AtomicBool::new(false),
+            links: AtomicU8::new(links),
             acc,
         })
     }

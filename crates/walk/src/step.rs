@@ -11,7 +11,7 @@ use ringio::{dtype, DevIno, Errno, Statx};
 use crate::dirs::{self, Pinned};
 use crate::fds::Fds;
 use crate::mounts;
-use crate::node::{dtype_of, DirNode, NO_MOUNT};
+use crate::node::{dtype_of, DirNode, LINKS, LINKS_UNKNOWN, NO_LINKS, NO_MOUNT};
 use crate::reader::{Listing, Reader, StatRef, StatSlot};
 use crate::{Entry, Options, StatNeed, Visit, Visitor, WalkError};
 
@@ -114,7 +114,8 @@ pub(crate) fn root<V: Visitor>(
         }
         Visit::Descend if d_type == dtype::DIR => {
             let acc = v.make_acc(&entry, None);
-            Some(DirNode::with_mounts(&entry, st, None, acc, NO_MOUNT, mounts::UNKNOWN))
+            let (m, t) = (NO_MOUNT, mounts::UNKNOWN);
+            Some(DirNode::with_mounts(&entry, st, None, acc, m, t, LINKS_UNKNOWN))
         }
         _ => None,
     }
@@ -236,11 +237,14 @@ pub(crate) fn entry<V: Visitor>(
     // the kernel gives up (ELOOP) after 40 symlinks in one resolution,
     // those of the directories above counted too. The walker's stat,
     // relative to the parent's descriptor, only counts this link's own:
-    // the whole path is asked again, for symlinks only (a path without one
-    // more link resolves as its parent's did).
+    // the whole path is asked again, for symlinks only (a name that is
+    // not one adds no link to its parent's path) and only below a link
+    // (with none above, the whole path follows as many as the name alone,
+    // which resolved).
     if raw.d_type == dtype::LNK
         && stat_error.is_none()
         && v.need_stat(name, raw.d_type, depth) == StatNeed::Follow
+        && links_above(node)
         && too_many_links(path)
     {
         (st, stat_error, followed) = (None, Some(Errno(libc::ELOOP)), false);
@@ -321,8 +325,14 @@ pub(crate) fn entry<V: Visitor>(
         }
         Visit::Descend if d_type == dtype::DIR => {
             let acc = v.make_acc(&e, Some(&node.acc));
+            let through_link = followed && matches!(raw.d_type, dtype::LNK | dtype::UNKNOWN);
+            let links = if through_link || node.links.load(Ordering::Relaxed) == LINKS {
+                LINKS
+            } else {
+                NO_LINKS
+            };
             let parent = Some(Arc::clone(node));
-            Some(DirNode::with_mounts(&e, st.copied(), parent, acc, mount_at, trie))
+            Some(DirNode::with_mounts(&e, st.copied(), parent, acc, mount_at, trie, links))
         }
         _ => None,
     }
@@ -338,6 +348,47 @@ fn loop_ancestor<A>(node: &Arc<DirNode<A>>, id: DevIno) -> Option<Vec<u8>> {
         cur = n.parent.as_ref();
     }
     None
+}
+
+/// Whether `node`'s path from the working directory runs through a
+/// symlink: one followed below its root, or one in the root operand's own
+/// path (each component lstat'ed, once per root, when first asked).
+fn links_above<A>(node: &Arc<DirNode<A>>) -> bool {
+    if node.links.load(Ordering::Relaxed) == LINKS {
+        return true;
+    }
+    let mut root = node;
+    while let Some(p) = &root.parent {
+        root = p;
+    }
+    match root.links.load(Ordering::Relaxed) {
+        LINKS_UNKNOWN => {
+            let has = path_has_link(&root.path);
+            root.links.store(if has { LINKS } else { NO_LINKS }, Ordering::Relaxed);
+            has
+        }
+        l => l == LINKS,
+    }
+}
+
+/// Whether a component of `path` is a symlink (or can't be told).
+fn path_has_link(path: &[u8]) -> bool {
+    let ends = path.iter().enumerate().filter(|&(i, &c)| c == b'/' && i > 0).map(|(i, _)| i);
+    for end in ends.chain([path.len()]) {
+        let prefix = &path[..end];
+        if prefix.is_empty() || prefix.ends_with(b"/") {
+            continue;
+        }
+        let Ok(c) = CString::new(prefix) else { return true };
+        let mut st = ringio::sys::statx_zeroed();
+        let flags = libc::AT_SYMLINK_NOFOLLOW;
+        if ringio::sys::statx(libc::AT_FDCWD, &c, flags, libc::STATX_TYPE, &mut st).is_err()
+            || dtype_of(&st) == dtype::LNK
+        {
+            return true;
+        }
+    }
+    false
 }
 
 /// Whether stat'ing `path` from the working directory, following
@@ -553,6 +604,22 @@ fn still_in_parent<A>(fds: &Fds, node: &Arc<DirNode<A>>) -> Result<(), Errno> {
 mod tests {
     use super::*;
     use crate::testing::dir_node;
+
+    #[test]
+    fn links_in_a_root_path() {
+        let s = crate::testing::Scratch::new("step-links");
+        std::fs::create_dir_all(s.join("a/b")).unwrap();
+        std::os::unix::fs::symlink("a", s.join("l")).unwrap();
+        let p = |r: &str| format!("{}/{r}", s.0.display()).into_bytes();
+        assert!(!path_has_link(&p("a/b")));
+        assert!(!path_has_link(&p("a//b/")));
+        assert!(path_has_link(&p("l/b")));
+        assert!(path_has_link(&p("l")));
+        assert!(!path_has_link(b"/"));
+        assert!(!path_has_link(b"."));
+        // Can't be told: taken for one.
+        assert!(path_has_link(&p("missing/x")));
+    }
 
     #[test]
     fn own_descriptor_directories_by_path() {
