@@ -921,3 +921,112 @@ fn deeper_than_the_descriptor_limit_and_path_max() {
     }
     report("deeper_than_the_descriptor_limit_and_path_max");
 }
+
+/// GNU's tests/du/bind-mount-dir-cycle.sh and -v2.sh, and around them: a
+/// directory bind-mounted below itself is its ancestor again, which du
+/// leaves out silently (GNU: a mount point is in the cycle); a walk from
+/// below the mount point finds no cycle until the mount leads back up.
+#[test]
+fn bind_mount_cycles() {
+    const TEST: &str = "bind_mount_cycles";
+    let t = TempDir::new("du-bind");
+    build_tree(t.path(), &["d:a/b/c", "f:a/f:x", "d:v/a/b/c", "f:v/a/b/g:yy", "f:v/a/h:z"]);
+    let Some(_m1) = util::BindMount::new(TEST, &t.join("a"), &t.join("a/b")) else { return };
+    let Some(_m2) = util::BindMount::new(TEST, &t.join("v/a"), &t.join("v/a/b/c")) else { return };
+    let d = t.path();
+    for args in [
+        &["a"][..],
+        &["a/b"],
+        &["-a", "a"],
+        &["-L", "a"],
+        &["-H", "a"],
+        &["-S", "a"],
+        &["-l", "a"],
+        &["-x", "a"],
+        &["v/a/b"],
+        &["-a", "v/a"],
+        &["-a", "v/a/b/c"],
+        &["--inodes", "."],
+    ] {
+        one(d, args);
+    }
+    many(d, &["a", "a/b"]);
+    many(d, &["-s", "v/a/b", "v/a"]);
+    report(TEST);
+}
+
+/// GNU's tests/du/long-sloop.sh: under -L, a chain of directories each
+/// holding a symlink to the next is followed until the path from the
+/// working directory runs through more symlinks than one resolution may
+/// (40), where GNU's whole-path stat fails with ELOOP.
+#[test]
+fn symlink_chain_longer_than_one_resolution_follows() {
+    let t = TempDir::new("du-sloop");
+    let n = 45;
+    for i in 1..=n {
+        std::fs::create_dir(t.join(i.to_string())).unwrap();
+        std::os::unix::fs::symlink(format!("../{}", i + 1), t.join(format!("{i}/s"))).unwrap();
+    }
+    std::fs::write(t.join((n + 1).to_string()), b"foo\n").unwrap();
+    // A starting point that is itself a link: one more in every path.
+    std::os::unix::fs::symlink("1", t.join("l1")).unwrap();
+    let d = t.path();
+    for args in
+        [&["-L", "1"][..], &["-La", "1"], &["-L", "-s", "1"], &["1"], &["-H", "1"], &["-L", "l1"]]
+    {
+        one(d, args);
+    }
+    report("symlink_chain_longer_than_one_resolution_follows");
+}
+
+/// GNU's tests/du/move-dir-while-traversing.sh: `T/U/3/a/b` is moved to
+/// `T/U/3/b` as soon as du opens it. Going back up from it, GNU's fts finds
+/// its `..` is no longer `T/U/3/a` and fails: "fts_read failed", nothing
+/// more of that operand, the next operand as usual, status 1. Compared:
+/// stderr, the status, and which of the operands' own lines are printed
+/// (what comes before the failure depends on timing).
+#[test]
+fn directory_moved_during_the_walk() {
+    let args = ["-a", "T/U", "d2"];
+    let gnu = Path::new(util::gnu("ldu"));
+    let mv = |prog: &Path, backend| {
+        util::run_while_moving(
+            &util::moving_tree,
+            "T/U/3/a/b",
+            "T/U/3/b",
+            prog,
+            "du",
+            &args,
+            backend,
+        )
+    };
+    let tops = |out: &[u8]| -> Vec<Vec<u8>> {
+        let names = ["T/U", "T/U/3", "T/U/3/a", "T/U/3/a/b", "d2"];
+        out.split(|&c| c == b'\n')
+            .filter_map(|l| l.iter().position(|&c| c == b'\t').map(|t| l[t + 1..].to_vec()))
+            .filter(|n| names.iter().any(|x| x.as_bytes() == n.as_slice()))
+            .collect()
+    };
+    let want = mv(gnu, None);
+    assert_eq!(want.status.code(), Some(1), "GNU du: {}", String::from_utf8_lossy(&want.stderr));
+    for b in util::BACKENDS {
+        let got = mv(&util::ours("ldu"), Some(b));
+        CASES.fetch_add(1, Ordering::Relaxed);
+        let ctx = || util::context(&format!("ldu [{b}] {args:?}"), &want, &got);
+        assert_eq!(got.status.code(), want.status.code(), "{}", ctx());
+        assert_eq!(got.stderr, want.stderr, "{}", ctx());
+        assert_eq!(tops(&got.stdout), tops(&want.stdout), "{}", ctx());
+    }
+    report("directory_moved_during_the_walk");
+}
+
+/// `ldu -s /proc`: what vanishes between listing and stat is reported, as
+/// GNU's fts reports it, but hardly ever the walk's own descriptors
+/// (`/proc/PID/fd`, `fdinfo`, once per thread under `task/`), opened and
+/// closed by the other walker threads: closes wait while such a directory
+/// is read (dozens of such lines per run before; GNU prints 4, for the
+/// one descriptor its fts closes before its stats).
+#[test]
+fn proc_walk_reports_nothing_of_its_own() {
+    util::proc_walk_quiet_about_itself("ldu", &["-s", "/proc"]);
+}

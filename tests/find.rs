@@ -1648,3 +1648,232 @@ fn newer_dates_in_gnu_grammar() {
         failures.join("\n")
     );
 }
+
+/// A directory bind-mounted below itself (GNU's du tests' setup): GNU's
+/// find reports the repeated directory as a file system loop, and goes on
+/// (status 1), whether or not it stats the directories and follows links.
+#[test]
+fn bind_mount_cycles() {
+    const TEST: &str = "find bind_mount_cycles";
+    let t = TempDir::new("find-bind");
+    build_tree(t.path(), &["d:a/b/c", "f:a/f:x", "d:v/a/b/c", "f:v/a/b/g:yy", "f:v/a/h:z"]);
+    let Some(_m1) = crate::util::BindMount::new(TEST, &t.join("a"), &t.join("a/b")) else {
+        return;
+    };
+    let Some(_m2) = crate::util::BindMount::new(TEST, &t.join("v/a"), &t.join("v/a/b/c")) else {
+        return;
+    };
+    cases(
+        t.path(),
+        &[
+            &["a"],
+            &["a/b"],
+            &["a", "-size", "+0"],
+            &["a", "-xdev"],
+            &["-L", "a"],
+            &["-H", "a"],
+            &["a", "-depth"],
+            &["a", "-mindepth", "2"],
+            &["v/a/b"],
+            &["v/a"],
+            &["v/a", "-type", "d", "-links", "+0"],
+            &[".", "-name", "f"],
+            &["a", "v"],
+        ],
+    );
+}
+
+/// GNU's tests/du/long-sloop.sh for find: under -L (or -follow) a chain
+/// of directories each holding a symlink to the next is followed until the
+/// path runs through more than 40 symlinks, where GNU's whole-path stat
+/// fails with ELOOP.
+#[test]
+fn symlink_chain_longer_than_one_resolution_follows() {
+    let t = TempDir::new("find-sloop");
+    let n = 45;
+    for i in 1..=n {
+        std::fs::create_dir(t.join(i.to_string())).unwrap();
+        std::os::unix::fs::symlink(format!("../{}", i + 1), t.join(format!("{i}/s"))).unwrap();
+    }
+    std::fs::write(t.join((n + 1).to_string()), b"foo\n").unwrap();
+    // A starting point that is itself a link: one more in every path.
+    std::os::unix::fs::symlink("1", t.join("l1")).unwrap();
+    cases(
+        t.path(),
+        &[
+            &["-L", "1"],
+            &["-L", "1", "-type", "d"],
+            &["-L", "1", "-name", "s", "-size", "-1k"],
+            &["1", "-follow"],
+            &["-H", "1"],
+            &["1"],
+            &["-L", "l1"],
+            &["-H", "l1", "-follow"],
+        ],
+    );
+}
+
+/// GNU's tests/du/move-dir-while-traversing.sh for find: `T/U/3/a/b` is
+/// moved to `T/U/3/b` as soon as find opens it; going back up from it,
+/// GNU's fts sees its `..` is no longer `T/U/3/a` and fails, and find
+/// names the starting point and skips the remaining ones (status 1).
+/// Compared: stderr, the status, and which of the starting points' own
+/// records are printed (what else comes before the failure depends on
+/// timing).
+#[test]
+fn directory_moved_during_the_walk() {
+    let args = ["T/U", "d2"];
+    let gnu = Path::new(crate::util::gnu("lfind"));
+    let mv = |prog: &Path, backend| {
+        crate::util::run_while_moving(
+            &crate::util::moving_tree,
+            "T/U/3/a/b",
+            "T/U/3/b",
+            prog,
+            "find",
+            &args,
+            backend,
+        )
+    };
+    let tops = |out: &[u8]| -> Vec<Vec<u8>> {
+        let names = ["T/U", "T/U/3", "T/U/3/a", "T/U/3/a/b", "d2"];
+        let mut v: Vec<Vec<u8>> = out
+            .split(|&c| c == b'\n')
+            .filter(|n| names.iter().any(|x| x.as_bytes() == *n))
+            .map(<[u8]>::to_vec)
+            .collect();
+        v.sort();
+        v
+    };
+    let want = mv(gnu, None);
+    assert_eq!(want.status.code(), Some(1), "GNU find: {}", String::from_utf8_lossy(&want.stderr));
+    for b in crate::util::BACKENDS {
+        for extra in [&[][..], &["-j1"]] {
+            let mut a: Vec<&str> = extra.to_vec();
+            a.extend(args);
+            let got = crate::util::run_while_moving(
+                &crate::util::moving_tree,
+                "T/U/3/a/b",
+                "T/U/3/b",
+                &crate::util::ours("lfind"),
+                "find",
+                &a,
+                Some(b),
+            );
+            let ctx = || crate::util::context(&format!("lfind [{b}] {a:?}"), &want, &got);
+            assert_eq!(got.status.code(), want.status.code(), "{}", ctx());
+            assert_eq!(got.stderr, want.stderr, "{}", ctx());
+            assert_eq!(tops(&got.stdout), tops(&want.stdout), "{}", ctx());
+        }
+    }
+}
+
+/// bfs's tests common/H_samefile_broken and H_samefile_notdir (its
+/// `links` tree), and the other primaries that stat a reference file:
+/// under -H and -L a reference that is a link which can't be followed
+/// (dangling, or through a non-directory) is taken as the link itself, as
+/// GNU's fallback_stat does; other errors still fail.
+#[test]
+fn reference_files_that_are_links() {
+    let t = TempDir::new("find-ref-links");
+    build_tree(
+        t.path(),
+        &[
+            "d:links/deeply/nested/dir",
+            "f:links/file:",
+            "l:links/symlink:file",
+            "h:links/hardlink:links/file",
+            "l:links/broken:nowhere",
+            "l:links/notdir:symlink/file",
+            "f:links/deeply/nested/file:",
+            "l:links/deeply/nested/link:file",
+            "l:links/deeply/nested/broken:nowhere",
+            "l:links/skip:deeply/nested",
+        ],
+    );
+    let mut runs: Vec<Vec<&str>> = Vec::new();
+    for follow in ["-H", "-L", "-P"] {
+        for (prim, reference) in [
+            ("-samefile", "links/broken"),
+            ("-samefile", "links/notdir"),
+            ("-samefile", "links/symlink"),
+            ("-samefile", "links/deeply/nested/broken"),
+            ("-samefile", "links/nope"),
+            ("-newer", "links/broken"),
+            ("-anewer", "links/notdir"),
+            ("-cnewer", "links/broken"),
+            ("-newermm", "links/notdir"),
+            ("-newerac", "links/broken"),
+            ("-newer", "links/file/x"),
+        ] {
+            runs.push(vec![follow, "links", prim, reference]);
+        }
+    }
+    let runs: Vec<&[&str]> = runs.iter().map(|r| r.as_slice()).collect();
+    cases(t.path(), &runs);
+}
+
+/// GNU's tests/find/files0-from.sh: -ok and -okdir read their answers
+/// from standard input, so a -files0-from list that is standard input is
+/// refused — as `-`, and under another name (`FILE < FILE`, a link to it,
+/// `/dev/stdin`), which GNU finds by comparing (dev, ino) with fstat(0).
+#[test]
+fn files0_from_standard_input_with_ok() {
+    let script = r#"
+        for c in "-files0-from in -ok echo {} ;" "-files0-from inlink -ok echo {} ;" \
+                 "-files0-from /dev/stdin -okdir echo {} ;" "-files0-from - -ok echo {} ;"; do
+            find $c < in; echo "rc=$?"
+        done
+        find -files0-from in -ok echo {} \; < inlink; echo "rc=$?"
+        find -files0-from in -exec echo {} \; < in; echo "rc=$?"
+        find -files0-from nope -ok echo {} \; < in; echo "rc=$?"
+        find -files0-from in -ok echo {} \; < /dev/null; echo "rc=$?"
+    "#;
+    let setup = |d: &Path| {
+        std::fs::write(d.join("in"), b".").unwrap();
+        std::os::unix::fs::symlink("in", d.join("inlink")).unwrap();
+    };
+    crate::util::compare_script("lfind", script, &setup, Stderr::Exact, false);
+}
+
+/// A `)` where an expression should start, or right after an operator,
+/// with -daystart and -files0-from in between (GNU makes no predicate of
+/// those two, but names the last predicate after them): GNU's messages.
+#[test]
+fn closing_parentheses_where_an_expression_should_start() {
+    let t = TempDir::new("find-parens");
+    let lines = [
+        "-files0-from - ) -print",
+        "-files0-from - )",
+        "-files0-from /dev/null -maxdepth 1 )",
+        "-files0-from /dev/null ! )",
+        "-files0-from /dev/null -print -o )",
+        ". -print -and )",
+        ". -not )",
+        ". -print , )",
+        ". ( -print -o )",
+        ". ( ! )",
+        ". -print -o -daystart",
+        ". ! -daystart",
+        ". -daystart )",
+        ". ( -daystart -print )",
+        ". -print -a -daystart -o -print",
+        ". ( -daystart ) -o -print",
+        ". -true -daystart -a -daystart )",
+        ". ( -daystart",
+        ". -true -o -daystart",
+        ". -print )",
+        ". ( -print ) )",
+        ". -maxdepth 0 -daystart -print",
+    ];
+    let runs: Vec<Vec<&str>> = lines.iter().map(|l| l.split(' ').collect()).collect();
+    let runs: Vec<&[&str]> = runs.iter().map(|r| r.as_slice()).collect();
+    cases(t.path(), &runs);
+}
+
+/// `lfind /proc -size +0`: nothing about its own descriptors vanishing
+/// (see du's proc_walk_reports_nothing_of_its_own).
+#[test]
+fn proc_walk_reports_nothing_of_its_own() {
+    crate::util::proc_walk_quiet_about_itself("lfind", &["/proc", "-size", "+0"]);
+}

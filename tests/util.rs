@@ -1365,3 +1365,105 @@ impl Rng {
         v[(self.next() % v.len() as u64) as usize]
     }
 }
+
+/// A bind mount (`mount --bind src dst`) for one test, inside its own
+/// scratch directory; unmounted on drop, panics included (declare it
+/// after the directory's `TempDir`, so it drops first). `None`, after a
+/// visible skip, where mounting is not possible (not root).
+pub struct BindMount(PathBuf);
+
+impl BindMount {
+    pub fn new(test: &str, src: &Path, dst: &Path) -> Option<BindMount> {
+        if !root() {
+            skip(test, "bind mounts need root");
+            return None;
+        }
+        let ok = Command::new("mount")
+            .arg("--bind")
+            .arg(src)
+            .arg(dst)
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+        if !ok {
+            skip(test, "mount --bind failed here");
+            return None;
+        }
+        Some(BindMount(dst.to_path_buf()))
+    }
+}
+
+impl Drop for BindMount {
+    fn drop(&mut self) {
+        let ok = Command::new("umount").arg(&self.0).status().is_ok_and(|s| s.success());
+        if !ok {
+            // Still busy (a tool killed mid-walk): detach it anyway.
+            let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+        }
+    }
+}
+
+/// The tree of GNU's tests/du/move-dir-while-traversing.sh: `T/U/3/a/b`
+/// holds 50 chains of 23 directories, and `d2` is a second operand.
+pub fn moving_tree(d: &Path) {
+    std::fs::create_dir(d.join("d2")).unwrap();
+    let long = "d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/s/t/u/v/w/x/y/z";
+    for i in 1..=50 {
+        std::fs::create_dir_all(d.join(format!("T/U/3/a/b/c/{i}/{long}"))).unwrap();
+    }
+}
+
+/// GNU's tests/du/move-dir-while-traversing.sh, for one program: a fresh
+/// tree under a new scratch directory (`make` builds it), the directory
+/// `watched` (relative) renamed to `dest` the moment anything opens it,
+/// then `program` (seeing `argv0` as its name) run there with `args` under
+/// `backend`. Returns its output.
+pub fn run_while_moving(
+    make: &dyn Fn(&Path),
+    watched: &str,
+    dest: &str,
+    program: &Path,
+    argv0: &str,
+    args: &[&str],
+    backend: Option<&str>,
+) -> Output {
+    let t = TempDir::new("moving");
+    make(t.path());
+    let watch = libcw::inotify::OpenWatch::new(&t.join(watched)).expect("inotify watch");
+    let run = Run::new(args).cwd(t.path());
+    let (from, to) = (t.join(watched), t.join(dest));
+    std::thread::scope(|s| {
+        let mover = s.spawn(|| {
+            // Bounded: a program that never opens it must not hang the test.
+            if watch.wait(20_000).unwrap_or(false) {
+                std::fs::rename(&from, &to).expect("rename the watched directory");
+            }
+        });
+        let out = run.exec(program, argv0, backend);
+        let _ = mover.join();
+        out
+    })
+}
+
+/// Runs our `tool` with `args` (a walk of /proc) a few times under every
+/// backend and fails if its stderr names anything of its own process
+/// (`/proc/PID/…` with its own PID) more often than GNU's does (4 lines:
+/// the descriptor its fts closes before stat'ing, under `fd`/`fdinfo`
+/// and each again under `task/`; ours are rare races, a close that
+/// started just before a listing).
+pub fn proc_walk_quiet_about_itself(tool: &str, args: &[&str]) {
+    for b in BACKENDS {
+        for _ in 0..3 {
+            let mut cmd = Command::new(ours(tool));
+            cmd.args(args);
+            test_env(&mut cmd, "", Some(b));
+            cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
+            let child = cmd.spawn().expect("spawn");
+            let own = format!("/proc/{}/", child.id());
+            let out = child.wait_with_output().unwrap();
+            let err = String::from_utf8_lossy(&out.stderr);
+            let mine: Vec<&str> = err.lines().filter(|l| l.contains(&own)).collect();
+            assert!(mine.len() <= 4, "{tool} [{b}] {args:?}: about itself:\n{}", mine.join("\n"));
+        }
+    }
+}

@@ -544,7 +544,7 @@ mod tests {
     fn cold_workloads_parse_and_expand() {
         let text = fs::read_to_string(crate::workspace_root().join("benches/cold.txt")).unwrap();
         let ws = bench::parse(&text).unwrap();
-        assert_eq!(ws.len(), 5);
+        assert_eq!(ws.len(), 6);
         for w in &ws {
             assert!(GROUPS.contains(&w.group.as_str()), "{}", w.title);
             assert!(w.cmds.iter().any(|(l, _)| l.starts_with("GNU")), "{}: no GNU row", w.title);

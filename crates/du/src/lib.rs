@@ -251,6 +251,7 @@ fn execute(plan: &Plan, job: &mut walk::Job) -> u8 {
             p.stop();
         }
     });
+    du.end_walk();
     du.flush_name_errors(usize::MAX);
     // The total only once every rank is known to have finished its part.
     job.finish();

@@ -24,6 +24,9 @@ pub enum DuError {
     Files0Read { list: Vec<u8>, errno: Errno },
     /// An empty operand on the command line.
     EmptyOperand,
+    /// The walk of an operand ended early: directory `path` was moved out
+    /// of its parent during its walk (GNU: fts_read fails).
+    Walk { path: Vec<u8>, errno: Errno },
 }
 
 impl DuError {
@@ -52,13 +55,15 @@ impl DuError {
             DuError::Files0Open { list, .. } => {
                 trf(c"cannot open %s for reading", &[&quote::operand(list)])
             }
+            DuError::Walk { path, .. } => trf(c"fts_read failed: %s", &[&quote::file(path)]),
         };
         let errno = match self {
             DuError::Access { errno, .. } => *errno,
             DuError::ReadDir { errno, .. }
             | DuError::Read { errno, .. }
             | DuError::Files0Read { errno, .. }
-            | DuError::Files0Open { errno, .. } => Some(*errno),
+            | DuError::Files0Open { errno, .. }
+            | DuError::Walk { errno, .. } => Some(*errno),
             _ => None,
         };
         if let Some(e) = errno {

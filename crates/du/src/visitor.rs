@@ -106,6 +106,9 @@ pub struct Du<'a> {
     roots_started: AtomicUsize,
     /// How many operands there are.
     roots: usize,
+    /// The current operand's walk ended early (`WalkError::Moved`): its
+    /// hard links are still to be decided, unprinted, once it is over.
+    aborted: AtomicBool,
     with_time: bool,
 }
 
@@ -135,6 +138,7 @@ impl<'a> Du<'a> {
             name_errors: Mutex::new(name_errors),
             roots_started: AtomicUsize::new(0),
             roots,
+            aborted: AtomicBool::new(false),
             with_time: plan.time.is_some(),
         }
     }
@@ -153,10 +157,32 @@ impl<'a> Du<'a> {
         self.sink.error(&e.message());
     }
 
-    /// A root operand starts: report the list errors that came before it.
-    fn start_root(&self) {
+    /// A root operand starts (the previous one's walk is over): report the
+    /// list errors that came before it.
+    fn start_root(&self, local: &mut Local) {
+        self.end_aborted(local);
         let k = self.roots_started.fetch_add(1, Ordering::Relaxed);
         self.flush_name_errors(k);
+    }
+
+    /// The walk is over: what an operand that ended early left.
+    pub fn end_walk(&self) {
+        let mut local = self.local();
+        self.end_aborted(&mut local);
+        ringio::sync::lock(&self.total).add(&local.total);
+    }
+
+    /// If the last operand's walk ended early, decides its hard links for
+    /// the totals (and for the operands after it) without printing the
+    /// lines that waited for them: GNU prints nothing more of an operand
+    /// once fts_read failed. Called only once that walk is wholly over
+    /// (no thread still records candidates).
+    fn end_aborted(&self, local: &mut Local) {
+        if self.aborted.swap(false, Ordering::Relaxed) {
+            let more = self.roots_started.load(Ordering::Relaxed) < self.roots;
+            let grand = self.links.resolve(self.plan.separate_dirs, more, |_| {});
+            local.total.add(&grand);
+        }
     }
 
     /// Reports the `--files0-from` errors positioned before operand `k`
@@ -307,7 +333,7 @@ impl Visitor for Du<'_> {
 
     fn visit(&self, local: &mut Local, e: &Entry, parent: Option<&Acc>) -> Visit {
         if e.depth == 0 {
-            self.start_root();
+            self.start_root(local);
         }
         let plan = self.plan;
         if !plan.exclude.is_empty() && plan.exclude.matches(e.path) {
@@ -406,10 +432,10 @@ impl Visitor for Du<'_> {
         }
     }
 
-    fn error(&self, _local: &mut Local, err: &WalkError, _acc: Option<&Acc>) {
+    fn error(&self, local: &mut Local, err: &WalkError, _acc: Option<&Acc>) {
         match err {
             WalkError::Root { path, errno } => {
-                self.start_root();
+                self.start_root(local);
                 self.fail(&DuError::Access { path: path.clone(), errno: Some(*errno) });
             }
             WalkError::Open { path, errno } => {
@@ -418,8 +444,14 @@ impl Visitor for Du<'_> {
             WalkError::Read { path, errno } => {
                 self.fail(&DuError::Read { path: path.clone(), errno: *errno })
             }
-            // A directory cycle through followed links: GNU du skips it silently.
+            // A directory cycle: through followed links, or through a
+            // mount point (the walker finds no other, see walk's
+            // `mounts`), GNU du skips it silently.
             WalkError::Loop { .. } => {}
+            WalkError::Moved { path, errno } => {
+                self.fail(&DuError::Walk { path: path.clone(), errno: *errno });
+                self.aborted.store(true, Ordering::Relaxed);
+            }
         }
     }
 }

@@ -134,8 +134,17 @@ impl<'p> Finder<'p> {
         ok
     }
 
+    /// Writes out this thread's records and everything handed over before
+    /// them (by other threads too): before a message or a command, so that
+    /// what was printed before it, in the walk's order, comes first.
     fn flush_local(&self, local: &mut Local) {
-        self.hand_over(local, 0);
+        self.hand_over(local, usize::MAX);
+        for o in &self.outs {
+            let mut o = ringio::sync::lock(o);
+            if !o.buf().is_empty() {
+                o.flush();
+            }
+        }
     }
 
     /// Moves this thread's buffered records into the shared outputs, in
@@ -1187,6 +1196,21 @@ impl Visitor for Finder<'_> {
                     &[quoted(path).as_bytes(), quoted(ancestor).as_bytes()],
                 )]);
                 self.fail();
+            }
+            // A directory moved out of its parent while it was walked: the
+            // walk of this starting point ended there, and GNU's find then
+            // skips the remaining starting points too (its fts_read failed;
+            // the message is not in its catalog).
+            WalkError::Moved { errno, .. } => {
+                let i = self.cur_root.load(Ordering::Relaxed);
+                let root = self.plan.roots.get(i).map_or(&[][..], |r| r.as_slice());
+                cli::msg::error(&format!(
+                    "failed to read file names from file system at or below {}: {}",
+                    quoted(root),
+                    errno.message()
+                ));
+                self.fail();
+                self.quit.store(true, Ordering::Relaxed);
             }
         }
     }

@@ -141,6 +141,12 @@ fn search(mut plan: Plan, warnings: &[String], job: &mut walk::Job) -> u8 {
     // fall among them (each is reported when the walk reaches it).
     let mut list_errors: Vec<(usize, String)> = Vec::new();
     if let Some(list) = &plan.files0 {
+        if plan.execs.iter().any(|x| x.ok) {
+            if let Some(m) = list_is_stdin(list) {
+                cli::msg::error(&m);
+                return 1;
+            }
+        }
         match read_start_list(list) {
             Ok((roots, errors)) => {
                 plan.roots = roots;
@@ -208,6 +214,31 @@ fn hints(plan: &Plan) -> walk::Hints<'static> {
         follow_all: plan.follow == Follow::Always,
         skip: None,
     }
+}
+
+/// -ok and -okdir read their answers from standard input: a
+/// `-files0-from` list that is standard input under another name (`FILE <
+/// FILE`, a link to it, `/dev/stdin`) is refused as GNU refuses it, by
+/// comparing the opened list's (dev, ino) with standard input's. The
+/// message, or None (a list that can't be opened is reported when read;
+/// `-` itself was refused while parsing).
+fn list_is_stdin(list: &[u8]) -> Option<String> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::ffi::OsStrExt;
+    if list == b"-" {
+        return None;
+    }
+    let f = std::fs::File::open(std::ffi::OsStr::from_bytes(list)).ok()?;
+    let id = |fd| ringio::sys::fstatx(fd, libc::STATX_INO).ok().map(|st| ringio::DevIno::of(&st));
+    let file = id(f.as_raw_fd())?;
+    if id(0)? != file {
+        return None;
+    }
+    let why = cli::locale::tr_str(
+        c"option -files0-from: standard input must not refer to the same file when combined with -ok, -okdir",
+    );
+    // GNU's format ends in a newline of its own, before error()'s.
+    Some(format!("{why}: {}\n", parse::quoted(list)))
 }
 
 /// A `-files0-from` list read: the starting points, and for each empty

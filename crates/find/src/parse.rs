@@ -12,6 +12,7 @@ use crate::printf::Format;
 use crate::regex::{Regex, RegexType};
 use cli::glob::Glob;
 use cli::timefmt::Timestamp;
+use ringio::Errno;
 
 /// How symlinks are treated (-P, -H, -L).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -126,10 +127,15 @@ struct Parser {
     /// The first argument of the expression that is not an option (a test,
     /// an action or an operator): global options after it are warned about.
     first_nonoption: Option<Vec<u8>>,
-    /// The last predicate or operator read: GNU names it when an
-    /// existing file follows the expression (a pattern the shell
-    /// expanded, most likely).
-    last: Vec<u8>,
+    /// How many parts of the expression (tests, actions, options, operators,
+    /// parentheses) were read, -daystart and -files0-from left out: GNU's
+    /// parser makes no predicate of those two.
+    preds: usize,
+    /// The name GNU's messages give the last of them: its own, or that of
+    /// a -daystart or -files0-from read after it (GNU names the last
+    /// predicate after each argument it parses, whether or not the
+    /// argument made a predicate of its own).
+    last_name: Vec<u8>,
 }
 
 /// Parses `args` (without `argv[0]`). Warnings are returned to be printed.
@@ -161,7 +167,8 @@ pub fn parse(args: Vec<OsString>) -> Result<(Plan, Vec<String>), ParseError> {
         warn: libcw::isatty(0),
         posixly_correct: std::env::var_os("POSIXLY_CORRECT").is_some(),
         first_nonoption: None,
-        last: Vec::new(),
+        preds: 0,
+        last_name: Vec::new(),
     };
     match p.read() {
         Ok(()) => Ok((p.plan, p.warnings)),
@@ -191,6 +198,7 @@ impl Parser {
             self.i += 1;
         }
         let operands = std::mem::take(&mut self.plan.roots);
+        self.settle()?;
         let expr = if self.i < self.args.len() { Some(self.comma()?) } else { None };
         if let Some(a) = self.args.get(self.i) {
             return match a.as_slice() {
@@ -330,11 +338,33 @@ impl Parser {
         self.args.get(self.i).map(|v| v.as_slice())
     }
 
-    /// After operator `op`, a `)` where its operand should be: GNU names
-    /// them both.
-    fn operand_follows(&self, op: &[u8]) -> Result<(), ParseError> {
-        if self.peek() == Some(b")") {
-            return err(t(c"expected an expression between '%s' and ')'", &[op]));
+    /// Reads -daystart and -files0-from where they stand: options GNU
+    /// makes no predicate of, so they are not parts of the expression (`(
+    /// -daystart )` is empty) and only rename the last part in messages.
+    fn settle(&mut self) -> Result<(), ParseError> {
+        while let Some(a @ (b"-daystart" | b"-files0-from")) = self.peek() {
+            let a = a.to_vec();
+            self.i += 1;
+            self.primary(&a)?;
+            self.last_name = a;
+        }
+        Ok(())
+    }
+
+    /// The part just read (an operator or a parenthesis) counts as one.
+    fn part(&mut self, name: &[u8]) {
+        self.preds += 1;
+        self.last_name = name.to_vec();
+    }
+
+    /// Consumes binary operator `op` and what may stand after it; whether
+    /// an expression follows (else the error to give).
+    fn after_op(&mut self, left: &Expr, op: &[u8]) -> Result<(), ParseError> {
+        self.i += 1;
+        self.part(op);
+        self.settle()?;
+        if self.i >= self.args.len() {
+            return dangling_op(left, &lossy(&self.last_name));
         }
         Ok(())
     }
@@ -342,12 +372,7 @@ impl Parser {
     fn comma(&mut self) -> Result<Expr, ParseError> {
         let mut e = self.or()?;
         while self.peek() == Some(b",") {
-            self.i += 1;
-            self.last = b",".to_vec();
-            if self.i >= self.args.len() {
-                return dangling_op(&e, ",");
-            }
-            self.operand_follows(b",")?;
+            self.after_op(&e, b",")?;
             let r = self.or()?;
             e = Expr::Comma(Box::new(e), Box::new(r));
         }
@@ -357,13 +382,8 @@ impl Parser {
     fn or(&mut self) -> Result<Expr, ParseError> {
         let mut e = self.and()?;
         while let Some(op @ (b"-o" | b"-or")) = self.peek() {
-            let op = lossy(op);
-            self.i += 1;
-            self.last = op.as_bytes().to_vec();
-            if self.i >= self.args.len() {
-                return dangling_op(&e, &op);
-            }
-            self.operand_follows(op.as_bytes())?;
+            let op = op.to_vec();
+            self.after_op(&e, &op)?;
             let r = self.and()?;
             e = Expr::Or(Box::new(e), Box::new(r));
         }
@@ -373,15 +393,11 @@ impl Parser {
     fn and(&mut self) -> Result<Expr, ParseError> {
         let mut e = self.unary()?;
         loop {
+            self.settle()?;
             match self.peek() {
                 Some(op @ (b"-a" | b"-and")) => {
-                    let op = lossy(op);
-                    self.i += 1;
-                    self.last = op.as_bytes().to_vec();
-                    if self.i >= self.args.len() {
-                        return dangling_op(&e, &op);
-                    }
-                    self.operand_follows(op.as_bytes())?;
+                    let op = op.to_vec();
+                    self.after_op(&e, &op)?;
                     let r = self.unary()?;
                     e = Expr::And(Box::new(e), Box::new(r));
                 }
@@ -395,6 +411,7 @@ impl Parser {
     }
 
     fn unary(&mut self) -> Result<Expr, ParseError> {
+        self.settle()?;
         let Some(a) = self.peek().map(|a| a.to_vec()) else {
             return err(t(c"invalid expression", &[]));
         };
@@ -404,11 +421,11 @@ impl Parser {
         match a.as_slice() {
             b"!" | b"-not" => {
                 self.i += 1;
-                self.last = a.clone();
+                self.part(&a);
+                self.settle()?;
                 if self.i >= self.args.len() {
-                    return err(t(c"expected an expression after '%s'", &[&a]));
+                    return err(t(c"expected an expression after '%s'", &[&self.last_name]));
                 }
-                self.operand_follows(&a)?;
                 if let Some(op @ (b"-o" | b"-or" | b"-a" | b"-and")) = self.peek() {
                     return err(t(c"invalid expression; you have used a binary operator '%s' with nothing before it.", &[op]));
                 }
@@ -416,7 +433,8 @@ impl Parser {
             }
             b"(" => {
                 self.i += 1;
-                self.last = a.clone();
+                self.part(&a);
+                self.settle()?;
                 if self.peek() == Some(b")") {
                     return err(t(c"invalid expression; empty parentheses are not allowed.", &[]));
                 }
@@ -424,7 +442,7 @@ impl Parser {
                     // Nothing at all after the '(': findutils 4.9 words this apart.
                     return err(t(
                         c"invalid expression; expected to find a ')' but didn't see one. Perhaps you need an extra predicate after '%s'",
-                        &[b"("],
+                        &[&self.last_name],
                     ));
                 }
                 let e = self.comma()?;
@@ -432,17 +450,25 @@ impl Parser {
                     return err(t(c"invalid expression; I was expecting to find a ')' somewhere but did not see one.", &[]));
                 }
                 self.i += 1;
-                self.last = b")".to_vec();
+                self.part(b")");
                 Ok(e)
             }
             b"-o" | b"-or" | b"-a" | b"-and" | b"," => err(t(
                 c"invalid expression; you have used a binary operator '%s' with nothing before it.",
                 &[&a],
             )),
-            b")" => err(t(c"invalid expression; you have too many ')'", &[])),
+            // Where an expression should start: at the very beginning (GNU:
+            // `find -files0-from - ')' -print`), or after an operator.
+            b")" if self.preds == 0 => err(t(
+                c"invalid expression: expected expression before closing parentheses '%s'.",
+                &[b")"],
+            )),
+            b")" => err(t(c"expected an expression between '%s' and ')'", &[&self.last_name])),
             _ => {
                 self.i += 1;
-                self.primary(&a)
+                let e = self.primary(&a)?;
+                self.part(&a);
+                Ok(e)
             }
         }
     }
@@ -538,12 +564,12 @@ impl Parser {
                 if std::fs::metadata(path).is_err() {
                     return err(msg);
                 }
-                let hint = t(c"possible unquoted pattern after predicate `%s'?", &[&self.last]);
+                let hint =
+                    t(c"possible unquoted pattern after predicate `%s'?", &[&self.last_name]);
                 return Err(ParseError::Msgs(vec![msg, hint]));
             }
             return err(t(c"unknown predicate `%s'", &[name]));
         };
-        self.last = name.to_vec();
         Ok(Expr::Prim(parse(self, name)?))
     }
 
@@ -897,14 +923,24 @@ impl Parser {
             }
         };
         let mut st = ringio::sys::statx_zeroed();
-        let flags = if follow { 0 } else { libc::AT_SYMLINK_NOFOLLOW };
-        match ringio::sys::statx(
-            libc::AT_FDCWD,
-            &c,
-            flags,
-            libc::STATX_BASIC_STATS | libc::STATX_BTIME,
-            &mut st,
-        ) {
+        let stat = |flags: i32, st: &mut ringio::Statx| {
+            let mask = libc::STATX_BASIC_STATS | libc::STATX_BTIME;
+            ringio::sys::statx(libc::AT_FDCWD, &c, flags, mask, st)
+        };
+        let r = if follow {
+            // -H and -L: a link that can't be followed (dangling, or
+            // through a non-directory) is taken as itself, as GNU's
+            // fallback_stat does; other errors stand.
+            match stat(0, &mut st) {
+                Err(e) if e == Errno::ENOENT || e == Errno(libc::ENOTDIR) => {
+                    stat(libc::AT_SYMLINK_NOFOLLOW, &mut st)
+                }
+                r => r,
+            }
+        } else {
+            stat(libc::AT_SYMLINK_NOFOLLOW, &mut st)
+        };
+        match r {
             Ok(()) => Ok(st),
             Err(e) => err(format!("{}: {}", quoted(path), e.message())),
         }

@@ -18,6 +18,8 @@
 pub mod access;
 mod errno;
 pub mod fnmatch;
+#[cfg(feature = "inotify")]
+pub mod inotify;
 pub mod locale;
 pub mod mem;
 #[cfg(feature = "mpi")]

@@ -24,11 +24,71 @@
 //! descriptor under a call that uses it (which, with descriptor numbers
 //! reused, could silently redirect that call to another directory).
 
+use std::cell::Cell;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use ringio::Errno;
+
+/// Threads reading a directory that lists this process's own descriptors
+/// right now (see [`hold_closes`]): a copy of [`HELD`]'s count that closes
+/// can read without the lock.
+static HOLDS: AtomicUsize = AtomicUsize::new(0);
+/// The count itself, and where closes wait for it to come back to 0.
+static HELD: Mutex<usize> = Mutex::new(0);
+static RELEASED: Condvar = Condvar::new();
+
+thread_local! {
+    /// Guards this thread holds: its own closes never wait for itself.
+    static HOLDING: Cell<usize> = const { Cell::new(0) };
+}
+
+/// While the returned guard lives, the walk's kept descriptors are not
+/// closed: a thread about to close one waits until the last guard drops.
+///
+/// For a walk of /proc reaching this process's own `fd` and `fdinfo`
+/// directories (one pair per thread, under `task/`): their entries are
+/// the process's descriptors, and the other walker threads keep opening
+/// and closing theirs, so entries listed would vanish before their stat
+/// and be reported ("cannot access '/proc/PID/fd/7'"), dozens per run
+/// where GNU's single fts reports the one it closes itself. Holding the
+/// closes while such a directory is read and stat'ed (a few hundred
+/// entries, well under a millisecond on the walker's engines) leaves only
+/// what changed outside the walk. Waiting, not deferring: with many walker
+/// threads such reads overlap, and deferred descriptors would pile up.
+pub fn hold_closes() -> CloseHold {
+    *ringio::sync::lock(&HELD) += 1;
+    HOLDS.fetch_add(1, Ordering::SeqCst);
+    HOLDING.with(|h| h.set(h.get() + 1));
+    CloseHold(())
+}
+
+/// See [`hold_closes`].
+pub struct CloseHold(());
+
+impl Drop for CloseHold {
+    fn drop(&mut self) {
+        HOLDING.with(|h| h.set(h.get() - 1));
+        let mut n = ringio::sync::lock(&HELD);
+        *n -= 1;
+        HOLDS.fetch_sub(1, Ordering::SeqCst);
+        if *n == 0 {
+            RELEASED.notify_all();
+        }
+    }
+}
+
+/// Closes a kept descriptor, once no other thread holds closes.
+fn close(fd: OwnedFd) {
+    if HOLDS.load(Ordering::SeqCst) != 0 && HOLDING.with(Cell::get) == 0 {
+        let mut n = ringio::sync::lock(&HELD);
+        while *n != 0 {
+            n = ringio::sync::wait(&RELEASED, n);
+        }
+    }
+    drop(fd);
+}
 
 /// A directory's descriptor slot.
 #[derive(Debug)]
@@ -129,7 +189,7 @@ impl FdSlot {
             s.pins += 1;
             s.used = clock;
             drop(s);
-            drop(fd);
+            close(fd);
             return Install::Theirs(Pinned::slot(self, theirs));
         }
         if s.done {
@@ -155,7 +215,7 @@ impl FdSlot {
         let fd = s.fd.take();
         drop(s);
         // Closed here, outside the lock.
-        fd.is_some()
+        fd.map(close).is_some()
     }
 
     /// The subtree is done: closes the descriptor for good.
@@ -164,7 +224,7 @@ impl FdSlot {
         s.done = true;
         let fd = s.fd.take();
         drop(s);
-        fd.is_some()
+        fd.map(close).is_some()
     }
 
     fn used(&self) -> u64 {

@@ -121,7 +121,6 @@ fn open_dir(
 /// walk stat'ed it, else the inode number getdents gave (not comparable on
 /// a mount point, whose entry shows the covered directory's inode).
 fn same_directory<A>(fd: RawFd, node: &DirNode<A>) -> Result<(), Errno> {
-    const STATX_ATTR_MOUNT_ROOT: u64 = 0x2000;
     if node.stat.is_none() && node.ino == 0 {
         // Nothing known to compare with (an MPI rank's stolen directory):
         // the stat would be a request for nothing.
@@ -131,9 +130,7 @@ fn same_directory<A>(fd: RawFd, node: &DirNode<A>) -> Result<(), Errno> {
     let same = match node.dev_ino() {
         Some(id) => DevIno::of(&st) == id,
         None => {
-            node.ino == 0
-                || st.stx_ino == node.ino
-                || st.stx_attributes & STATX_ATTR_MOUNT_ROOT != 0
+            node.ino == 0 || st.stx_ino == node.ino || crate::mounts::mount_root(&st) == Some(true)
         }
     };
     if same {

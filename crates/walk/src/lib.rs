@@ -31,6 +31,7 @@ mod dirs;
 #[cfg(feature = "mpi")]
 mod dist;
 mod job;
+mod mounts;
 mod node;
 mod ordered;
 mod parallel;
@@ -104,9 +105,17 @@ pub enum WalkError {
     Open { path: Vec<u8>, errno: Errno },
     /// Reading a directory failed part-way (what was read is still visited).
     Read { path: Vec<u8>, errno: Errno },
-    /// Following symlinks led back to an ancestor: `path` is the same
-    /// directory as `ancestor`.
+    /// A directory is the same as its ancestor `ancestor`: through
+    /// followed symlinks, or (not following them) through a mount, as
+    /// `mount --bind a a/b` makes `a/b` the same as `a`.
     Loop { path: Vec<u8>, ancestor: Vec<u8> },
+    /// Directory `path`, its subtree walked, is no longer in the parent
+    /// the walk found it in (moved elsewhere meanwhile: `errno` ENOENT, as
+    /// GNU's fts says), or that could not be checked. Where GNU's fts
+    /// checks it (see `step::finish`) this ends the walk of the current
+    /// root: no `leave` for `path` or its ancestors, nothing more of this
+    /// root visited; the walk goes on with the next root.
+    Moved { path: Vec<u8>, errno: Errno },
 }
 
 impl WalkError {
@@ -115,7 +124,8 @@ impl WalkError {
             WalkError::Root { path, .. }
             | WalkError::Open { path, .. }
             | WalkError::Read { path, .. }
-            | WalkError::Loop { path, .. } => path,
+            | WalkError::Loop { path, .. }
+            | WalkError::Moved { path, .. } => path,
         }
     }
 }

@@ -1,7 +1,7 @@
 //! A directory being walked: its identity, descriptor and progress.
 
 use std::os::fd::RawFd;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU8, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use ringio::{DevIno, Errno, Statx};
@@ -31,16 +31,68 @@ pub(crate) struct DirNode<A> {
     /// so -execdir/-delete at post-order time stay dirfd-relative), and the
     /// parent is told.
     remaining: AtomicUsize,
+    /// The depth of the deepest mount root from below the walk's root down
+    /// to this directory (inclusive), or [`NO_MOUNT`]: only below a mount
+    /// can a physical walk meet a directory again (see `mounts`).
+    pub mount_at: usize,
+    /// Its position in the mount-point trie (`mounts::NONE`, or
+    /// `mounts::UNKNOWN` until asked).
+    pub trie: AtomicU32,
+    /// A directory four levels below it was opened. GNU's fts goes back up
+    /// through `..` and checks it is still the parent it left (the walk
+    /// otherwise continues in a directory moved elsewhere meanwhile)
+    /// except where its ring of four kept descriptors still holds the
+    /// parent's, which is lost exactly when the walk went four levels
+    /// deeper; the walker checks in the same places (`step::finish`).
+    pub deep: AtomicBool,
+    /// Whether its path from the working directory runs through a
+    /// symlink ([`LINKS`], [`NO_LINKS`]): for a directory, whether one was
+    /// followed to reach it from its root; for a root, its own path, worked
+    /// out when first asked ([`LINKS_UNKNOWN`] until then; see
+    /// `step::links_above`).
+    pub links: AtomicU8,
     pub acc: A,
 }
 
+pub(crate) const NO_LINKS: u8 = 0;
+pub(crate) const LINKS: u8 = 1;
+pub(crate) const LINKS_UNKNOWN: u8 = 2;
+
+/// `mount_at` of a directory with no mount root above it in the walk.
+pub(crate) const NO_MOUNT: usize = usize::MAX;
+
+/// How far below a directory an opened one makes it check its parent
+/// when it is left (GNU's fts: its descriptor ring's size).
+const RING: usize = 4;
+
 impl<A> DirNode<A> {
     /// A node for the directory `e` (as visited), with its accumulator.
+    #[cfg(any(test, feature = "mpi"))]
     pub fn from_entry(
         e: &Entry,
         stat: Option<Statx>,
         parent: Option<Arc<DirNode<A>>>,
         acc: A,
+    ) -> Arc<DirNode<A>> {
+        let mount_at = parent.as_ref().map_or(NO_MOUNT, |p| p.mount_at);
+        let links = match &parent {
+            Some(p) if p.links.load(Ordering::Relaxed) == LINKS => LINKS,
+            Some(_) => NO_LINKS,
+            None => LINKS_UNKNOWN,
+        };
+        Self::with_mounts(e, stat, parent, acc, mount_at, crate::mounts::UNKNOWN, links)
+    }
+
+    /// [`DirNode::from_entry`] with what the walk found out on the way
+    /// (`mount_at`, `trie`, `links`: see the fields).
+    pub fn with_mounts(
+        e: &Entry,
+        stat: Option<Statx>,
+        parent: Option<Arc<DirNode<A>>>,
+        acc: A,
+        mount_at: usize,
+        trie: u32,
+        links: u8,
     ) -> Arc<DirNode<A>> {
         let name_start = e.path.len() - e.name.len();
         if let Some(p) = &parent {
@@ -59,8 +111,27 @@ impl<A> DirNode<A> {
             parent,
             slot: Arc::default(),
             remaining: AtomicUsize::new(1),
+            mount_at,
+            trie: AtomicU32::new(trie),
+            deep: AtomicBool::new(false),
+            links: AtomicU8::new(links),
             acc,
         })
+    }
+
+    /// The directory was opened: the one [`RING`] levels above it will
+    /// check its parent when it is left (see `deep`). Earlier ones were
+    /// marked when the directories between were opened.
+    pub fn opened(&self) {
+        let mut up = self.parent.as_ref();
+        for _ in 1..RING {
+            up = up.and_then(|p| p.parent.as_ref());
+        }
+        if let Some(a) = up {
+            if !a.deep.load(Ordering::Relaxed) {
+                a.deep.store(true, Ordering::Relaxed);
+            }
+        }
     }
 
     pub fn name(&self) -> &[u8] {
@@ -148,6 +219,27 @@ mod tests {
         assert!(!root.finish_one());
         assert!(b.finish_one());
         assert!(root.finish_one());
+    }
+
+    #[test]
+    fn opening_marks_the_directory_four_levels_up() {
+        let mut chain = vec![dir_node(b"r", None, None, 0)];
+        for i in 1..=6 {
+            let path = format!("r{}", "/d".repeat(i));
+            let n = dir_node(path.as_bytes(), Some(&chain[i - 1]), None, 0);
+            chain.push(n);
+        }
+        let deep = |c: &[std::sync::Arc<super::DirNode<u32>>]| -> Vec<bool> {
+            c.iter().map(|n| n.deep.load(std::sync::atomic::Ordering::Relaxed)).collect()
+        };
+        for n in &chain[..4] {
+            n.opened();
+        }
+        assert_eq!(deep(&chain), [false; 7]);
+        chain[4].opened();
+        assert_eq!(deep(&chain), [true, false, false, false, false, false, false]);
+        chain[6].opened();
+        assert_eq!(deep(&chain), [true, false, true, false, false, false, false]);
     }
 
     #[test]

@@ -6,12 +6,10 @@
 //! that on a tree deeper than the descriptor budget the ancestors' can be
 //! closed, and reopened when the walk comes back (see `fds`).
 
-use std::sync::atomic::{AtomicBool, Ordering};
-
 use crate::dirs::{self, Pinned};
 use crate::fds::Fds;
 use crate::reader::{Listing, Reader};
-use crate::step::{self, Env, Node};
+use crate::step::{self, Env, Node, Stop};
 use crate::{Options, Visitor};
 
 struct Frame<V: Visitor> {
@@ -24,7 +22,7 @@ struct Frame<V: Visitor> {
 }
 
 pub(crate) fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, remote: bool, v: &V) {
-    let stop = AtomicBool::new(false);
+    let stop = Stop::new(true);
     let fds = Fds::new(1);
     let mut rd = Reader::new(opts.thread_engine(remote, true));
     let mut local = v.local();
@@ -34,13 +32,14 @@ pub(crate) fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, remote: bool, 
     let mut stack: Vec<Frame<V>> = Vec::new();
     let mut w = Walk { rd: &mut rd, fds: &fds, spare: &mut spare, opts, v, stop: &stop };
     for r in roots {
-        if stop.load(Ordering::Relaxed) {
+        // The previous root is wholly done.
+        if !stop.next_root() {
             break;
         }
         let Some(node) = step::root(w.rd, r, opts, v, &mut local, &stop) else { continue };
         w.descend(node, &mut stack, &mut local);
         while let Some(top) = stack.last_mut() {
-            if stop.load(Ordering::Relaxed) {
+            if stop.is_set() {
                 break;
             }
             if top.next < top.list.len() {
@@ -84,7 +83,7 @@ struct Walk<'a, V: Visitor> {
     spare: &'a mut Vec<Listing>,
     opts: &'a Options,
     v: &'a V,
-    stop: &'a AtomicBool,
+    stop: &'a Stop,
 }
 
 impl<V: Visitor> Walk<'_, V> {

@@ -5,13 +5,12 @@
 //! subtree it just read (warm dentries). Roots are walked one after another,
 //! as GNU does, each by all threads; the calling thread is one of them.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 
 use crate::fds::Fds;
 use crate::reader::{self, Listing, Reader};
 use crate::split::{self, StatJob};
-use crate::step::{self, Env, Node};
+use crate::step::{self, Env, Node, Stop};
 use crate::{Options, Visitor};
 
 /// A big directory is read, stat'ed and visited this many entries at a
@@ -50,13 +49,13 @@ struct Shared<V: Visitor> {
     fds: Fds,
     /// Signalled when work is pushed, when the stack drains, and on shutdown.
     cv: Condvar,
-    stop: AtomicBool,
+    stop: Stop,
 }
 
 impl<V: Visitor> Shared<V> {
     /// An empty walk's state: `active` threads may take work, descriptors
     /// budgeted for `fd_threads`.
-    fn new(active: usize, fd_threads: usize) -> Shared<V> {
+    fn new(active: usize, fd_threads: usize, fed: bool) -> Shared<V> {
         Shared {
             q: Mutex::new(Queue {
                 stack: Vec::new(),
@@ -68,7 +67,7 @@ impl<V: Visitor> Shared<V> {
             }),
             fds: Fds::new(fd_threads),
             cv: Condvar::new(),
-            stop: AtomicBool::new(false),
+            stop: Stop::new(!fed),
         }
     }
 
@@ -145,11 +144,14 @@ impl<V: Visitor> Worker<V> {
             let fd = pin.fd;
             let dev_size = step::dev_size(&node);
             let depth = node.depth + 1;
+            let own_fds = step::lists_own_fds(&node);
             self.list.clear();
             loop {
                 let base = self.list.base + self.list.len();
                 self.list.clear();
                 self.list.base = base;
+                // Our own descriptors, listed: none closes until stat'ed.
+                let hold = own_fds.then(crate::fds::hold_closes);
                 // Sorted listings are read whole (only fed walks sort here:
                 // `walk` sorts in the ordered mode).
                 let read = if self.sort {
@@ -160,7 +162,7 @@ impl<V: Visitor> Worker<V> {
                 let eof = match read {
                     Ok(eof) => eof,
                     Err(e) => {
-                        let err = crate::WalkError::Read { path: node.path.clone(), errno: e };
+                        let err = step::read_error(&node, &self.list, e);
                         v.error(&mut self.local, &err, Some(&node.acc));
                         true
                     }
@@ -186,8 +188,9 @@ impl<V: Visitor> Worker<V> {
                 } else {
                     self.rd.stat(fd, &mut self.list, need);
                 }
+                drop(hold);
                 for i in 0..self.list.len() {
-                    if stop.load(Ordering::Relaxed) {
+                    if stop.is_set() {
                         break;
                     }
                     let (list, path, local) = (&self.list, &mut self.path, &mut self.local);
@@ -197,7 +200,7 @@ impl<V: Visitor> Worker<V> {
                     }
                 }
                 self.publish_kids(sh, v);
-                if eof || stop.load(Ordering::Relaxed) {
+                if eof || stop.is_set() {
                     break;
                 }
             }
@@ -239,9 +242,13 @@ impl<V: Visitor> Worker<V> {
         let until_idle = me == 0 && feed.is_none();
         let mut q = sh.lock();
         loop {
-            if sh.stop.load(Ordering::Relaxed) {
+            if sh.stop.is_set() && !q.stack.is_empty() {
                 // A quit: drop queued work; finishing nodes only closes fds.
+                // Counted busy meanwhile, so that the root's walk is not
+                // over (and the stop lifted for the next root) before
+                // they are finished.
                 let dropped: Vec<_> = q.stack.drain(..).collect();
+                q.busy += 1;
                 drop(q);
                 for w in dropped {
                     // Stat chunks are taken back by their owners.
@@ -250,6 +257,7 @@ impl<V: Visitor> Worker<V> {
                     }
                 }
                 q = sh.lock();
+                q.busy -= 1;
                 sh.cv.notify_all();
             }
             if me >= q.active && !q.shutdown {
@@ -325,7 +333,7 @@ impl<V: Visitor> Worker<V> {
                     // parked, and the job with it).
                     Fed::Nothing => me >= q.active,
                     Fed::Stop => {
-                        sh.stop.store(true, Ordering::Relaxed);
+                        sh.stop.quit();
                         q.shutdown = true;
                         true
                     }
@@ -406,7 +414,7 @@ fn walk_inner<V: Visitor>(
     v: &V,
     feed: Option<&dyn Feed<V>>,
 ) {
-    let sh = Shared::<V>::new(warm, cold);
+    let sh = Shared::<V>::new(warm, cold, feed.is_some());
     std::thread::scope(|s| {
         let mut handles = Vec::new();
         // Starts walker threads until `upto` run (the caller is one).
@@ -449,7 +457,8 @@ fn walk_inner<V: Visitor>(
         };
         let mut me = Worker::new(opts, remote, v);
         for r in roots {
-            if sh.stop.load(Ordering::Relaxed) {
+            // The previous root is wholly done (`run` returned).
+            if !sh.stop.next_root() {
                 break;
             }
             let Some(node) = step::root(&mut me.rd, r, opts, v, &mut me.local, &sh.stop) else {
@@ -474,7 +483,7 @@ fn walk_inner<V: Visitor>(
 
 #[cfg(test)]
 mod tests {
-    use std::sync::atomic::AtomicUsize;
+    use std::sync::atomic::{AtomicUsize, Ordering};
     use std::time::Duration;
 
     use super::*;
@@ -526,7 +535,7 @@ mod tests {
     #[test]
     fn a_feeder_that_parks_hands_the_feed_over() {
         let opts = Options::default();
-        let sh = Shared::<Nobody>::new(2, 2);
+        let sh = Shared::<Nobody>::new(2, 2, true);
         let feed = ShrinkThenStop { sh: &sh, calls: AtomicUsize::new(0) };
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::scope(|s| {
@@ -554,7 +563,7 @@ mod tests {
             if !ended {
                 // Let the threads go so the scope can end, then fail.
                 sh.lock().shutdown = true;
-                sh.stop.store(true, Ordering::SeqCst);
+                sh.stop.quit();
                 sh.cv.notify_all();
             }
             let _ = waiter.join();

@@ -1,26 +1,72 @@
 //! The steps both walk modes share: a root, a directory's listing, one
 //! entry, and finishing a subtree.
 
+use std::ffi::CString;
 use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
-use ringio::{dtype, DevIno};
+use ringio::{dtype, DevIno, Errno, Statx};
 
 use crate::dirs::{self, Pinned};
 use crate::fds::Fds;
-use crate::node::{dtype_of, DirNode};
+use crate::mounts;
+use crate::node::{dtype_of, DirNode, LINKS, LINKS_UNKNOWN, NO_LINKS, NO_MOUNT};
 use crate::reader::{Listing, Reader, StatRef, StatSlot};
-use crate::{Entry, Options, Visit, Visitor, WalkError};
+use crate::{Entry, Options, StatNeed, Visit, Visitor, WalkError};
 
 pub(crate) type Node<V> = Arc<DirNode<<V as Visitor>::Acc>>;
 
+/// How a walk stops: a `Visit::Quit` ends it; a directory that moved
+/// away (`WalkError::Moved`) ends the current root's walk only.
+pub(crate) struct Stop {
+    /// Stop walking: queued work is dropped, `leave` no longer runs.
+    now: AtomicBool,
+    /// And walk no further roots.
+    all: AtomicBool,
+    /// Whether directories check their parent when left (`finish`); not in
+    /// a fed walk, whose roots come from elsewhere and never end it.
+    pub ascent: bool,
+}
+
+impl Stop {
+    pub fn new(ascent: bool) -> Stop {
+        Stop { now: AtomicBool::new(false), all: AtomicBool::new(false), ascent }
+    }
+
+    /// Whether the walk (of the current root) is stopping.
+    pub fn is_set(&self) -> bool {
+        self.now.load(Ordering::Relaxed)
+    }
+
+    /// A quit: nothing more is walked.
+    pub fn quit(&self) {
+        self.all.store(true, Ordering::Relaxed);
+        self.now.store(true, Ordering::Relaxed);
+    }
+
+    /// The current root's walk ends here.
+    fn end_root(&self) {
+        self.now.store(true, Ordering::Relaxed);
+    }
+
+    /// Before a root, once the previous one is wholly done: whether to
+    /// walk it.
+    pub fn next_root(&self) -> bool {
+        if self.all.load(Ordering::Relaxed) {
+            return false;
+        }
+        self.now.store(false, Ordering::Relaxed);
+        true
+    }
+}
+
 /// What every step of one walk shares: the visitor, the descriptor budget
-/// and the flag a `Visit::Quit` raises.
+/// and how the walk stops.
 pub(crate) struct Env<'a, V> {
     pub v: &'a V,
     pub fds: &'a Fds,
-    pub stop: &'a AtomicBool,
+    pub stop: &'a Stop,
 }
 
 impl<V> Clone for Env<'_, V> {
@@ -37,7 +83,7 @@ pub(crate) fn root<V: Visitor>(
     opts: &Options,
     v: &V,
     local: &mut V::Local,
-    stop: &AtomicBool,
+    stop: &Stop,
 ) -> Option<Node<V>> {
     let (st, err, followed) = match rd.stat_path(path, opts.follow_roots) {
         StatSlot::Ok { st, followed } => (Some(st), None, followed),
@@ -63,12 +109,13 @@ pub(crate) fn root<V: Visitor>(
     };
     match v.visit(local, &entry, None) {
         Visit::Quit => {
-            stop.store(true, Ordering::Relaxed);
+            stop.quit();
             None
         }
         Visit::Descend if d_type == dtype::DIR => {
             let acc = v.make_acc(&entry, None);
-            Some(DirNode::from_entry(&entry, st, None, acc))
+            let (m, t) = (NO_MOUNT, mounts::UNKNOWN);
+            Some(DirNode::with_mounts(&entry, st, None, acc, m, t, LINKS_UNKNOWN))
         }
         _ => None,
     }
@@ -87,12 +134,46 @@ pub(crate) fn open_read<V: Visitor>(
 ) -> Option<Pinned> {
     let v = env.v;
     let pin = open(rd, env.fds, node, list, v, local)?;
+    // Our own descriptors, listed: none closes until stat'ed.
+    let _hold = lists_own_fds(node).then(crate::fds::hold_closes);
     if let Err(e) = rd.read(pin.fd, dev_size(node), list, opts.sort) {
-        v.error(local, &WalkError::Read { path: node.path.clone(), errno: e }, Some(&node.acc));
+        v.error(local, &read_error(node, list, e), Some(&node.acc));
     }
     let depth = node.depth + 1;
     rd.stat(pin.fd, list, |name, d_type| v.need_stat(name, d_type, depth));
     Some(pin)
+}
+
+/// A directory's read failed with `errno`, `list` holding what was read
+/// of this batch: with nothing read at all, the directory could not be
+/// read (GNU's fts: FTS_DNR, du's "cannot read directory", as for an open
+/// that fails: /proc/PID/map_files of another process opens, then its
+/// first getdents fails), else it failed part-way.
+pub(crate) fn read_error<A>(node: &DirNode<A>, list: &Listing, errno: Errno) -> WalkError {
+    let path = node.path.clone();
+    if list.is_empty() && list.base == 0 {
+        WalkError::Open { path, errno }
+    } else {
+        WalkError::Read { path, errno }
+    }
+}
+
+/// Whether `node` is one of this process's own descriptor directories in
+/// /proc (`PID/fd`, `PID/fdinfo`, `PID/task/TID/fd`…, `self/…`,
+/// `thread-self/…`), by its path: see `fds::hold_closes`.
+pub(crate) fn lists_own_fds<A>(node: &DirNode<A>) -> bool {
+    let mut comps = node.path.rsplit(|&c| c == b'/').filter(|c| !c.is_empty());
+    if !matches!(comps.next(), Some(b"fd" | b"fdinfo")) {
+        return false;
+    }
+    let me = std::process::id().to_string();
+    let ours = |c: &[u8]| c == me.as_bytes() || c == b"self";
+    match comps.next() {
+        Some(b"thread-self") => true,
+        Some(c) if ours(c) => true,
+        Some(_) => comps.next() == Some(b"task") && comps.next().is_some_and(ours),
+        None => false,
+    }
 }
 
 /// Opens `node` (pinned), or reports why not (clearing `list`).
@@ -105,7 +186,10 @@ pub(crate) fn open<V: Visitor>(
     local: &mut V::Local,
 ) -> Option<Pinned> {
     match dirs::pin(fds, Some(rd), node) {
-        Ok(p) => Some(p),
+        Ok(p) => {
+            node.opened();
+            Some(p)
+        }
         Err(e) => {
             list.clear();
             v.error(local, &WalkError::Open { path: node.path.clone(), errno: e }, Some(&node.acc));
@@ -131,7 +215,7 @@ pub(crate) fn entry<V: Visitor>(
     path: &mut Vec<u8>,
     local: &mut V::Local,
 ) -> Option<Node<V>> {
-    let Env { v, stop, .. } = env;
+    let Env { v, fds, stop } = env;
     let name = list.name(i);
     path.clear();
     path.extend_from_slice(&node.path);
@@ -141,27 +225,90 @@ pub(crate) fn entry<V: Visitor>(
     let name_start = path.len();
     path.extend_from_slice(name);
     let raw = list.ents[i];
+    let depth = node.depth + 1;
     // Borrowed: a statx is 256 bytes, and only directories keep a copy.
-    let (st, stat_error, followed) = match list.stat(i) {
+    let (mut st, mut stat_error, mut followed) = match list.stat(i) {
         StatRef::None => (None, None, false),
         StatRef::Ok { st, followed } => (Some(st), None, followed),
         StatRef::Err(e) => (None, Some(e), false),
     };
+    // A symlink followed where the visitor asks for that: GNU's fts
+    // (FTS_LOGICAL) stats the whole path from the working directory, and
+    // the kernel gives up (ELOOP) after 40 symlinks in one resolution,
+    // those of the directories above counted too. The walker's stat,
+    // relative to the parent's descriptor, only counts this link's own:
+    // the whole path is asked again, for symlinks only (a name that is
+    // not one adds no link to its parent's path) and only below a link
+    // (with none above, the whole path follows as many as the name alone,
+    // which resolved).
+    if raw.d_type == dtype::LNK
+        && stat_error.is_none()
+        && v.need_stat(name, raw.d_type, depth) == StatNeed::Follow
+        && links_above(node)
+        && too_many_links(path)
+    {
+        (st, stat_error, followed) = (None, Some(Errno(libc::ELOOP)), false);
+    }
+    let rel_name = if dirfd == libc::AT_FDCWD { &path[..] } else { name };
     let d_type = st.map_or(raw.d_type, dtype_of);
     // A followed link back to an ancestor is reported instead of visited,
     // as find -L and du -L do.
     if followed && d_type == dtype::DIR {
         if let Some(anc) = st.and_then(|s| loop_ancestor(node, DevIno::of(s))) {
-            let err = WalkError::Loop { path: path.clone(), ancestor: anc };
+            let err = WalkError::Loop { path: path.to_vec(), ancestor: anc };
             v.error(local, &err, Some(&node.acc));
             return None;
         }
     }
-    let rel_name = if dirfd == libc::AT_FDCWD { &path[..] } else { name };
+    // Not following links, a directory can only repeat an ancestor below
+    // a mount point (`mount --bind a a/b`): reported as fts reports it
+    // (FTS_DC), instead of visited. See `mounts`.
+    let mut mount_at = node.mount_at;
+    let mut trie = mounts::NONE;
+    if d_type == dtype::DIR {
+        trie = child_position(node, name);
+    }
+    if d_type == dtype::DIR && !followed {
+        let is_mount = match st.and_then(mounts::mount_root) {
+            Some(m) => m,
+            None => match mounts::table() {
+                Some(t) => {
+                    let p = t.kid(trie_of(node, t), name).unwrap_or(mounts::NONE);
+                    trie = p;
+                    t.is_mount(p)
+                }
+                // No mount table: any directory may be one.
+                None => true,
+            },
+        };
+        // A mount point the listing didn't stat: its identity (getdents
+        // gave the covered directory's inode), for the check only.
+        let mut id = st.map(DevIno::of);
+        if is_mount {
+            let own = if st.is_none() { identity_of(dirfd, rel_name) } else { None };
+            let root = match (&own, st) {
+                (Some(o), _) => mounts::mount_root(o),
+                (None, Some(s)) => mounts::mount_root(s),
+                (None, None) => None,
+            };
+            if root != Some(false) {
+                mount_at = depth;
+            }
+            id = id.or(own.as_ref().map(DevIno::of));
+        }
+        if mount_at != NO_MOUNT {
+            let mut child = Child { dirfd, rel: rel_name, ino: raw.ino, id };
+            if let Some(anc) = same_as_ancestor(fds, node, &mut child, mount_at) {
+                let err = WalkError::Loop { path: path.to_vec(), ancestor: anc };
+                v.error(local, &err, Some(&node.acc));
+                return None;
+            }
+        }
+    }
     let e = Entry {
         path,
         name: &path[name_start..],
-        depth: node.depth + 1,
+        depth,
         d_type,
         ino: raw.ino,
         stat: st,
@@ -173,12 +320,19 @@ pub(crate) fn entry<V: Visitor>(
     };
     match v.visit(local, &e, Some(&node.acc)) {
         Visit::Quit => {
-            stop.store(true, Ordering::Relaxed);
+            stop.quit();
             None
         }
         Visit::Descend if d_type == dtype::DIR => {
             let acc = v.make_acc(&e, Some(&node.acc));
-            Some(DirNode::from_entry(&e, st.copied(), Some(Arc::clone(node)), acc))
+            let through_link = followed && matches!(raw.d_type, dtype::LNK | dtype::UNKNOWN);
+            let links = if through_link || node.links.load(Ordering::Relaxed) == LINKS {
+                LINKS
+            } else {
+                NO_LINKS
+            };
+            let parent = Some(Arc::clone(node));
+            Some(DirNode::with_mounts(&e, st.copied(), parent, acc, mount_at, trie, links))
         }
         _ => None,
     }
@@ -196,6 +350,169 @@ fn loop_ancestor<A>(node: &Arc<DirNode<A>>, id: DevIno) -> Option<Vec<u8>> {
     None
 }
 
+/// Whether `node`'s path from the working directory runs through a
+/// symlink: one followed below its root, or one in the root operand's own
+/// path (each component lstat'ed, once per root, when first asked).
+fn links_above<A>(node: &Arc<DirNode<A>>) -> bool {
+    if node.links.load(Ordering::Relaxed) == LINKS {
+        return true;
+    }
+    let mut root = node;
+    while let Some(p) = &root.parent {
+        root = p;
+    }
+    match root.links.load(Ordering::Relaxed) {
+        LINKS_UNKNOWN => {
+            let has = path_has_link(&root.path);
+            root.links.store(if has { LINKS } else { NO_LINKS }, Ordering::Relaxed);
+            has
+        }
+        l => l == LINKS,
+    }
+}
+
+/// Whether a component of `path` is a symlink (or can't be told).
+fn path_has_link(path: &[u8]) -> bool {
+    let ends = path.iter().enumerate().filter(|&(i, &c)| c == b'/' && i > 0).map(|(i, _)| i);
+    for end in ends.chain([path.len()]) {
+        let prefix = &path[..end];
+        if prefix.is_empty() || prefix.ends_with(b"/") {
+            continue;
+        }
+        let Ok(c) = CString::new(prefix) else { return true };
+        let mut st = ringio::sys::statx_zeroed();
+        let flags = libc::AT_SYMLINK_NOFOLLOW;
+        if ringio::sys::statx(libc::AT_FDCWD, &c, flags, libc::STATX_TYPE, &mut st).is_err()
+            || dtype_of(&st) == dtype::LNK
+        {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether stat'ing `path` from the working directory, following
+/// symlinks, fails with ELOOP.
+fn too_many_links(path: &[u8]) -> bool {
+    let Ok(c) = CString::new(path) else { return false };
+    let mut st = ringio::sys::statx_zeroed();
+    let r =
+        ringio::sys::statx(libc::AT_FDCWD, &c, listing::open::FOLLOW, libc::STATX_TYPE, &mut st);
+    r == Err(Errno(libc::ELOOP))
+}
+
+/// An entry's (dev, ino) and attributes, by the walker itself, for its
+/// own checks (never shown to the visitor): AT_STATX_DONT_SYNC, so that a
+/// network file system's mount point costs no round trip (an inode's
+/// number and device are never stale; a FUSE root's other attributes may
+/// be zero until asked for).
+fn identity_of(dirfd: RawFd, rel: &[u8]) -> Option<Statx> {
+    let c = CString::new(rel).ok()?;
+    let mut st = ringio::sys::statx_zeroed();
+    let mask = libc::STATX_TYPE | libc::STATX_INO;
+    ringio::sys::statx(dirfd, &c, listing::open::LSTAT_ENTRY, mask, &mut st).ok()?;
+    Some(st)
+}
+
+/// The position in the mount-point trie of `name` in `node`, as far as
+/// `node`'s own is known without asking (see `trie_of`).
+fn child_position<A>(node: &DirNode<A>, name: &[u8]) -> u32 {
+    match node.trie.load(Ordering::Relaxed) {
+        p @ (mounts::UNKNOWN | mounts::NONE) => p,
+        p => mounts::table().and_then(|t| t.kid(p, name)).unwrap_or(mounts::NONE),
+    }
+}
+
+/// `node`'s position in the mount-point trie `t`, working it (and its
+/// ancestors') out where not known yet: a root's from its real path, a
+/// directory's from its parent's and its name.
+fn trie_of<A>(node: &Arc<DirNode<A>>, t: &mounts::Trie) -> u32 {
+    let mut chain = Vec::new();
+    let mut cur = node;
+    let mut pos = loop {
+        let p = cur.trie.load(Ordering::Relaxed);
+        if p != mounts::UNKNOWN {
+            break p;
+        }
+        chain.push(cur);
+        match &cur.parent {
+            Some(up) => cur = up,
+            None => break mounts::UNKNOWN,
+        }
+    };
+    for n in chain.into_iter().rev() {
+        pos = match pos {
+            mounts::UNKNOWN => mounts::root_position(t, &n.path),
+            mounts::NONE => mounts::NONE,
+            p => t.kid(p, n.name()).unwrap_or(mounts::NONE),
+        };
+        n.trie.store(pos, Ordering::Relaxed);
+    }
+    pos
+}
+
+/// A directory entry being checked against its ancestors: its (dev, ino)
+/// when stat'ed, else the inode number getdents gave.
+struct Child<'a> {
+    dirfd: RawFd,
+    rel: &'a [u8],
+    ino: u64,
+    id: Option<DevIno>,
+}
+
+impl Child<'_> {
+    fn ino(&self) -> u64 {
+        self.id.map_or(self.ino, |id| id.ino)
+    }
+
+    /// Its (dev, ino), stat'ed now if need be.
+    fn id(&mut self) -> Option<DevIno> {
+        if self.id.is_none() {
+            self.id = identity_of(self.dirfd, self.rel).as_ref().map(DevIno::of);
+        }
+        self.id
+    }
+}
+
+/// The ancestor of `child` (an entry of `node`, `node` included) that is
+/// the same directory, looking only above depth `mount_at` (a cycle needs
+/// a mount below the repeated directory). Identities not known from a stat
+/// are compared by inode number first and stat'ed only when those agree.
+fn same_as_ancestor<A>(
+    fds: &Fds,
+    node: &Arc<DirNode<A>>,
+    child: &mut Child,
+    mount_at: usize,
+) -> Option<Vec<u8>> {
+    let mut cur = Some(node);
+    while let Some(n) = cur {
+        cur = n.parent.as_ref();
+        if n.depth >= mount_at {
+            continue;
+        }
+        let same = match (child.id, n.dev_ino()) {
+            (Some(a), Some(b)) => a == b,
+            (_, known) => {
+                let ino = known.map_or(n.ino, |id| id.ino);
+                ino != 0
+                    && ino == child.ino()
+                    && child.id().is_some()
+                    && child.id() == known.or_else(|| identity(fds, n))
+            }
+        };
+        if same {
+            return Some(n.path.clone());
+        }
+    }
+    None
+}
+
+/// A walked directory's (dev, ino), from its descriptor.
+fn identity<A>(fds: &Fds, n: &Arc<DirNode<A>>) -> Option<DevIno> {
+    let pin = dirs::pin(fds, None, n).ok()?;
+    ringio::sys::fstatx(pin.fd, libc::STATX_INO).ok().as_ref().map(DevIno::of)
+}
+
 /// Tells the visitor every entry of `node`'s listing has been visited.
 pub(crate) fn after_entries<V: Visitor>(fds: &Fds, node: &Node<V>, v: &V, local: &mut V::Local) {
     if V::DIRFD_AFTER_VISIT {
@@ -209,19 +526,39 @@ pub(crate) fn after_entries<V: Visitor>(fds: &Fds, node: &Node<V>, v: &V, local:
 
 /// One unit of `node`'s subtree is done; runs `leave` for every directory
 /// this completes, innermost first, and closes their descriptors.
+///
+/// Where GNU's fts would go back up through `..` and check the parent
+/// (see `DirNode::deep`), the directory's `..` is stat'ed on its
+/// descriptor and compared with the parent the walk found it in: a
+/// directory moved elsewhere during its walk ends the current root's walk
+/// (`WalkError::Moved`), as fts_read then fails. Not where symlinks are
+/// followed (fts then names everything by its whole path and never
+/// climbs through `..`).
 pub(crate) fn finish<V: Visitor>(
     fds: &Fds,
     node: Node<V>,
     v: &V,
     local: &mut V::Local,
-    stop: &AtomicBool,
+    stop: &Stop,
 ) {
     let mut cur = node;
     loop {
         if !cur.finish_one() {
             return;
         }
-        if !stop.load(Ordering::Relaxed) {
+        if !stop.is_set()
+            && stop.ascent
+            && cur.depth > 0
+            && !cur.followed
+            && cur.deep.load(Ordering::Relaxed)
+        {
+            if let Err(errno) = still_in_parent(fds, &cur) {
+                let err = WalkError::Moved { path: cur.path.clone(), errno };
+                v.error(local, &err, Some(&cur.acc));
+                stop.end_root();
+            }
+        }
+        if !stop.is_set() {
             let parent_acc = cur.parent.as_ref().map(|p| &p.acc);
             if V::DIRFD_AFTER_VISIT {
                 dirs::with_parent(fds, &cur, |dirfd, rel| {
@@ -235,6 +572,79 @@ pub(crate) fn finish<V: Visitor>(
         match cur.parent.clone() {
             Some(p) => cur = p,
             None => return,
+        }
+    }
+}
+
+/// Whether `node`'s `..` is still the parent the walk found it in: its
+/// (dev, ino) when stat'ed, else the inode number getdents gave (which a
+/// mount root's `..` can't be compared with). ENOENT when not, as fts says.
+fn still_in_parent<A>(fds: &Fds, node: &Arc<DirNode<A>>) -> Result<(), Errno> {
+    let Some(parent) = node.parent.as_ref() else { return Ok(()) };
+    let pin = dirs::pin(fds, None, node)?;
+    let mut st = ringio::sys::statx_zeroed();
+    let mask = libc::STATX_TYPE | libc::STATX_INO;
+    // Only (dev, ino) are compared: AT_STATX_DONT_SYNC spares a network
+    // file system the round trip.
+    ringio::sys::statx(pin.fd, c"..", listing::open::LSTAT_ENTRY, mask, &mut st)?;
+    let same = match parent.dev_ino() {
+        Some(id) => DevIno::of(&st) == id,
+        None => {
+            parent.ino == 0 || st.stx_ino == parent.ino || mounts::mount_root(&st) == Some(true)
+        }
+    };
+    if same {
+        Ok(())
+    } else {
+        Err(Errno::ENOENT)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::dir_node;
+
+    #[test]
+    fn links_in_a_root_path() {
+        let s = crate::testing::Scratch::new("step-links");
+        std::fs::create_dir_all(s.join("a/b")).unwrap();
+        std::os::unix::fs::symlink("a", s.join("l")).unwrap();
+        let p = |r: &str| format!("{}/{r}", s.0.display()).into_bytes();
+        assert!(!path_has_link(&p("a/b")));
+        assert!(!path_has_link(&p("a//b/")));
+        assert!(path_has_link(&p("l/b")));
+        assert!(path_has_link(&p("l")));
+        assert!(!path_has_link(b"/"));
+        assert!(!path_has_link(b"."));
+        // Can't be told: taken for one.
+        assert!(path_has_link(&p("missing/x")));
+    }
+
+    #[test]
+    fn own_descriptor_directories_by_path() {
+        let me = std::process::id();
+        let own = |p: &str| lists_own_fds(&*dir_node(p.as_bytes(), None, None, 0));
+        for p in [
+            format!("/proc/{me}/fd"),
+            format!("/proc/{me}/fdinfo"),
+            format!("/proc/{me}/task/{me}/fd"),
+            format!("proc/{me}/task/1/fdinfo/"),
+            "/proc/self/fd".into(),
+            "/proc/self/task/7/fdinfo".into(),
+            "/proc/thread-self/fd".into(),
+        ] {
+            assert!(own(&p), "{p}");
+        }
+        for p in [
+            "/proc/1/fd".to_string(),
+            format!("/proc/{me}/task/1/ns"),
+            format!("/proc/{me}/net"),
+            format!("/proc/{me}/x/1/fd"),
+            "fd".into(),
+            "/".into(),
+        ] {
+            assert!(!own(&p), "{p}");
         }
     }
 }

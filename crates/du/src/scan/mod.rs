@@ -320,6 +320,12 @@ impl<S: Sink + Send> Visitor for Scan<'_, S> {
             }
             // A cycle through followed links: du skips it silently.
             WalkError::Loop { .. } => return,
+            // The walk of the root ended early: the scan stays incomplete
+            // (no file or view claims what was never seen), with du's
+            // message.
+            WalkError::Moved { path, errno } => {
+                self.fail(&DuError::Walk { path: path.clone(), errno: *errno })
+            }
         }
         if let Some(a) = acc {
             a.error.store(true, Ordering::Relaxed);

@@ -200,6 +200,8 @@ impl<V: Visitor> Visitor for Recorder<'_, V> {
             WalkError::Read { errno, .. } => {
                 ringio::sync::lock(&acc.buf).read_error.get_or_insert(*errno);
             }
+            // Fed walks don't check where directories went (`Stop::ascent`).
+            WalkError::Moved { .. } => {}
             WalkError::Loop { path, ancestor } => {
                 let name = path.rsplit(|&c| c == b'/').next().unwrap_or(path);
                 let mut b = ringio::sync::lock(&acc.buf);
