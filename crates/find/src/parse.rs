@@ -243,6 +243,18 @@ impl Parser {
     }
 }
 
+/// lfind's own leading options (`-j N`, `-jN`, `-s`) met in the
+/// expression: the option as typed, for a message that says where it
+/// goes. GNU's leading options there (`-H`, `-O3`, ...) stay GNU's
+/// "unknown predicate", as GNU find has no such options to point to.
+fn misplaced_option(name: &[u8]) -> Option<String> {
+    let ours = match primaries::lookup(name) {
+        Some(p) => p.kind == Kind::Leading && matches!(p.id, Id::Threads | Id::Sorted),
+        None => name.starts_with(b"-j") && name[2..].iter().all(u8::is_ascii_digit),
+    };
+    ours.then(|| lossy(name))
+}
+
 /// GNU's test for where the expression starts.
 fn looks_like_expr(a: &[u8]) -> bool {
     (a.len() > 1 && a[0] == b'-') || a == b"!" || a == b"("
@@ -567,6 +579,9 @@ impl Parser {
                 let hint =
                     t(c"possible unquoted pattern after predicate `%s'?", &[&self.last_name]);
                 return Err(ParseError::Msgs(vec![msg, hint]));
+            }
+            if let Some(opt) = misplaced_option(name) {
+                return err(format!("{opt} is an option: put it before the starting points"));
             }
             return err(t(c"unknown predicate `%s'", &[name]));
         };
@@ -1754,6 +1769,11 @@ mod tests {
             (&[".", "-O3"], 1, "find: unknown predicate `-O3'\n"),
             (&[".", "-D", "help"], 1, "find: unknown predicate `-D'\n"),
             (&[".", "-H"], 1, "find: unknown predicate `-H'\n"),
+            // lfind's own leading options (not GNU's: no GNU row to match).
+            (&[".", "-s"], 1, "find: -s is an option: put it before the starting points\n"),
+            (&[".", "-j", "4"], 1, "find: -j is an option: put it before the starting points\n"),
+            (&[".", "-name", "x", "-j4"], 1, "find: -j4 is an option: put it before the starting points\n"),
+            (&["-s", ".", "-jx"], 1, "find: unknown predicate `-jx'\n"),
         ]);
     }
 
