@@ -9,6 +9,7 @@ pub mod argmatch;
 pub mod command;
 pub mod files0;
 pub mod glob;
+pub mod json;
 pub mod locale;
 pub mod mode;
 pub mod msg;
