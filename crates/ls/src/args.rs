@@ -111,8 +111,14 @@ pub struct Args {
     pub directory: bool,
     pub context: bool,
     pub dired: bool,
-    pub tree: Option<Option<usize>>,
-    pub json: bool,
+    /// `--tree` was given.
+    pub tree: bool,
+    /// `--tree=DEPTH` or `--level=DEPTH`, the last given.
+    pub tree_depth: Option<usize>,
+    /// `--level` was given (it needs `--tree`).
+    pub level: bool,
+    /// `--json[=array|lines]`.
+    pub json: Option<cli::json::Framing>,
     pub help: bool,
     pub version: bool,
     pub files: Vec<Vec<u8>>,
@@ -156,8 +162,10 @@ impl Default for Args {
             directory: false,
             context: false,
             dired: false,
-            tree: None,
-            json: false,
+            tree: false,
+            tree_depth: None,
+            level: false,
+            json: None,
             help: false,
             version: false,
             files: Vec::new(),
@@ -366,9 +374,30 @@ fn apply(a: &mut Args, id: Id, v: Option<OsString>) -> Result<(), ArgError> {
         Id::Zero => zero(a),
         Id::Help => a.help = true,
         Id::Version => a.version = true,
-        Id::Icons => a.icons = when(v, "--icons")?,
-        Id::Tree => a.tree = Some(v.as_ref().map(tree_depth).transpose()?),
-        Id::Json => a.json = true,
+        // Bare, `auto` as eza's and lsd's: glyphs only on a terminal, so
+        // `lsr --icons | grep` sees plain names.
+        Id::Icons => {
+            a.icons = match v {
+                None => When::Auto,
+                v => when(v, "--icons")?,
+            }
+        }
+        Id::Tree => {
+            a.tree = true;
+            if let Some(d) = v.as_ref() {
+                a.tree_depth = Some(tree_depth(d)?);
+            }
+        }
+        Id::Level => {
+            a.level = true;
+            a.tree_depth = Some(tree_depth(v.as_ref().unwrap_or(&OsString::new()))?);
+        }
+        Id::Json => {
+            a.json = Some(match v {
+                None => cli::json::Framing::Array,
+                Some(v) => choice(&s(&v), "--json", cli::json::Framing::WORDS)?,
+            })
+        }
         Id::Ctime => a.time = TimeKind::Ctime,
         Id::Columns => a.format = Some(Format::Columns),
         Id::Unsorted => unsorted(a),

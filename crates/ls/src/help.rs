@@ -67,6 +67,7 @@ pub enum Id {
     OnePerLine,
     Icons,
     Tree,
+    Level,
     Json,
     Help,
     Version,
@@ -148,9 +149,10 @@ pub const OPTIONS: &[Opt<Id>] = &[
     Opt::flag(b'Z', "context", Id::Context, "show each file's security context"),
     Opt::long("zero", Id::Zero, "end each output line with a NUL byte, not a newline"),
     Opt::short(b'1', Id::OnePerLine, "one name per line"),
-    opt("icons", "WHEN", Id::Icons, "put a Nerd Font icon before each name WHEN (not in GNU ls)").completes(WHEN),
-    opt("tree", "DEPTH", Id::Tree, "show directories as a tree, DEPTH levels deep at most (not in GNU ls)").completes(Complete::Nothing),
-    Opt::long("json", Id::Json, "one JSON object per entry, for scripts (not in GNU ls)"),
+    opt("icons", "WHEN", Id::Icons, "put a Nerd Font icon before each name WHEN; bare --icons is --icons=auto (not in GNU ls)").completes(WHEN).beyond_gnu(),
+    opt("tree", "DEPTH", Id::Tree, "show each directory as a tree of everything below it, DEPTH levels deep at most; with -l in the long format, sorted as asked, -d: directories only (not in GNU ls)").completes(Complete::Nothing).beyond_gnu(),
+    req(None, "level", "DEPTH", Id::Level, "with --tree, DEPTH levels deep at most (not in GNU ls)").completes(Complete::Nothing).beyond_gnu(),
+    opt("json", "FORM", Id::Json, "print each entry as a JSON object, for scripts: FORM 'array' (the default) one JSON array, 'lines' one object per line (JSON Lines); with --tree, nested (not in GNU ls)").completes(Complete::Words(&["array", "lines"])).beyond_gnu(),
     Opt::long("help", Id::Help, "print this help and exit"),
     Opt::long("version", Id::Version, "print the version and the I/O engine, and exit"),
 ];
@@ -158,8 +160,8 @@ pub const OPTIONS: &[Opt<Id>] = &[
 /// GNU ls's long-option table order (coreutils 9.1's, which is neither
 /// alphabetical nor --help's): getopt lists the candidates of an ambiguous
 /// prefix in this order, `ls --s` as '--size' '--si' '--show-control-chars'
-/// '--sort'. Our own options (--icons, --tree, --json) are not in GNU's
-/// table and come after it.
+/// '--sort'. Our own options (--icons, --tree, --level, --json) are not in
+/// GNU's table and come after it.
 pub const GETOPT_ORDER: &[&str] = &[
     "all",
     "escape",
@@ -222,8 +224,9 @@ older than six months (or in the future) and FORMAT2 for recent ones. A
 'posix-' prefix applies the style only outside the C/POSIX locale. The
 TIME_STYLE environment variable sets the default.
 
-WHEN is 'always' when left out, or 'auto' or 'never' (also: yes, force; tty,
-if-tty; no, none).
+WHEN is 'always' when left out (but 'auto' for --icons), or 'auto' or 'never'
+(also: yes, force; tty, if-tty; no, none). 'auto' means: when standard output
+is a terminal.
 
 Colour is off unless asked for. --color=auto colours only when standard output
 is a terminal, and (beyond GNU) not when NO_COLOR is set to a non-empty value.
@@ -272,7 +275,7 @@ mod tests {
     /// come last.
     #[test]
     fn getopt_order_is_gnus_then_ours() {
-        let ours = ["icons", "tree", "json"];
+        let ours = ["icons", "tree", "level", "json"];
         for o in super::OPTIONS.iter().filter_map(|o| o.long) {
             assert!(
                 super::GETOPT_ORDER.contains(&o) != ours.contains(&o),
@@ -302,12 +305,34 @@ mod tests {
             ("--n", "'--numeric-uid-gid' '--no-group'"),
             ("--in", "'--inode' '--indicator-style'"),
             ("--hi", "'--hide-control-chars' '--hide'"),
-            // Ours after GNU's: --tree, --icons.
-            ("--t", "'--tabsize' '--time' '--time-style' '--tree'"),
-            ("--i", "'--inode' '--ignore-backups' '--ignore' '--indicator-style' '--icons'"),
+            // Ours are beyond GNU's: a prefix GNU's options share means
+            // what it means to GNU (and is ambiguous among GNU's alone).
+            ("--t", "'--tabsize' '--time' '--time-style'"),
+            ("--i", "'--inode' '--ignore-backups' '--ignore' '--indicator-style'"),
         ];
         for (arg, names) in gnu {
             assert_eq!(msg(arg), format!("option '{arg}' is ambiguous; possibilities: {names}"));
         }
+    }
+
+    /// Prefixes of our options that GNU's options share keep GNU's
+    /// meaning (`--l` is `--literal`); the others reach ours.
+    #[test]
+    fn our_options_leave_gnus_prefixes_alone() {
+        use super::Id;
+        use cli::opts::{Item, Parser};
+        let id = |arg: &str| {
+            let p = Parser::new(super::OPTIONS, super::GETOPT_ORDER, vec![arg.into()], false);
+            match p.into_iter().next() {
+                Some(Item::Opt { id, .. }) => Some(id),
+                _ => None,
+            }
+        };
+        assert_eq!(id("--l"), Some(Id::Literal));
+        assert_eq!(id("--le=2"), Some(Id::Level));
+        assert_eq!(id("--j"), Some(Id::Json));
+        assert_eq!(id("--tr"), Some(Id::Tree));
+        assert_eq!(id("--ic"), Some(Id::Icons));
+        assert_eq!(id("--ti"), None);
     }
 }

@@ -1,65 +1,25 @@
-//! `--json`: one JSON object per line and entry, for scripts.
+//! `--json`: each entry as a JSON object (the writer and the fields a
+//! stat gives are `cli::json`'s, shared with ldu and lfind), framed as one
+//! array or as JSON Lines (`--json=lines`); under `--tree`, directories
+//! hold their entries in `children` (JSON Lines: each object has its
+//! `depth` instead).
 //!
-//! Fields: `name`, `path`, `type`, `size`, `blocks`, `mode` (the permission
-//! bits as a number, plus `mode_string`), `nlink`, `inode`, `uid`, `gid`,
-//! `user`, `group`, `atime_ns`/`mtime_ns`/`ctime_ns`/`btime_ns` (nanoseconds
-//! since the epoch, `null` when unknown), `target` for symlinks, `acl`.
-//! Names that are not UTF-8 are given lossily in `name`/`path` and exactly
-//! as byte arrays in `name_bytes`/`path_bytes`.
+//! Fields: `path` (how the file is reached: the operand, or the directory
+//! joined with the name), `name`, `type` (a word: file, directory, symlink,
+//! fifo, socket, char, block, unknown), then [`cli::json::stat_fields`]'s
+//! (size in bytes, blocks, mode as a number, in octal and as `ls -l`
+//! shows it, links, inode, ids and names, the four times in ISO 8601 and
+//! in nanoseconds), `target` and `target_ok` for symlinks, `acl`, and
+//! `error` for a file that could not be stat'ed. Names that are not UTF-8
+//! are also given exactly, as byte arrays (`name_bytes`, `path_bytes`).
 
+use cli::json::{Obj, Seq};
 use cli::users::Users;
-
-use cli::timefmt::Timestamp;
 
 use crate::entry::{Entry, FileType};
 
-fn string(out: &mut Vec<u8>, b: &[u8]) {
-    let s = String::from_utf8_lossy(b);
-    out.push(b'"');
-    for c in s.chars() {
-        match c {
-            '"' => out.extend_from_slice(b"\\\""),
-            '\\' => out.extend_from_slice(b"\\\\"),
-            '\n' => out.extend_from_slice(b"\\n"),
-            '\r' => out.extend_from_slice(b"\\r"),
-            '\t' => out.extend_from_slice(b"\\t"),
-            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
-                out.extend_from_slice(format!("\\u{:04x}", c as u32).as_bytes())
-            }
-            c => {
-                let mut buf = [0u8; 4];
-                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-            }
-        }
-    }
-    out.push(b'"');
-}
-
-fn bytes_field(out: &mut Vec<u8>, key: &str, b: &[u8]) {
-    out.extend_from_slice(format!(",\"{key}\":").as_bytes());
-    string(out, b);
-    if std::str::from_utf8(b).is_err() {
-        out.extend_from_slice(format!(",\"{key}_bytes\":[").as_bytes());
-        for (i, x) in b.iter().enumerate() {
-            if i > 0 {
-                out.push(b',');
-            }
-            out.extend_from_slice(x.to_string().as_bytes());
-        }
-        out.push(b']');
-    }
-}
-
-fn time_ns(t: Option<Timestamp>) -> String {
-    match t {
-        Some(Timestamp { secs: s, nsec: ns }) => {
-            (s as i128 * 1_000_000_000 + ns as i128).to_string()
-        }
-        None => "null".into(),
-    }
-}
-
-fn type_name(t: FileType) -> &'static str {
+/// The type word when no stat says it (d_type).
+fn type_word(t: FileType) -> &'static str {
     match t {
         FileType::Unknown => "unknown",
         FileType::Fifo => "fifo",
@@ -72,82 +32,55 @@ fn type_name(t: FileType) -> &'static str {
     }
 }
 
-/// Appends one entry's object and a newline. `path` is how the file is
-/// reached (directory joined with the name, or the operand).
-pub fn entry(out: &mut Vec<u8>, e: &Entry, path: &[u8], users: &mut Users) {
-    out.push(b'{');
-    out.extend_from_slice(b"\"type\":\"");
-    out.extend_from_slice(type_name(e.file_type()).as_bytes());
-    out.push(b'"');
-    bytes_field(out, "name", &e.name);
-    bytes_field(out, "path", path);
+/// Writes entry `e`'s fields into `o`. `path` is how the file is reached.
+pub fn fields(o: &mut Obj, e: &Entry, path: &[u8], users: &mut Users) {
+    o.bytes("path", path).bytes("name", &e.name).text("type", type_word(e.file_type()));
     match &e.meta {
         Some(m) => {
-            let mut ms = Vec::new();
-            cli::mode::mode_string(&mut ms, m.mode);
-            out.extend_from_slice(
-                format!(
-                    ",\"size\":{},\"blocks\":{},\"mode\":{},\"mode_string\":\"{}\",\"nlink\":{},\"inode\":{},\"uid\":{},\"gid\":{}",
-                    m.size,
-                    m.blocks,
-                    m.mode & 0o7777,
-                    String::from_utf8_lossy(&ms),
-                    m.nlink,
-                    m.ino,
-                    m.uid,
-                    m.gid
-                )
-                .as_bytes(),
-            );
-            out.extend_from_slice(b",\"user\":");
-            match users.user(m.uid) {
-                Some(n) => string(out, n),
-                None => out.extend_from_slice(b"null"),
-            }
-            out.extend_from_slice(b",\"group\":");
-            match users.group(m.gid) {
-                Some(n) => string(out, n),
-                None => out.extend_from_slice(b"null"),
-            }
-            out.extend_from_slice(
-                format!(
-                    ",\"atime_ns\":{},\"mtime_ns\":{},\"ctime_ns\":{},\"btime_ns\":{}",
-                    time_ns(Some(m.atime())),
-                    time_ns(Some(m.mtime())),
-                    time_ns(Some(m.ctime())),
-                    time_ns(m.btime())
-                )
-                .as_bytes(),
-            );
-            if matches!(m.file_type(), FileType::Char | FileType::Block) {
-                out.extend_from_slice(
-                    format!(",\"major\":{},\"minor\":{}", m.rdev_major, m.rdev_minor).as_bytes(),
-                );
-            }
+            let st = cli::json::Stat {
+                mode: m.mode,
+                nlink: m.nlink,
+                uid: m.uid,
+                gid: m.gid,
+                size: m.size,
+                blocks: m.blocks,
+                ino: m.ino,
+                rdev_major: m.rdev_major,
+                rdev_minor: m.rdev_minor,
+                atime: m.atime(),
+                mtime: m.mtime(),
+                ctime: m.ctime(),
+                btime: m.btime(),
+            };
+            cli::json::stat_fields(o, &st, users);
         }
         None => {
             if let Some(err) = e.stat_err {
-                out.extend_from_slice(b",\"error\":");
-                string(out, err.message().as_bytes());
+                o.text("error", &err.message());
             }
         }
     }
     if let Some(t) = &e.target {
-        bytes_field(out, "target", t);
-        out.extend_from_slice(if e.target_mode.is_some() {
-            b",\"target_ok\":true"
-        } else {
-            b",\"target_ok\":false"
-        });
+        o.bytes("target", t).bool("target_ok", e.target_mode.is_some());
     }
-    out.extend_from_slice(if e.acl { b",\"acl\":true" } else { b",\"acl\":false" });
-    out.extend_from_slice(b"}\n");
+    o.bool("acl", e.acl);
+}
+
+/// Appends entry `e` as the next object of `seq`.
+pub fn entry(out: &mut Vec<u8>, seq: &mut Seq, e: &Entry, path: &[u8], users: &mut Users) {
+    seq.item(out);
+    let mut o = Obj::new(out);
+    fields(&mut o, e, path, users);
+    o.close();
+    seq.item_done(out);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::entry::Meta;
+    use cli::json::Framing;
+    use cli::timefmt::Timestamp;
 
     #[test]
     fn one_object_per_line() {
@@ -162,13 +95,13 @@ mod tests {
         );
         let mut out = Vec::new();
         let mut u = Users::without_nss(b"root:x:0:0::/:/bin/sh\n", b"root:x:0:\n");
-        entry(&mut out, &e, b"d/a\"b\xff", &mut u);
+        let mut seq = Seq::new(Framing::Lines);
+        entry(&mut out, &mut seq, &e, b"d/a\"b\xff", &mut u);
         let s = String::from_utf8(out).unwrap();
-        assert!(s.starts_with(
-            "{\"type\":\"file\",\"name\":\"a\\\"b\u{fffd}\",\"name_bytes\":[97,34,98,255]"
-        ));
+        assert!(s.starts_with("{\"path\":\"d/a\\\"b\u{fffd}\",\"path_bytes\":[100,47,97,34,98,255],\"name\":\"a\\\"b\u{fffd}\",\"name_bytes\":[97,34,98,255],\"type\":\"file\""), "{s}");
         assert!(s.contains("\"mtime_ns\":1000000005"));
+        assert!(s.contains("\"mode\":420,\"mode_octal\":\"0644\",\"mode_string\":\"-rw-r--r--\""));
         assert!(s.contains("\"user\":\"root\""));
-        assert!(s.ends_with("}\n"));
+        assert!(s.ends_with("\"acl\":false}\n"));
     }
 }

@@ -26,6 +26,7 @@ mod plan;
 mod prefetch;
 mod print;
 mod sort;
+mod tree;
 
 use std::ffi::OsString;
 
@@ -146,6 +147,11 @@ pub struct Ls<'a> {
     /// allows (the cold count is capped by it).
     prefetch_warm: usize,
     prefetch_max: usize,
+    /// `--json`: the objects written so far, at the top level.
+    json: cli::json::Seq,
+    /// Messages held back until the tree they belong to is printed (see
+    /// `tree`): Some while a tree is gathered.
+    deferred: Option<Vec<LsError>>,
 }
 
 impl<'a> Ls<'a> {
@@ -161,7 +167,7 @@ impl<'a> Ls<'a> {
             } else {
                 Users::default()
             };
-        if plan.long() {
+        if plan.long() || plan.json {
             libcw::time::tzset();
         }
         let now = cli::timefmt::Timestamp::now();
@@ -188,6 +194,8 @@ impl<'a> Ls<'a> {
             prefetch_tried: false,
             prefetch_warm: 0,
             prefetch_max: 0,
+            json: cli::json::Seq::new(plan.json_framing),
+            deferred: None,
         }
     }
 
@@ -203,6 +211,12 @@ impl<'a> Ls<'a> {
     /// first, so messages land where they belong when both streams go to
     /// one terminal; then the exit status is raised.
     fn report(&mut self, e: LsError) {
+        if let Some(held) = self.deferred.as_mut() {
+            let serious = e.serious();
+            held.push(e);
+            self.fail(serious);
+            return;
+        }
         self.take_marks();
         self.out.flush();
         cli::msg::error_bytes(&[&e.message()]);
@@ -283,28 +297,19 @@ impl<'a> Ls<'a> {
                 done: None,
             });
         }
+        if let Some(depth) = plan.tree {
+            self.pending.clear();
+            self.tree(files_out, dirs, depth);
+            return;
+        }
         if plan.json {
             for e in &files_out {
-                json::entry(self.out.buf(), e, &e.name, &mut self.printer.users);
+                json::entry(self.out.buf(), &mut self.json, e, &e.name, &mut self.printer.users);
             }
             self.out.maybe_flush();
             while let Some(p) = self.pending.pop() {
                 self.list_dir(&p);
             }
-            return;
-        }
-        if let Some(depth) = plan.tree {
-            let links = self.links(None, &files_out);
-            self.printer.entries(
-                &mut Flushing { out: &mut self.out, flush: !plan.dired },
-                &files_out,
-                &links,
-                &[],
-            );
-            for d in &dirs {
-                self.tree_root(d, depth);
-            }
-            self.out.maybe_flush();
             return;
         }
         if !files_out.is_empty() {
@@ -433,7 +438,7 @@ impl<'a> Ls<'a> {
             self.sort(&mut entries, listing.order);
             for e in &entries {
                 let path = join(&p.name, &e.name);
-                json::entry(self.out.buf(), e, &path, &mut self.printer.users);
+                json::entry(self.out.buf(), &mut self.json, e, &path, &mut self.printer.users);
             }
             if plan.recursive {
                 for e in entries.iter().rev() {
@@ -580,74 +585,6 @@ impl<'a> Ls<'a> {
         pf.request(&next);
     }
 
-    /// `--tree`: the directory, then its entries with branch lines,
-    /// descending into subdirectories (not through links) up to `depth`.
-    fn tree_root(&mut self, root: &Entry, depth: Option<usize>) {
-        let links = self.links(None, std::slice::from_ref(root));
-        self.printer.entries(
-            &mut Flushing { out: &mut self.out, flush: !self.plan.dired },
-            std::slice::from_ref(root),
-            &links,
-            &[],
-        );
-        let mut prefix = Vec::new();
-        self.tree_dir(&root.name, &mut prefix, 1, depth);
-    }
-
-    fn tree_dir(&mut self, path: &[u8], prefix: &mut Vec<u8>, level: usize, depth: Option<usize>) {
-        if depth.is_some_and(|d| level > d) {
-            return;
-        }
-        let plan = self.plan;
-        let listing = match self.gather.read_dir(plan, path, false) {
-            Ok(l) => l,
-            Err(e) => {
-                self.report(LsError::OpenDir {
-                    path: path.to_vec(),
-                    errno: e,
-                    operand: level == 1,
-                });
-                return;
-            }
-        };
-        self.report_entry_errors(path, &listing);
-        let mut entries = listing.entries;
-        // Sorted with the dots (the lister's order counts them), then
-        // without: the others keep their order.
-        self.sort(&mut entries, listing.order);
-        entries.retain(|e| e.name[..] != *b"." && e.name[..] != *b"..");
-        let n = entries.len();
-        for (k, e) in entries.iter().enumerate() {
-            let last = k + 1 == n;
-            let links = self.links(Some(path), std::slice::from_ref(e));
-            let buf = self.out.buf();
-            buf.extend_from_slice(prefix);
-            buf.extend_from_slice(if last {
-                "└── ".as_bytes()
-            } else {
-                "├── ".as_bytes()
-            });
-            self.printer.entries(
-                &mut Flushing { out: &mut self.out, flush: !plan.dired },
-                std::slice::from_ref(e),
-                &links,
-                &[],
-            );
-            if e.is_dir() {
-                let len = prefix.len();
-                prefix.extend_from_slice(if last {
-                    "    ".as_bytes()
-                } else {
-                    "│   ".as_bytes()
-                });
-                let sub = join(path, &e.name);
-                self.tree_dir(&sub, prefix, level + 1, depth);
-                prefix.truncate(len);
-            }
-            self.out.maybe_flush();
-        }
-    }
-
     /// Turns the printer's buffer-relative dired marks into stream
     /// offsets; call before the buffer may be flushed.
     fn take_marks(&mut self) {
@@ -666,6 +603,9 @@ impl<'a> Ls<'a> {
         let plan = self.plan;
         // GNU restores the colour before the dired trailer.
         self.printer.painter.finish(plan, self.out.buf());
+        if plan.json {
+            self.json.finish(self.out.buf());
+        }
         if plan.dired {
             self.take_marks();
             let mut tail = Vec::new();

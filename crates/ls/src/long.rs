@@ -10,7 +10,7 @@ use crate::args::TimeKind;
 use crate::beside::Beside;
 
 use crate::entry::{Entry, FileType};
-use crate::name::{indicator_for, Painter, Quoted, Spot};
+use crate::name::{Painter, Quoted, Spot};
 use crate::plan::Plan;
 use crate::print::Sink;
 
@@ -211,6 +211,8 @@ pub struct Rows<'a> {
     pub links: &'a [Option<Vec<u8>>],
     pub extra: &'a [Entry],
     pub some_quoted: bool,
+    /// `--tree`: each entry's drawing before its name, and its note.
+    pub tree: Option<&'a crate::print::TreeRows>,
 }
 
 /// The column widths of a long listing, over all its rows.
@@ -463,9 +465,18 @@ fn row(p: &mut Printing, st: &mut RowState, out: &mut Vec<u8>, rows: &Rows, w: &
         None => pad_left(out, b"?", w.time),
     }
     out.push(b' ');
-    let col = out.len() - line_start_vis;
+    let mut col = out.len() - line_start_vis;
+    if let Some(t) = rows.tree {
+        let (drawing, cols) = t.drawing(i);
+        out.extend_from_slice(drawing);
+        col += cols;
+    }
     let link = rows.links.get(i).and_then(|l| l.as_deref());
     name_column(p, out, e, &mut st.name, rows.some_quoted, col, link);
+    if let Some(n) = rows.tree.and_then(|t| t.note(i)) {
+        out.extend_from_slice(b"  ");
+        out.extend_from_slice(n.as_bytes());
+    }
     out.push(plan.eol);
 }
 
@@ -711,20 +722,7 @@ fn name_column(
         p.dired.push((name_start, name_start + name.bytes.len() as i64));
     }
     if e.file_type() == FileType::Link {
-        if let Some(t) = &e.target {
-            out.extend_from_slice(b" -> ");
-            let tq = crate::name::quote(plan, t, &plan.quoter);
-            let spot = Spot { target: true, align: false, start_col: col + w + 4, link };
-            p.painter.name(plan, out, e, &tq, spot);
-            if let Some(c) = indicator_for(
-                plan.indicator,
-                e.target_mode.map_or(FileType::Unknown, FileType::from_mode),
-                e.target_mode,
-                true,
-            ) {
-                out.push(c);
-            }
-        }
+        p.painter.arrow_target(plan, out, e, col + w, link);
     } else if let Some(c) = crate::name::indicator(plan, e) {
         out.push(c);
     }

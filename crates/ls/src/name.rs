@@ -256,6 +256,28 @@ impl Painter {
         q.width + usize::from(pad) + if plan.icons && !target { 2 } else { 0 }
     }
 
+    /// A symlink's ` -> target` after its name (which ends at column
+    /// `col`), coloured as the target and marked as `-F` marks it; nothing
+    /// when the target was not read.
+    pub fn arrow_target(
+        &mut self,
+        plan: &Plan,
+        out: &mut Vec<u8>,
+        e: &Entry,
+        col: usize,
+        link: Option<&[u8]>,
+    ) {
+        let Some(t) = &e.target else { return };
+        out.extend_from_slice(b" -> ");
+        let tq = quote(plan, t, &plan.quoter);
+        let spot = Spot { target: true, align: false, start_col: col + 4, link };
+        self.name(plan, out, e, &tq, spot);
+        let target_type = e.target_mode.map_or(FileType::Unknown, FileType::from_mode);
+        if let Some(c) = indicator_for(plan.indicator, target_type, e.target_mode, true) {
+            out.push(c);
+        }
+    }
+
     /// The colour sequences before a name; whether its colour is to be
     /// ended after it (it has one, or `no` is coloured).
     fn start_color(

@@ -101,8 +101,14 @@ pub struct Plan {
     pub eol: u8,
     pub recursive: bool,
     pub directory: bool,
+    /// `--tree`, and its depth limit.
     pub tree: Option<Option<usize>>,
+    /// `--tree -d`: directories only.
+    pub tree_dirs_only: bool,
+    /// `--json`: what the gather phase fetches for it (as for `-l`, and
+    /// link targets), and how the objects are framed.
     pub json: bool,
+    pub json_framing: cli::json::Framing,
     /// `-D` with `-l`: Emacs dired offsets.
     pub dired: bool,
     /// sort/size/long/-s need every entry's stat (GNU's format_needs_stat).
@@ -116,9 +122,14 @@ impl Plan {
         let mut warn = Warnings::default();
         let mut format =
             a.format.unwrap_or(if env.stdout_tty { Format::Columns } else { Format::OnePerLine });
-        if a.tree.is_some() || a.json {
+        refuse_with_tree(a)?;
+        if a.json.is_some() || (a.tree && format != Format::Long) {
             format = Format::OnePerLine;
         }
+        let tree = a.tree.then_some(a.tree_depth);
+        // In a tree -d keeps directories only (as tree(1)'s -d); the tree
+        // lists its roots' contents either way.
+        let directory = a.directory && !a.tree;
         let long = format == Format::Long;
 
         // Sorting: -c/-u without -l sort by that time unless a sort was given.
@@ -164,7 +175,7 @@ impl Plan {
             tabsize = 0;
         }
 
-        let deref = a.deref.unwrap_or(if a.directory || indicator == Indicator::Classify || long {
+        let deref = a.deref.unwrap_or(if directory || indicator == Indicator::Classify || long {
             Deref::Never
         } else {
             Deref::CommandLineDirs
@@ -174,14 +185,17 @@ impl Plan {
         let ignore = globs(&a.ignore);
         let hide = if a.hidden == Hidden::Dots { globs(&a.hide) } else { Vec::new() };
 
-        let needs_stat =
-            matches!(sort, Sort::Time | Sort::Size) || long || a.size_blocks || a.json || a.context;
+        let needs_stat = matches!(sort, Sort::Time | Sort::Size)
+            || long
+            || a.size_blocks
+            || a.json.is_some()
+            || a.context;
         let needs_type = !needs_stat
             && (a.recursive
                 || colors.is_some()
                 || indicator != Indicator::None
                 || dirs_first
-                || a.tree.is_some()
+                || a.tree
                 || on(a.icons));
 
         Ok((
@@ -216,10 +230,12 @@ impl Plan {
                 hyperlink: on(a.hyperlink),
                 icons: on(a.icons),
                 eol: if a.zero { 0 } else { b'\n' },
-                recursive: a.recursive && !a.directory,
-                directory: a.directory,
-                tree: a.tree,
-                json: a.json,
+                recursive: a.recursive && !directory && !a.tree,
+                directory,
+                tree,
+                tree_dirs_only: a.tree && a.directory,
+                json: a.json.is_some(),
+                json_framing: a.json.unwrap_or(cli::json::Framing::Array),
                 dired,
                 needs_stat,
                 needs_type,
@@ -284,6 +300,28 @@ impl Plan {
         }
         self.ignore.iter().chain(&self.hide).any(|g| g.matches(name))
     }
+}
+
+/// The options a tree can't honour, refused rather than ignored (a JSON
+/// tree has no layout, so only `--level` without `--tree` applies there).
+fn refuse_with_tree(a: &Args) -> Result<(), ArgError> {
+    // Not GNU's options: no catalog has these messages.
+    let refuse = |m: &str| Err(crate::args::usage(m.as_bytes().to_vec()));
+    if a.level && !a.tree {
+        return refuse("--level limits the depth of --tree: give --tree too");
+    }
+    if !a.tree || a.json.is_some() {
+        return Ok(());
+    }
+    if matches!(a.format, Some(Format::Columns | Format::Across | Format::Commas)) {
+        return refuse("--tree draws one entry per line: -C, -x, -m and --format=across|commas|horizontal|vertical don't apply");
+    }
+    if a.dired {
+        return refuse(
+            "--dired gives Emacs the offsets of ls -l's names, which a tree doesn't have",
+        );
+    }
+    Ok(())
 }
 
 /// -I and --hide patterns; GNU ls matches them with FNM_PERIOD.

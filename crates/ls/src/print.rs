@@ -24,7 +24,56 @@ pub struct Printer<'a> {
     pub dired: Vec<(i64, i64)>,
     /// `--dired`: the same for directory headers.
     pub subdired: Vec<(i64, i64)>,
+    /// `--tree`: the branch drawing and note of each entry printed next.
+    pub tree: Option<TreeRows>,
 }
+
+/// `--tree`'s rows, alongside the entries printed: each entry's branch
+/// lines (`│   ├── `), drawn before its name, and a note after it.
+#[derive(Debug, Default)]
+pub struct TreeRows {
+    /// The drawings one after another: row i's ends at `ends[i]`.
+    text: Vec<u8>,
+    ends: Vec<usize>,
+    /// Each drawing's pieces (four columns each, whatever the locale
+    /// makes of their bytes).
+    levels: Vec<u16>,
+    notes: Vec<Option<&'static str>>,
+}
+
+/// The columns one piece of a tree drawing takes.
+const TREE_PIECE_COLS: usize = 4;
+
+impl TreeRows {
+    /// A row drawn with `levels` of the pieces below ([`TREE_BRANCH`]…).
+    pub fn push(&mut self, drawing: &[u8], levels: usize) {
+        self.text.extend_from_slice(drawing);
+        self.ends.push(self.text.len());
+        self.levels.push(levels as u16);
+        self.notes.push(None);
+    }
+
+    /// Row `i`'s drawing and its width in columns.
+    pub fn drawing(&self, i: usize) -> (&[u8], usize) {
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        (&self.text[start..self.ends[i]], self.levels[i] as usize * TREE_PIECE_COLS)
+    }
+
+    pub fn note(&self, i: usize) -> Option<&'static str> {
+        self.notes.get(i).copied().flatten()
+    }
+
+    pub fn set_note(&mut self, i: usize, note: &'static str) {
+        self.notes[i] = Some(note);
+    }
+}
+
+/// The pieces of a tree drawing: the branch to an entry that has later
+/// siblings or is the last, and what continues below each level.
+pub const TREE_BRANCH: &str = "├── ";
+pub const TREE_LAST: &str = "└── ";
+pub const TREE_DOWN: &str = "│   ";
+pub const TREE_BLANK: &str = "    ";
 
 impl<'a> Printer<'a> {
     pub fn new(plan: &'a Plan, users: Users, now: Timestamp) -> Printer<'a> {
@@ -35,6 +84,7 @@ impl<'a> Printer<'a> {
             painter: Painter::default(),
             dired: Vec::new(),
             subdired: Vec::new(),
+            tree: None,
         }
     }
 
@@ -145,13 +195,21 @@ impl<'a> Printer<'a> {
                     dired: &mut self.dired,
                 },
                 out,
-                &crate::long::Rows { entries, order, links, extra, some_quoted },
+                &crate::long::Rows {
+                    entries,
+                    order,
+                    links,
+                    extra,
+                    some_quoted,
+                    tree: self.tree.as_ref(),
+                },
                 measured,
                 beside,
             );
             return;
         }
-        let cells = Cells::new(plan, entries, links, extra, some_quoted, &mut s);
+        let mut cells = Cells::new(plan, entries, links, extra, some_quoted, &mut s);
+        cells.tree = self.tree.as_ref();
         let painter = &mut self.painter;
         match plan.format {
             Format::OnePerLine => cells.one_per_line(painter, out, &mut s),
@@ -189,6 +247,8 @@ struct Cells<'a> {
     w_inode: usize,
     w_blocks: usize,
     w_context: usize,
+    /// `--tree`: each entry's drawing, and `-> target` after links.
+    tree: Option<&'a TreeRows>,
 }
 
 fn inode_text(e: &Entry, v: &mut Vec<u8>) {
@@ -243,7 +303,17 @@ impl<'a> Cells<'a> {
                 }
             }
         }
-        Cells { plan, entries, links, some_quoted, commas, w_inode, w_blocks, w_context }
+        Cells {
+            plan,
+            entries,
+            links,
+            some_quoted,
+            commas,
+            w_inode,
+            w_blocks,
+            w_context,
+            tree: None,
+        }
     }
 
     /// The display width of entry `e` (its name quoted into `s.q`).
@@ -307,11 +377,33 @@ impl<'a> Cells<'a> {
             out.push(b' ');
             col += 1 + self.w_context.max(c.len());
         }
+        if let Some(t) = self.tree {
+            let (drawing, cols) = t.drawing(i);
+            out.extend_from_slice(drawing);
+            col += cols;
+        }
         let link = self.links.get(i).and_then(|l| l.as_deref());
         let spot = Spot { target: false, align: self.some_quoted, start_col: col, link };
-        painter.name(plan, out, e, &s.q, spot);
-        if let Some(c) = indicator(plan, e) {
-            out.push(c);
+        let named = painter.name(plan, out, e, &s.q, spot);
+        match self.tree {
+            // A tree shows where each link leads, as tree(1) and eza do.
+            Some(t) => {
+                if e.file_type() == crate::entry::FileType::Link {
+                    painter.arrow_target(plan, out, e, col + named, link);
+                } else if let Some(c) = indicator(plan, e) {
+                    out.push(c);
+                }
+                if let Some(n) = t.note(i) {
+                    out.push(b' ');
+                    out.push(b' ');
+                    out.extend_from_slice(n.as_bytes());
+                }
+            }
+            None => {
+                if let Some(c) = indicator(plan, e) {
+                    out.push(c);
+                }
+            }
         }
         w
     }
