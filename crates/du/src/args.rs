@@ -10,7 +10,7 @@ use cli::opts::{Item, Parser, Spelled};
 use cli::quote;
 
 use crate::exclude::Exclude;
-use crate::plan::{Deref, Operands, Plan, TimeKind};
+use crate::plan::{Deref, Operands, Plan, ProgressWhen, TimeKind};
 use crate::timestyle::TimeFormat;
 use crate::units;
 use crate::usage::{Id, GETOPT_ORDER, OPTIONS};
@@ -58,6 +58,19 @@ const TIME_ARGS: &[(&str, TimeKind)] = &[
     ("use", TimeKind::Atime),
     ("ctime", TimeKind::Ctime),
     ("status", TimeKind::Ctime),
+];
+
+/// `--progress=WHEN`'s words, as GNU's `--color=WHEN` takes them.
+const PROGRESS_ARGS: &[(&str, ProgressWhen)] = &[
+    ("always", ProgressWhen::Always),
+    ("yes", ProgressWhen::Always),
+    ("force", ProgressWhen::Always),
+    ("never", ProgressWhen::Never),
+    ("no", ProgressWhen::Never),
+    ("none", ProgressWhen::Never),
+    ("auto", ProgressWhen::Auto),
+    ("tty", ProgressWhen::Auto),
+    ("if-tty", ProgressWhen::Auto),
 ];
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -125,6 +138,8 @@ struct Given {
     files0: Option<Vec<u8>>,
     output_file: Option<Vec<u8>>,
     browse: crate::plan::Browse,
+    json: Option<cli::json::Framing>,
+    progress: ProgressWhen,
 }
 
 impl Given {
@@ -150,6 +165,8 @@ impl Given {
             files0: None,
             output_file: None,
             browse: crate::plan::Browse::default(),
+            json: None,
+            progress: ProgressWhen::Auto,
         }
     }
 
@@ -230,6 +247,18 @@ impl Given {
             Id::Export => self.browse.export = Some(val),
             Id::Import => self.browse.import = Some(val),
             Id::ReadOnly => self.browse.read_only = true,
+            Id::Json => {
+                self.json = Some(match &value {
+                    None => cli::json::Framing::Array,
+                    Some(v) => argmatch(v, cli::json::Framing::WORDS, "--json")?,
+                })
+            }
+            Id::Progress => {
+                self.progress = match &value {
+                    None => ProgressWhen::Always,
+                    Some(v) => argmatch(v, PROGRESS_ARGS, "--progress")?,
+                }
+            }
         }
         Ok(None)
     }
@@ -250,6 +279,12 @@ impl Given {
             Some(kind) => Some((kind, time_format(self.time_style, env)?)),
         };
         check_browse(&self.browse, &self.operands, self.files0.is_some())?;
+        if self.json.is_some() && self.browse.any() {
+            // Not GNU's options: no catalog has this message.
+            return Err(usage(vec![
+                b"--json writes du's lines; --browse, --export and --import write none".to_vec(),
+            ]));
+        }
         let operands = operands(self.operands, self.files0)?;
         let units = self.units.unwrap_or_else(|| units::from_env(env));
         Ok(Plan {
@@ -271,6 +306,8 @@ impl Given {
             output_file: self.output_file,
             warnings,
             browse: self.browse,
+            json: self.json,
+            progress: self.progress,
         })
     }
 

@@ -33,7 +33,7 @@ use hashbrown::HashSet;
 use cli::{files0, BadUsage, Exit, Tool};
 
 use crate::links::Id;
-use crate::plan::{Deref, Operands, Plan};
+use crate::plan::{Deref, Operands, Plan, ProgressWhen};
 use crate::progress::Progress;
 use crate::report::DuError;
 use crate::sink::Sink;
@@ -214,11 +214,11 @@ fn execute(plan: &Plan, job: &mut walk::Job) -> u8 {
         libcw::time::tzset();
     }
     let sink = match &plan.output_file {
-        None => Sink::new(cli::Out::stdout(), libcw::isatty(1)),
+        None => Sink::new(cli::Out::stdout(), libcw::isatty(1)).json(plan.json),
         Some(name) => {
             use std::os::unix::ffi::OsStrExt;
             match std::fs::File::create(std::ffi::OsStr::from_bytes(name)) {
-                Ok(f) => Sink::to_file(name.clone(), f),
+                Ok(f) => Sink::to_file(name.clone(), f).json(plan.json),
                 Err(e) => {
                     let errno = ringio::Errno(e.raw_os_error().unwrap_or(libc::EIO));
                     let head =
@@ -231,7 +231,12 @@ fn execute(plan: &Plan, job: &mut walk::Job) -> u8 {
     };
     let tty = plan.output_file.is_none() && libcw::isatty(1);
     line::set_qmark(tty);
-    let progress = libcw::isatty(2).then(Progress::default);
+    let tty2 = libcw::isatty(2);
+    let progress = match plan.progress {
+        ProgressWhen::Never => None,
+        ProgressWhen::Auto if !tty2 => None,
+        _ => Some(Progress::new(if tty2 { libcw::terminal_width(2).unwrap_or(0) } else { 0 })),
+    };
     let opts = walk_options(plan, sequential);
     let set = RootSet { mode, hash_all, root_ids: ids, name_errors, count: roots.len() };
     let du = Du::new(plan, &sink, progress.as_ref(), set);
@@ -257,7 +262,7 @@ fn execute(plan: &Plan, job: &mut walk::Job) -> u8 {
     job.finish();
     if plan.total {
         let mut lines = Vec::new();
-        line::push(&mut lines, plan, &du.grand_total(), cli::locale::tr(c"total"));
+        line::push_total(&mut lines, plan, &du.grand_total());
         sink.write(&mut lines);
     }
     let ok = sink.finish();

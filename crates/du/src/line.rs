@@ -22,8 +22,12 @@ pub fn shown(plan: &Plan, dui: &Dui) -> bool {
     plan.shown(if plan.inodes { dui.inodes } else { dui.bytes })
 }
 
-/// Appends `SIZE\t[TIME\t]NAME\n` (or `\0` with `-0`).
+/// Appends `SIZE\t[TIME\t]NAME\n` (or `\0` with `-0`); with `--json`,
+/// the line's object.
 pub fn push(out: &mut Vec<u8>, plan: &Plan, dui: &Dui, name: &[u8]) {
+    if plan.json.is_some() {
+        return json(out, plan, dui, Some(name));
+    }
     if plan.inodes {
         crate::units::format_count(plan.units, out, dui.inodes);
     } else {
@@ -40,4 +44,38 @@ pub fn push(out: &mut Vec<u8>, plan: &Plan, dui: &Dui, name: &[u8]) {
         out.extend_from_slice(name);
     }
     out.push(if plan.null { 0 } else { b'\n' });
+}
+
+/// The grand total's line (`-c`): `total` in the locale's words, or in
+/// JSON an object marked `"total":true`, without a path.
+pub fn push_total(out: &mut Vec<u8>, plan: &Plan, dui: &Dui) {
+    if plan.json.is_some() {
+        json(out, plan, dui, None);
+    } else {
+        push(out, plan, dui, cli::locale::tr(c"total"));
+    }
+}
+
+/// One `--json` object and a newline (the sink frames them; see
+/// `crate::sink`): the path, both byte counts whichever du counts, the
+/// inodes, and with `--time` the time, named for its kind.
+fn json(out: &mut Vec<u8>, plan: &Plan, dui: &Dui, name: Option<&[u8]>) {
+    use crate::plan::TimeKind;
+    let (disk, apparent) = if plan.apparent { (dui.alt, dui.bytes) } else { (dui.bytes, dui.alt) };
+    let mut o = cli::json::Obj::new(out);
+    match name {
+        Some(n) => o.bytes("path", n),
+        None => o.bool("total", true),
+    };
+    o.num("size", disk).num("apparent_size", apparent).num("inodes", dui.inodes);
+    if let Some((kind, _)) = &plan.time {
+        let key = match kind {
+            TimeKind::Mtime => "mtime",
+            TimeKind::Atime => "atime",
+            TimeKind::Ctime => "ctime",
+        };
+        o.time(key, (dui.time != crate::tally::NO_TIME).then_some(dui.time));
+    }
+    o.close();
+    out.push(b'\n');
 }

@@ -103,8 +103,9 @@ pub struct Links {
     any_seen: AtomicBool,
     /// The current operand's candidates, sharded so threads rarely meet.
     shards: Vec<Mutex<HashMap<Id, Candidate>>>,
-    /// Candidates' times, kept only with `--time`.
-    times: Mutex<HashMap<Id, Timestamp>>,
+    /// Candidates' times and other byte counts (`Dui::alt`), kept only
+    /// with `--time` or `--json`.
+    extras: Mutex<HashMap<Id, (Timestamp, u64)>>,
     dirs: Mutex<Vec<DirInfo>>,
     waiting: Mutex<Vec<Wait>>,
 }
@@ -115,7 +116,7 @@ impl Default for Links {
             seen: Mutex::default(),
             any_seen: AtomicBool::new(false),
             shards: (0..SHARDS).map(|_| Mutex::default()).collect(),
-            times: Mutex::default(),
+            extras: Mutex::default(),
             dirs: Mutex::default(),
             waiting: Mutex::default(),
         }
@@ -149,15 +150,16 @@ impl Links {
         (d.len() - 1) as DirNo
     }
 
-    /// Records a multiply-linked file met at index `idx` of directory `dir`.
-    pub fn candidate(&self, id: Id, dir: DirNo, idx: u32, dui: &Dui, with_time: bool) {
+    /// Records a multiply-linked file met at index `idx` of directory `dir`;
+    /// `extras`: its time and other byte count are wanted.
+    pub fn candidate(&self, id: Id, dir: DirNo, idx: u32, dui: &Dui, extras: bool) {
         let mut s = lock(&self.shards[shard_of(id)]);
         match s.get_mut(&id) {
             None => {
                 s.insert(id, Candidate { dir, idx, bytes: dui.bytes });
                 drop(s);
-                if with_time {
-                    lock(&self.times).insert(id, dui.time);
+                if extras {
+                    lock(&self.extras).insert(id, (dui.time, dui.alt));
                 }
             }
             Some(old) => {
@@ -202,15 +204,14 @@ impl Links {
     ) -> Dui {
         let waiting = std::mem::take(&mut *lock(&self.waiting));
         let dirs = std::mem::take(&mut *lock(&self.dirs));
-        let times = std::mem::take(&mut *lock(&self.times));
+        let extras = std::mem::take(&mut *lock(&self.extras));
         let mut grand = Dui::default();
         if waiting.is_empty() && dirs.is_empty() {
             return grand;
         }
-        let dui_of = |id: &Id, c: &Candidate| Dui {
-            bytes: c.bytes,
-            inodes: 1,
-            time: times.get(id).copied().unwrap_or(NO_TIME),
+        let dui_of = |id: &Id, c: &Candidate| {
+            let (time, alt) = extras.get(id).copied().unwrap_or((NO_TIME, 0));
+            Dui { bytes: c.bytes, alt, inodes: 1, time }
         };
         // The candidates' own lines first (a file has no descendants; its
         // line only has to precede its directories'), then the directories

@@ -1,6 +1,9 @@
 //! Where lines and messages go: one locked standard output shared by the
 //! walker threads, stderr messages, and the progress line, kept from
 //! mixing (the progress line is cleared before anything else is written).
+//! With `--json`, lines are objects, each ended by a newline, and the sink
+//! frames them: as they are, JSON Lines; else as one array, each object's
+//! separator written in front of it as it comes, whichever thread made it.
 
 use std::io::Write;
 use std::sync::Mutex;
@@ -19,6 +22,8 @@ pub struct Sink {
 struct Inner {
     out: Out,
     progress_shown: bool,
+    /// `--json` as one array: objects written so far.
+    array: Option<u64>,
 }
 
 impl Inner {
@@ -32,7 +37,19 @@ impl Inner {
 
 impl Sink {
     pub fn new(out: Out, eager: bool) -> Sink {
-        Sink { inner: Mutex::new(Inner { out, progress_shown: false }), eager, file: None }
+        Sink {
+            inner: Mutex::new(Inner { out, progress_shown: false, array: None }),
+            eager,
+            file: None,
+        }
+    }
+
+    /// Frames the lines as `--json` asks (they are objects).
+    pub fn json(self, framing: Option<cli::json::Framing>) -> Sink {
+        if framing == Some(cli::json::Framing::Array) {
+            self.lock().array = Some(0);
+        }
+        self
     }
 
     /// A sink writing to `file` (opened by the caller), named `name` in a
@@ -41,7 +58,7 @@ impl Sink {
         use std::os::fd::AsRawFd;
         let out = Out::new(file.as_raw_fd(), cli::out::DEFAULT_LIMIT);
         Sink {
-            inner: Mutex::new(Inner { out, progress_shown: false }),
+            inner: Mutex::new(Inner { out, progress_shown: false, array: None }),
             eager: false,
             file: Some((name, file)),
         }
@@ -60,7 +77,12 @@ impl Sink {
         if self.eager {
             g.clear_progress();
         }
-        g.out.write(buf);
+        if let Some(n) = g.array.as_mut() {
+            let framed = in_array(buf, n);
+            g.out.write(&framed);
+        } else {
+            g.out.write(buf);
+        }
         if self.eager {
             g.out.flush();
         }
@@ -77,10 +99,13 @@ impl Sink {
     }
 
     /// Shows (or replaces) the progress line on stderr.
-    pub fn progress(&self, text: &str) {
+    pub fn progress(&self, text: &[u8]) {
         let mut g = self.lock();
-        let line = format!("\r{text}\x1b[K");
-        let _ = std::io::stderr().lock().write_all(line.as_bytes());
+        let mut line = Vec::with_capacity(text.len() + 4);
+        line.push(b'\r');
+        line.extend_from_slice(text);
+        line.extend_from_slice(b"\x1b[K");
+        let _ = std::io::stderr().lock().write_all(&line);
         g.progress_shown = true;
     }
 
@@ -94,6 +119,9 @@ impl Sink {
     pub fn finish(&self) -> bool {
         let mut g = self.lock();
         g.clear_progress();
+        if let Some(n) = g.array {
+            g.out.write(if n == 0 { b"[]\n" } else { b"\n]\n" });
+        }
         g.out.flush();
         match g.out.error() {
             None => true,
@@ -111,5 +139,33 @@ impl Sink {
                 false
             }
         }
+    }
+}
+
+/// `buf`'s objects (each ended by a newline, which JSON strings never hold
+/// raw) as the next items of an array of which `n` were written: the
+/// array's opening or a comma before each, no newline after the last (the
+/// next separator, or the array's end, brings it).
+fn in_array(buf: &[u8], n: &mut u64) -> Vec<u8> {
+    let mut v = Vec::with_capacity(buf.len() + 16);
+    let body = buf.strip_suffix(b"\n").unwrap_or(buf);
+    for obj in body.split(|&b| b == b'\n') {
+        v.extend_from_slice(if *n == 0 { b"[\n" } else { b",\n" });
+        v.extend_from_slice(obj);
+        *n += 1;
+    }
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn objects_framed_as_an_array() {
+        let mut n = 0;
+        let mut all = super::in_array(b"{\"a\":1}\n{\"b\":2}\n", &mut n);
+        all.extend(super::in_array(b"{\"c\":3}\n", &mut n));
+        all.extend_from_slice(b"\n]\n");
+        assert_eq!(String::from_utf8(all).unwrap(), "[\n{\"a\":1},\n{\"b\":2},\n{\"c\":3}\n]\n");
+        assert_eq!(n, 3);
     }
 }

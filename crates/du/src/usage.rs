@@ -40,6 +40,8 @@ pub enum Id {
     Export,
     Import,
     ReadOnly,
+    Json,
+    Progress,
 }
 
 const fn req(s: Option<u8>, l: &'static str, a: &'static str, id: Id, h: &'static str) -> Opt<Id> {
@@ -82,6 +84,10 @@ pub const OPTIONS: &[Opt<Id>] = &[
     req(None, "export", "FILE", Id::Export, "write the scan to FILE ('-': standard output) in ncdu's JSON export format instead of printing lines (not in GNU du)").beyond_gnu(),
     req(Some(b'f'), "import", "FILE", Id::Import, "browse a scan saved with --export (or ncdu -o) instead of scanning; implies --browse and --read-only (not in GNU du)").beyond_gnu(),
     Opt::long("read-only", Id::ReadOnly, "with --browse, allow no deletion (not in GNU du)").beyond_gnu(),
+    Opt::new(None, Some("json"), Arg::Optional("FORM"), Id::Json, "print each line as a JSON object: path, size and apparent_size in bytes, inodes, and with --time the time; FORM 'array' (the default) one JSON array, 'lines' one object per line (not in GNU du)")
+        .completes(Complete::Words(&["array", "lines"])).beyond_gnu(),
+    Opt::new(None, Some("progress"), Arg::Optional("WHEN"), Id::Progress, "show the operand, the directory being read and what was counted so far on one line of standard error when a run lasts over a second: WHEN 'auto' (the default; when standard error is a terminal), 'always', 'never'; bare --progress is 'always' (not in GNU du)")
+        .completes(Complete::Words(&["always", "auto", "never"])).beyond_gnu(),
     Opt::long("help", Id::Help, "print this help and exit"),
     Opt::long("version", Id::Version, "print the version and the I/O engine, and exit"),
 ];

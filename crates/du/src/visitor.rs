@@ -79,8 +79,11 @@ pub struct Local {
     lines: Vec<u8>,
     /// Everything this thread counted (for `-c`).
     total: Dui,
+    /// Counts for the progress line not yet added to it, made under
+    /// operand `operand` (see [`Progress::add`]).
     entries: u64,
     bytes: u64,
+    operand: u64,
 }
 
 /// Progress is published in steps this big, to keep threads apart.
@@ -110,6 +113,8 @@ pub struct Du<'a> {
     /// hard links are still to be decided, unprinted, once it is over.
     aborted: AtomicBool,
     with_time: bool,
+    /// `--json`: both byte counts are kept (`Dui::alt`).
+    both_sizes: bool,
 }
 
 impl<'a> Du<'a> {
@@ -140,6 +145,7 @@ impl<'a> Du<'a> {
             roots,
             aborted: AtomicBool::new(false),
             with_time: plan.time.is_some(),
+            both_sizes: plan.json.is_some(),
         }
     }
 
@@ -157,11 +163,14 @@ impl<'a> Du<'a> {
         self.sink.error(&e.message());
     }
 
-    /// A root operand starts (the previous one's walk is over): report the
-    /// list errors that came before it.
-    fn start_root(&self, local: &mut Local) {
+    /// A root operand, `path`, starts (the previous one's walk is over):
+    /// report the list errors that came before it.
+    fn start_root(&self, local: &mut Local, path: &[u8]) {
         self.end_aborted(local);
         let k = self.roots_started.fetch_add(1, Ordering::Relaxed);
+        if let Some(p) = self.progress {
+            p.start_operand(k as u64 + 1, path);
+        }
         self.flush_name_errors(k);
     }
 
@@ -196,11 +205,10 @@ impl<'a> Du<'a> {
     }
 
     fn dui_of(&self, st: &Statx) -> Dui {
-        let bytes = if self.plan.apparent {
-            (st.stx_size as i64).max(0) as u64
-        } else {
-            st.stx_blocks.saturating_mul(512)
-        };
+        let apparent = (st.stx_size as i64).max(0) as u64;
+        let disk = st.stx_blocks.saturating_mul(512);
+        let (bytes, alt) = if self.plan.apparent { (apparent, disk) } else { (disk, apparent) };
+        let alt = if self.both_sizes { alt } else { 0 };
         let time = match &self.plan.time {
             None => Timestamp::default(),
             Some((kind, _)) => {
@@ -212,7 +220,7 @@ impl<'a> Du<'a> {
                 Timestamp::of(&t)
             }
         };
-        Dui { bytes, inodes: 1, time }
+        Dui { bytes, alt, inodes: 1, time }
     }
 
     /// Whether symlinks at `depth` should have been followed.
@@ -226,10 +234,17 @@ impl<'a> Du<'a> {
 
     fn count_progress(&self, local: &mut Local, dui: &Dui) {
         if let Some(p) = self.progress {
+            let now = p.operand();
+            if local.operand != now {
+                // Counts of an operand that is over don't go to the next.
+                local.operand = now;
+                local.entries = 0;
+                local.bytes = 0;
+            }
             local.entries += 1;
             local.bytes += dui.bytes;
             if local.entries >= PROGRESS_STEP {
-                p.add(local.entries, local.bytes);
+                p.add(local.operand, local.entries, local.bytes);
                 local.entries = 0;
                 local.bytes = 0;
             }
@@ -268,7 +283,8 @@ impl<'a> Du<'a> {
                         }
                         no => no,
                     };
-                    self.links.candidate(id, no, e.index as u32, dui, self.with_time);
+                    let extras = self.with_time || self.both_sizes;
+                    self.links.candidate(id, no, e.index as u32, dui, extras);
                     p.dirty.store(true, Ordering::Relaxed);
                     if self.plan.all && e.depth <= self.plan.max_depth {
                         let mut w = ringio::sync::lock(&p.waits);
@@ -312,14 +328,14 @@ impl Visitor for Du<'_> {
     const DIRFD_AFTER_VISIT: bool = false;
 
     fn local(&self) -> Local {
-        Local { lines: Vec::new(), total: Dui::default(), entries: 0, bytes: 0 }
+        Local { lines: Vec::new(), total: Dui::default(), entries: 0, bytes: 0, operand: 0 }
     }
 
     fn finish(&self, mut local: Local) {
         self.sink.write(&mut local.lines);
         ringio::sync::lock(&self.total).add(&local.total);
         if let Some(p) = self.progress {
-            p.add(local.entries, local.bytes);
+            p.add(local.operand, local.entries, local.bytes);
         }
     }
 
@@ -333,7 +349,7 @@ impl Visitor for Du<'_> {
 
     fn visit(&self, local: &mut Local, e: &Entry, parent: Option<&Acc>) -> Visit {
         if e.depth == 0 {
-            self.start_root(local);
+            self.start_root(local, e.path);
         }
         let plan = self.plan;
         if !plan.exclude.is_empty() && plan.exclude.matches(e.path) {
@@ -381,6 +397,9 @@ impl Visitor for Du<'_> {
     }
 
     fn make_acc(&self, dir: &Entry, parent: Option<&Acc>) -> Acc {
+        if let Some(p) = self.progress {
+            p.entering(dir.path);
+        }
         let mut acc = Acc::default();
         if self.mode == LinkMode::Parallel {
             if let Some(p) = parent {
@@ -435,7 +454,7 @@ impl Visitor for Du<'_> {
     fn error(&self, local: &mut Local, err: &WalkError, _acc: Option<&Acc>) {
         match err {
             WalkError::Root { path, errno } => {
-                self.start_root(local);
+                self.start_root(local, path);
                 self.fail(&DuError::Access { path: path.clone(), errno: Some(*errno) });
             }
             WalkError::Open { path, errno } => {
