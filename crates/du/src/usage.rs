@@ -135,6 +135,12 @@ Without -B, -b, -k, -m, -h or --si, sizes are in units of DU_BLOCK_SIZE,
 BLOCK_SIZE or BLOCKSIZE from the environment, else of 1024 bytes (512 when
 POSIXLY_CORRECT is set).
 
+--json (beyond GNU) gives each line as an object: path, size (disk usage)
+and apparent_size in bytes whatever the units asked, inodes, and with --time
+mtime, atime or ctime (ISO 8601 local time with its offset; *_ns:
+nanoseconds since the epoch); -c's line is {\"total\":true,...}. Which lines
+come is du's choice (-a, -s, -d, -S, -t, -x, --exclude apply).
+
 RINGIO_BACKEND=uring|threads|sync picks the I/O engine's executor (see
 --version for the one chosen here).
 

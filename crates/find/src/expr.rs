@@ -132,6 +132,10 @@ pub enum Prim {
     Ls {
         out: usize,
     },
+    /// -json/-fjson (beyond GNU): a JSON object per line.
+    Json {
+        out: usize,
+    },
     Prune,
     Quit,
     Delete,
@@ -147,6 +151,7 @@ impl Prim {
             Prim::Print { .. }
                 | Prim::Printf { .. }
                 | Prim::Ls { .. }
+                | Prim::Json { .. }
                 | Prim::Delete
                 | Prim::Exec(_)
         )

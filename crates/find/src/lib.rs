@@ -64,7 +64,14 @@ use parse::{Follow, ParseError, Plan};
 fn needs_order(plan: &Plan) -> bool {
     let e = &plan.expr;
     let prints = e.any(&|p| {
-        matches!(p, Prim::Print { .. } | Prim::Printf { .. } | Prim::Ls { .. } | Prim::Exec(_))
+        matches!(
+            p,
+            Prim::Print { .. }
+                | Prim::Printf { .. }
+                | Prim::Ls { .. }
+                | Prim::Json { .. }
+                | Prim::Exec(_)
+        )
     });
     plan.sort
         || plan.threads == 1

@@ -1072,6 +1072,11 @@ fn parser(id: Id) -> Option<ParseFn> {
         Id::Fprint0 => |p, n| p.fprint(n, 0),
         Id::Ls => |_, _| Ok(Prim::Ls { out: 0 }),
         Id::Fls => Parser::fls,
+        Id::Json => |_, _| Ok(Prim::Json { out: 0 }),
+        Id::Fjson => |p, n| {
+            let f = p.arg(n)?;
+            Ok(Prim::Json { out: p.out_index(&f)? })
+        },
         Id::Printf => Parser::printf,
         Id::Fprintf => Parser::fprintf,
         Id::Prune => |_, _| Ok(Prim::Prune),
@@ -1389,6 +1394,8 @@ mod tests {
                 Prim::Print { .. } => "-fprint0",
                 Prim::Ls { out: 0 } => "-ls",
                 Prim::Ls { .. } => "-fls",
+                Prim::Json { out: 0 } => "-json",
+                Prim::Json { .. } => "-fjson",
                 Prim::Printf { out: 0, .. } => "-printf",
                 Prim::Printf { .. } => "-fprintf",
                 Prim::Exec(i) => match (plan.execs[*i].ok, plan.execs[*i].dir) {

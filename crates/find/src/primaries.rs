@@ -109,6 +109,8 @@ pub enum Id {
     Fls,
     Printf,
     Fprintf,
+    Json,
+    Fjson,
     Prune,
     Quit,
     Delete,
@@ -232,6 +234,8 @@ pub const PRIMARIES: &[Primary] = &[
     p("-fprint", Action, FILE, Id::Fprint, "like -print, into FILE"),
     p("-fprint0", Action, FILE, Id::Fprint0, "like -print0, into FILE"),
     p("-fprintf", Action, Args::Two("FILE", "FORMAT"), Id::Fprintf, "like -printf, into FILE"),
+    p("-json", Action, NONE, Id::Json, "print the file as a JSON object on a line of its own: path, name, depth, type and what -ls shows (see lfind(1); not in GNU find)"),
+    p("-fjson", Action, FILE, Id::Fjson, "like -json, into FILE (not in GNU find)"),
     p("-ls", Action, NONE, Id::Ls, "list the file in ls -dils format"),
     p("-ok", Action, Args::Command, Id::Ok, "like -exec ... ;, asking first on standard error"),
     p("-okdir", Action, Args::Command, Id::Okdir, "like -execdir ... ;, asking first"),
@@ -294,6 +298,15 @@ lfind walks in parallel: records from different subtrees may come out in
 another order than GNU find's, each record whole. Where order is part of the
 meaning (-depth or -delete with output, -quit, -ok, -exec ... ;, -execdir,
 -s, -j 1) the walk is single-threaded and in GNU's order.
+
+-json and -fjson (beyond GNU) write one JSON object per line (JSON Lines;
+jq -s reads them as one array): path, name, depth, type (file, directory,
+symlink, fifo, socket, char, block), size in bytes, blocks (of 512 bytes),
+mode (a number, mode_octal and mode_string as -ls shows it), nlink, inode,
+uid and user, gid and group (null without a name), atime, mtime, ctime and
+btime (ISO 8601 local time with its offset; *_ns: nanoseconds since the
+epoch), major and minor of devices, target of symbolic links. Names that
+are not UTF-8 also come as byte arrays (path_bytes, name_bytes).
 
 RINGIO_BACKEND=uring|threads|sync picks the I/O engine's executor (see
 -version for the one chosen here).
@@ -374,7 +387,8 @@ pub fn help(prog: &str) -> String {
     }
     s.push_str(
         "\n-exec COMMAND {} + and -execdir COMMAND {} + run COMMAND on many names at once.\n\
-         Each primary is described in lfind(1) (cargo xtask dist).\n\n",
+         Each primary is described in the manual page, lfind(1): man lfind, once\n\
+         cargo xtask install has installed it (see README.md, Install).\n\n",
     );
     s.push_str(&d.notes.replace("{prog}", prog));
     s.push('\n');

@@ -234,6 +234,13 @@ Colours come from LS_COLORS (see dircolors(1)); when it is unset or empty,
 the built-in ones are used if COLORTERM is set or TERM names a colour
 terminal, so TERM=dumb means no colour.
 
+--json (beyond GNU) gives each entry as an object: path, name, type, size
+in bytes, blocks, mode (a number, mode_octal, mode_string), nlink, inode,
+uid and user, gid and group, atime, mtime, ctime, btime (ISO 8601 local time
+with its offset; *_ns: nanoseconds since the epoch), target and target_ok of
+symbolic links, acl. What is listed follows the options (-a, -A, -d, -R,
+--tree, -I, sorting); layout, colour, quoting and size units don't apply.
+
 RINGIO_BACKEND=uring|threads|sync picks the I/O engine's executor (see
 --version for the one chosen here).
 
