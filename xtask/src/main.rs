@@ -9,6 +9,8 @@
 //!   bench_slowfs.rs).
 //! - `dist`: man pages and shell completions from the tools' option
 //!   tables, into `target/dist/` (dist.rs).
+//! - `install`: the tools (a release build), their man pages and
+//!   completions under a prefix, where man and the shells look (install.rs).
 //! - `bench --cold`: the same on a dropped page cache, with the device's
 //!   counters and limits (cold.rs, device.rs).
 //! - `du-floor`, `ls-floor`: minimal walkers, the benches' floor rows
@@ -34,6 +36,7 @@ mod engine_bench;
 mod fixtures;
 mod floor;
 mod gnu_tests;
+mod install;
 mod ls_floor;
 mod machine;
 mod scaleout;
@@ -85,6 +88,11 @@ tasks:
                       (cargo xtask scaleout --help)
   dist [--dir D]       man pages and bash/zsh/fish completions for the four tools,
                       from their option tables (default: target/dist)
+  install [--prefix DIR] [--bin-dir DIR]
+                      build the four tools (release) and install them into DIR/bin
+                      (default ~/.local), their man pages into DIR/share/man/man1 and
+                      their completions where bash-completion, zsh and fish look under
+                      DIR/share; --bin-dir: install the binaries in DIR, no build
   bench-engine [--quick] [--runs N] [--dir D]
                       times ringio's executors on flat dirs (open+getdents, +statx,
                       openat+close); table to stdout and target/bench/engine.md
@@ -109,6 +117,7 @@ fn main() -> ExitCode {
         "fixtures" => fixtures::main(&rest),
         "bench" => bench_docs::after(&rest, bench::main),
         "dist" => dist::main(&rest),
+        "install" => install::main(&rest),
         "scaleout" => bench_docs::after(&rest, scaleout::main),
         "bench-engine" => bench_docs::after(&rest, engine_bench::main),
         "du-floor" => floor::main(&rest),

@@ -8,8 +8,11 @@ use std::process::Command;
 /// util-linux: `setpriv` (tests as `nobody`) and `script` (a pty);
 /// man-db: `man -l` renders the generated man pages (xtask dist's test);
 /// perl-base: ldu's 1,500-level tree; time: GNU `time` for peak memory in
-/// the fault suite; libcap2-bin: `setcap` for ls's `ca` colour. Under `CI=true` a test whose prerequisite is missing
-/// fails instead of skipping.
+/// the fault suite; libcap2-bin: `setcap` for ls's `ca` colour; jq: the
+/// tools' JSON output is parsed by it; zsh, fish and bash-completion: the
+/// installed completions load in each shell (`cargo xtask install`'s
+/// test). Under `CI=true` a test whose prerequisite is missing fails
+/// instead of skipping.
 ///
 /// The FUSE tests (tests/slowfs.rs, the fault suite's misbehaving file
 /// systems) need no package: `cargo xtask slowfs` speaks the protocol over
@@ -33,6 +36,10 @@ const TEST_PACKAGES: &[(&str, &str)] = &[
     ("tmux", "tmux"),
     ("ncdu", "ncdu"),
     ("gdu", "gdu"),
+    ("jq", "jq"),
+    ("zsh", "zsh"),
+    ("fish", "fish"),
+    ("bash-completion", "/usr/share/bash-completion/bash_completion"),
 ];
 
 /// What the MPI build and tests need (`--features mpi`, tests/mpi.rs):
@@ -113,7 +120,12 @@ pub fn ensure_locales() {
     }
 }
 
+/// Whether `cmd` is on PATH; a path (a package's data file, not a
+/// command) is looked for as a file.
 fn have(cmd: &str) -> bool {
+    if cmd.starts_with('/') {
+        return std::path::Path::new(cmd).exists();
+    }
     Command::new("sh")
         .args(["-c", &format!("command -v {cmd} >/dev/null 2>&1")])
         .status()

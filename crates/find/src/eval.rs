@@ -689,8 +689,7 @@ impl EntryEval<'_, '_> {
     fn json(&mut self, out: usize) -> bool {
         let Some(st) = self.stat() else { return true };
         let mode = st.stx_mode as u32;
-        let target =
-            if mode & libc::S_IFMT == libc::S_IFLNK { self.link_target() } else { None };
+        let target = if mode & libc::S_IFMT == libc::S_IFLNK { self.link_target() } else { None };
         let btime = self.birth();
         let mut buf = Vec::with_capacity(640);
         let mut o = cli::json::Obj::new(&mut buf);
