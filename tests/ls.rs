@@ -1183,11 +1183,11 @@ fn tree_output() {
             .output()
             .unwrap();
         let want =
-            "./\n├── a/\n│   ├── b/\n│   │   └── deep\n│   ├── link@\n│   └── x\n├── c/\n└── top\n";
+            "./\n├── a/\n│   ├── b/\n│   │   └── deep\n│   ├── link -> ../c/\n│   └── x\n├── c/\n└── top\n";
         assert_eq!(String::from_utf8_lossy(&o.stdout), want, "[{b}]");
     }
     let o = ours_out(t.path(), &["--tree=1", "a"]);
-    assert_eq!(String::from_utf8_lossy(&o.stdout), "a\n├── b\n├── link\n└── x\n");
+    assert_eq!(String::from_utf8_lossy(&o.stdout), "a\n├── b\n├── link -> ../c\n└── x\n");
     let o = ours_out(t.path(), &["--tree", "-a", "c"]);
     assert_eq!(String::from_utf8_lossy(&o.stdout), "c\n");
 }
@@ -1197,7 +1197,7 @@ fn json_output() {
     let t = TempDir::new("ls-json");
     build_tree(t.path(), &["d:d", "f:d/f:abc", "l:d/l:f", "l:d/dang:nowhere"]);
     std::fs::write(raw_name(&t.join("d"), b"q\"\n\xff"), b"").unwrap();
-    let o = ours_out(t.path(), &["--json", "d"]);
+    let o = ours_out(t.path(), &["--json=lines", "d"]);
     let s = String::from_utf8(o.stdout).unwrap();
     let lines: Vec<&str> = s.lines().collect();
     assert_eq!(lines.len(), 4, "{s}");
@@ -1214,7 +1214,7 @@ fn json_output() {
     assert!(d.contains("\"target_ok\":false"));
     let q = lines.iter().find(|l| l.contains("name_bytes")).unwrap();
     assert!(q.contains("\\\"\\n\u{fffd}") && q.contains("[113,34,10,255]"), "{q}");
-    let o = ours_out(t.path(), &["--json", "-R"]);
+    let o = ours_out(t.path(), &["--json=lines", "-R"]);
     assert_eq!(String::from_utf8(o.stdout).unwrap().lines().count(), 5);
 }
 

@@ -3,6 +3,7 @@
 mod browse;
 mod cat;
 mod du;
+mod extras;
 mod faults;
 mod find;
 mod finish;

@@ -5,11 +5,13 @@
 //!
 //! Names are bytes and JSON strings are Unicode: a name that is not UTF-8
 //! is given lossily (U+FFFD) and, exactly, as an array of its bytes in a
-//! second field named with `_bytes`. Times are given twice: as ISO 8601
-//! local time with its offset (what a reader wants) and as nanoseconds
-//! since the epoch (what a program compares). Numbers are JSON integers;
-//! the mode also as its `ls -l` string and in octal, which JSON has no
-//! notation for.
+//! second field named with `_bytes`. Times are given as ISO 8601 local
+//! time with its offset, to the nanosecond (what a reader wants), and as
+//! seconds and nanoseconds since the epoch, apart (what a program
+//! compares): nanoseconds since the epoch in one number pass 2^53, where
+//! parsers that read numbers as doubles (JavaScript's, jq 1.6's) round
+//! them. Numbers are JSON integers; the mode also as its `ls -l` string
+//! and in octal, which JSON has no notation for.
 
 use std::fmt::Display;
 
@@ -184,23 +186,19 @@ impl<'a> Obj<'a> {
         self
     }
 
-    /// `"k":"<ISO 8601>","k_ns":N`; both `null` for an unknown time, the
-    /// first alone for one the C library can't break down.
+    /// `"k":"<ISO 8601>","k_sec":S,"k_nsec":N`; all `null` for an
+    /// unknown time, the first alone for one the C library can't break
+    /// down.
     pub fn time(&mut self, k: &str, t: Option<Timestamp>) -> &mut Self {
         self.key(k);
         match t {
             Some(t) if iso8601(self.out, t) => {}
             _ => self.out.extend_from_slice(b"null"),
         }
-        self.key(&format!("{k}_ns"));
         match t {
-            Some(t) => {
-                let ns = i128::from(t.secs) * 1_000_000_000 + i128::from(t.nsec);
-                self.out.extend_from_slice(ns.to_string().as_bytes());
-            }
-            None => self.out.extend_from_slice(b"null"),
+            Some(t) => self.num(&format!("{k}_sec"), t.secs).num(&format!("{k}_nsec"), t.nsec),
+            None => self.null(&format!("{k}_sec")).null(&format!("{k}_nsec")),
         }
-        self
     }
 
     /// `"k":[`: the object's last field, an array whose items follow
@@ -365,7 +363,8 @@ mod tests {
         assert_eq!(
             String::from_utf8(out).unwrap(),
             "{\"mtime\":\"2023-11-15T03:43:20.000000005+05:30\",\
-             \"mtime_ns\":1700000000000000005,\"btime\":null,\"btime_ns\":null}"
+             \"mtime_sec\":1700000000,\"mtime_nsec\":5,\
+             \"btime\":null,\"btime_sec\":null,\"btime_nsec\":null}"
         );
         let mut out = Vec::new();
         with_tz("America/St_Johns", || iso8601(&mut out, Timestamp::new(-1, 0)));

@@ -137,8 +137,8 @@ POSIXLY_CORRECT is set).
 
 --json (beyond GNU) gives each line as an object: path, size (disk usage)
 and apparent_size in bytes whatever the units asked, inodes, and with --time
-mtime, atime or ctime (ISO 8601 local time with its offset; *_ns:
-nanoseconds since the epoch); -c's line is {\"total\":true,...}. Which lines
+mtime, atime or ctime (ISO 8601 local time with its offset; *_sec and
+*_nsec: since the epoch); -c's line is {\"total\":true,...}. Which lines
 come is du's choice (-a, -s, -d, -S, -t, -x, --exclude apply).
 
 RINGIO_BACKEND=uring|threads|sync picks the I/O engine's executor (see

@@ -414,6 +414,16 @@ impl Visitor for Du<'_> {
 
     fn after_entries(&self, local: &mut Local, _dir: &Entry, _acc: &Acc) {
         self.sink.write(&mut local.lines);
+        // A directory's worth goes to the progress line too: on a slow
+        // file system a thread takes seconds to count PROGRESS_STEP
+        // entries.
+        if let Some(p) = self.progress {
+            if local.entries > 0 {
+                p.add(local.operand, local.entries, local.bytes);
+                local.entries = 0;
+                local.bytes = 0;
+            }
+        }
     }
 
     fn leave(&self, local: &mut Local, dir: &Entry, acc: &Acc, parent: Option<&Acc>) {

@@ -304,7 +304,7 @@ jq -s reads them as one array): path, name, depth, type (file, directory,
 symlink, fifo, socket, char, block), size in bytes, blocks (of 512 bytes),
 mode (a number, mode_octal and mode_string as -ls shows it), nlink, inode,
 uid and user, gid and group (null without a name), atime, mtime, ctime and
-btime (ISO 8601 local time with its offset; *_ns: nanoseconds since the
+btime (ISO 8601 local time with its offset; *_sec and *_nsec: since the
 epoch), major and minor of devices, target of symbolic links. Names that
 are not UTF-8 also come as byte arrays (path_bytes, name_bytes).
 

@@ -237,7 +237,7 @@ terminal, so TERM=dumb means no colour.
 --json (beyond GNU) gives each entry as an object: path, name, type, size
 in bytes, blocks, mode (a number, mode_octal, mode_string), nlink, inode,
 uid and user, gid and group, atime, mtime, ctime, btime (ISO 8601 local time
-with its offset; *_ns: nanoseconds since the epoch), target and target_ok of
+with its offset; *_sec, *_nsec: since the epoch), target and target_ok of
 symbolic links, acl. What is listed follows the options (-a, -A, -d, -R,
 --tree, -I, sorting); layout, colour, quoting and size units don't apply.
 

@@ -9,7 +9,7 @@
 //! fifo, socket, char, block, unknown), then [`cli::json::stat_fields`]'s
 //! (size in bytes, blocks, mode as a number, in octal and as `ls -l`
 //! shows it, links, inode, ids and names, the four times in ISO 8601 and
-//! in nanoseconds), `target` and `target_ok` for symlinks, `acl`, and
+//! as seconds and nanoseconds), `target` and `target_ok` for symlinks, `acl`, and
 //! `error` for a file that could not be stat'ed. Names that are not UTF-8
 //! are also given exactly, as byte arrays (`name_bytes`, `path_bytes`).
 
@@ -99,7 +99,7 @@ mod tests {
         entry(&mut out, &mut seq, &e, b"d/a\"b\xff", &mut u);
         let s = String::from_utf8(out).unwrap();
         assert!(s.starts_with("{\"path\":\"d/a\\\"b\u{fffd}\",\"path_bytes\":[100,47,97,34,98,255],\"name\":\"a\\\"b\u{fffd}\",\"name_bytes\":[97,34,98,255],\"type\":\"file\""), "{s}");
-        assert!(s.contains("\"mtime_ns\":1000000005"));
+        assert!(s.contains("\"mtime_sec\":1,\"mtime_nsec\":5,"));
         assert!(s.contains("\"mode\":420,\"mode_octal\":\"0644\",\"mode_string\":\"-rw-r--r--\""));
         assert!(s.contains("\"user\":\"root\""));
         assert!(s.ends_with("\"acl\":false}\n"));
