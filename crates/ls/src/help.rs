@@ -150,7 +150,7 @@ pub const OPTIONS: &[Opt<Id>] = &[
     Opt::long("zero", Id::Zero, "end each output line with a NUL byte, not a newline"),
     Opt::short(b'1', Id::OnePerLine, "one name per line"),
     opt("icons", "WHEN", Id::Icons, "put a Nerd Font icon before each name WHEN; bare --icons is --icons=auto (not in GNU ls)").completes(WHEN).beyond_gnu(),
-    opt("tree", "DEPTH", Id::Tree, "show each directory as a tree of everything below it, DEPTH levels deep at most; with -l in the long format, sorted as asked, -d: directories only (not in GNU ls)").completes(Complete::Nothing).beyond_gnu(),
+    opt("tree", "DEPTH", Id::Tree, "show each directory as a tree of everything below it, DEPTH levels deep at most, one entry per line (-l: in the long format), sorted as asked; -d: directories only (not in GNU ls)").completes(Complete::Nothing).beyond_gnu(),
     req(None, "level", "DEPTH", Id::Level, "with --tree, DEPTH levels deep at most (not in GNU ls)").completes(Complete::Nothing).beyond_gnu(),
     opt("json", "FORM", Id::Json, "print each entry as a JSON object, for scripts: FORM 'array' (the default) one JSON array, 'lines' one object per line (JSON Lines); with --tree, nested (not in GNU ls)").completes(Complete::Words(&["array", "lines"])).beyond_gnu(),
     Opt::long("help", Id::Help, "print this help and exit"),

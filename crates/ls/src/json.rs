@@ -5,7 +5,7 @@
 //! `depth` instead).
 //!
 //! Fields: `path` (how the file is reached: the operand, or the directory
-//! joined with the name), `name`, `type` (a word: file, directory, symlink,
+//! joined with the name), `name` (an operand's last component), `type` (a word: file, directory, symlink,
 //! fifo, socket, char, block, unknown), then [`cli::json::stat_fields`]'s
 //! (size in bytes, blocks, mode as a number, in octal and as `ls -l`
 //! shows it, links, inode, ids and names, the four times in ISO 8601 and
@@ -32,9 +32,21 @@ fn type_word(t: FileType) -> &'static str {
     }
 }
 
+/// The last component of an operand (`a/b/` gives `b`, `/` stays `/`), as
+/// find's `%f`: an operand's `name` is its file's, its `path` as given.
+fn base(p: &[u8]) -> &[u8] {
+    let end = p.iter().rposition(|&c| c != b'/').map_or(0, |i| i + 1);
+    if end == 0 {
+        return if p.is_empty() { p } else { &p[..1] };
+    }
+    let start = p[..end].iter().rposition(|&c| c == b'/').map_or(0, |i| i + 1);
+    &p[start..end]
+}
+
 /// Writes entry `e`'s fields into `o`. `path` is how the file is reached.
 pub fn fields(o: &mut Obj, e: &Entry, path: &[u8], users: &mut Users) {
-    o.bytes("path", path).bytes("name", &e.name).text("type", type_word(e.file_type()));
+    let name = if e.cmdline { base(&e.name) } else { &e.name };
+    o.bytes("path", path).bytes("name", name).text("type", type_word(e.file_type()));
     match &e.meta {
         Some(m) => {
             let st = cli::json::Stat {
@@ -103,5 +115,12 @@ mod tests {
         assert!(s.contains("\"mode\":420,\"mode_octal\":\"0644\",\"mode_string\":\"-rw-r--r--\""));
         assert!(s.contains("\"user\":\"root\""));
         assert!(s.ends_with("\"acl\":false}\n"));
+    }
+
+    #[test]
+    fn operand_names() {
+        for (p, b) in [("a/b/", "b"), ("/", "/"), ("//", "/"), ("x", "x"), ("./x", "x"), ("", "")] {
+            assert_eq!(base(p.as_bytes()), b.as_bytes(), "{p}");
+        }
     }
 }
