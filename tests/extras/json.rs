@@ -461,3 +461,23 @@ fn the_same_on_a_terminal() {
         assert!(!tty_out.contains('\x1b'), "{tool}: a raw escape on the terminal");
     }
 }
+
+/// `--json -RL` refuses an ancestor met again as `ls -RL` does (GNU's
+/// message and status), instead of following the loop until the kernel's
+/// limit; each entry once.
+#[test]
+fn recursion_stops_at_loops() {
+    if !have_jq("extras::json::recursion_stops_at_loops") {
+        return;
+    }
+    let t = TempDir::new("extras-json-loop");
+    build_tree(t.path(), &["d:l/a/b", "l:l/a/up:..", "l:l/a/b/self:.", "f:l/f:x"]);
+    let g = gnu("ls", t.path(), &["-RL", "l"], &[]);
+    for b in BACKENDS {
+        let o = run("lsr", t.path(), &["--json", "-RL", "l"], b, &[]);
+        assert_eq!(o.status.code(), g.status.code(), "[{b}]");
+        assert_eq!(text(&o.stderr).replace("lsr:", "ls:"), text(&g.stderr), "[{b}]");
+        let paths = jq(".[].path", &o.stdout);
+        assert_eq!(paths, ["l/a", "l/f", "l/a/b", "l/a/up", "l/a/b/self"], "[{b}]");
+    }
+}

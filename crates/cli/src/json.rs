@@ -86,10 +86,6 @@ impl Seq {
     pub fn close_children(&self, out: &mut Vec<u8>) {
         out.extend_from_slice(if self.items == 0 { b"]}" } else { b"\n]}" });
     }
-
-    pub fn count(&self) -> u64 {
-        self.items
-    }
 }
 
 /// A JSON string of `b`, lossily decoded.

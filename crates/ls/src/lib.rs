@@ -441,6 +441,17 @@ impl<'a> Ls<'a> {
                 json::entry(self.out.buf(), &mut self.json, e, &path, &mut self.printer.users);
             }
             if plan.recursive {
+                // An ancestor met again is refused as the listing refuses it
+                // (below): the directory is active until its marker is popped.
+                if let Some(id) = listing.id.filter(|_| want_id) {
+                    self.active.push(id);
+                    self.pending.push(Pending {
+                        name: Vec::new(),
+                        cmdline: false,
+                        requested: false,
+                        done: Some(id),
+                    });
+                }
                 for e in entries.iter().rev() {
                     if e.is_dir() && e.name[..] != *b"." && e.name[..] != *b".." {
                         self.pending.push(Pending {
