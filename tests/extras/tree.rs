@@ -441,6 +441,13 @@ fn refusals() {
     // A layout means nothing to JSON: accepted there (documented).
     let o = run("lsr", t.path(), &["--tree", "-C", "--json"], "sync", &[]);
     assert!(o.status.success(), "{}", text(&o.stderr));
+    // Columns by default on a terminal are no refusal: the tree is drawn.
+    if crate::util::have("script") {
+        build_tree(t.path(), &["d:x/y", "f:x/y/z:"]);
+        let r = crate::util::Run::new(["--tree", "x"]).cwd(t.path());
+        let o = crate::util::exec_on_tty(&r, &crate::util::ours("lsr"), "lsr", Some("sync"));
+        assert_eq!(text(&o.stdout), "x\r\n└── y\r\n    └── z\r\n");
+    }
 }
 
 /// Icons in the tree: each name's glyph after the drawing.
