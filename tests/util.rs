@@ -16,41 +16,7 @@ pub const BACKENDS: [&str; 3] = ["uring", "threads", "sync"];
 /// Unprivileged uid/gid used for permission tests (Debian's `nobody`).
 pub const NOBODY: u32 = 65534;
 
-/// A directory under the system temp dir, removed (after making everything
-/// writable again) on drop.
-pub struct TempDir(PathBuf);
-
-impl TempDir {
-    pub fn new(tag: &str) -> TempDir {
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let p = std::env::temp_dir().join(format!(
-            "ringutils-{tag}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        // World-readable so tests can run tools as `nobody` inside it.
-        chmod(&p, 0o755);
-        TempDir(p)
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-
-    pub fn join<P: AsRef<Path>>(&self, p: P) -> PathBuf {
-        self.0.join(p)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = Command::new("chmod").arg("-R").arg("u+rwx").arg(&self.0).status();
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+pub use scratch::Scratch as TempDir;
 
 pub fn chmod(p: &Path, mode: u32) {
     use std::os::unix::fs::PermissionsExt;

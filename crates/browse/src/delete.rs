@@ -389,6 +389,7 @@ impl Deleter<'_, '_> {
 mod tests {
     use super::*;
     use crate::tree::{Builder, Item, Kind, LinkRule, Sink};
+    use scratch::Scratch;
     use std::os::unix::fs::MetadataExt;
     use std::path::Path;
 
@@ -421,9 +422,8 @@ mod tests {
         b.close_dir();
     }
 
-    fn scratch(tag: &str) -> std::path::PathBuf {
-        let p = std::env::temp_dir().join(format!("browse-del-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
+    fn scratch(tag: &str) -> Scratch {
+        let p = Scratch::new(&format!("browse-del-{tag}"));
         std::fs::create_dir_all(p.join("t/a/b")).unwrap();
         std::fs::write(p.join("t/a/b/f1"), vec![1u8; 10000]).unwrap();
         std::fs::write(p.join("t/a/f2"), b"x").unwrap();
@@ -461,7 +461,6 @@ mod tests {
         assert!(!root.join("a").exists() && root.join("top").exists());
         assert_eq!(t.node(r).dsize, before - a_size);
         assert_eq!(t.kids(r).count(), 1);
-        let _ = std::fs::remove_dir_all(&p);
     }
 
     #[test]
@@ -488,6 +487,5 @@ mod tests {
         // f2 was what the scan saw, and went; a stays, holding the link.
         assert!(!root.join("a/f2").exists() && root.join("a").is_dir());
         assert_eq!(out.removed, 1);
-        let _ = std::fs::remove_dir_all(&p);
     }
 }

@@ -8,23 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use ringio::{Backend, Config};
+use scratch::Scratch;
 use walk::{dtype, Entry, Options, StatNeed, Visit, Visitor, WalkError};
-
-struct TempDir(PathBuf);
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let p = std::env::temp_dir().join(format!("walk-test-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-}
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = Command::new("chmod").arg("-R").arg("u+rwx").arg(&self.0).status();
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn make_tree(root: &Path) {
     for a in 0..6 {
@@ -146,7 +131,7 @@ fn modes() -> Vec<(String, Options)> {
 
 #[test]
 fn same_records_as_find_in_every_mode() {
-    let t = TempDir::new("find");
+    let t = Scratch::new("find");
     make_tree(&t.0);
     let root = t.0.to_str().unwrap();
     let want = gnu_find(&[root]);
@@ -168,7 +153,7 @@ fn same_records_as_find_in_every_mode() {
 
 #[test]
 fn ordered_mode_matches_find_order() {
-    let t = TempDir::new("order");
+    let t = Scratch::new("order");
     make_tree(&t.0);
     let root = t.0.to_str().unwrap();
     let out = Command::new("find").arg(root).output().unwrap();
@@ -190,7 +175,7 @@ fn ordered_mode_matches_find_order() {
 
 #[test]
 fn follow_detects_loops_and_keeps_dangling_links() {
-    let t = TempDir::new("follow");
+    let t = Scratch::new("follow");
     make_tree(&t.0);
     let root = t.0.to_str().unwrap();
     let want = gnu_find(&["-L", root]);
@@ -216,7 +201,7 @@ fn unreadable_directory_is_reported_and_still_left() {
         // directory that vanishes instead.
         eprintln!("running as root: permission case covered by the end-to-end tests as nobody");
     }
-    let t = TempDir::new("missing");
+    let t = Scratch::new("missing");
     let roots = vec![t.0.join("nope").as_os_str().as_encoded_bytes().to_vec()];
     let c = Collect {
         follow: false,
@@ -249,7 +234,7 @@ fn quit_stops_the_walk() {
         }
         fn error(&self, _: &mut (), _: &WalkError, _: Option<&()>) {}
     }
-    let t = TempDir::new("quit");
+    let t = Scratch::new("quit");
     make_tree(&t.0);
     let roots = vec![t.0.as_os_str().as_encoded_bytes().to_vec()];
     let q = Q(AtomicU64::new(0));
@@ -299,7 +284,7 @@ fn a_directory_moved_during_its_walk_ends_that_root() {
     }
     for stat in [StatNeed::None, StatNeed::Lstat] {
         for (label, opts) in modes() {
-            let t = TempDir::new("moved");
+            let t = Scratch::new("moved");
             let p = |r: &str| t.0.join(r).as_os_str().as_encoded_bytes().to_vec();
             std::fs::create_dir_all(t.0.join("r/3/a/b/c/d/e/f/g")).unwrap();
             std::fs::create_dir_all(t.0.join("r/3/a/b/x")).unwrap();
@@ -360,7 +345,7 @@ fn a_shallow_directory_moved_is_not_noticed() {
         }
     }
     for (label, opts) in modes() {
-        let t = TempDir::new("moved-shallow");
+        let t = Scratch::new("moved-shallow");
         let p = |r: &str| t.0.join(r).as_os_str().as_encoded_bytes().to_vec();
         std::fs::create_dir_all(t.0.join("r/3/a/b/c/d/e")).unwrap();
         let m = Mover {
