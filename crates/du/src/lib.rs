@@ -60,11 +60,11 @@ impl Tool for Ldu {
     }
 
     fn help(&self) -> String {
-        usage::help(cli::progname())
+        usage::doc().help(cli::progname())
     }
 
     fn version(&self) -> String {
-        usage::version()
+        usage::doc().version(ringio::Workload::Batches)
     }
 
     fn execute(&mut self, plan: Box<Plan>) -> Exit {
