@@ -503,8 +503,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             "--no-strace" => strace = Some(false),
             "--strace" => strace = Some(true),
             "--backends" => backends = Some(true),
-            "all" => o.groups.extend(GROUPS.map(String::from)),
-            g if GROUPS.contains(&g) => o.groups.push(g.into()),
+            g if crate::take_group(&mut o.groups, &GROUPS, g) => {}
             other => {
                 return Err(format!(
                     "bench: unknown argument '{other}' (groups: {GROUPS:?} or all)"
@@ -512,10 +511,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             }
         }
     }
-    if o.groups.is_empty() {
-        o.groups.extend(GROUPS.map(String::from));
-    }
-    o.groups.dedup();
+    crate::settle_groups(&mut o.groups, &GROUPS);
     o.runs = runs.unwrap_or(if quick { QUICK_RUNS } else { 10 });
     o.strace = strace.unwrap_or(!quick);
     o.quick = quick;

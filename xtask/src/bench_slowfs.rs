@@ -30,6 +30,8 @@ use crate::bench::{self, Workload};
 use crate::fixtures::{self, Set};
 use crate::slowfs::sys;
 
+/// The groups `bench --slowfs` has rows for.
+const GROUPS: [&str; 3] = ["ls", "find", "du"];
 /// A row whose first run took longer than this runs only once.
 const SLOW_ROW: Duration = Duration::from_secs(10);
 /// Executors our rows are repeated with (the inline one keeps a single
@@ -71,16 +73,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             "--slowfs" => o.latency = value()?,
             "--runs" => o.runs = crate::parse_runs(Some(&value()?))?,
             "--quick" => o.runs = 1,
-            "--cap" => {
-                let v = value()?;
-                let secs: f64 = v
-                    .trim_end_matches('s')
-                    .parse()
-                    .ok()
-                    .filter(|&s: &f64| s > 0.0)
-                    .ok_or(format!("--cap: bad number of seconds '{v}'"))?;
-                o.cap = Duration::from_secs_f64(secs);
-            }
+            "--cap" => o.cap = crate::parse_cap(&value()?)?,
             "--dir" => o.dir = PathBuf::from(value()?),
             "--only" => o.only = Some(value()?),
             "--depths" => {
@@ -94,8 +87,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             }
             "--no-strace" => {}
             "--ours" => o.ours_only = true,
-            "all" => o.groups.extend(["ls", "find", "du"].map(String::from)),
-            g @ ("ls" | "find" | "du") => o.groups.push(g.into()),
+            g if crate::take_group(&mut o.groups, &GROUPS, g) => {}
             other => {
                 return Err(format!(
                     "bench --slowfs: unknown argument '{other}' (groups: ls, find, du or all)"
@@ -106,10 +98,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
     if o.latency.is_empty() {
         return Err("--slowfs needs a latency, e.g. --slowfs 1ms".into());
     }
-    if o.groups.is_empty() {
-        o.groups.extend(["ls", "find", "du"].map(String::from));
-    }
-    o.groups.dedup();
+    crate::settle_groups(&mut o.groups, &GROUPS);
     Ok(o)
 }
 

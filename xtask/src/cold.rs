@@ -68,8 +68,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
                     .collect::<Option<_>>()
                     .ok_or_else(|| format!("--threads: bad list {v:?}"))?;
             }
-            "all" => o.groups.extend(GROUPS.map(String::from)),
-            g if GROUPS.contains(&g) => o.groups.push(g.into()),
+            g if crate::take_group(&mut o.groups, &GROUPS, g) => {}
             other => {
                 return Err(format!(
                     "bench --cold: unknown argument '{other}' (groups: {GROUPS:?})"
@@ -77,10 +76,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             }
         }
     }
-    if o.groups.is_empty() {
-        o.groups.extend(GROUPS.map(String::from));
-    }
-    o.groups.dedup();
+    crate::settle_groups(&mut o.groups, &GROUPS);
     Ok(o)
 }
 

@@ -243,6 +243,37 @@ pub fn cargo(args: &[&str]) -> Result<(), String> {
     }
 }
 
+/// Parses the value of `--cap`: seconds, `s` optional, more than none.
+pub fn parse_cap(v: &str) -> Result<std::time::Duration, String> {
+    v.trim_end_matches('s')
+        .parse()
+        .ok()
+        .filter(|&s: &f64| s > 0.0)
+        .map(std::time::Duration::from_secs_f64)
+        .ok_or(format!("--cap: bad number of seconds '{v}'"))
+}
+
+/// Takes the word `a` of a bench's command line into `groups` if it names
+/// one of the `known` groups, or `all`; false for any other word.
+pub fn take_group(groups: &mut Vec<String>, known: &[&str], a: &str) -> bool {
+    if a == "all" {
+        groups.extend(known.iter().map(|g| g.to_string()));
+    } else if known.contains(&a) {
+        groups.push(a.into());
+    } else {
+        return false;
+    }
+    true
+}
+
+/// The groups a bench runs: those named, or every one when none was.
+pub fn settle_groups(groups: &mut Vec<String>, known: &[&str]) {
+    if groups.is_empty() {
+        groups.extend(known.iter().map(|g| g.to_string()));
+    }
+    groups.dedup();
+}
+
 /// Parses the value of `--runs`.
 pub fn parse_runs(v: Option<&String>) -> Result<usize, String> {
     v.and_then(|v| v.parse().ok())

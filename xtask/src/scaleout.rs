@@ -186,16 +186,7 @@ fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
                     .ok_or(format!("--tools: bad list '{v}' (find, du)"))?;
             }
             "--independent" => o.independent = true,
-            "--cap" => {
-                let v = value()?;
-                let secs: f64 = v
-                    .trim_end_matches('s')
-                    .parse()
-                    .ok()
-                    .filter(|&s: &f64| s > 0.0)
-                    .ok_or(format!("--cap: bad number of seconds '{v}'"))?;
-                o.cap = Duration::from_secs_f64(secs);
-            }
+            "--cap" => o.cap = crate::parse_cap(&value()?)?,
             "--dir" => o.dir = PathBuf::from(value()?),
             other => return Err(format!("scaleout: unknown argument '{other}' (see --help)")),
         }

@@ -324,6 +324,20 @@ fn padded_months() -> Option<[Vec<u8>; 12]> {
     Some(out)
 }
 
+/// The date of a day number since 1970-01-01, proleptic Gregorian (Howard
+/// Hinnant's days-to-civil): (year, month 0..=11, day of the month).
+pub fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719468;
+    let era = z.div_euclid(146097);
+    let doe = z - era * 146097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + (m <= 2) as i64, m - 1, d)
+}
+
 /// GNU ls's six-month rule.
 pub fn is_recent(t: Timestamp, now: Timestamp) -> bool {
     let ago = Timestamp { secs: now.secs - SIX_MONTHS, ..now };
