@@ -367,9 +367,7 @@ impl<'p, R: Read> Parser<'p, R> {
                 b"dev" => i.dev = Some(num(p)?),
                 b"ino" => i.ino = num(p)?,
                 b"nlink" => i.nlink = Some(num(p)?),
-                b"mtime" => {
-                    i.mtime = p.number()?.clamp(i64::MIN as i128, i64::MAX as i128) as i64
-                }
+                b"mtime" => i.mtime = p.number()?.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
                 b"hlnkc" => i.hlnkc = p.boolean()?,
                 b"read_error" => i.error = p.boolean()?,
                 b"notreg" => i.notreg = p.boolean()?,
