@@ -637,11 +637,11 @@ pub fn prerequisite_missing(test: &str, what: &str) {
 /// `test` (or a part of it) did not run, for a reason no installation
 /// cures (not root, no SELinux, no io_uring in this kernel…). A passing
 /// test's stderr is hidden, so besides printing it the skip is appended to
-/// the file `RINGUTILS_SKIP_LOG` names: `cargo xtask test` sets it and
+/// the file `RINGUTILS_TEST_SKIP_LOG` names: `cargo xtask test` sets it and
 /// lists the skips after the run.
 pub fn skipped(test: &str, why: &str) {
     eprintln!("SKIPPED {test}: {why}");
-    if let Some(path) = std::env::var_os("RINGUTILS_SKIP_LOG") {
+    if let Some(path) = std::env::var_os("RINGUTILS_TEST_SKIP_LOG") {
         use std::io::Write;
         let f = std::fs::OpenOptions::new().create(true).append(true).open(path);
         if let Ok(mut f) = f {

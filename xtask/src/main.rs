@@ -142,7 +142,7 @@ fn test(extra: &[String]) -> Result<(), String> {
     let status = Command::new(env!("CARGO"))
         .args(["test", "--workspace", "--all-targets"])
         .args(extra)
-        .env("RINGUTILS_SKIP_LOG", &skip_log)
+        .env("RINGUTILS_TEST_SKIP_LOG", &skip_log)
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     report_skips(&skip_log);

@@ -388,7 +388,7 @@ impl Deleter<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tree::{Builder, Item, Kind, LinkRule, Sink};
+    use crate::tree::{Builder, Item, Kind, LinkRule, TreeSink};
     use scratch::Scratch;
     use std::os::unix::fs::MetadataExt;
     use std::path::Path;

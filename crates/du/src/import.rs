@@ -9,7 +9,7 @@
 
 use std::io::Read;
 
-use browse::tree::{Builder, Excluded, Item, Kind, LinkRule, Sink, Tree};
+use browse::tree::{Builder, Excluded, Item, Kind, LinkRule, Tree, TreeSink};
 use ringio::Errno;
 
 /// Why a file could not be imported.
@@ -256,7 +256,7 @@ impl<'p, R: Read> Parser<'p, R> {
     }
 
     /// The root directory and everything in it, as events.
-    fn tree(&mut self, sink: &mut dyn Sink) -> Result<(), ImportError> {
+    fn tree(&mut self, sink: &mut dyn TreeSink) -> Result<(), ImportError> {
         self.expect(b'[', "expected the root directory's '['")?;
         self.open(sink)?;
         let mut depth = 1usize;
@@ -304,7 +304,7 @@ impl<'p, R: Read> Parser<'p, R> {
     }
 
     /// A directory's array, after its '[': its own info.
-    fn open(&mut self, sink: &mut dyn Sink) -> Result<(), ImportError> {
+    fn open(&mut self, sink: &mut dyn TreeSink) -> Result<(), ImportError> {
         if self.next()? != b'{' {
             return Err(self.format("expected a directory's info object"));
         }

@@ -320,8 +320,10 @@ impl Parser {
                 // GNU names the list's first flag, whichever is
                 // unknown (its strtok has cut the argument there).
                 let first = d.split(|&c| c == b',').next().unwrap_or_default();
-                self.warnings
-                    .push(translated(c"Ignoring unrecognised debug flag %s", &[quoted(first).as_bytes()]));
+                self.warnings.push(translated(
+                    c"Ignoring unrecognised debug flag %s",
+                    &[quoted(first).as_bytes()],
+                ));
             }
         }
         if d.split(|&c| c == b',').any(|f| f == b"help") {
@@ -424,7 +426,10 @@ impl Parser {
                 self.part(&a);
                 self.settle()?;
                 if self.i >= self.args.len() {
-                    return err(translated(c"expected an expression after '%s'", &[&self.last_name]));
+                    return err(translated(
+                        c"expected an expression after '%s'",
+                        &[&self.last_name],
+                    ));
                 }
                 if let Some(op @ (b"-o" | b"-or" | b"-a" | b"-and")) = self.peek() {
                     return err(translated(c"invalid expression; you have used a binary operator '%s' with nothing before it.", &[op]));
@@ -436,7 +441,10 @@ impl Parser {
                 self.part(&a);
                 self.settle()?;
                 if self.peek() == Some(b")") {
-                    return err(translated(c"invalid expression; empty parentheses are not allowed.", &[]));
+                    return err(translated(
+                        c"invalid expression; empty parentheses are not allowed.",
+                        &[],
+                    ));
                 }
                 if self.i >= self.args.len() {
                     // Nothing at all after the '(': findutils 4.9 words this apart.
@@ -463,7 +471,9 @@ impl Parser {
                 c"invalid expression: expected expression before closing parentheses '%s'.",
                 &[b")"],
             )),
-            b")" => err(translated(c"expected an expression between '%s' and ')'", &[&self.last_name])),
+            b")" => {
+                err(translated(c"expected an expression between '%s' and ')'", &[&self.last_name]))
+            }
             _ => {
                 self.i += 1;
                 let e = self.primary(&a)?;
@@ -564,8 +574,10 @@ impl Parser {
                 if std::fs::metadata(path).is_err() {
                     return err(msg);
                 }
-                let hint =
-                    translated(c"possible unquoted pattern after predicate `%s'?", &[&self.last_name]);
+                let hint = translated(
+                    c"possible unquoted pattern after predicate `%s'?",
+                    &[&self.last_name],
+                );
                 return Err(ParseError::Msgs(vec![msg, hint]));
             }
             return err(translated(c"unknown predicate `%s'", &[name]));
@@ -668,7 +680,9 @@ impl Parser {
         match Regex::new(&v, self.syntax, casefold) {
             Ok(r) => Ok(Prim::Regex(r)),
             // The reason is glibc's own text, translated in its catalog.
-            Err(e) => err(translated(c"failed to compile regular expression '%s': %s", &[&v, &e.0])),
+            Err(e) => {
+                err(translated(c"failed to compile regular expression '%s': %s", &[&v, &e.0]))
+            }
         }
     }
 
@@ -770,7 +784,9 @@ impl Parser {
             Some(u) => Ok(Prim::Uid(Cmp::Eq, u as u64)),
             None => match parse_u64(&v) {
                 Some(u) => Ok(Prim::Uid(Cmp::Eq, u)),
-                None => err(translated(c"%s is not the name of a known user", &[quoted(&v).as_bytes()])),
+                None => {
+                    err(translated(c"%s is not the name of a known user", &[quoted(&v).as_bytes()]))
+                }
             },
         }
     }
@@ -778,15 +794,19 @@ impl Parser {
     fn group(&mut self, n: &[u8]) -> Result<Prim, ParseError> {
         let v = self.arg(n)?;
         if v.is_empty() {
-            return err(translated(c"argument to -group is empty, but should be a group name", &[]));
+            return err(translated(
+                c"argument to -group is empty, but should be a group name",
+                &[],
+            ));
         }
         match cli::users::gid_of(&v) {
             Some(g) => Ok(Prim::Gid(Cmp::Eq, g as u64)),
             None => match parse_u64(&v) {
                 Some(g) => Ok(Prim::Gid(Cmp::Eq, g)),
-                None => {
-                    err(translated(c"%s is not the name of an existing group", &[quoted(&v).as_bytes()]))
-                }
+                None => err(translated(
+                    c"%s is not the name of an existing group",
+                    &[quoted(&v).as_bytes()],
+                )),
             },
         }
     }

@@ -415,7 +415,7 @@ fn fallback_when_io_uring_is_refused() {
     for errno in [libc::EPERM, libc::ENOSYS] {
         let out = std::process::Command::new(&exe)
             .args(["fallback_child", "--exact", "--nocapture", "--test-threads=1"])
-            .env("RINGIO_TEST_SECCOMP_ERRNO", errno.to_string())
+            .env("RINGUTILS_TEST_SECCOMP_ERRNO", errno.to_string())
             .output()
             .unwrap();
         assert!(
@@ -430,7 +430,7 @@ fn fallback_when_io_uring_is_refused() {
 
 #[test]
 fn fallback_child() {
-    let Ok(errno) = std::env::var("RINGIO_TEST_SECCOMP_ERRNO") else { return };
+    let Ok(errno) = std::env::var("RINGUTILS_TEST_SECCOMP_ERRNO") else { return };
     let errno: i32 = errno.parse().unwrap();
     assert!(deny_io_uring(errno), "could not install the seccomp filter");
     assert!(!ringio::uring_available(), "probe succeeded under seccomp");
