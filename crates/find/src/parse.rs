@@ -986,19 +986,12 @@ type ParseFn = fn(&mut Parser, &[u8]) -> Result<Prim, ParseError>;
 /// its parser. None for leading options and operators, which
 /// [`Parser::leading_options`] and the descent read themselves.
 fn parser(id: Id) -> Option<ParseFn> {
+    option_parser(id).or_else(|| test_parser(id)).or_else(|| action_parser(id))
+}
+
+/// The parsers of the positional and global options.
+fn option_parser(id: Id) -> Option<ParseFn> {
     let f: ParseFn = match id {
-        Id::FollowNever
-        | Id::FollowArgs
-        | Id::FollowAll
-        | Id::Debug
-        | Id::Optimize
-        | Id::Threads
-        | Id::Sorted
-        | Id::Paren
-        | Id::Not
-        | Id::And
-        | Id::Or
-        | Id::Comma => return None,
         // Positional options.
         Id::Daystart => |p, _| p.option(|p| p.daystart = true),
         Id::Follow => |p, _| p.option(|p| p.plan.follow = Follow::Always),
@@ -1029,6 +1022,14 @@ fn parser(id: Id) -> Option<ParseFn> {
             let list = p.arg(n)?;
             p.option(|p| p.plan.files0 = Some(list))
         },
+        _ => return None,
+    };
+    Some(f)
+}
+
+/// The parsers of the tests.
+fn test_parser(id: Id) -> Option<ParseFn> {
+    let f: ParseFn = match id {
         // Tests.
         Id::True => |_, _| Ok(Prim::True),
         Id::False => |_, _| Ok(Prim::False),
@@ -1070,6 +1071,14 @@ fn parser(id: Id) -> Option<ParseFn> {
         Id::Writable => |_, _| Ok(Prim::Access(libc::W_OK)),
         Id::Executable => |_, _| Ok(Prim::Access(libc::X_OK)),
         Id::Fstype => |p, n| Ok(Prim::FsType(p.arg(n)?)),
+        _ => return None,
+    };
+    Some(f)
+}
+
+/// The parsers of the actions, and of `-help` and `-version`.
+fn action_parser(id: Id) -> Option<ParseFn> {
+    let f: ParseFn = match id {
         // Actions.
         Id::Print => |_, _| Ok(Prim::Print { out: 0, term: b'\n' }),
         Id::Print0 => |_, _| Ok(Prim::Print { out: 0, term: 0 }),
@@ -1086,6 +1095,7 @@ fn parser(id: Id) -> Option<ParseFn> {
         // Information: printed instead of walking.
         Id::Help => |_, _| Err(ParseError::Help),
         Id::Version => |_, _| Err(ParseError::Version),
+        _ => return None,
     };
     Some(f)
 }
@@ -1297,6 +1307,17 @@ fn parse_types(n: &[u8], v: &[u8]) -> Result<u16, ParseError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every primary but the leading options and the operators has a
+    /// parser, and those have none.
+    #[test]
+    fn every_primary_has_its_parser() {
+        use crate::primaries::{Kind, PRIMARIES};
+        for p in PRIMARIES {
+            let read_by_descent = matches!(p.kind, Kind::Leading | Kind::Operator);
+            assert_eq!(parser(p.id).is_some(), !read_by_descent, "{}", p.name);
+        }
+    }
 
     fn p(args: &[&str]) -> Result<Plan, String> {
         match parse(args.iter().map(OsString::from).collect()) {
