@@ -392,6 +392,31 @@ fn serve(
         source.display(),
         server.protocol()
     );
+    announce_ready(daemon);
+    serve_signals(&server, &signals, mp, stats_file);
+    for t in threads {
+        let _ = t.join();
+    }
+    // The workers stop when the kernel ends the connection, which normally
+    // means the mount is gone; if they stopped for another reason (a read
+    // error), do not leave a dead mount behind.
+    if slowfs_mounted_at(mp) {
+        eprintln!("slowfs: the connection failed; detaching {}", mp.display());
+        let _ = sys::umount(mp, true);
+    }
+    let server = Arc::into_inner(server).expect("threads joined");
+    let (nodes, files, dirs) = server.table_sizes();
+    eprint!("{}", summary(&server, mp));
+    if files + dirs > 0 {
+        eprintln!("  (at unmount: {nodes} node ids, {files} open files, {dirs} open dirs)");
+    }
+    write_stats(&server, stats_file, true);
+    Ok(())
+}
+
+/// Says the mount is ready: on standard output, or to the parent of a
+/// daemon, whose standard streams then go to its log (or nowhere).
+fn announce_ready(daemon: Option<&mut Daemon>) {
     match daemon {
         None => {
             let mut out = std::io::stdout().lock();
@@ -411,18 +436,24 @@ fn serve(
             }
         }
     }
+}
 
+/// Takes the signals until the server stops: SIGUSR1 writes the counters,
+/// SIGUSR2 resets them, an ending signal unmounts, a second one stops
+/// serving at once.
+fn serve_signals(server: &Server, signals: &sys::Signals, mp: &Path, stats_file: Option<&Path>) {
+    use libc::{SIGUSR1, SIGUSR2};
     let mut unmount_requested: Option<Instant> = None;
     while !server.stopped() {
         let Some(sig) = signals.wait(Duration::from_millis(100)) else { continue };
         match sig {
-            SIGUSR1 => write_stats(&server, stats_file, false),
+            SIGUSR1 => write_stats(server, stats_file, false),
             SIGUSR2 => {
                 server.stats.reset();
                 if let Some(c) = &server.clients {
                     c.reset();
                 }
-                write_stats(&server, stats_file, false);
+                write_stats(server, stats_file, false);
             }
             _ if unmount_requested.is_none() => {
                 unmount_requested = Some(Instant::now());
@@ -434,31 +465,13 @@ fn serve(
                 // A second Ctrl-C: stop serving now. Exiting closes
                 // /dev/fuse, which aborts the connection; a lazily detached
                 // mount then fails its users' requests with ENOTCONN.
-                eprint!("{}", summary(&server, mp));
-                write_stats(&server, stats_file, true);
+                eprint!("{}", summary(server, mp));
+                write_stats(server, stats_file, true);
                 eprintln!("slowfs: stopped before the mount was released");
                 std::process::exit(1);
             }
         }
     }
-    for t in threads {
-        let _ = t.join();
-    }
-    // The workers stop when the kernel ends the connection, which normally
-    // means the mount is gone; if they stopped for another reason (a read
-    // error), do not leave a dead mount behind.
-    if slowfs_mounted_at(mp) {
-        eprintln!("slowfs: the connection failed; detaching {}", mp.display());
-        let _ = sys::umount(mp, true);
-    }
-    let server = Arc::into_inner(server).expect("threads joined");
-    let (nodes, files, dirs) = server.table_sizes();
-    eprint!("{}", summary(&server, mp));
-    if files + dirs > 0 {
-        eprintln!("  (at unmount: {nodes} node ids, {files} open files, {dirs} open dirs)");
-    }
-    write_stats(&server, stats_file, true);
-    Ok(())
 }
 
 #[cfg(test)]
