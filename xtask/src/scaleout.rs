@@ -497,38 +497,7 @@ fn measure_all(
     scratch: &Path,
     mpi: bool,
 ) -> Result<(Vec<Measured>, f64), String> {
-    let root = fs::canonicalize(&o.dir).map_err(|e| format!("{}: {e}", o.dir.display()))?;
-    let on_mount = |p: &Path| m.mnt.join(p.strip_prefix(&root).unwrap_or(p));
-    let mnt_tree = on_mount(tree);
-    let mut rows: Vec<Row> = Vec::new();
-    for &tool in &o.tools {
-        let bin: OsString = bins.join(tool.bin()).into();
-        let cmd = |ops: &[PathBuf]| -> Vec<OsString> {
-            let mut v = vec![bin.clone()];
-            v.extend(tool.args().iter().map(OsString::from));
-            v.extend(ops.iter().map(|p| p.clone().into_os_string()));
-            v
-        };
-        let whole = cmd(std::slice::from_ref(&mnt_tree));
-        rows.push(Row { tool, mode: Mode::Single, argvs: vec![whole.clone()] });
-        if mpi {
-            for &n in &o.ranks {
-                let mut argv = mpirun(mpirun_path, n);
-                argv.extend(whole.iter().cloned());
-                rows.push(Row { tool, mode: Mode::Mpi(n), argvs: vec![argv] });
-            }
-        }
-        if !mpi || o.independent {
-            for &n in o.ranks.iter().filter(|&&n| n > 1) {
-                let argvs = shares(tree, n)
-                    .into_iter()
-                    .filter(|s| !s.is_empty())
-                    .map(|s| cmd(&s.iter().map(|p| on_mount(p)).collect::<Vec<_>>()))
-                    .collect();
-                rows.push(Row { tool, mode: Mode::Independent(n), argvs });
-            }
-        }
-    }
+    let rows = rows(o, &m.mnt, mpirun_path, bins, tree, mpi)?;
     let load = crate::machine::ForeignLoad::start();
     let server0 = m.cpu();
     let mut res: Vec<Measured> = rows.into_iter().map(|r| (r, Vec::new(), None)).collect();
@@ -561,40 +530,9 @@ fn measure_all(
                     Some(*want == out)
                 }
             };
-            let s = Sample {
-                wall,
-                cpu: sys::cpu_used().saturating_sub(cpu0),
-                server_cpu: m.cpu().saturating_sub(server0),
-                requests: num(&stats, "requests"),
-                clients: stats
-                    .iter()
-                    .filter(|(k, v)| k.ends_with(".requests") && v.as_str() != "0")
-                    .count() as u64,
-                in_service_max: num(&stats, "in_service_max"),
-                spread: {
-                    let per: Vec<u64> = stats
-                        .iter()
-                        .filter(|(k, _)| k.starts_with("client.") && k.ends_with(".requests"))
-                        .filter_map(|(_, v)| v.parse().ok())
-                        .filter(|&n| n > 0)
-                        .collect();
-                    (per.iter().copied().min().unwrap_or(0), per.iter().copied().max().unwrap_or(0))
-                },
-                same,
-            };
-            eprintln!(
-                "scaleout:   {} {}: {:.2} s (CPU {:.1} s, server {:.1} s), {} requests, {} \
-                 clients, at most {} in service{}",
-                row.tool.shown(),
-                row.mode.label(),
-                wall.as_secs_f64(),
-                s.cpu.as_secs_f64(),
-                s.server_cpu.as_secs_f64(),
-                s.requests,
-                s.clients,
-                s.in_service_max,
-                if s.same == Some(false) { ", OUTPUT DIFFERS" } else { "" }
-            );
+            let cpu = sys::cpu_used().saturating_sub(cpu0);
+            let s = sample(wall, cpu, m.cpu().saturating_sub(server0), &stats, same);
+            log_sample(row, &s);
             samples.push(s);
         }
     }
@@ -602,6 +540,126 @@ fn measure_all(
     // The server is our unreaped child: its CPU shows up as foreign.
     let foreign = (load.cores() - (m.cpu() - server0).as_secs_f64() / secs).max(0.0);
     Ok((res, foreign))
+}
+
+/// The rows to measure: per tool, the single process on the whole tree,
+/// then each rank count under mpirun (an MPI build) or as independent
+/// processes on shares of the tree.
+fn rows(
+    o: &Options,
+    mnt: &Path,
+    mpirun_path: &Path,
+    bins: &Path,
+    tree: &Path,
+    mpi: bool,
+) -> Result<Vec<Row>, String> {
+    let root = fs::canonicalize(&o.dir).map_err(|e| format!("{}: {e}", o.dir.display()))?;
+    let on_mount = |p: &Path| mnt.join(p.strip_prefix(&root).unwrap_or(p));
+    let mnt_tree = on_mount(tree);
+    let mut rows: Vec<Row> = Vec::new();
+    for &tool in &o.tools {
+        let bin: OsString = bins.join(tool.bin()).into();
+        let cmd = |ops: &[PathBuf]| -> Vec<OsString> {
+            let mut v = vec![bin.clone()];
+            v.extend(tool.args().iter().map(OsString::from));
+            v.extend(ops.iter().map(|p| p.clone().into_os_string()));
+            v
+        };
+        let whole = cmd(std::slice::from_ref(&mnt_tree));
+        rows.push(Row { tool, mode: Mode::Single, argvs: vec![whole.clone()] });
+        if mpi {
+            for &n in &o.ranks {
+                let mut argv = mpirun(mpirun_path, n);
+                argv.extend(whole.iter().cloned());
+                rows.push(Row { tool, mode: Mode::Mpi(n), argvs: vec![argv] });
+            }
+        }
+        if !mpi || o.independent {
+            for &n in o.ranks.iter().filter(|&&n| n > 1) {
+                let argvs = shares(tree, n)
+                    .into_iter()
+                    .filter(|s| !s.is_empty())
+                    .map(|s| cmd(&s.iter().map(|p| on_mount(p)).collect::<Vec<_>>()))
+                    .collect();
+                rows.push(Row { tool, mode: Mode::Independent(n), argvs });
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// A run's numbers, the server's counters among them.
+fn sample(
+    wall: Duration,
+    cpu: Duration,
+    server_cpu: Duration,
+    stats: &HashMap<String, String>,
+    same: Option<bool>,
+) -> Sample {
+    let per_client: Vec<u64> = stats
+        .iter()
+        .filter(|(k, _)| k.starts_with("client.") && k.ends_with(".requests"))
+        .filter_map(|(_, v)| v.parse().ok())
+        .filter(|&n| n > 0)
+        .collect();
+    Sample {
+        wall,
+        cpu,
+        server_cpu,
+        requests: num(stats, "requests"),
+        clients: stats.iter().filter(|(k, v)| k.ends_with(".requests") && v.as_str() != "0").count()
+            as u64,
+        in_service_max: num(stats, "in_service_max"),
+        spread: (
+            per_client.iter().copied().min().unwrap_or(0),
+            per_client.iter().copied().max().unwrap_or(0),
+        ),
+        same,
+    }
+}
+
+fn log_sample(row: &Row, s: &Sample) {
+    eprintln!(
+        "scaleout:   {} {}: {:.2} s (CPU {:.1} s, server {:.1} s), {} requests, {} \
+         clients, at most {} in service{}",
+        row.tool.shown(),
+        row.mode.label(),
+        s.wall.as_secs_f64(),
+        s.cpu.as_secs_f64(),
+        s.server_cpu.as_secs_f64(),
+        s.requests,
+        s.clients,
+        s.in_service_max,
+        if s.same == Some(false) { ", OUTPUT DIFFERS" } else { "" }
+    );
+}
+
+/// What a row's speedup should reach, and whether it did: one rank no
+/// slower than the single process; n clients 80% of n times faster.
+fn target(mode: Mode, mpi: bool, speedup: Option<f64>) -> (String, Option<&'static str>) {
+    let n = mode.clients() as f64;
+    match (mode, mpi) {
+        (Mode::Single, true) => {
+            ("1 rank no slower".to_string(), speedup.map(|x| if x <= 1.0 { "yes" } else { "no" }))
+        }
+        (Mode::Single, false) => ("(base)".to_string(), None),
+        _ if n == 1.0 => ("(base)".to_string(), None),
+        _ => {
+            (format!("≥ {:.1}×", 0.8 * n), speedup.map(|x| if x >= 0.8 * n { "yes" } else { "no" }))
+        }
+    }
+}
+
+/// Whether a row printed what the single process printed, in every run.
+fn same_output(samples: &[Sample]) -> String {
+    let same = samples.iter().filter_map(|x| x.same).collect::<Vec<_>>();
+    if same.is_empty() {
+        "–".to_string()
+    } else if same.iter().all(|&b| b) {
+        "yes".to_string()
+    } else {
+        format!("NO ({} of {})", same.iter().filter(|&&b| !b).count(), same.len())
+    }
 }
 
 fn render(
@@ -663,27 +721,7 @@ fn render(
                 (Some(b), Some(t)) if !t.is_zero() => Some(b.as_secs_f64() / t.as_secs_f64()),
                 _ => None,
             };
-            let n = row.mode.clients() as f64;
-            let (target, met) = match (row.mode, mpi) {
-                (Mode::Single, true) => (
-                    "1 rank no slower".to_string(),
-                    speedup.map(|x| if x <= 1.0 { "yes" } else { "no" }),
-                ),
-                (Mode::Single, false) => ("(base)".to_string(), None),
-                _ if n == 1.0 => ("(base)".to_string(), None),
-                _ => (
-                    format!("≥ {:.1}×", 0.8 * n),
-                    speedup.map(|x| if x >= 0.8 * n { "yes" } else { "no" }),
-                ),
-            };
-            let same = samples.iter().filter_map(|x| x.same).collect::<Vec<_>>();
-            let same = if same.is_empty() {
-                "–".to_string()
-            } else if same.iter().all(|&b| b) {
-                "yes".to_string()
-            } else {
-                format!("NO ({} of {})", same.iter().filter(|&&b| !b).count(), same.len())
-            };
+            let (target, met) = target(row.mode, mpi, speedup);
             let _ = writeln!(
                 s,
                 "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
@@ -709,7 +747,7 @@ fn render(
                     x.requests.to_string()
                 }),
                 mid.map_or("–".into(), |x| x.in_service_max.to_string()),
-                same,
+                same_output(samples),
             );
         }
     }
