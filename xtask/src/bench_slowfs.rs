@@ -613,38 +613,8 @@ fn render(header: &str, o: &Options, results: &[(&Workload, Vec<Measured>, u64, 
     let mut s = String::new();
     let _ = writeln!(s, "# `cargo xtask bench --slowfs {}`\n", o.latency);
     s.push_str(header);
-    let mut progs: Vec<OsString> = Vec::new();
-    for (_, rows, _, _) in results {
-        for r in rows.iter().filter(|r| !r.row.ours && !r.samples.is_empty()) {
-            if r.row.argv[0] != "sh" && !progs.contains(&r.row.argv[0]) {
-                progs.push(r.row.argv[0].clone());
-            }
-        }
-    }
-    let versions = progs.iter().filter_map(bench::version).collect::<Vec<_>>().join("; ");
-    let _ = writeln!(s, "- peers: {versions}");
-    let _ = writeln!(
-        s,
-        "- slow file system: the fixtures through `cargo xtask slowfs` (FUSE, every metadata \
-         request delayed {lat}, entry/attribute caching off, like NFS with actimeo=0); commands \
-         run with the mount as working directory, so `flat-10000/x` is a two-component path\n\
-         - method: rows run in turn, up to {runs} rounds; a row whose first run took over {slow} s \
-         runs once; each run is killed at {cap} s (\"> cap\"); wall = spawn to exit with `Instant`, \
-         median; cpu = user + sys of the command, server cpu = of the slowfs process, both in the \
-         median run; counters zeroed before each run (SIGUSR2) and read after it (SIGUSR1)\n\
-         - requests = FUSE requests the server received; per entry = requests / entries below the \
-         operand; in flight = the most delayed requests waiting at once (achieved concurrency); \
-         ×GNU = GNU's wall / this row's wall\n\
-         - `[threads]` / `[uring]` rows force `RINGIO_BACKEND`, `depth N` sets `RINGIO_DEPTH` \
-         (in-flight depth on high-latency file systems, default 64); the unlabelled row is the \
-         default choice\n\
-         - stdout = bytes printed; on our rows `=` means byte-identical to GNU, `~` same size in \
-         another order, `⚠` different\n",
-        lat = o.latency,
-        runs = o.runs,
-        slow = SLOW_ROW.as_secs(),
-        cap = o.cap.as_secs_f64(),
-    );
+    let _ = writeln!(s, "- peers: {}", peer_versions(results));
+    s.push_str(&method(o));
     let _ = writeln!(
         s,
         "| workload | tool | wall s | runs | cpu s | server cpu s | ×GNU | requests | per entry | in flight | requests by type | stdout |"
@@ -688,12 +658,7 @@ fn render(header: &str, o: &Options, results: &[(&Workload, Vec<Measured>, u64, 
                 _ => String::new(),
             };
             let gnu_done = gnu.filter(|g| !g.capped()).and_then(Measured::median);
-            let out = match gnu_done {
-                Some(g) if r.row.ours && m.out == g.out => format!("{} =", m.out.0),
-                Some(g) if r.row.ours && m.out.0 == g.out.0 => format!("{} ~", m.out.0),
-                Some(_) if r.row.ours => format!("{} ⚠", m.out.0),
-                _ => m.out.0.to_string(),
-            };
+            let out = bench::stdout_cell(m.out, r.row.ours, gnu_done.map(|g| g.out));
             let per = if *entries > 0 {
                 format!("{:.2}", m.counters.requests as f64 / *entries as f64)
             } else {
@@ -712,6 +677,47 @@ fn render(header: &str, o: &Options, results: &[(&Workload, Vec<Measured>, u64, 
         }
     }
     let _ = writeln!(s, "\n- load average at end: {}", crate::machine::loadavg());
+    s
+}
+
+/// The versions of the other tools measured.
+fn peer_versions(results: &[(&Workload, Vec<Measured>, u64, f64)]) -> String {
+    let mut progs: Vec<OsString> = Vec::new();
+    for (_, rows, _, _) in results {
+        for r in rows.iter().filter(|r| !r.row.ours && !r.samples.is_empty()) {
+            if r.row.argv[0] != "sh" && !progs.contains(&r.row.argv[0]) {
+                progs.push(r.row.argv[0].clone());
+            }
+        }
+    }
+    progs.iter().filter_map(bench::version).collect::<Vec<_>>().join("; ")
+}
+
+/// The method paragraph: what each column means and how it was measured.
+fn method(o: &Options) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "- slow file system: the fixtures through `cargo xtask slowfs` (FUSE, every metadata \
+         request delayed {lat}, entry/attribute caching off, like NFS with actimeo=0); commands \
+         run with the mount as working directory, so `flat-10000/x` is a two-component path\n\
+         - method: rows run in turn, up to {runs} rounds; a row whose first run took over {slow} s \
+         runs once; each run is killed at {cap} s (\"> cap\"); wall = spawn to exit with `Instant`, \
+         median; cpu = user + sys of the command, server cpu = of the slowfs process, both in the \
+         median run; counters zeroed before each run (SIGUSR2) and read after it (SIGUSR1)\n\
+         - requests = FUSE requests the server received; per entry = requests / entries below the \
+         operand; in flight = the most delayed requests waiting at once (achieved concurrency); \
+         ×GNU = GNU's wall / this row's wall\n\
+         - `[threads]` / `[uring]` rows force `RINGIO_BACKEND`, `depth N` sets `RINGIO_DEPTH` \
+         (in-flight depth on high-latency file systems, default 64); the unlabelled row is the \
+         default choice\n\
+         - stdout = bytes printed; on our rows `=` means byte-identical to GNU, `~` same size in \
+         another order, `⚠` different\n",
+        lat = o.latency,
+        runs = o.runs,
+        slow = SLOW_ROW.as_secs(),
+        cap = o.cap.as_secs_f64(),
+    );
     s
 }
 
