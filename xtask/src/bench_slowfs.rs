@@ -61,14 +61,10 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
         depths: vec![16, 256],
         ours_only: false,
     };
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let (flag, inline) = match a.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
-            _ => (a.as_str(), None),
-        };
-        let mut value =
-            || inline.clone().or_else(|| it.next().cloned()).ok_or(format!("{flag} needs a value"));
+    let mut words = crate::Words::new(args);
+    while let Some(flag) = words.next_word() {
+        let flag = flag.as_str();
+        let mut value = || words.value(flag);
         match flag {
             "--slowfs" => o.latency = value()?,
             "--runs" => o.runs = crate::parse_runs(Some(&value()?))?,

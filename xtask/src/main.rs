@@ -243,6 +243,49 @@ pub fn cargo(args: &[&str]) -> Result<(), String> {
     }
 }
 
+/// A command line of the words of `s`, for the parsers' tests.
+#[cfg(test)]
+fn args_of(s: &str) -> Vec<String> {
+    s.split_whitespace().map(String::from).collect()
+}
+
+/// A command line word by word, where a long option's value may be
+/// attached (`--runs=3`) or the next word (`--runs 3`).
+pub struct Words<'a> {
+    it: std::slice::Iter<'a, String>,
+    /// The attached value of the option just read.
+    inline: Option<String>,
+}
+
+impl<'a> Words<'a> {
+    pub fn new(args: &'a [String]) -> Words<'a> {
+        Words { it: args.iter(), inline: None }
+    }
+
+    /// The next word; of `--flag=value`, the flag.
+    pub fn next_word(&mut self) -> Option<String> {
+        let a = self.it.next()?;
+        match a.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => {
+                self.inline = Some(v.to_string());
+                Some(f.to_string())
+            }
+            _ => {
+                self.inline = None;
+                Some(a.clone())
+            }
+        }
+    }
+
+    /// The value of `flag`, the option just read.
+    pub fn value(&mut self, flag: &str) -> Result<String, String> {
+        self.inline
+            .clone()
+            .or_else(|| self.it.next().cloned())
+            .ok_or(format!("{flag} needs a value"))
+    }
+}
+
 /// Parses the value of `--cap`: seconds, `s` optional, more than none.
 pub fn parse_cap(v: &str) -> Result<std::time::Duration, String> {
     v.trim_end_matches('s')

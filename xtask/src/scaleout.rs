@@ -151,14 +151,10 @@ fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
         cap: Duration::from_secs(600),
         dir: fixtures::default_dir(),
     };
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let (flag, inline) = match a.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
-            _ => (a.as_str(), None),
-        };
-        let mut value =
-            || inline.clone().or_else(|| it.next().cloned()).ok_or(format!("{flag} needs a value"));
+    let mut words = crate::Words::new(args);
+    while let Some(flag) = words.next_word() {
+        let flag = flag.as_str();
+        let mut value = || words.value(flag);
         match flag {
             "-h" | "--help" => return Ok(None),
             "--bin-dir" => o.bin_dir = Some(PathBuf::from(value()?)),
@@ -757,10 +753,7 @@ fn render(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
-    }
+    use crate::args_of as args;
 
     #[test]
     fn arguments() {

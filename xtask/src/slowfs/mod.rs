@@ -477,10 +477,7 @@ fn serve_signals(server: &Server, signals: &sys::Signals, mp: &Path, stats_file:
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
-    }
+    use crate::args_of as args;
 
     #[test]
     fn durations() {
