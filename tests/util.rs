@@ -104,6 +104,20 @@ impl Run {
         self
     }
 
+    /// Gives `cmd` this run's variables (set and unset) and working
+    /// directory, over the ones it has.
+    fn place(&self, cmd: &mut Command) {
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        for k in &self.unset {
+            cmd.env_remove(k);
+        }
+        if let Some(d) = &self.cwd {
+            cmd.current_dir(d);
+        }
+    }
+
     /// Runs `program` (with `argv0` as the name it sees, so messages say
     /// e.g. `ls:` for both tools when compared) in the C locale.
     pub fn exec(&self, program: &Path, argv0: &str, backend: Option<&str>) -> Output {
@@ -119,15 +133,7 @@ impl Run {
         };
         cmd.args(self.args.iter().map(|a| os(a)));
         test_env(&mut cmd, "", backend);
-        for (k, v) in &self.env {
-            cmd.env(k, v);
-        }
-        for k in &self.unset {
-            cmd.env_remove(k);
-        }
-        if let Some(d) = &self.cwd {
-            cmd.current_dir(d);
-        }
+        self.place(&mut cmd);
         cmd.stdin(if self.stdin.is_some() { Stdio::piped() } else { Stdio::null() });
         cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
         let mut child = cmd.spawn().unwrap_or_else(|e| panic!("spawn {}: {e}", program.display()));
@@ -718,15 +724,7 @@ pub fn exec_on_tty(run: &Run, program: &Path, argv0: &str, backend: Option<&str>
     test_env(&mut cmd, "", backend);
     cmd.env("SHELL", "/bin/bash");
     cmd.env("TERM", "xterm");
-    for (k, v) in &run.env {
-        cmd.env(k, v);
-    }
-    for k in &run.unset {
-        cmd.env_remove(k);
-    }
-    if let Some(d) = &run.cwd {
-        cmd.current_dir(d);
-    }
+    run.place(&mut cmd);
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     cmd.output().unwrap_or_else(|e| panic!("spawn script: {e}"))
 }

@@ -58,45 +58,45 @@ fn seccomp_usable() -> bool {
     true
 }
 
+/// [`same_as_normal`] with `calls` refused with `errno` by a seccomp
+/// filter, where one can be installed.
+fn refused_by_seccomp(what: &str, calls: &[u32], errno: i32) {
+    if seccomp_usable() {
+        same_as_normal(what, &|c| c.seccomp(calls, errno));
+    }
+}
+
 /// Docker's default profile: EPERM for all three io_uring syscalls.
 #[test]
 fn seccomp_eperm_all() {
-    if !seccomp_usable() {
-        return;
-    }
-    same_as_normal("seccomp EPERM", &|c| {
-        c.seccomp(&[IO_URING_SETUP, IO_URING_ENTER, IO_URING_REGISTER], libc::EPERM)
-    });
+    refused_by_seccomp(
+        "seccomp EPERM",
+        &[IO_URING_SETUP, IO_URING_ENTER, IO_URING_REGISTER],
+        libc::EPERM,
+    );
 }
 
 /// A filter (or a kernel) without io_uring at all: ENOSYS.
 #[test]
 fn seccomp_enosys_all() {
-    if !seccomp_usable() {
-        return;
-    }
-    same_as_normal("seccomp ENOSYS", &|c| {
-        c.seccomp(&[IO_URING_SETUP, IO_URING_ENTER, IO_URING_REGISTER], libc::ENOSYS)
-    });
+    refused_by_seccomp(
+        "seccomp ENOSYS",
+        &[IO_URING_SETUP, IO_URING_ENTER, IO_URING_REGISTER],
+        libc::ENOSYS,
+    );
 }
 
 /// Setup allowed, io_uring_register alone refused (the probe registers).
 #[test]
 fn seccomp_register_refused() {
-    if !seccomp_usable() {
-        return;
-    }
-    same_as_normal("io_uring_register refused", &|c| c.seccomp(&[IO_URING_REGISTER], libc::EPERM));
+    refused_by_seccomp("io_uring_register refused", &[IO_URING_REGISTER], libc::EPERM);
 }
 
 /// Setup and register allowed, io_uring_enter refused: a ring that can't
 /// run anything.
 #[test]
 fn seccomp_enter_refused() {
-    if !seccomp_usable() {
-        return;
-    }
-    same_as_normal("io_uring_enter refused", &|c| c.seccomp(&[IO_URING_ENTER], libc::EPERM));
+    refused_by_seccomp("io_uring_enter refused", &[IO_URING_ENTER], libc::EPERM);
 }
 
 const SYSCTL: &str = "/proc/sys/kernel/io_uring_disabled";
