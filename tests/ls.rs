@@ -7,7 +7,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::process::Command;
 
-use crate::util::{build_tree, compare, have, raw_name, Cases, Run, Stderr, TempDir};
+use crate::util::{build_tree, compare, have, raw_name, same_bytes, Cases, Run, Stderr, TempDir};
 
 /// The fixture tree lives one level down, so that `..` (listed by -a) is
 /// ours and stable while other tests create directories in /tmp.
@@ -1019,12 +1019,7 @@ fn terminal_behaviour() {
                 let mut e = env.to_vec();
                 e.push(("RINGIO_BACKEND", b));
                 let got = on_tty(ours, args, t.path(), &e);
-                assert!(
-                    got == want,
-                    "tty {args:?} {env:?} [{b}]\n--- gnu ---\n{}\n--- ours ---\n{}",
-                    String::from_utf8_lossy(&want),
-                    String::from_utf8_lossy(&got)
-                );
+                same_bytes(&format!("tty {args:?} {env:?} [{b}]"), &want, &got);
             }
         }
     }
@@ -1575,12 +1570,7 @@ fn clear_to_end_of_line_with_colour() {
             {
                 let want = on_tty("/usr/bin/ls", args, t.path(), &env);
                 let got = on_tty(ours, args, t.path(), &env);
-                assert!(
-                    got == want,
-                    "tty {args:?} COLUMNS={columns}\n--- gnu ---\n{}\n--- ours ---\n{}",
-                    String::from_utf8_lossy(&want),
-                    String::from_utf8_lossy(&got)
-                );
+                same_bytes(&format!("tty {args:?} COLUMNS={columns}"), &want, &got);
             }
         }
     }
@@ -1781,12 +1771,7 @@ fn terminal_width_over_columns() {
                 let want = on_sized_tty("/usr/bin/ls", args, t.path(), env, cols);
                 let got = on_sized_tty(ours, args, t.path(), env, cols);
                 n += 1;
-                assert!(
-                    got == want,
-                    "tty of {cols:?} columns, {env:?} {args:?}\n--- gnu ---\n{}\n--- ours ---\n{}",
-                    String::from_utf8_lossy(&want),
-                    String::from_utf8_lossy(&got)
-                );
+                same_bytes(&format!("tty of {cols:?} columns, {env:?} {args:?}"), &want, &got);
             }
         }
     }

@@ -729,6 +729,17 @@ pub fn exec_on_tty(run: &Run, program: &Path, argv0: &str, backend: Option<&str>
     cmd.output().unwrap_or_else(|e| panic!("spawn script: {e}"))
 }
 
+/// Fails, showing both (escaped), unless ours printed what GNU printed.
+#[track_caller]
+pub fn same_bytes(what: &str, want: &[u8], got: &[u8]) {
+    assert!(
+        got == want,
+        "{what}\n--- gnu ---\n{:?}\n--- ours ---\n{:?}",
+        String::from_utf8_lossy(want),
+        String::from_utf8_lossy(got)
+    );
+}
+
 /// A line diff of `want` (GNU) against `got` (ours) for failure messages:
 /// ` ` common, `-` GNU only, `+` ours only, long runs of common lines cut
 /// to the three either side of a change. Bytes that are not UTF-8 are
