@@ -727,8 +727,7 @@ fn names_and_output_errors() {
 /// by syscall count: one statx per entry plus the operand, nothing more.
 #[test]
 fn syscalls_stay_per_entry() {
-    if !util::have("strace") {
-        util::prerequisite_missing("syscalls_stay_per_entry", "strace");
+    if !util::require("strace", "syscalls_stay_per_entry") {
         return;
     }
     let t = TempDir::new("du-sys");

@@ -952,8 +952,7 @@ fn sigint_stops_cleanly() {
 /// Syscalls: no more than GNU find's for the same walk (counted from strace -f).
 #[test]
 fn syscalls_no_more_than_gnu() {
-    if !crate::util::have("strace") {
-        crate::util::prerequisite_missing("syscalls_no_more_than_gnu", "strace");
+    if !crate::util::require("strace", "syscalls_no_more_than_gnu") {
         return;
     }
     let t = wide();

@@ -844,8 +844,7 @@ fn dt_unknown_free_paths_and_deep_trees() {
 
 #[test]
 fn unprivileged_permission_errors() {
-    if !have("setpriv") {
-        crate::util::prerequisite_missing("unprivileged_permission_errors", "setpriv");
+    if !crate::util::require("setpriv", "unprivileged_permission_errors") {
         return;
     }
     let t = TempDir::new("ls-perm");
@@ -989,8 +988,7 @@ fn latin1(s: &str) -> Vec<u8> {
 
 #[test]
 fn terminal_behaviour() {
-    if !have("script") {
-        crate::util::prerequisite_missing("terminal_behaviour", "script(1)");
+    if !crate::util::require("script", "terminal_behaviour") {
         return;
     }
     let t = fixture();
@@ -1072,8 +1070,7 @@ fn head_closes_pipe_quietly() {
 /// Plain `lsr` to a pipe and `lsr -1` must not stat anything.
 #[test]
 fn no_stat_without_need() {
-    if !have("strace") {
-        crate::util::prerequisite_missing("no_stat_without_need", "strace");
+    if !crate::util::require("strace", "no_stat_without_need") {
         return;
     }
     let t = TempDir::new("ls-nostat");
@@ -1116,8 +1113,7 @@ fn no_stat_without_need() {
 /// The io_uring backend keeps `lsr -al` of 10,000 files under 100 syscalls.
 #[test]
 fn uring_syscall_budget() {
-    if !have("strace") {
-        crate::util::prerequisite_missing("uring_syscall_budget", "strace");
+    if !crate::util::require("strace", "uring_syscall_budget") {
         return;
     }
     if !ringio::uring_available() {

@@ -640,6 +640,16 @@ pub fn prerequisite_missing(test: &str, what: &str) {
     skipped(test, what);
 }
 
+/// Whether command `cmd` is installed; when it is not, test `test` is
+/// reported as unable to run without it ([`prerequisite_missing`]).
+pub fn require(cmd: &str, test: &str) -> bool {
+    if have(cmd) {
+        return true;
+    }
+    prerequisite_missing(test, cmd);
+    false
+}
+
 /// `test` (or a part of it) did not run, for a reason no installation
 /// cures (not root, no SELinux, no io_uring in this kernel…). A passing
 /// test's stderr is hidden, so besides printing it the skip is appended to

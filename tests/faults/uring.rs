@@ -124,17 +124,23 @@ impl Drop for Disabled {
     }
 }
 
+/// The lock of the sysctl cases, for case `what`; None (after saying why)
+/// where the sysctl can't be set: not root, or a kernel before 6.6.
+fn sysctl_case(what: &str) -> Option<std::sync::MutexGuard<'static, ()>> {
+    if !root() || std::fs::metadata(SYSCTL).is_err() {
+        skip(what, "needs root and a kernel with the sysctl (6.6+)");
+        return None;
+    }
+    Some(ringio::sync::lock(&SYSCTL_LOCK))
+}
+
 /// `sysctl kernel.io_uring_disabled=2`: io_uring refused to everyone.
 /// Kernel-wide, so it holds the suite's kernel-state lock exclusively
 /// (syscall-counting tests wait) and is kept short: the fixture and the
 /// normal runs happen before it is set.
 #[test]
 fn sysctl_disabled_for_everyone() {
-    if !root() || std::fs::metadata(SYSCTL).is_err() {
-        skip("io_uring_disabled=2", "needs root and a kernel with the sysctl (6.6+)");
-        return;
-    }
-    let _serial = ringio::sync::lock(&SYSCTL_LOCK);
+    let Some(_serial) = sysctl_case("io_uring_disabled=2") else { return };
     let t = small_tree();
     let mut normal = Vec::new();
     for (tool, _) in TOOLS {
@@ -169,11 +175,7 @@ fn sysctl_disabled_for_everyone() {
 /// affected); the tools run as nobody.
 #[test]
 fn sysctl_disabled_for_unprivileged() {
-    if !root() || std::fs::metadata(SYSCTL).is_err() {
-        skip("io_uring_disabled=1", "needs root and a kernel with the sysctl (6.6+)");
-        return;
-    }
-    let _serial = ringio::sync::lock(&SYSCTL_LOCK);
+    let Some(_serial) = sysctl_case("io_uring_disabled=1") else { return };
     let Some(_off) = Disabled::set("1") else {
         skip("io_uring_disabled=1", "the sysctl is not writable here");
         return;
@@ -253,8 +255,7 @@ fn ring_breaks_after_start() {
     // The hook really takes the ring away: with the fault from the first
     // enter, the only io_uring_enter reaching the kernel is the probe's
     // (one NOP per process, before any engine's ring exists).
-    if !util::have("strace") {
-        util::prerequisite_missing("ring_breaks_after_start", "strace");
+    if !util::require("strace", "ring_breaks_after_start") {
         return;
     }
     let o = std::process::Command::new("strace")

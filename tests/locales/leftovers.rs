@@ -311,8 +311,7 @@ fn tty_fixture(tag: &str) -> TempDir {
 /// it). Small runs: no progress line (that needs a second on stderr).
 #[test]
 fn du_names_on_a_terminal() {
-    if !have("script") {
-        prerequisite_missing("du_names_on_a_terminal", "script (util-linux) is not installed");
+    if !require("script", "du_names_on_a_terminal") {
         return;
     }
     let t = tty_fixture("loc-left-du-tty");
@@ -351,8 +350,7 @@ fn du_names_on_a_terminal() {
 /// invalid byte; -print and -printf's %p and %f alike.
 #[test]
 fn find_names_on_a_terminal() {
-    if !have("script") {
-        prerequisite_missing("find_names_on_a_terminal", "script (util-linux) is not installed");
+    if !require("script", "find_names_on_a_terminal") {
         return;
     }
     let t = tty_fixture("loc-left-find-tty");

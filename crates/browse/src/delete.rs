@@ -433,6 +433,14 @@ mod tests {
         p
     }
 
+    /// The scratch fixture, its tree's root `t` and the scan of it.
+    fn scanned(tag: &str) -> (Scratch, std::path::PathBuf, Tree) {
+        let p = scratch(tag);
+        let root = p.join("t");
+        let t = tree_of(&root);
+        (p, root, t)
+    }
+
     fn tree_of(root: &Path) -> Tree {
         let mut b = Builder::new(LinkRule::default());
         scan(root, &mut b, root.as_os_str().as_encoded_bytes());
@@ -445,9 +453,7 @@ mod tests {
 
     #[test]
     fn a_subtree_goes_and_the_totals_follow() {
-        let p = scratch("sub");
-        let root = p.join("t");
-        let mut t = tree_of(&root);
+        let (_p, root, mut t) = scanned("sub");
         let r = t.root();
         let before = t.node(r).dsize;
         let a = kid(&t, r, b"a");
@@ -465,9 +471,7 @@ mod tests {
 
     #[test]
     fn a_directory_swapped_for_a_symlink_is_refused() {
-        let p = scratch("swap");
-        let root = p.join("t");
-        let mut t = tree_of(&root);
+        let (p, root, mut t) = scanned("swap");
         let r = t.root();
         let a = kid(&t, r, b"a");
         let b = kid(&t, a, b"b");

@@ -30,12 +30,22 @@ fn open_dir(eng: &mut Engine, p: &Path) -> i32 {
 }
 
 fn list(eng: &mut Engine, fd: i32) -> Vec<(Vec<u8>, u8)> {
+    list_by(eng, 9, |eng, token, buf| eng.getdents(token, fd, buf))
+}
+
+/// The names (without `.` and `..`) that getdents calls return, sorted;
+/// `read` submits one.
+fn list_by(
+    eng: &mut Engine,
+    token: ringio::Token,
+    read: impl Fn(&mut Engine, ringio::Token, Vec<u8>),
+) -> Vec<(Vec<u8>, u8)> {
     let mut names = Vec::new();
     let mut buf = Vec::new();
     loop {
-        eng.getdents(9, fd, buf);
+        read(eng, token, buf);
         let mut c = one(eng);
-        assert_eq!(c.token, 9);
+        assert_eq!(c.token, token);
         c.result.expect("getdents");
         for d in DirentIter::new(c.buf()) {
             if !d.is_dot_or_dotdot() {
@@ -653,25 +663,9 @@ fn getdents_hinted_lists_what_getdents_lists_every_backend() {
             let want = list(&mut eng, fd);
             assert_eq!(want.len(), n, "{b:?}");
             let fd2 = open_dir(&mut eng, &d);
-            let mut got = Vec::new();
-            let mut buf = Vec::new();
-            loop {
-                eng.getdents_hinted(7, fd2, buf, dev_size);
-                let mut c = one(&mut eng);
-                assert_eq!(c.token, 7);
-                c.result.expect("getdents");
-                for d in DirentIter::new(c.buf()) {
-                    if !d.is_dot_or_dotdot() {
-                        got.push((d.name.to_vec(), d.d_type));
-                    }
-                }
-                let eof = c.eof;
-                buf = c.take_buf();
-                if eof {
-                    break;
-                }
-            }
-            got.sort();
+            let got = list_by(&mut eng, 7, |eng, token, buf| {
+                eng.getdents_hinted(token, fd2, buf, dev_size)
+            });
             assert_eq!(got, want, "{b:?}, {n} entries");
             for fd in [fd, fd2] {
                 eng.close(0, fd);
