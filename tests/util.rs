@@ -1388,6 +1388,21 @@ impl Drop for BindMount {
     }
 }
 
+/// GNU's tests/du/long-sloop.sh fixture: directories `1` to `45`, each
+/// holding a link `s` to the next, `46` a file; and `l1`, a link to `1`, a
+/// starting point that puts one more link in every path.
+pub fn symlink_chain(tag: &str) -> TempDir {
+    let t = TempDir::new(tag);
+    let n = 45;
+    for i in 1..=n {
+        std::fs::create_dir(t.join(i.to_string())).unwrap();
+        std::os::unix::fs::symlink(format!("../{}", i + 1), t.join(format!("{i}/s"))).unwrap();
+    }
+    std::fs::write(t.join((n + 1).to_string()), b"foo\n").unwrap();
+    std::os::unix::fs::symlink("1", t.join("l1")).unwrap();
+    t
+}
+
 /// The tree of GNU's tests/du/move-dir-while-traversing.sh: `T/U/3/a/b`
 /// holds 50 chains of 23 directories, and `d2` is a second operand.
 pub fn moving_tree(d: &Path) {
