@@ -20,12 +20,15 @@ pub struct Users {
     nss: bool,
 }
 
+/// A name service lookup: an id's name, if it has one.
+type Lookup = fn(u32) -> Option<Vec<u8>>;
+
 /// The name of `id` in `names`, asking `ask` (the name service) the first
 /// time an id is missing there; an unknown id is remembered too.
 fn cached(
     names: &mut HashMap<u32, Option<Box<[u8]>>>,
     id: u32,
-    ask: Option<fn(u32) -> Option<Vec<u8>>>,
+    ask: Option<Lookup>,
 ) -> Option<&[u8]> {
     names.entry(id).or_insert_with(|| ask.and_then(|f| f(id)).map(Into::into)).as_deref()
 }

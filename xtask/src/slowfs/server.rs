@@ -407,7 +407,8 @@ fn attr_of(md: &Metadata) -> Attr {
 
 /// The d_type of a file of type `ft`.
 fn dtype(ft: fs::FileType) -> u32 {
-    const KINDS: [(fn(&fs::FileType) -> bool, u8); 7] = [
+    type Is = fn(&fs::FileType) -> bool;
+    const KINDS: [(Is, u8); 7] = [
         (fs::FileType::is_dir, libc::DT_DIR),
         (fs::FileType::is_file, libc::DT_REG),
         (fs::FileType::is_symlink, libc::DT_LNK),
