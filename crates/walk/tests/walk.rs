@@ -246,6 +246,45 @@ fn quit_stops_the_walk() {
     assert!(q.0.load(Ordering::Relaxed) < 200, "{}", q.0.load(Ordering::Relaxed));
 }
 
+/// A visitor that moves directory `from` to `to` when it visits
+/// `trigger`, and keeps the directories left and the errors.
+struct Mover {
+    stat: StatNeed,
+    trigger: Vec<u8>,
+    from: PathBuf,
+    to: PathBuf,
+    left: Mutex<Vec<Vec<u8>>>,
+    errors: Mutex<Vec<WalkError>>,
+}
+
+impl Visitor for Mover {
+    type Local = ();
+    type Acc = ();
+    fn local(&self) {}
+    fn need_stat(&self, _: &[u8], _: u8, _: usize) -> StatNeed {
+        self.stat
+    }
+    fn visit(&self, _: &mut (), e: &Entry, _: Option<&()>) -> Visit {
+        if e.path == self.trigger.as_slice() {
+            std::fs::rename(&self.from, &self.to).unwrap();
+        }
+        Visit::Descend
+    }
+    fn leave(&self, _: &mut (), dir: &Entry, _: &(), _: Option<&()>) {
+        self.left.lock().unwrap().push(dir.path.to_vec());
+    }
+    fn error(&self, _: &mut (), err: &WalkError, _: Option<&()>) {
+        self.errors.lock().unwrap().push(err.clone());
+    }
+}
+
+impl Mover {
+    fn new(stat: StatNeed, trigger: Vec<u8>, from: PathBuf, to: PathBuf) -> Mover {
+        let (left, errors) = (Mutex::new(Vec::new()), Mutex::new(Vec::new()));
+        Mover { stat, trigger, from, to, left, errors }
+    }
+}
+
 /// A directory moved out of its parent while its subtree is walked (the
 /// visitor moves it when it sees something inside): when the walk comes
 /// back up from it, the walk of that root ends there, as GNU's fts_read
@@ -254,34 +293,6 @@ fn quit_stops_the_walk() {
 /// directories are stat'ed, in every mode.
 #[test]
 fn a_directory_moved_during_its_walk_ends_that_root() {
-    struct Mover {
-        stat: StatNeed,
-        trigger: Vec<u8>,
-        from: PathBuf,
-        to: PathBuf,
-        left: Mutex<Vec<Vec<u8>>>,
-        errors: Mutex<Vec<WalkError>>,
-    }
-    impl Visitor for Mover {
-        type Local = ();
-        type Acc = ();
-        fn local(&self) {}
-        fn need_stat(&self, _: &[u8], _: u8, _: usize) -> StatNeed {
-            self.stat
-        }
-        fn visit(&self, _: &mut (), e: &Entry, _: Option<&()>) -> Visit {
-            if e.path == self.trigger.as_slice() {
-                std::fs::rename(&self.from, &self.to).unwrap();
-            }
-            Visit::Descend
-        }
-        fn leave(&self, _: &mut (), dir: &Entry, _: &(), _: Option<&()>) {
-            self.left.lock().unwrap().push(dir.path.to_vec());
-        }
-        fn error(&self, _: &mut (), err: &WalkError, _: Option<&()>) {
-            self.errors.lock().unwrap().push(err.clone());
-        }
-    }
     for stat in [StatNeed::None, StatNeed::Lstat] {
         for (label, opts) in modes() {
             let t = Scratch::new("moved");
@@ -289,14 +300,7 @@ fn a_directory_moved_during_its_walk_ends_that_root() {
             std::fs::create_dir_all(t.0.join("r/3/a/b/c/d/e/f/g")).unwrap();
             std::fs::create_dir_all(t.0.join("r/3/a/b/x")).unwrap();
             std::fs::create_dir_all(t.0.join("other/y")).unwrap();
-            let m = Mover {
-                stat,
-                trigger: p("r/3/a/b/c/d"),
-                from: t.0.join("r/3/a/b"),
-                to: t.0.join("r/3/b"),
-                left: Mutex::new(Vec::new()),
-                errors: Mutex::new(Vec::new()),
-            };
+            let m = Mover::new(stat, p("r/3/a/b/c/d"), t.0.join("r/3/a/b"), t.0.join("r/3/b"));
             walk::walk(&[p("r"), p("other")], &opts, &m);
             let label = format!("{label} {stat:?}");
             let errs = m.errors.lock().unwrap();
@@ -321,39 +325,12 @@ fn a_directory_moved_during_its_walk_ends_that_root() {
 /// it is not noticed (and the walker doesn't look either).
 #[test]
 fn a_shallow_directory_moved_is_not_noticed() {
-    struct Mover {
-        trigger: Vec<u8>,
-        from: PathBuf,
-        to: PathBuf,
-        errors: Mutex<Vec<WalkError>>,
-    }
-    impl Visitor for Mover {
-        type Local = ();
-        type Acc = ();
-        fn local(&self) {}
-        fn need_stat(&self, _: &[u8], _: u8, _: usize) -> StatNeed {
-            StatNeed::Lstat
-        }
-        fn visit(&self, _: &mut (), e: &Entry, _: Option<&()>) -> Visit {
-            if e.path == self.trigger.as_slice() {
-                std::fs::rename(&self.from, &self.to).unwrap();
-            }
-            Visit::Descend
-        }
-        fn error(&self, _: &mut (), err: &WalkError, _: Option<&()>) {
-            self.errors.lock().unwrap().push(err.clone());
-        }
-    }
     for (label, opts) in modes() {
         let t = Scratch::new("moved-shallow");
         let p = |r: &str| t.0.join(r).as_os_str().as_encoded_bytes().to_vec();
         std::fs::create_dir_all(t.0.join("r/3/a/b/c/d/e")).unwrap();
-        let m = Mover {
-            trigger: p("r/3/a/b/c/d"),
-            from: t.0.join("r/3/a/b"),
-            to: t.0.join("r/3/b"),
-            errors: Mutex::new(Vec::new()),
-        };
+        let m =
+            Mover::new(StatNeed::Lstat, p("r/3/a/b/c/d"), t.0.join("r/3/a/b"), t.0.join("r/3/b"));
         walk::walk(&[p("r")], &opts, &m);
         assert!(m.errors.lock().unwrap().is_empty(), "{label}: {:?}", m.errors.lock().unwrap());
     }
