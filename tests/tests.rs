@@ -14,6 +14,9 @@ mod slowfs;
 mod slowmount;
 mod syscalls;
 mod util;
+// The slowfs server's counters, read as the benches read them.
+#[path = "../xtask/src/slowfs/stats_file.rs"]
+mod slowfs_stats;
 // strace -c summaries, read as `cargo xtask bench` reads them.
 #[path = "../xtask/src/strace.rs"]
 mod strace;

@@ -18,7 +18,6 @@ use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::fs;
 use std::io::{BufRead, BufReader, Read};
-use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -28,6 +27,7 @@ use std::time::{Duration, Instant};
 
 use crate::bench::{self, Workload};
 use crate::fixtures::{self, Set};
+use crate::slowfs::stats_file::StatsFile;
 use crate::slowfs::sys;
 
 /// The groups `bench --slowfs` has rows for.
@@ -103,8 +103,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
 pub(crate) struct Mount {
     child: Child,
     pub(crate) mnt: PathBuf,
-    stats: PathBuf,
-    resets: u64,
+    stats: StatsFile,
 }
 
 impl Mount {
@@ -118,8 +117,9 @@ impl Mount {
     ) -> Result<Mount, String> {
         let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
         fs::create_dir_all(mnt).map_err(|e| format!("{}: {e}", mnt.display()))?;
-        let log = stats.with_extension("log");
-        let log = fs::File::create(&log).map_err(|e| format!("{}: {e}", log.display()))?;
+        let log_path = stats.with_extension("log");
+        let log =
+            fs::File::create(&log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
         let _ = fs::remove_file(stats);
         let mut child = Command::new(exe)
             .arg("slowfs")
@@ -143,43 +143,23 @@ impl Mount {
             let _ = tx.send(line);
         });
         let line = rx.recv_timeout(Duration::from_secs(20)).unwrap_or_default();
-        let mut m = Mount { child, mnt: mnt.to_path_buf(), stats: stats.to_path_buf(), resets: 0 };
+        let stats = StatsFile::new(stats.to_path_buf(), child.id());
+        let mut m = Mount { child, mnt: mnt.to_path_buf(), stats };
         if line.trim() != "ready" {
-            let log = fs::read_to_string(stats.with_extension("log")).unwrap_or_default();
+            let log = fs::read_to_string(log_path).unwrap_or_default();
             m.stop();
             return Err(format!("slowfs did not come up: {}", log.trim()));
         }
         Ok(m)
     }
 
-    fn signal(&self, sig: i32) {
-        let _ = sys::kill(self.child.id() as i32, sig);
-    }
-
-    fn read_stats(&self) -> Option<(u64, HashMap<String, String>)> {
-        let ino = fs::metadata(&self.stats).ok()?.ino();
-        let text = fs::read_to_string(&self.stats).ok()?;
-        let map = text
-            .lines()
-            .filter_map(|l| l.split_once(' '))
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        Some((ino, map))
-    }
-
     /// Zeroes the server's counters and waits until it has.
     pub(crate) fn reset(&mut self) -> Result<(), String> {
-        self.signal(libc::SIGUSR2);
-        let want = (self.resets + 1).to_string();
-        let t = Instant::now();
-        while t.elapsed() < Duration::from_secs(5) {
-            if self.read_stats().is_some_and(|(_, m)| m.get("resets") == Some(&want)) {
-                self.resets += 1;
-                return Ok(());
-            }
-            std::thread::sleep(Duration::from_millis(2));
+        if self.stats.reset(Duration::from_secs(5)) {
+            Ok(())
+        } else {
+            Err("slowfs did not acknowledge a counter reset".into())
         }
-        Err("slowfs did not acknowledge a counter reset".into())
     }
 
     /// The counters now.
@@ -187,21 +167,10 @@ impl Mount {
         self.snapshot_map().map(|m| Counters::from_map(&m))
     }
 
-    /// The stats file's `key value` lines now (the server rewrites the file
-    /// on SIGUSR1, by rename).
+    /// The stats file's `key value` lines now.
     pub(crate) fn snapshot_map(&self) -> Result<HashMap<String, String>, String> {
-        let before = self.read_stats().map(|(ino, _)| ino);
-        self.signal(libc::SIGUSR1);
-        let t = Instant::now();
-        while t.elapsed() < Duration::from_secs(5) {
-            if let Some((ino, map)) = self.read_stats() {
-                if Some(ino) != before {
-                    return Ok(map);
-                }
-            }
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        Err("slowfs did not write its counters".into())
+        let lines = self.stats.fresh(Duration::from_secs(5));
+        lines.map(|l| l.into_iter().collect()).ok_or("slowfs did not write its counters".into())
     }
 
     /// CPU time the server has used (user + system).
@@ -221,7 +190,7 @@ impl Mount {
         if self.child.try_wait().ok().flatten().is_some() {
             return;
         }
-        self.signal(libc::SIGTERM);
+        let _ = sys::kill(self.child.id() as i32, libc::SIGTERM);
         let t = Instant::now();
         while t.elapsed() < Duration::from_secs(10) {
             if self.child.try_wait().ok().flatten().is_some() {

@@ -11,6 +11,7 @@ mod clients;
 mod nodes;
 mod proto;
 mod server;
+pub(crate) mod stats_file;
 pub(crate) mod sys;
 
 use std::fs::{self, File};
