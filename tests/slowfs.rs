@@ -9,9 +9,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use crate::slowfs_stats::StatsFile;
+use crate::slowfs_child::{self, StatsFile};
 use crate::slowmount::{self, mounted};
 use crate::util::{self, Run, TempDir, BACKENDS};
 
@@ -61,15 +61,7 @@ impl Drop for Server {
         if mounted(&self.mp) {
             let _ = Command::new(&self.xtask).arg("slowfs").arg("--umount").arg(&self.mp).status();
         }
-        let t = Instant::now();
-        while t.elapsed() < Duration::from_secs(20) {
-            if self.child.try_wait().ok().flatten().is_some() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        slowfs_child::reap_within(&mut self.child, Duration::from_secs(20));
         if mounted(&self.mp) {
             let _ = Command::new("umount").arg("-l").arg(&self.mp).status();
         }

@@ -15,8 +15,8 @@ mod slowmount;
 mod syscalls;
 mod util;
 // The slowfs server's counters, read as the benches read them.
-#[path = "../xtask/src/slowfs/stats_file.rs"]
-mod slowfs_stats;
+#[path = "../xtask/src/slowfs/child.rs"]
+mod slowfs_child;
 // strace -c summaries, read as `cargo xtask bench` reads them.
 #[path = "../xtask/src/strace.rs"]
 mod strace;

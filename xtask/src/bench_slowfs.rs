@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use crate::bench::{self, Workload};
 use crate::fixtures::{self, Set};
-use crate::slowfs::stats_file::StatsFile;
+use crate::slowfs::child::{self, StatsFile};
 use crate::slowfs::sys;
 
 /// The groups `bench --slowfs` has rows for.
@@ -191,15 +191,7 @@ impl Mount {
             return;
         }
         let _ = sys::kill(self.child.id() as i32, libc::SIGTERM);
-        let t = Instant::now();
-        while t.elapsed() < Duration::from_secs(10) {
-            if self.child.try_wait().ok().flatten().is_some() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        child::reap_within(&mut self.child, Duration::from_secs(10));
         let _ = Command::new("umount").arg("-l").arg(&self.mnt).status();
     }
 }

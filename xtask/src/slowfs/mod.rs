@@ -7,11 +7,11 @@
 //! node-id table, sys.rs the few raw system calls). The mount is made with
 //! mount(2), so it needs root (or CAP_SYS_ADMIN) and a usable /dev/fuse.
 
+pub(crate) mod child;
 mod clients;
 mod nodes;
 mod proto;
 mod server;
-pub(crate) mod stats_file;
 pub(crate) mod sys;
 
 use std::fs::{self, File};

@@ -1,11 +1,14 @@
-//! The client's side of `xtask slowfs --stats FILE`: on SIGUSR1 the server
-//! rewrites FILE (by rename, so a new inode) with one `key value` line a
-//! counter; on SIGUSR2 it zeroes them and counts the reset (`resets`). For
-//! the benches, and through `#[path]` for the end-to-end tests, so it names
-//! nothing outside itself.
+//! An `xtask slowfs` server run as a child process, from its parent's side:
+//! its counters file and its end. For the benches, and through `#[path]`
+//! for the end-to-end tests, so it names nothing outside itself.
+//!
+//! `--stats FILE`: on SIGUSR1 the server rewrites FILE (by rename, so a new
+//! inode) with one `key value` line a counter; on SIGUSR2 it zeroes them
+//! and counts the reset (`resets`).
 
 use std::os::unix::fs::MetadataExt;
 use std::path::PathBuf;
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 /// A running server's counters file.
@@ -60,6 +63,16 @@ impl StatsFile {
         let before = self.read().map(|(ino, _)| ino);
         self.signal(libc::SIGUSR1);
         poll(limit, || self.read().filter(|(ino, _)| Some(*ino) != before).map(|(_, l)| l))
+    }
+}
+
+/// Waits up to `limit` for the server to exit (having been asked to
+/// unmount), kills it if it has not, and reaps it.
+pub fn reap_within(child: &mut Child, limit: Duration) {
+    let exited = poll(limit, || child.try_wait().ok().flatten());
+    if exited.is_none() {
+        let _ = child.kill();
+        let _ = child.wait();
     }
 }
 
