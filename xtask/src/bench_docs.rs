@@ -88,7 +88,8 @@ mod tests {
 
     #[test]
     fn puts_the_reports_together_in_order() {
-        let dir = std::env::temp_dir().join(format!("bench-docs-{}", std::process::id()));
+        let scratch = scratch::Scratch::new("bench-docs");
+        let dir = scratch.path();
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("du.md"), "# `cargo xtask bench du`\n\n- date: D\n| a |\n")
             .unwrap();
@@ -102,11 +103,10 @@ mod tests {
         assert!(ls < du, "{page}");
         assert!(page.contains("- date: L\n#### sub\n"), "{page}");
         assert!(!page.contains("# `cargo xtask bench"), "{page}");
-        std::fs::remove_dir_all(&dir).unwrap();
-        let empty = std::env::temp_dir().join(format!("bench-docs-none-{}", std::process::id()));
+        let scratch_none = scratch::Scratch::new("bench-docs-none");
+        let empty = scratch_none.path();
         std::fs::create_dir_all(&empty).unwrap();
         assert!(write(&empty, &empty.join("p.md")).is_err());
-        std::fs::remove_dir_all(&empty).unwrap();
     }
 
     #[test]

@@ -465,8 +465,8 @@ mod tests {
 
     #[test]
     fn small_flat_set_is_reused_and_rebuilt_when_stale() {
-        let dir = std::env::temp_dir().join(format!("xtask-fixtures-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
+        let scratch = scratch::Scratch::new("xtask-fixtures");
+        let dir = scratch.path();
         let p = ensure(&dir, Set::Flat(10)).unwrap();
         assert_eq!(fs::read_dir(&p).unwrap().count(), 10);
         let marker = p.join("file-0000003.txt");
@@ -480,6 +480,5 @@ mod tests {
         ensure(&dir, Set::Flat(10)).unwrap();
         assert!(!p.join("extra").exists());
         assert_eq!(fs::read(&marker).unwrap(), before);
-        fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -774,8 +774,8 @@ mod tests {
 
     #[test]
     fn shares_split_the_heaviest_directories_and_balance() {
-        let d = std::env::temp_dir().join(format!("scaleout-shares-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&d);
+        let scratch = scratch::Scratch::new("scaleout-shares");
+        let d = scratch.path();
         for (sub, files) in [("a/x", 6), ("a/y", 2), ("b", 3), ("c", 1)] {
             fs::create_dir_all(d.join(sub)).unwrap();
             for i in 0..files {
@@ -800,7 +800,6 @@ mod tests {
         let w: Vec<usize> = s.iter().map(weight).collect();
         assert_eq!(w.iter().sum::<usize>(), 14, "{s:?}");
         assert!(w.iter().all(|&x| x == 7), "{s:?}");
-        let _ = fs::remove_dir_all(&d);
     }
 
     #[test]
