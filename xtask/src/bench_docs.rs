@@ -90,13 +90,12 @@ mod tests {
     fn puts_the_reports_together_in_order() {
         let scratch = scratch::Scratch::new("bench-docs");
         let dir = scratch.path();
-        std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("du.md"), "# `cargo xtask bench du`\n\n- date: D\n| a |\n")
             .unwrap();
         std::fs::write(dir.join("ls.md"), "# `cargo xtask bench ls`\n\n- date: L\n### sub\n")
             .unwrap();
         let out = dir.join("page.md");
-        write(&dir, &out).unwrap();
+        write(dir, &out).unwrap();
         let page = std::fs::read_to_string(&out).unwrap();
         let ls = page.find("## ls:").unwrap();
         let du = page.find("## du:").unwrap();
@@ -105,8 +104,7 @@ mod tests {
         assert!(!page.contains("# `cargo xtask bench"), "{page}");
         let scratch_none = scratch::Scratch::new("bench-docs-none");
         let empty = scratch_none.path();
-        std::fs::create_dir_all(&empty).unwrap();
-        assert!(write(&empty, &empty.join("p.md")).is_err());
+        assert!(write(empty, &empty.join("p.md")).is_err());
     }
 
     #[test]

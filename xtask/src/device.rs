@@ -289,7 +289,7 @@ mod tests {
         link("254:0", "../../devices/pci0000:00/virtio1/block/vda");
         link("254:1", "../../devices/pci0000:00/virtio1/block/vda/vda1");
         link("253:0", "../../devices/virtual/block/dm-0");
-        let d = |maj, min| lookup(&root, maj, min);
+        let d = |maj, min| lookup(root, maj, min);
         let dev = |n: &str, disk: &str, sl: &[&str]| Device {
             name: n.into(),
             disk: disk.into(),

@@ -786,7 +786,7 @@ mod tests {
         // Total weight 18, two shares: nothing may weigh more than 2, so a
         // (11) is split into x and y, then x (7), b (4) and y (3); c (2)
         // stays whole.
-        let s = shares(&d, 2);
+        let s = shares(d, 2);
         let mut all: Vec<PathBuf> = s.iter().flatten().cloned().collect();
         all.sort();
         let mut want: Vec<PathBuf> = (0..6).map(|i| d.join(format!("a/x/f{i}"))).collect();

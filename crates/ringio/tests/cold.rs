@@ -138,5 +138,4 @@ fn depth_rises_under_injected_slowness_and_falls_back() {
     assert_eq!(ring_limit(&ring), ring_warm, "the ring's io-wq cap falls back");
     assert_eq!(Walkers::active(2, 64), 2);
     assert!(eng.worker_threads() > warm, "the cold workers were started (now parked)");
-
 }
