@@ -677,8 +677,7 @@ fn slow_checksum(r: &mut impl Read) -> (u64, u64) {
 /// formatted path writes in large blocks.
 #[test]
 fn syscalls_of_the_fast_paths() {
-    if !util::have("strace") {
-        util::prerequisite_missing("syscalls_of_the_fast_paths", "strace");
+    if !util::require("strace", "syscalls_of_the_fast_paths") {
         return;
     }
     let t = TempDir::new("cat-strace");

@@ -727,8 +727,7 @@ fn names_and_output_errors() {
 /// by syscall count: one statx per entry plus the operand, nothing more.
 #[test]
 fn syscalls_stay_per_entry() {
-    if !util::have("strace") {
-        util::prerequisite_missing("syscalls_stay_per_entry", "strace");
+    if !util::require("strace", "syscalls_stay_per_entry") {
         return;
     }
     let t = TempDir::new("du-sys");
@@ -961,15 +960,7 @@ fn bind_mount_cycles() {
 /// (40), where GNU's whole-path stat fails with ELOOP.
 #[test]
 fn symlink_chain_longer_than_one_resolution_follows() {
-    let t = TempDir::new("du-sloop");
-    let n = 45;
-    for i in 1..=n {
-        std::fs::create_dir(t.join(i.to_string())).unwrap();
-        std::os::unix::fs::symlink(format!("../{}", i + 1), t.join(format!("{i}/s"))).unwrap();
-    }
-    std::fs::write(t.join((n + 1).to_string()), b"foo\n").unwrap();
-    // A starting point that is itself a link: one more in every path.
-    std::os::unix::fs::symlink("1", t.join("l1")).unwrap();
+    let t = util::symlink_chain("du-sloop");
     let d = t.path();
     for args in
         [&["-L", "1"][..], &["-La", "1"], &["-L", "-s", "1"], &["1"], &["-H", "1"], &["-L", "l1"]]

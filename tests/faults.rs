@@ -106,6 +106,14 @@ impl Scratch {
         self.dir.join(p)
     }
 
+    /// A directory `d` in it holding `n` empty files `prefix0000000…`.
+    pub fn dir_of_files(&self, prefix: &str, n: usize) -> PathBuf {
+        let d = self.join("d");
+        std::fs::create_dir(&d).unwrap();
+        many_files(&d, prefix, n);
+        d
+    }
+
     pub fn is_tmpfs(&self) -> bool {
         self.mounted
     }

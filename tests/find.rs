@@ -952,8 +952,7 @@ fn sigint_stops_cleanly() {
 /// Syscalls: no more than GNU find's for the same walk (counted from strace -f).
 #[test]
 fn syscalls_no_more_than_gnu() {
-    if !crate::util::have("strace") {
-        crate::util::prerequisite_missing("syscalls_no_more_than_gnu", "strace");
+    if !crate::util::require("strace", "syscalls_no_more_than_gnu") {
         return;
     }
     let t = wide();
@@ -1689,15 +1688,7 @@ fn bind_mount_cycles() {
 /// fails with ELOOP.
 #[test]
 fn symlink_chain_longer_than_one_resolution_follows() {
-    let t = TempDir::new("find-sloop");
-    let n = 45;
-    for i in 1..=n {
-        std::fs::create_dir(t.join(i.to_string())).unwrap();
-        std::os::unix::fs::symlink(format!("../{}", i + 1), t.join(format!("{i}/s"))).unwrap();
-    }
-    std::fs::write(t.join((n + 1).to_string()), b"foo\n").unwrap();
-    // A starting point that is itself a link: one more in every path.
-    std::os::unix::fs::symlink("1", t.join("l1")).unwrap();
+    let t = crate::util::symlink_chain("find-sloop");
     cases(
         t.path(),
         &[

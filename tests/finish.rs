@@ -9,7 +9,7 @@ use std::process::{Command, Output, Stdio};
 
 use cli::opts::{Arg, Complete, Opt};
 
-use crate::util::{self, have, TempDir};
+use crate::util::{self, TempDir};
 
 /// A value an option of this shape will take (it need not be valid:
 /// only getopt's verdict matters here).
@@ -357,8 +357,7 @@ fn has_escape(b: &[u8]) -> bool {
 /// ls itself, and NO_COLOR (beyond GNU) turns auto off.
 #[test]
 fn color_auto_follows_term_and_no_color() {
-    if !have("script") {
-        crate::util::prerequisite_missing("color_auto_follows_term_and_no_color", "script(1)");
+    if !util::require("script", "color_auto_follows_term_and_no_color") {
         return;
     }
     let t = TempDir::new("colour");
@@ -403,8 +402,7 @@ fn color_auto_follows_term_and_no_color() {
 /// `--help` carries no escape sequence, its text the same as through a pipe.
 #[test]
 fn messages_and_help_plain_on_a_terminal() {
-    if !have("script") {
-        crate::util::prerequisite_missing("messages_and_help_plain_on_a_terminal", "script(1)");
+    if !util::require("script", "messages_and_help_plain_on_a_terminal") {
         return;
     }
     let t = TempDir::new("plain-tty");

@@ -7,7 +7,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::process::Command;
 
-use crate::util::{build_tree, compare, have, raw_name, Cases, Run, Stderr, TempDir};
+use crate::util::{build_tree, compare, have, raw_name, same_bytes, Cases, Run, Stderr, TempDir};
 
 /// The fixture tree lives one level down, so that `..` (listed by -a) is
 /// ours and stable while other tests create directories in /tmp.
@@ -844,8 +844,7 @@ fn dt_unknown_free_paths_and_deep_trees() {
 
 #[test]
 fn unprivileged_permission_errors() {
-    if !have("setpriv") {
-        crate::util::prerequisite_missing("unprivileged_permission_errors", "setpriv");
+    if !crate::util::require("setpriv", "unprivileged_permission_errors") {
         return;
     }
     let t = TempDir::new("ls-perm");
@@ -989,8 +988,7 @@ fn latin1(s: &str) -> Vec<u8> {
 
 #[test]
 fn terminal_behaviour() {
-    if !have("script") {
-        crate::util::prerequisite_missing("terminal_behaviour", "script(1)");
+    if !crate::util::require("script", "terminal_behaviour") {
         return;
     }
     let t = fixture();
@@ -1019,12 +1017,7 @@ fn terminal_behaviour() {
                 let mut e = env.to_vec();
                 e.push(("RINGIO_BACKEND", b));
                 let got = on_tty(ours, args, t.path(), &e);
-                assert!(
-                    got == want,
-                    "tty {args:?} {env:?} [{b}]\n--- gnu ---\n{}\n--- ours ---\n{}",
-                    String::from_utf8_lossy(&want),
-                    String::from_utf8_lossy(&got)
-                );
+                same_bytes(&format!("tty {args:?} {env:?} [{b}]"), &want, &got);
             }
         }
     }
@@ -1077,8 +1070,7 @@ fn head_closes_pipe_quietly() {
 /// Plain `lsr` to a pipe and `lsr -1` must not stat anything.
 #[test]
 fn no_stat_without_need() {
-    if !have("strace") {
-        crate::util::prerequisite_missing("no_stat_without_need", "strace");
+    if !crate::util::require("strace", "no_stat_without_need") {
         return;
     }
     let t = TempDir::new("ls-nostat");
@@ -1121,8 +1113,7 @@ fn no_stat_without_need() {
 /// The io_uring backend keeps `lsr -al` of 10,000 files under 100 syscalls.
 #[test]
 fn uring_syscall_budget() {
-    if !have("strace") {
-        crate::util::prerequisite_missing("uring_syscall_budget", "strace");
+    if !crate::util::require("strace", "uring_syscall_budget") {
         return;
     }
     if !ringio::uring_available() {
@@ -1575,12 +1566,7 @@ fn clear_to_end_of_line_with_colour() {
             {
                 let want = on_tty("/usr/bin/ls", args, t.path(), &env);
                 let got = on_tty(ours, args, t.path(), &env);
-                assert!(
-                    got == want,
-                    "tty {args:?} COLUMNS={columns}\n--- gnu ---\n{}\n--- ours ---\n{}",
-                    String::from_utf8_lossy(&want),
-                    String::from_utf8_lossy(&got)
-                );
+                same_bytes(&format!("tty {args:?} COLUMNS={columns}"), &want, &got);
             }
         }
     }
@@ -1781,12 +1767,7 @@ fn terminal_width_over_columns() {
                 let want = on_sized_tty("/usr/bin/ls", args, t.path(), env, cols);
                 let got = on_sized_tty(ours, args, t.path(), env, cols);
                 n += 1;
-                assert!(
-                    got == want,
-                    "tty of {cols:?} columns, {env:?} {args:?}\n--- gnu ---\n{}\n--- ours ---\n{}",
-                    String::from_utf8_lossy(&want),
-                    String::from_utf8_lossy(&got)
-                );
+                same_bytes(&format!("tty of {cols:?} columns, {env:?} {args:?}"), &want, &got);
             }
         }
     }

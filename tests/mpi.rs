@@ -313,7 +313,7 @@ fn mpi_killed_rank_fails_loudly() {
     tree(tmp.path());
     for n in [2, 4] {
         for (tool, args) in [("ldu", &["-c", "t"][..]), ("lfind", &["t"][..])] {
-            let env = vec![("RINGUTILS_MPI_FAULT".to_string(), "die:1".to_string())];
+            let env = vec![("RINGUTILS_TEST_MPI_FAULT".to_string(), "die:1".to_string())];
             let got = run(tool, n, args, tmp.path(), &RunOpts { env, ..RunOpts::default() });
             let err = String::from_utf8_lossy(&got.stderr);
             assert_ne!(got.status.code(), Some(0), "{tool} -n {n}: a dead rank must fail the job");

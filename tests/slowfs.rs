@@ -7,11 +7,11 @@
 //! (not root, no /dev/fuse, mount(2) refused).
 
 use std::fs;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
+use crate::slowfs_child::{self, StatsFile};
 use crate::slowmount::{self, mounted};
 use crate::util::{self, Run, TempDir, BACKENDS};
 
@@ -20,8 +20,7 @@ struct Server {
     xtask: PathBuf,
     child: Child,
     mp: PathBuf,
-    stats: PathBuf,
-    resets: u64,
+    stats: StatsFile,
 }
 
 impl Server {
@@ -37,68 +36,23 @@ impl Server {
             }
         };
         assert!(mounted(mp), "ready, but {} is not in mountinfo", mp.display());
-        Some(Server {
-            xtask: xtask.to_path_buf(),
-            child,
-            mp: mp.to_path_buf(),
-            stats: stats.to_path_buf(),
-            resets: 0,
-        })
-    }
-
-    fn signal(&self, sig: i32) {
-        let st = Command::new("kill")
-            .arg(format!("-{}", if sig == libc::SIGUSR1 { "USR1" } else { "USR2" }))
-            .arg(self.child.id().to_string())
-            .status()
-            .unwrap();
-        assert!(st.success());
-    }
-
-    fn read_stats(&self) -> Option<(u64, Vec<(String, u64)>)> {
-        let ino = fs::metadata(&self.stats).ok()?.ino();
-        let text = fs::read_to_string(&self.stats).ok()?;
-        let kv = text
-            .lines()
-            .filter_map(|l| l.split_once(' '))
-            .filter_map(|(k, v)| Some((k.to_string(), v.parse().ok()?)))
-            .collect();
-        Some((ino, kv))
+        let stats = StatsFile::new(stats.to_path_buf(), child.id());
+        Some(Server { xtask: xtask.to_path_buf(), child, mp: mp.to_path_buf(), stats })
     }
 
     /// Zeroes the counters and waits until the server has.
     fn reset(&mut self) {
-        self.signal(libc::SIGUSR2);
-        let want = self.resets + 1;
-        let t = Instant::now();
-        while t.elapsed() < Duration::from_secs(10) {
-            let got = self
-                .read_stats()
-                .and_then(|(_, kv)| kv.into_iter().find(|(k, _)| k == "resets").map(|(_, v)| v));
-            if got == Some(want) {
-                self.resets = want;
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        panic!("slowfs did not acknowledge a counter reset");
+        assert!(
+            self.stats.reset(Duration::from_secs(10)),
+            "slowfs did not acknowledge a counter reset"
+        );
     }
 
     /// The counters now: (name, count) for requests, max_in_flight and
     /// each request type.
     fn counters(&self) -> Counters {
-        let before = self.read_stats().map(|(ino, _)| ino);
-        self.signal(libc::SIGUSR1);
-        let t = Instant::now();
-        while t.elapsed() < Duration::from_secs(10) {
-            if let Some((ino, kv)) = self.read_stats() {
-                if Some(ino) != before {
-                    return Counters(kv);
-                }
-            }
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        panic!("slowfs did not write its counters");
+        let lines = self.stats.fresh(Duration::from_secs(10)).expect("slowfs wrote its counters");
+        Counters(lines.into_iter().filter_map(|(k, v)| Some((k, v.parse().ok()?))).collect())
     }
 }
 
@@ -107,15 +61,7 @@ impl Drop for Server {
         if mounted(&self.mp) {
             let _ = Command::new(&self.xtask).arg("slowfs").arg("--umount").arg(&self.mp).status();
         }
-        let t = Instant::now();
-        while t.elapsed() < Duration::from_secs(20) {
-            if self.child.try_wait().ok().flatten().is_some() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        slowfs_child::reap_within(&mut self.child, Duration::from_secs(20));
         if mounted(&self.mp) {
             let _ = Command::new("umount").arg("-l").arg(&self.mp).status();
         }

@@ -66,14 +66,14 @@ pub fn start(xtask: &Path, src: &Path, mp: &Path, args: &[&OsStr]) -> Result<Chi
 
 /// FUSE can't be had here: under `CI=true` (where `cargo xtask test`
 /// provides root and /dev/fuse) that fails the test; elsewhere the skip is
-/// printed and appended to the file `RINGUTILS_SKIP_LOG` names, which
+/// printed and appended to the file `RINGUTILS_TEST_SKIP_LOG` names, which
 /// `cargo xtask test` lists after the run.
 pub fn fuse_missing(test: &str, why: &str) {
     if std::env::var("CI").is_ok_and(|v| v == "true") {
         panic!("{test}: no FUSE mount: {why} (CI=true makes a skip a failure)");
     }
     eprintln!("SKIPPED {test}: no FUSE mount: {why}");
-    if let Some(path) = std::env::var_os("RINGUTILS_SKIP_LOG") {
+    if let Some(path) = std::env::var_os("RINGUTILS_TEST_SKIP_LOG") {
         use std::io::Write;
         if let Ok(mut f) = fs::OpenOptions::new().create(true).append(true).open(path) {
             let _ = f.write_all(format!("{test}: no FUSE mount: {why}\n").as_bytes());

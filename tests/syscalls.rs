@@ -218,11 +218,11 @@ fn assert_same_as_gnu(tool: &str, args: &[&OsStr], sorted: bool) {
 /// Set to a directory: `engine_child_workload` then lists it and statx's
 /// every entry through ringio; this is the workload `engine_statx_budget`
 /// traces.
-const CHILD_DIR: &str = "RINGUTILS_SYSCALLS_CHILD_DIR";
+const CHILD_DIR: &str = "RINGUTILS_TEST_SYSCALLS_CHILD_DIR";
 /// How the child pushes its stats: `pipelined` or `batched`.
-const CHILD_MODE: &str = "RINGUTILS_SYSCALLS_CHILD_MODE";
+const CHILD_MODE: &str = "RINGUTILS_TEST_SYSCALLS_CHILD_MODE";
 /// How many entries the child must see.
-const CHILD_N: &str = "RINGUTILS_SYSCALLS_CHILD_N";
+const CHILD_N: &str = "RINGUTILS_TEST_SYSCALLS_CHILD_N";
 
 /// Not a check by itself: the process that `engine_statx_budget` traces
 /// (this test binary re-executed with only this test selected).

@@ -15,6 +15,9 @@ mod slowfs;
 mod slowmount;
 mod syscalls;
 mod util;
+// The slowfs server's counters, read as the benches read them.
+#[path = "../xtask/src/slowfs/child.rs"]
+mod slowfs_child;
 // strace -c summaries, read as `cargo xtask bench` reads them.
 #[path = "../xtask/src/strace.rs"]
 mod strace;

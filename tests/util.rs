@@ -16,41 +16,7 @@ pub const BACKENDS: [&str; 3] = ["uring", "threads", "sync"];
 /// Unprivileged uid/gid used for permission tests (Debian's `nobody`).
 pub const NOBODY: u32 = 65534;
 
-/// A directory under the system temp dir, removed (after making everything
-/// writable again) on drop.
-pub struct TempDir(PathBuf);
-
-impl TempDir {
-    pub fn new(tag: &str) -> TempDir {
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let p = std::env::temp_dir().join(format!(
-            "ringutils-{tag}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        // World-readable so tests can run tools as `nobody` inside it.
-        chmod(&p, 0o755);
-        TempDir(p)
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-
-    pub fn join<P: AsRef<Path>>(&self, p: P) -> PathBuf {
-        self.0.join(p)
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = Command::new("chmod").arg("-R").arg("u+rwx").arg(&self.0).status();
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+pub use scratch::Scratch as TempDir;
 
 pub fn chmod(p: &Path, mode: u32) {
     use std::os::unix::fs::PermissionsExt;
@@ -138,6 +104,20 @@ impl Run {
         self
     }
 
+    /// Gives `cmd` this run's variables (set and unset) and working
+    /// directory, over the ones it has.
+    fn place(&self, cmd: &mut Command) {
+        for (k, v) in &self.env {
+            cmd.env(k, v);
+        }
+        for k in &self.unset {
+            cmd.env_remove(k);
+        }
+        if let Some(d) = &self.cwd {
+            cmd.current_dir(d);
+        }
+    }
+
     /// Runs `program` (with `argv0` as the name it sees, so messages say
     /// e.g. `ls:` for both tools when compared) in the C locale.
     pub fn exec(&self, program: &Path, argv0: &str, backend: Option<&str>) -> Output {
@@ -153,15 +133,7 @@ impl Run {
         };
         cmd.args(self.args.iter().map(|a| os(a)));
         test_env(&mut cmd, "", backend);
-        for (k, v) in &self.env {
-            cmd.env(k, v);
-        }
-        for k in &self.unset {
-            cmd.env_remove(k);
-        }
-        if let Some(d) = &self.cwd {
-            cmd.current_dir(d);
-        }
+        self.place(&mut cmd);
         cmd.stdin(if self.stdin.is_some() { Stdio::piped() } else { Stdio::null() });
         cmd.stdout(Stdio::piped()).stderr(Stdio::piped());
         let mut child = cmd.spawn().unwrap_or_else(|e| panic!("spawn {}: {e}", program.display()));
@@ -668,14 +640,24 @@ pub fn prerequisite_missing(test: &str, what: &str) {
     skipped(test, what);
 }
 
+/// Whether command `cmd` is installed; when it is not, test `test` is
+/// reported as unable to run without it ([`prerequisite_missing`]).
+pub fn require(cmd: &str, test: &str) -> bool {
+    if have(cmd) {
+        return true;
+    }
+    prerequisite_missing(test, cmd);
+    false
+}
+
 /// `test` (or a part of it) did not run, for a reason no installation
 /// cures (not root, no SELinux, no io_uring in this kernel…). A passing
 /// test's stderr is hidden, so besides printing it the skip is appended to
-/// the file `RINGUTILS_SKIP_LOG` names: `cargo xtask test` sets it and
+/// the file `RINGUTILS_TEST_SKIP_LOG` names: `cargo xtask test` sets it and
 /// lists the skips after the run.
 pub fn skipped(test: &str, why: &str) {
     eprintln!("SKIPPED {test}: {why}");
-    if let Some(path) = std::env::var_os("RINGUTILS_SKIP_LOG") {
+    if let Some(path) = std::env::var_os("RINGUTILS_TEST_SKIP_LOG") {
         use std::io::Write;
         let f = std::fs::OpenOptions::new().create(true).append(true).open(path);
         if let Ok(mut f) = f {
@@ -752,17 +734,20 @@ pub fn exec_on_tty(run: &Run, program: &Path, argv0: &str, backend: Option<&str>
     test_env(&mut cmd, "", backend);
     cmd.env("SHELL", "/bin/bash");
     cmd.env("TERM", "xterm");
-    for (k, v) in &run.env {
-        cmd.env(k, v);
-    }
-    for k in &run.unset {
-        cmd.env_remove(k);
-    }
-    if let Some(d) = &run.cwd {
-        cmd.current_dir(d);
-    }
+    run.place(&mut cmd);
     cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
     cmd.output().unwrap_or_else(|e| panic!("spawn script: {e}"))
+}
+
+/// Fails, showing both (escaped), unless ours printed what GNU printed.
+#[track_caller]
+pub fn same_bytes(what: &str, want: &[u8], got: &[u8]) {
+    assert!(
+        got == want,
+        "{what}\n--- gnu ---\n{:?}\n--- ours ---\n{:?}",
+        String::from_utf8_lossy(want),
+        String::from_utf8_lossy(got)
+    );
 }
 
 /// A line diff of `want` (GNU) against `got` (ours) for failure messages:
@@ -1401,6 +1386,21 @@ impl Drop for BindMount {
             let _ = Command::new("umount").arg("-l").arg(&self.0).status();
         }
     }
+}
+
+/// GNU's tests/du/long-sloop.sh fixture: directories `1` to `45`, each
+/// holding a link `s` to the next, `46` a file; and `l1`, a link to `1`, a
+/// starting point that puts one more link in every path.
+pub fn symlink_chain(tag: &str) -> TempDir {
+    let t = TempDir::new(tag);
+    let n = 45;
+    for i in 1..=n {
+        std::fs::create_dir(t.join(i.to_string())).unwrap();
+        std::os::unix::fs::symlink(format!("../{}", i + 1), t.join(format!("{i}/s"))).unwrap();
+    }
+    std::fs::write(t.join((n + 1).to_string()), b"foo\n").unwrap();
+    std::os::unix::fs::symlink("1", t.join("l1")).unwrap();
+    t
 }
 
 /// The tree of GNU's tests/du/move-dir-while-traversing.sh: `T/U/3/a/b`

@@ -139,9 +139,7 @@ fn gnu_need_kib(case: &Case) -> u64 {
 #[test]
 fn address_space_limit_200k_entries() {
     let s = Scratch::new("as-limit", "512m");
-    let d = s.join("d");
-    std::fs::create_dir(&d).unwrap();
-    many_files(&d, "entry-", 200_000);
+    s.dir_of_files("entry-", 200_000);
     std::fs::write(s.join("data"), vec![b'q'; 1 << 20]).unwrap();
     for (tool, args) in
         [("lsr", &["-l", "d"][..]), ("lfind", &["d"]), ("ldu", &["-a", "d"]), ("lcat", &["data"])]

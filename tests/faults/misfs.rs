@@ -241,8 +241,7 @@ fn read_error_part_way_is_not_the_end() {
     }
     // On a terminal: script(1) gives the pty; stdout and stderr both land
     // on it, and the status is echoed after.
-    if !util::have("script") {
-        util::prerequisite_missing("lcat read error on a terminal", "script(1)");
+    if !util::require("script", "lcat read error on a terminal") {
         return;
     }
     let run_tty = |prog: &str, backend: &str| {

@@ -113,8 +113,7 @@ fn raw_controls(out: &[u8]) -> Vec<(usize, u8)> {
 /// ldu masks them as GNU find does.)
 #[test]
 fn nothing_raw_on_a_terminal() {
-    if !util::have("script") {
-        util::prerequisite_missing("names on a terminal", "script(1) from util-linux");
+    if !util::require("script", "names on a terminal") {
         return;
     }
     let t = TempDir::new("names-tty");

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use super::{every_tool_args, many_files, small_tree, Scratch};
+use super::{every_tool_args, small_tree, Scratch};
 use crate::util::{self, check_like, compare_case, Case, Prog, TOOLS};
 
 /// Every tool on the small tree with stdout redirected by `redirect`.
@@ -68,9 +68,7 @@ fn broken_pipe_sigpipe_ignored() {
 #[test]
 fn head_n1_on_huge_listing() {
     let s = Scratch::new("head", "256m");
-    let d = s.join("d");
-    std::fs::create_dir(&d).unwrap();
-    many_files(&d, "a-rather-long-file-name-", 100_000);
+    s.dir_of_files("a-rather-long-file-name-", 100_000);
     let cases: &[(&str, &[&str])] = &[
         ("lsr", &["-l", "d"]),
         ("lsr", &["d"]),

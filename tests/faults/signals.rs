@@ -178,9 +178,7 @@ fn long_walk_interrupted() {
 #[test]
 fn blocked_write_interrupted() {
     let s = Scratch::new("sig-write", "128m");
-    let d = s.join("d");
-    std::fs::create_dir(&d).unwrap();
-    many_files(&d, "a-name-long-enough-to-fill-the-pipe-", 20_000);
+    s.dir_of_files("a-name-long-enough-to-fill-the-pipe-", 20_000);
     std::fs::write(s.join("data"), vec![b'y'; 8 << 20]).unwrap();
     let cases: &[(&str, &[&str])] = &[
         ("lsr", &["-l", "d"]),

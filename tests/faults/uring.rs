@@ -58,45 +58,45 @@ fn seccomp_usable() -> bool {
     true
 }
 
+/// [`same_as_normal`] with `calls` refused with `errno` by a seccomp
+/// filter, where one can be installed.
+fn refused_by_seccomp(what: &str, calls: &[u32], errno: i32) {
+    if seccomp_usable() {
+        same_as_normal(what, &|c| c.seccomp(calls, errno));
+    }
+}
+
 /// Docker's default profile: EPERM for all three io_uring syscalls.
 #[test]
 fn seccomp_eperm_all() {
-    if !seccomp_usable() {
-        return;
-    }
-    same_as_normal("seccomp EPERM", &|c| {
-        c.seccomp(&[IO_URING_SETUP, IO_URING_ENTER, IO_URING_REGISTER], libc::EPERM)
-    });
+    refused_by_seccomp(
+        "seccomp EPERM",
+        &[IO_URING_SETUP, IO_URING_ENTER, IO_URING_REGISTER],
+        libc::EPERM,
+    );
 }
 
 /// A filter (or a kernel) without io_uring at all: ENOSYS.
 #[test]
 fn seccomp_enosys_all() {
-    if !seccomp_usable() {
-        return;
-    }
-    same_as_normal("seccomp ENOSYS", &|c| {
-        c.seccomp(&[IO_URING_SETUP, IO_URING_ENTER, IO_URING_REGISTER], libc::ENOSYS)
-    });
+    refused_by_seccomp(
+        "seccomp ENOSYS",
+        &[IO_URING_SETUP, IO_URING_ENTER, IO_URING_REGISTER],
+        libc::ENOSYS,
+    );
 }
 
 /// Setup allowed, io_uring_register alone refused (the probe registers).
 #[test]
 fn seccomp_register_refused() {
-    if !seccomp_usable() {
-        return;
-    }
-    same_as_normal("io_uring_register refused", &|c| c.seccomp(&[IO_URING_REGISTER], libc::EPERM));
+    refused_by_seccomp("io_uring_register refused", &[IO_URING_REGISTER], libc::EPERM);
 }
 
 /// Setup and register allowed, io_uring_enter refused: a ring that can't
 /// run anything.
 #[test]
 fn seccomp_enter_refused() {
-    if !seccomp_usable() {
-        return;
-    }
-    same_as_normal("io_uring_enter refused", &|c| c.seccomp(&[IO_URING_ENTER], libc::EPERM));
+    refused_by_seccomp("io_uring_enter refused", &[IO_URING_ENTER], libc::EPERM);
 }
 
 const SYSCTL: &str = "/proc/sys/kernel/io_uring_disabled";
@@ -124,17 +124,23 @@ impl Drop for Disabled {
     }
 }
 
+/// The lock of the sysctl cases, for case `what`; None (after saying why)
+/// where the sysctl can't be set: not root, or a kernel before 6.6.
+fn sysctl_case(what: &str) -> Option<std::sync::MutexGuard<'static, ()>> {
+    if !root() || std::fs::metadata(SYSCTL).is_err() {
+        skip(what, "needs root and a kernel with the sysctl (6.6+)");
+        return None;
+    }
+    Some(ringio::sync::lock(&SYSCTL_LOCK))
+}
+
 /// `sysctl kernel.io_uring_disabled=2`: io_uring refused to everyone.
 /// Kernel-wide, so it holds the suite's kernel-state lock exclusively
 /// (syscall-counting tests wait) and is kept short: the fixture and the
 /// normal runs happen before it is set.
 #[test]
 fn sysctl_disabled_for_everyone() {
-    if !root() || std::fs::metadata(SYSCTL).is_err() {
-        skip("io_uring_disabled=2", "needs root and a kernel with the sysctl (6.6+)");
-        return;
-    }
-    let _serial = ringio::sync::lock(&SYSCTL_LOCK);
+    let Some(_serial) = sysctl_case("io_uring_disabled=2") else { return };
     let t = small_tree();
     let mut normal = Vec::new();
     for (tool, _) in TOOLS {
@@ -169,11 +175,7 @@ fn sysctl_disabled_for_everyone() {
 /// affected); the tools run as nobody.
 #[test]
 fn sysctl_disabled_for_unprivileged() {
-    if !root() || std::fs::metadata(SYSCTL).is_err() {
-        skip("io_uring_disabled=1", "needs root and a kernel with the sysctl (6.6+)");
-        return;
-    }
-    let _serial = ringio::sync::lock(&SYSCTL_LOCK);
+    let Some(_serial) = sysctl_case("io_uring_disabled=1") else { return };
     let Some(_off) = Disabled::set("1") else {
         skip("io_uring_disabled=1", "the sysctl is not writable here");
         return;
@@ -253,8 +255,7 @@ fn ring_breaks_after_start() {
     // The hook really takes the ring away: with the fault from the first
     // enter, the only io_uring_enter reaching the kernel is the probe's
     // (one NOP per process, before any engine's ring exists).
-    if !util::have("strace") {
-        util::prerequisite_missing("ring_breaks_after_start", "strace");
+    if !util::require("strace", "ring_breaks_after_start") {
         return;
     }
     let o = std::process::Command::new("strace")

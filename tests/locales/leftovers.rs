@@ -311,8 +311,7 @@ fn tty_fixture(tag: &str) -> TempDir {
 /// it). Small runs: no progress line (that needs a second on stderr).
 #[test]
 fn du_names_on_a_terminal() {
-    if !have("script") {
-        prerequisite_missing("du_names_on_a_terminal", "script (util-linux) is not installed");
+    if !require("script", "du_names_on_a_terminal") {
         return;
     }
     let t = tty_fixture("loc-left-du-tty");
@@ -330,20 +329,14 @@ fn du_names_on_a_terminal() {
             let got_masked = on_tty(dir, l, &format!("{du} d/*"), Some(b));
             let (wr, gr) = (want_raw.clone(), got_raw);
             c.run(move || {
-                assert!(
-                    gr == wr,
-                    "ldu [{b}] {l} printable names on a tty\n--- gnu du ---\n{:?}\n--- ours ---\n{:?}",
-                    String::from_utf8_lossy(&wr),
-                    String::from_utf8_lossy(&gr)
-                );
+                same_bytes(&format!("ldu [{b}] {l} printable names on a tty"), &wr, &gr);
             });
             let (wm, gm) = (want_masked.clone(), got_masked);
             c.run(move || {
-                assert!(
-                    gm == wm,
-                    "ldu [{b}] {l} names on a tty as GNU find masks them\n--- gnu find ---\n{:?}\n--- ours ---\n{:?}",
-                    String::from_utf8_lossy(&wm),
-                    String::from_utf8_lossy(&gm)
+                same_bytes(
+                    &format!("ldu [{b}] {l} names on a tty as GNU find masks them"),
+                    &wm,
+                    &gm,
                 );
             });
         }
@@ -357,8 +350,7 @@ fn du_names_on_a_terminal() {
 /// invalid byte; -print and -printf's %p and %f alike.
 #[test]
 fn find_names_on_a_terminal() {
-    if !have("script") {
-        prerequisite_missing("find_names_on_a_terminal", "script (util-linux) is not installed");
+    if !require("script", "find_names_on_a_terminal") {
         return;
     }
     let t = tty_fixture("loc-left-find-tty");
@@ -374,12 +366,7 @@ fn find_names_on_a_terminal() {
                 let got = on_tty(dir, l, &format!("{find} {args}"), Some(b));
                 let want = want.clone();
                 c.run(move || {
-                    assert!(
-                        got == want,
-                        "lfind [{b}] {l} {args} on a tty\n--- gnu ---\n{:?}\n--- ours ---\n{:?}",
-                        String::from_utf8_lossy(&want),
-                        String::from_utf8_lossy(&got)
-                    );
+                    same_bytes(&format!("lfind [{b}] {l} {args} on a tty"), &want, &got);
                 });
             }
         }

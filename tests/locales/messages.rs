@@ -196,8 +196,7 @@ fn quoted_messages_match_gnu() {
 
 #[test]
 fn unreadable_directories_match_gnu() {
-    if !have("setpriv") {
-        prerequisite_missing("unreadable_directories_match_gnu", "setpriv is not installed");
+    if !require("setpriv", "unreadable_directories_match_gnu") {
         return;
     }
     run_all("unreadable_directories_match_gnu", UNREADABLE, true);
@@ -205,8 +204,7 @@ fn unreadable_directories_match_gnu() {
 
 #[test]
 fn unreadable_directories_quoted_match_gnu() {
-    if !have("setpriv") {
-        prerequisite_missing("unreadable_directories_quoted_match_gnu", "setpriv is not installed");
+    if !require("setpriv", "unreadable_directories_quoted_match_gnu") {
         return;
     }
     run_all("unreadable_directories_quoted_match_gnu", UNREADABLE_QUOTED, true);

@@ -282,8 +282,7 @@ fn words(args: &[&str]) -> Vec<Vec<u8>> {
 /// raw in UTF-8 locales, escaped in C); find masks with `?` per character.
 #[test]
 fn names_on_a_terminal() {
-    if !have("script") {
-        prerequisite_missing("names_on_a_terminal", "script (util-linux)");
+    if !require("script", "names_on_a_terminal") {
         return;
     }
     let t = fixture();
@@ -342,8 +341,7 @@ fn names_on_a_terminal() {
 /// as find masks them (a deliberate difference: GNU du prints them raw).
 #[test]
 fn du_names_on_a_terminal() {
-    if !have("script") {
-        prerequisite_missing("du_names_on_a_terminal", "script (util-linux)");
+    if !require("script", "du_names_on_a_terminal") {
         return;
     }
     let t = TempDir::new("du-names");

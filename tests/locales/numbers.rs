@@ -219,34 +219,30 @@ fn find_cases(cases: &mut Cases, dir: &Path, locpath: Option<&Path>, locale: &st
     }
 }
 
-#[test]
-fn ls_sizes_follow_lc_numeric() {
+/// Runs `cases_of` on the fixture in every locale there is, for the test
+/// `name` (its path).
+fn on_fixture(name: &'static str, cases_of: fn(&mut Cases, &Path, Option<&Path>, &str)) {
     let t = fixture();
-    let mut cases = Cases::new("locales::numbers::ls_sizes_follow_lc_numeric");
-    for l in locales("ls_sizes_follow_lc_numeric") {
-        ls_cases(&mut cases, t.path(), None, l);
+    let mut cases = Cases::new(name);
+    for l in locales(name.rsplit("::").next().unwrap_or(name)) {
+        cases_of(&mut cases, t.path(), None, l);
     }
     cases.finish();
+}
+
+#[test]
+fn ls_sizes_follow_lc_numeric() {
+    on_fixture("locales::numbers::ls_sizes_follow_lc_numeric", ls_cases);
 }
 
 #[test]
 fn du_sizes_follow_lc_numeric() {
-    let t = fixture();
-    let mut cases = Cases::new("locales::numbers::du_sizes_follow_lc_numeric");
-    for l in locales("du_sizes_follow_lc_numeric") {
-        du_cases(&mut cases, t.path(), None, l);
-    }
-    cases.finish();
+    on_fixture("locales::numbers::du_sizes_follow_lc_numeric", du_cases);
 }
 
 #[test]
 fn find_printf_numbers() {
-    let t = fixture();
-    let mut cases = Cases::new("locales::numbers::find_printf_numbers");
-    for l in locales("find_printf_numbers") {
-        find_cases(&mut cases, t.path(), None, l);
-    }
-    cases.finish();
+    on_fixture("locales::numbers::find_printf_numbers", find_cases);
 }
 
 /// Checklist items 15 and 16 as the research wrote them.

@@ -503,8 +503,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             "--no-strace" => strace = Some(false),
             "--strace" => strace = Some(true),
             "--backends" => backends = Some(true),
-            "all" => o.groups.extend(GROUPS.map(String::from)),
-            g if GROUPS.contains(&g) => o.groups.push(g.into()),
+            g if crate::take_group(&mut o.groups, &GROUPS, g) => {}
             other => {
                 return Err(format!(
                     "bench: unknown argument '{other}' (groups: {GROUPS:?} or all)"
@@ -512,10 +511,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             }
         }
     }
-    if o.groups.is_empty() {
-        o.groups.extend(GROUPS.map(String::from));
-    }
-    o.groups.dedup();
+    crate::settle_groups(&mut o.groups, &GROUPS);
     o.runs = runs.unwrap_or(if quick { QUICK_RUNS } else { 10 });
     o.strace = strace.unwrap_or(!quick);
     o.quick = quick;
@@ -710,6 +706,29 @@ fn render(
     let _ = writeln!(s, "# `cargo xtask bench {group}`\n");
     s.push_str(header);
     let _ = writeln!(s, "- peers: {}", versions(results));
+    s.push_str(&method(o, strace));
+    let _ = writeln!(
+        s,
+        "| workload | tool | command | median ms | min | max | cpu ms | ×GNU | ×best | syscalls | stdout |"
+    );
+    let _ = writeln!(s, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    for (w, rows, load) in results {
+        workload_rows(&mut s, w, rows, *load);
+    }
+    let _ = writeln!(
+        s,
+        "\n- CPU used by other processes during this group: {load:.2} cores on average{}\n- load average at end: {}\n- the group took {:.0} s{}",
+        if load >= BUSY_CORES { " (⚠ a busy machine: medians are inflated; compare rows within a workload only)" } else { "" },
+        crate::machine::loadavg(),
+        took.as_secs_f64(),
+        if o.quick { " (--quick)" } else { "" },
+    );
+    s
+}
+
+/// The method paragraph: how every column was measured.
+fn method(o: &Options, strace: bool) -> String {
+    let mut s = String::new();
     let _ = writeln!(
         s,
         "- method: per workload, 1 warm-up run, then {} rounds running every command once in turn; \
@@ -730,74 +749,69 @@ fn render(
             QUICK_SLOW_PEER.as_secs()
         );
     }
-    let _ = writeln!(
-        s,
-        "| workload | tool | command | median ms | min | max | cpu ms | ×GNU | ×best | syscalls | stdout |"
-    );
-    let _ = writeln!(s, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-    for (w, rows, load) in results {
-        let med = |r: &Result_| (r.failed.is_none() && !r.wall.is_empty()).then(|| median(&r.wall));
-        let gnu_row = rows.iter().find(|r| r.row.gnu && r.failed.is_none());
-        let gnu = gnu_row.and_then(med);
-        let best = rows.iter().filter(|r| !r.row.ours && !r.row.reference).filter_map(med).min();
-        let busy = if *load >= BUSY_CORES {
-            format!(" ⚠ other processes used {load:.1} cores")
-        } else {
-            String::new()
-        };
-        let title = format!(
-            "{} ({}){}{busy}",
-            w.title.replace('|', "\\|"),
-            match w.stdout {
-                Stdout::DevNull => "> /dev/null",
-                Stdout::Pipe => "→ pipe",
-            },
-            if w.locale == "C" { String::new() } else { format!(" `LC_ALL={}`", w.locale) }
-        );
-        for (i, r) in rows.iter().enumerate() {
-            let wl = if i == 0 { title.as_str() } else { "" };
-            let tool = if r.row.ours && r.row.backend.is_none() {
-                format!("**{}**", r.row.label)
-            } else {
-                r.row.label.clone()
-            };
-            let cmd = format!("`{}`", r.row.shown.replace('|', "\\|"));
-            let out = match gnu_row {
-                Some(g) if r.row.ours && r.out == g.out => format!("{} =", r.out.0),
-                Some(g) if r.row.ours && r.out.0 == g.out.0 => format!("{} ~", r.out.0),
-                Some(_) if r.row.ours => format!("{} ⚠", r.out.0),
-                _ => r.out.0.to_string(),
-            };
-            let Some(m) = med(r) else {
-                let why = r.failed.clone().unwrap_or_else(|| "no samples".into());
-                let _ = writeln!(s, "| {wl} | {tool} | {cmd} | {why} | | | | | | | |");
-                continue;
-            };
-            let ratio = |base: Option<Duration>| {
-                base.map_or(String::new(), |b| format!("{:.2}×", m.as_secs_f64() / b.as_secs_f64()))
-            };
-            let _ = writeln!(
-                s,
-                "| {wl} | {tool} | {cmd} | {} | {} | {} | {} | {} | {} | {} | {out} |",
-                ms(m),
-                ms(*r.wall.iter().min().unwrap()),
-                ms(*r.wall.iter().max().unwrap()),
-                ms(median(&r.cpu)),
-                ratio(gnu),
-                ratio(best),
-                r.syscalls.map_or_else(|| "–".into(), |n| n.to_string()),
-            );
-        }
-    }
-    let _ = writeln!(
-        s,
-        "\n- CPU used by other processes during this group: {load:.2} cores on average{}\n- load average at end: {}\n- the group took {:.0} s{}",
-        if load >= BUSY_CORES { " (⚠ a busy machine: medians are inflated; compare rows within a workload only)" } else { "" },
-        crate::machine::loadavg(),
-        took.as_secs_f64(),
-        if o.quick { " (--quick)" } else { "" },
-    );
     s
+}
+
+/// One workload's rows of the table.
+fn workload_rows(s: &mut String, w: &Workload, rows: &[Result_], load: f64) {
+    let med = |r: &Result_| (r.failed.is_none() && !r.wall.is_empty()).then(|| median(&r.wall));
+    let gnu_row = rows.iter().find(|r| r.row.gnu && r.failed.is_none());
+    let gnu = gnu_row.and_then(med);
+    let best = rows.iter().filter(|r| !r.row.ours && !r.row.reference).filter_map(med).min();
+    let busy = if load >= BUSY_CORES {
+        format!(" ⚠ other processes used {load:.1} cores")
+    } else {
+        String::new()
+    };
+    let title = format!(
+        "{} ({}){}{busy}",
+        w.title.replace('|', "\\|"),
+        match w.stdout {
+            Stdout::DevNull => "> /dev/null",
+            Stdout::Pipe => "→ pipe",
+        },
+        if w.locale == "C" { String::new() } else { format!(" `LC_ALL={}`", w.locale) }
+    );
+    for (i, r) in rows.iter().enumerate() {
+        let wl = if i == 0 { title.as_str() } else { "" };
+        let tool = if r.row.ours && r.row.backend.is_none() {
+            format!("**{}**", r.row.label)
+        } else {
+            r.row.label.clone()
+        };
+        let cmd = format!("`{}`", r.row.shown.replace('|', "\\|"));
+        let out = stdout_cell(r.out, r.row.ours, gnu_row.map(|g| g.out));
+        let Some(m) = med(r) else {
+            let why = r.failed.clone().unwrap_or_else(|| "no samples".into());
+            let _ = writeln!(s, "| {wl} | {tool} | {cmd} | {why} | | | | | | | |");
+            continue;
+        };
+        let ratio = |base: Option<Duration>| {
+            base.map_or(String::new(), |b| format!("{:.2}×", m.as_secs_f64() / b.as_secs_f64()))
+        };
+        let _ = writeln!(
+            s,
+            "| {wl} | {tool} | {cmd} | {} | {} | {} | {} | {} | {} | {} | {out} |",
+            ms(m),
+            ms(*r.wall.iter().min().unwrap()),
+            ms(*r.wall.iter().max().unwrap()),
+            ms(median(&r.cpu)),
+            ratio(gnu),
+            ratio(best),
+            r.syscalls.map_or_else(|| "–".into(), |n| n.to_string()),
+        );
+    }
+}
+
+/// The stdout column: the bytes printed; on our rows, whether they are
+/// GNU's (`=`), GNU's size in another order (`~`) or different (`⚠`).
+pub fn stdout_cell(out: (u64, u64), ours: bool, gnu: Option<(u64, u64)>) -> String {
+    match gnu {
+        Some(g) if ours && out == g => format!("{} =", out.0),
+        Some(g) if ours && out.0 == g.0 => format!("{} ~", out.0),
+        Some(_) if ours => format!("{} ⚠", out.0),
+        _ => out.0.to_string(),
+    }
 }
 
 #[cfg(test)]

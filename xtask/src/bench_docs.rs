@@ -88,25 +88,23 @@ mod tests {
 
     #[test]
     fn puts_the_reports_together_in_order() {
-        let dir = std::env::temp_dir().join(format!("bench-docs-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
+        let scratch = scratch::Scratch::new("bench-docs");
+        let dir = scratch.path();
         std::fs::write(dir.join("du.md"), "# `cargo xtask bench du`\n\n- date: D\n| a |\n")
             .unwrap();
         std::fs::write(dir.join("ls.md"), "# `cargo xtask bench ls`\n\n- date: L\n### sub\n")
             .unwrap();
         let out = dir.join("page.md");
-        write(&dir, &out).unwrap();
+        write(dir, &out).unwrap();
         let page = std::fs::read_to_string(&out).unwrap();
         let ls = page.find("## ls:").unwrap();
         let du = page.find("## du:").unwrap();
         assert!(ls < du, "{page}");
         assert!(page.contains("- date: L\n#### sub\n"), "{page}");
         assert!(!page.contains("# `cargo xtask bench"), "{page}");
-        std::fs::remove_dir_all(&dir).unwrap();
-        let empty = std::env::temp_dir().join(format!("bench-docs-none-{}", std::process::id()));
-        std::fs::create_dir_all(&empty).unwrap();
-        assert!(write(&empty, &empty.join("p.md")).is_err());
-        std::fs::remove_dir_all(&empty).unwrap();
+        let scratch_none = scratch::Scratch::new("bench-docs-none");
+        let empty = scratch_none.path();
+        assert!(write(empty, &empty.join("p.md")).is_err());
     }
 
     #[test]

@@ -18,7 +18,6 @@ use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::fs;
 use std::io::{BufRead, BufReader, Read};
-use std::os::unix::fs::MetadataExt;
 use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -28,8 +27,11 @@ use std::time::{Duration, Instant};
 
 use crate::bench::{self, Workload};
 use crate::fixtures::{self, Set};
+use crate::slowfs::child::{self, StatsFile};
 use crate::slowfs::sys;
 
+/// The groups `bench --slowfs` has rows for.
+const GROUPS: [&str; 3] = ["ls", "find", "du"];
 /// A row whose first run took longer than this runs only once.
 const SLOW_ROW: Duration = Duration::from_secs(10);
 /// Executors our rows are repeated with (the inline one keeps a single
@@ -59,28 +61,15 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
         depths: vec![16, 256],
         ours_only: false,
     };
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let (flag, inline) = match a.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
-            _ => (a.as_str(), None),
-        };
-        let mut value =
-            || inline.clone().or_else(|| it.next().cloned()).ok_or(format!("{flag} needs a value"));
+    let mut words = crate::Words::new(args);
+    while let Some(flag) = words.next_word() {
+        let flag = flag.as_str();
+        let mut value = || words.value(flag);
         match flag {
             "--slowfs" => o.latency = value()?,
             "--runs" => o.runs = crate::parse_runs(Some(&value()?))?,
             "--quick" => o.runs = 1,
-            "--cap" => {
-                let v = value()?;
-                let secs: f64 = v
-                    .trim_end_matches('s')
-                    .parse()
-                    .ok()
-                    .filter(|&s: &f64| s > 0.0)
-                    .ok_or(format!("--cap: bad number of seconds '{v}'"))?;
-                o.cap = Duration::from_secs_f64(secs);
-            }
+            "--cap" => o.cap = crate::parse_cap(&value()?)?,
             "--dir" => o.dir = PathBuf::from(value()?),
             "--only" => o.only = Some(value()?),
             "--depths" => {
@@ -94,8 +83,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             }
             "--no-strace" => {}
             "--ours" => o.ours_only = true,
-            "all" => o.groups.extend(["ls", "find", "du"].map(String::from)),
-            g @ ("ls" | "find" | "du") => o.groups.push(g.into()),
+            g if crate::take_group(&mut o.groups, &GROUPS, g) => {}
             other => {
                 return Err(format!(
                     "bench --slowfs: unknown argument '{other}' (groups: ls, find, du or all)"
@@ -106,10 +94,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
     if o.latency.is_empty() {
         return Err("--slowfs needs a latency, e.g. --slowfs 1ms".into());
     }
-    if o.groups.is_empty() {
-        o.groups.extend(["ls", "find", "du"].map(String::from));
-    }
-    o.groups.dedup();
+    crate::settle_groups(&mut o.groups, &GROUPS);
     Ok(o)
 }
 
@@ -118,8 +103,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
 pub(crate) struct Mount {
     child: Child,
     pub(crate) mnt: PathBuf,
-    stats: PathBuf,
-    resets: u64,
+    stats: StatsFile,
 }
 
 impl Mount {
@@ -133,8 +117,9 @@ impl Mount {
     ) -> Result<Mount, String> {
         let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
         fs::create_dir_all(mnt).map_err(|e| format!("{}: {e}", mnt.display()))?;
-        let log = stats.with_extension("log");
-        let log = fs::File::create(&log).map_err(|e| format!("{}: {e}", log.display()))?;
+        let log_path = stats.with_extension("log");
+        let log =
+            fs::File::create(&log_path).map_err(|e| format!("{}: {e}", log_path.display()))?;
         let _ = fs::remove_file(stats);
         let mut child = Command::new(exe)
             .arg("slowfs")
@@ -158,43 +143,23 @@ impl Mount {
             let _ = tx.send(line);
         });
         let line = rx.recv_timeout(Duration::from_secs(20)).unwrap_or_default();
-        let mut m = Mount { child, mnt: mnt.to_path_buf(), stats: stats.to_path_buf(), resets: 0 };
+        let stats = StatsFile::new(stats.to_path_buf(), child.id());
+        let mut m = Mount { child, mnt: mnt.to_path_buf(), stats };
         if line.trim() != "ready" {
-            let log = fs::read_to_string(stats.with_extension("log")).unwrap_or_default();
+            let log = fs::read_to_string(log_path).unwrap_or_default();
             m.stop();
             return Err(format!("slowfs did not come up: {}", log.trim()));
         }
         Ok(m)
     }
 
-    fn signal(&self, sig: i32) {
-        let _ = sys::kill(self.child.id() as i32, sig);
-    }
-
-    fn read_stats(&self) -> Option<(u64, HashMap<String, String>)> {
-        let ino = fs::metadata(&self.stats).ok()?.ino();
-        let text = fs::read_to_string(&self.stats).ok()?;
-        let map = text
-            .lines()
-            .filter_map(|l| l.split_once(' '))
-            .map(|(k, v)| (k.to_string(), v.to_string()))
-            .collect();
-        Some((ino, map))
-    }
-
     /// Zeroes the server's counters and waits until it has.
     pub(crate) fn reset(&mut self) -> Result<(), String> {
-        self.signal(libc::SIGUSR2);
-        let want = (self.resets + 1).to_string();
-        let t = Instant::now();
-        while t.elapsed() < Duration::from_secs(5) {
-            if self.read_stats().is_some_and(|(_, m)| m.get("resets") == Some(&want)) {
-                self.resets += 1;
-                return Ok(());
-            }
-            std::thread::sleep(Duration::from_millis(2));
+        if self.stats.reset(Duration::from_secs(5)) {
+            Ok(())
+        } else {
+            Err("slowfs did not acknowledge a counter reset".into())
         }
-        Err("slowfs did not acknowledge a counter reset".into())
     }
 
     /// The counters now.
@@ -202,21 +167,10 @@ impl Mount {
         self.snapshot_map().map(|m| Counters::from_map(&m))
     }
 
-    /// The stats file's `key value` lines now (the server rewrites the file
-    /// on SIGUSR1, by rename).
+    /// The stats file's `key value` lines now.
     pub(crate) fn snapshot_map(&self) -> Result<HashMap<String, String>, String> {
-        let before = self.read_stats().map(|(ino, _)| ino);
-        self.signal(libc::SIGUSR1);
-        let t = Instant::now();
-        while t.elapsed() < Duration::from_secs(5) {
-            if let Some((ino, map)) = self.read_stats() {
-                if Some(ino) != before {
-                    return Ok(map);
-                }
-            }
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        Err("slowfs did not write its counters".into())
+        let lines = self.stats.fresh(Duration::from_secs(5));
+        lines.map(|l| l.into_iter().collect()).ok_or("slowfs did not write its counters".into())
     }
 
     /// CPU time the server has used (user + system).
@@ -236,16 +190,8 @@ impl Mount {
         if self.child.try_wait().ok().flatten().is_some() {
             return;
         }
-        self.signal(libc::SIGTERM);
-        let t = Instant::now();
-        while t.elapsed() < Duration::from_secs(10) {
-            if self.child.try_wait().ok().flatten().is_some() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        let _ = sys::kill(self.child.id() as i32, libc::SIGTERM);
+        child::reap_within(&mut self.child, Duration::from_secs(10));
         let _ = Command::new("umount").arg("-l").arg(&self.mnt).status();
     }
 }
@@ -624,38 +570,8 @@ fn render(header: &str, o: &Options, results: &[(&Workload, Vec<Measured>, u64, 
     let mut s = String::new();
     let _ = writeln!(s, "# `cargo xtask bench --slowfs {}`\n", o.latency);
     s.push_str(header);
-    let mut progs: Vec<OsString> = Vec::new();
-    for (_, rows, _, _) in results {
-        for r in rows.iter().filter(|r| !r.row.ours && !r.samples.is_empty()) {
-            if r.row.argv[0] != "sh" && !progs.contains(&r.row.argv[0]) {
-                progs.push(r.row.argv[0].clone());
-            }
-        }
-    }
-    let versions = progs.iter().filter_map(bench::version).collect::<Vec<_>>().join("; ");
-    let _ = writeln!(s, "- peers: {versions}");
-    let _ = writeln!(
-        s,
-        "- slow file system: the fixtures through `cargo xtask slowfs` (FUSE, every metadata \
-         request delayed {lat}, entry/attribute caching off, like NFS with actimeo=0); commands \
-         run with the mount as working directory, so `flat-10000/x` is a two-component path\n\
-         - method: rows run in turn, up to {runs} rounds; a row whose first run took over {slow} s \
-         runs once; each run is killed at {cap} s (\"> cap\"); wall = spawn to exit with `Instant`, \
-         median; cpu = user + sys of the command, server cpu = of the slowfs process, both in the \
-         median run; counters zeroed before each run (SIGUSR2) and read after it (SIGUSR1)\n\
-         - requests = FUSE requests the server received; per entry = requests / entries below the \
-         operand; in flight = the most delayed requests waiting at once (achieved concurrency); \
-         ×GNU = GNU's wall / this row's wall\n\
-         - `[threads]` / `[uring]` rows force `RINGIO_BACKEND`, `depth N` sets `RINGIO_DEPTH` \
-         (in-flight depth on high-latency file systems, default 64); the unlabelled row is the \
-         default choice\n\
-         - stdout = bytes printed; on our rows `=` means byte-identical to GNU, `~` same size in \
-         another order, `⚠` different\n",
-        lat = o.latency,
-        runs = o.runs,
-        slow = SLOW_ROW.as_secs(),
-        cap = o.cap.as_secs_f64(),
-    );
+    let _ = writeln!(s, "- peers: {}", peer_versions(results));
+    s.push_str(&method(o));
     let _ = writeln!(
         s,
         "| workload | tool | wall s | runs | cpu s | server cpu s | ×GNU | requests | per entry | in flight | requests by type | stdout |"
@@ -699,12 +615,7 @@ fn render(header: &str, o: &Options, results: &[(&Workload, Vec<Measured>, u64, 
                 _ => String::new(),
             };
             let gnu_done = gnu.filter(|g| !g.capped()).and_then(Measured::median);
-            let out = match gnu_done {
-                Some(g) if r.row.ours && m.out == g.out => format!("{} =", m.out.0),
-                Some(g) if r.row.ours && m.out.0 == g.out.0 => format!("{} ~", m.out.0),
-                Some(_) if r.row.ours => format!("{} ⚠", m.out.0),
-                _ => m.out.0.to_string(),
-            };
+            let out = bench::stdout_cell(m.out, r.row.ours, gnu_done.map(|g| g.out));
             let per = if *entries > 0 {
                 format!("{:.2}", m.counters.requests as f64 / *entries as f64)
             } else {
@@ -723,6 +634,47 @@ fn render(header: &str, o: &Options, results: &[(&Workload, Vec<Measured>, u64, 
         }
     }
     let _ = writeln!(s, "\n- load average at end: {}", crate::machine::loadavg());
+    s
+}
+
+/// The versions of the other tools measured.
+fn peer_versions(results: &[(&Workload, Vec<Measured>, u64, f64)]) -> String {
+    let mut progs: Vec<OsString> = Vec::new();
+    for (_, rows, _, _) in results {
+        for r in rows.iter().filter(|r| !r.row.ours && !r.samples.is_empty()) {
+            if r.row.argv[0] != "sh" && !progs.contains(&r.row.argv[0]) {
+                progs.push(r.row.argv[0].clone());
+            }
+        }
+    }
+    progs.iter().filter_map(bench::version).collect::<Vec<_>>().join("; ")
+}
+
+/// The method paragraph: what each column means and how it was measured.
+fn method(o: &Options) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "- slow file system: the fixtures through `cargo xtask slowfs` (FUSE, every metadata \
+         request delayed {lat}, entry/attribute caching off, like NFS with actimeo=0); commands \
+         run with the mount as working directory, so `flat-10000/x` is a two-component path\n\
+         - method: rows run in turn, up to {runs} rounds; a row whose first run took over {slow} s \
+         runs once; each run is killed at {cap} s (\"> cap\"); wall = spawn to exit with `Instant`, \
+         median; cpu = user + sys of the command, server cpu = of the slowfs process, both in the \
+         median run; counters zeroed before each run (SIGUSR2) and read after it (SIGUSR1)\n\
+         - requests = FUSE requests the server received; per entry = requests / entries below the \
+         operand; in flight = the most delayed requests waiting at once (achieved concurrency); \
+         ×GNU = GNU's wall / this row's wall\n\
+         - `[threads]` / `[uring]` rows force `RINGIO_BACKEND`, `depth N` sets `RINGIO_DEPTH` \
+         (in-flight depth on high-latency file systems, default 64); the unlabelled row is the \
+         default choice\n\
+         - stdout = bytes printed; on our rows `=` means byte-identical to GNU, `~` same size in \
+         another order, `⚠` different\n",
+        lat = o.latency,
+        runs = o.runs,
+        slow = SLOW_ROW.as_secs(),
+        cap = o.cap.as_secs_f64(),
+    );
     s
 }
 

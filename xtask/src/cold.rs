@@ -68,8 +68,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
                     .collect::<Option<_>>()
                     .ok_or_else(|| format!("--threads: bad list {v:?}"))?;
             }
-            "all" => o.groups.extend(GROUPS.map(String::from)),
-            g if GROUPS.contains(&g) => o.groups.push(g.into()),
+            g if crate::take_group(&mut o.groups, &GROUPS, g) => {}
             other => {
                 return Err(format!(
                     "bench --cold: unknown argument '{other}' (groups: {GROUPS:?})"
@@ -77,10 +76,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             }
         }
     }
-    if o.groups.is_empty() {
-        o.groups.extend(GROUPS.map(String::from));
-    }
-    o.groups.dedup();
+    crate::settle_groups(&mut o.groups, &GROUPS);
     Ok(o)
 }
 
@@ -399,6 +395,25 @@ fn render(
     s.push_str(header);
     s.push_str(&device_lines(dev, probe));
     let limits = probe.map(|(l, _)| l);
+    s.push_str(&method(o, cpus, took));
+    let _ = writeln!(
+        s,
+        "| workload | tool | median ms | min | max | cpu ms | reads | MB | busy ms | device ms | binds | ×GNU | ×floor | ×best peer |"
+    );
+    let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|");
+    let mut details = String::new();
+    for (w, rows, load) in results {
+        workload_rows(&mut s, w, rows, *load, limits, cpus);
+        run_details(&mut details, w, rows);
+    }
+    let _ = writeln!(s, "\nPer run:\n{details}");
+    let _ = writeln!(s, "- load average at end: {}", crate::machine::loadavg());
+    s
+}
+
+/// The method paragraph: how every number of the table was measured.
+fn method(o: &Options, cpus: usize, took: Duration) -> String {
+    let mut s = String::new();
     let _ = writeln!(
         s,
         "- method: per workload, 1 warm check run, then {} rounds running every command once in turn, \
@@ -418,122 +433,125 @@ fn render(
         o.threads,
         took.as_secs_f64()
     );
-    let _ = writeln!(
-        s,
-        "| workload | tool | median ms | min | max | cpu ms | reads | MB | busy ms | device ms | binds | ×GNU | ×floor | ×best peer |"
-    );
-    let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|");
-    let mut details = String::new();
-    for (w, rows, load) in results {
-        let gnu = rows.iter().find(|m| m.row.gnu).and_then(Measured::median_wall);
-        let best = rows
+    s
+}
+
+/// One workload's rows of the table: every command, then the floor and
+/// the time the device needs for the floor's reads.
+fn workload_rows(
+    s: &mut String,
+    w: &Workload,
+    rows: &[Measured],
+    load: f64,
+    limits: Option<&Limits>,
+    cpus: usize,
+) {
+    let gnu = rows.iter().find(|m| m.row.gnu).and_then(Measured::median_wall);
+    let best = rows
+        .iter()
+        .filter(|m| !m.row.ours && !m.row.reference)
+        .filter_map(Measured::median_wall)
+        .min();
+    let floor_i = best_floor(rows);
+    let floor = floor_i.and_then(|i| rows[i].median_wall());
+    let busy = if load >= BUSY_CORES {
+        format!(" ⚠ other processes used {load:.1} cores")
+    } else {
+        String::new()
+    };
+    let mut first = true;
+    let mut title = || {
+        let t =
+            if first { format!("{}{busy}", w.title.replace('|', "\\|")) } else { String::new() };
+        first = false;
+        t
+    };
+    let mut cells = |label: String, m: &Measured| -> String {
+        let Some(med) = m.median_wall() else {
+            let why = m.failed.clone().unwrap_or_else(|| "no samples".into());
+            return format!("| {} | {label} | {why} | | | | | | | | | | | |\n", title());
+        };
+        let walls: Vec<Duration> = m.runs.iter().map(|r| r.wall).collect();
+        let disk = m.median_disk();
+        let busy = disk.map(|d| Duration::from_millis(d.busy_ms));
+        let dev_t = disk.zip(limits).map(|(d, l)| ms(l.time_for(d.reads, d.bytes())));
+        format!(
+            "| {} | {label} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+            title(),
+            ms(med),
+            ms(*walls.iter().min().unwrap()),
+            ms(*walls.iter().max().unwrap()),
+            ms(m.median_cpu()),
+            disk.map_or("–".into(), |d| d.reads.to_string()),
+            disk.map_or("–".into(), |d| mb(d.bytes())),
+            disk.map_or("–".into(), |d| d.busy_ms.to_string()),
+            dev_t.unwrap_or_else(|| "–".into()),
+            binds(med, m.median_cpu(), m.median_foreign(), busy, cpus),
+            ratio(med, gnu),
+            ratio(med, floor),
+            if m.row.ours || m.row.reference { ratio(med, best) } else { String::new() },
+        )
+    };
+    for m in rows.iter().filter(|m| !m.row.reference) {
+        let label = match (m.row.ours, m.row.backend) {
+            (true, None) => format!("**{}**", m.row.label),
+            _ => m.row.label.clone(),
+        };
+        s.push_str(&cells(label, m));
+    }
+    if let Some(i) = floor_i {
+        let others: Vec<String> = rows
             .iter()
-            .filter(|m| !m.row.ours && !m.row.reference)
-            .filter_map(Measured::median_wall)
-            .min();
-        let floor_i = best_floor(rows);
-        let floor = floor_i.and_then(|i| rows[i].median_wall());
-        let busy = if *load >= BUSY_CORES {
-            format!(" ⚠ other processes used {load:.1} cores")
-        } else {
-            String::new()
-        };
-        let mut first = true;
-        let mut title = || {
-            let t = if first {
-                format!("{}{busy}", w.title.replace('|', "\\|"))
-            } else {
-                String::new()
-            };
-            first = false;
-            t
-        };
-        let mut cells = |label: String, m: &Measured| -> String {
-            let Some(med) = m.median_wall() else {
-                let why = m.failed.clone().unwrap_or_else(|| "no samples".into());
-                return format!("| {} | {label} | {why} | | | | | | | | | | | |\n", title());
-            };
-            let walls: Vec<Duration> = m.runs.iter().map(|r| r.wall).collect();
-            let disk = m.median_disk();
-            let busy = disk.map(|d| Duration::from_millis(d.busy_ms));
-            let dev_t = disk.zip(limits).map(|(d, l)| ms(l.time_for(d.reads, d.bytes())));
-            format!(
-                "| {} | {label} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                title(),
-                ms(med),
-                ms(*walls.iter().min().unwrap()),
-                ms(*walls.iter().max().unwrap()),
-                ms(m.median_cpu()),
-                disk.map_or("–".into(), |d| d.reads.to_string()),
-                disk.map_or("–".into(), |d| mb(d.bytes())),
-                disk.map_or("–".into(), |d| d.busy_ms.to_string()),
-                dev_t.unwrap_or_else(|| "–".into()),
-                binds(med, m.median_cpu(), m.median_foreign(), busy, cpus),
-                ratio(med, gnu),
-                ratio(med, floor),
-                if m.row.ours || m.row.reference { ratio(med, best) } else { String::new() },
-            )
-        };
-        for m in rows.iter().filter(|m| !m.row.reference) {
-            let label = match (m.row.ours, m.row.backend) {
-                (true, None) => format!("**{}**", m.row.label),
-                _ => m.row.label.clone(),
-            };
-            s.push_str(&cells(label, m));
-        }
-        if let Some(i) = floor_i {
-            let others: Vec<String> = rows
-                .iter()
-                .filter(|m| m.row.reference)
-                .map(|m| {
-                    let t = m.row.label.rsplit(' ').next().unwrap_or("?");
-                    format!("{t}: {}", m.median_wall().map_or("failed".into(), ms))
-                })
-                .collect();
-            let f = &rows[i];
-            let label = format!(
-                "floor ({} threads; {})",
-                f.row.label.rsplit(' ').next().unwrap_or("?"),
-                others.join(", ")
+            .filter(|m| m.row.reference)
+            .map(|m| {
+                let t = m.row.label.rsplit(' ').next().unwrap_or("?");
+                format!("{t}: {}", m.median_wall().map_or("failed".into(), ms))
+            })
+            .collect();
+        let f = &rows[i];
+        let label = format!(
+            "floor ({} threads; {})",
+            f.row.label.rsplit(' ').next().unwrap_or("?"),
+            others.join(", ")
+        );
+        s.push_str(&cells(label, f));
+        if let (Some(l), Some(d)) = (limits, f.median_disk()) {
+            let t = l.time_for(d.reads, d.bytes());
+            let _ = writeln!(
+                s,
+                "| | device (the floor's reads and bytes) | {} | | | | {} | {} | | | | {} | {} | {} |",
+                ms(t),
+                d.reads,
+                mb(d.bytes()),
+                ratio(t, gnu),
+                ratio(t, floor),
+                ratio(t, best),
             );
-            s.push_str(&cells(label, f));
-            if let (Some(l), Some(d)) = (limits, f.median_disk()) {
-                let t = l.time_for(d.reads, d.bytes());
-                let _ = writeln!(
-                    s,
-                    "| | device (the floor's reads and bytes) | {} | | | | {} | {} | | | | {} | {} | {} |",
-                    ms(t),
-                    d.reads,
-                    mb(d.bytes()),
-                    ratio(t, gnu),
-                    ratio(t, floor),
-                    ratio(t, best),
-                );
-            }
-        }
-        let _ = writeln!(details, "\n`{}`:\n", w.title);
-        for m in rows.iter().filter(|m| m.failed.is_none()) {
-            let runs: Vec<String> = m
-                .runs
-                .iter()
-                .map(|r| match r.disk {
-                    Some(d) => format!(
-                        "{} ms ({} reads, {} MB, busy {} ms, others {:.1} CPUs)",
-                        ms(r.wall),
-                        d.reads,
-                        mb(d.bytes()),
-                        d.busy_ms,
-                        r.foreign
-                    ),
-                    None => format!("{} ms (others {:.1} CPUs)", ms(r.wall), r.foreign),
-                })
-                .collect();
-            let _ = writeln!(details, "- {}: `{}`: {}", m.row.label, m.row.shown, runs.join("; "));
         }
     }
-    let _ = writeln!(s, "\nPer run:\n{details}");
-    let _ = writeln!(s, "- load average at end: {}", crate::machine::loadavg());
-    s
+}
+
+/// Every run of a workload's commands, for the list after the table.
+fn run_details(details: &mut String, w: &Workload, rows: &[Measured]) {
+    let _ = writeln!(details, "\n`{}`:\n", w.title);
+    for m in rows.iter().filter(|m| m.failed.is_none()) {
+        let runs: Vec<String> = m
+            .runs
+            .iter()
+            .map(|r| match r.disk {
+                Some(d) => format!(
+                    "{} ms ({} reads, {} MB, busy {} ms, others {:.1} CPUs)",
+                    ms(r.wall),
+                    d.reads,
+                    mb(d.bytes()),
+                    d.busy_ms,
+                    r.foreign
+                ),
+                None => format!("{} ms (others {:.1} CPUs)", ms(r.wall), r.foreign),
+            })
+            .collect();
+        let _ = writeln!(details, "- {}: `{}`: {}", m.row.label, m.row.shown, runs.join("; "));
+    }
 }
 
 #[cfg(test)]

@@ -273,8 +273,8 @@ mod tests {
     /// A fake sysfs with a disk, a partition and a device-mapper device.
     #[test]
     fn lookup_resolves_disks_partitions_and_dm() {
-        let root = std::env::temp_dir().join(format!("xtask-sysfs-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&root);
+        let scratch = scratch::Scratch::new("xtask-sysfs");
+        let root = scratch.path();
         let devs = root.join("devices");
         let vda = devs.join("pci0000:00/virtio1/block/vda");
         fs::create_dir_all(vda.join("vda1")).unwrap();
@@ -289,7 +289,7 @@ mod tests {
         link("254:0", "../../devices/pci0000:00/virtio1/block/vda");
         link("254:1", "../../devices/pci0000:00/virtio1/block/vda/vda1");
         link("253:0", "../../devices/virtual/block/dm-0");
-        let d = |maj, min| lookup(&root, maj, min);
+        let d = |maj, min| lookup(root, maj, min);
         let dev = |n: &str, disk: &str, sl: &[&str]| Device {
             name: n.into(),
             disk: disk.into(),
@@ -300,7 +300,6 @@ mod tests {
         assert_eq!(d(253, 0).unwrap(), dev("dm-0", "dm-0", &["sdb", "vda1"]));
         assert!(d(0, 42).unwrap_err().contains("not on a block device"));
         assert!(d(8, 16).is_err());
-        fs::remove_dir_all(&root).unwrap();
     }
 
     #[test]

@@ -295,10 +295,10 @@ mod tests {
             .is_ok_and(|s| s.success())
     }
 
-    fn scratch(tag: &str) -> std::path::PathBuf {
-        let d = std::env::temp_dir().join(format!("ringutils-dist-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&d);
-        write_all(&d).unwrap();
+    /// A scratch directory holding what `cargo xtask dist` writes.
+    fn scratch(tag: &str) -> scratch::Scratch {
+        let d = scratch::Scratch::new(&format!("dist-{tag}"));
+        write_all(d.path()).unwrap();
         d
     }
 
@@ -332,7 +332,6 @@ mod tests {
                 assert!(text.contains(first), "{}: {first} not in the rendered page", doc.name);
             }
         }
-        let _ = std::fs::remove_dir_all(&d);
     }
 
     fn bash_complete(file: &Path, line: &[&str]) -> String {
@@ -383,7 +382,6 @@ mod tests {
         assert_eq!(bash_complete(&find, &["lfind", ".", "-type", "d"]), "d\n");
         let du = d.join("completions/bash/ldu");
         assert_eq!(bash_complete(&du, &["ldu", "--ti"]), "--time\n--time=\n--time-style=\n");
-        let _ = std::fs::remove_dir_all(&d);
     }
 
     /// zsh and fish files parse, where those shells are installed.
@@ -406,7 +404,6 @@ mod tests {
                 );
             }
         }
-        let _ = std::fs::remove_dir_all(&d);
     }
 
     #[test]

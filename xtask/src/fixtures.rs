@@ -465,21 +465,20 @@ mod tests {
 
     #[test]
     fn small_flat_set_is_reused_and_rebuilt_when_stale() {
-        let dir = std::env::temp_dir().join(format!("xtask-fixtures-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&dir);
-        let p = ensure(&dir, Set::Flat(10)).unwrap();
+        let scratch = scratch::Scratch::new("xtask-fixtures");
+        let dir = scratch.path();
+        let p = ensure(dir, Set::Flat(10)).unwrap();
         assert_eq!(fs::read_dir(&p).unwrap().count(), 10);
         let marker = p.join("file-0000003.txt");
         let before = fs::read(&marker).unwrap();
         // Reused: a file added by hand survives.
         fs::write(p.join("extra"), b"").unwrap();
-        ensure(&dir, Set::Flat(10)).unwrap();
+        ensure(dir, Set::Flat(10)).unwrap();
         assert!(p.join("extra").exists());
         // A stale stamp forces a rebuild with identical contents.
         fs::write(dir.join(".done-flat-10"), "old").unwrap();
-        ensure(&dir, Set::Flat(10)).unwrap();
+        ensure(dir, Set::Flat(10)).unwrap();
         assert!(!p.join("extra").exists());
         assert_eq!(fs::read(&marker).unwrap(), before);
-        fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -210,8 +210,8 @@ mod tests {
     /// names mode it sees what `find` lists.
     #[test]
     fn floor_total_is_du_count_links() {
-        let dir = std::env::temp_dir().join(format!("du-floor-test-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let scratch = scratch::Scratch::new("du-floor-test");
+        let dir = scratch.path();
         for d in ["a/b/c", "a/d", "e"] {
             std::fs::create_dir_all(dir.join(d)).unwrap();
         }
@@ -231,6 +231,5 @@ mod tests {
             assert_eq!(super::walk(path, threads, super::Mode::Ls).unwrap(), gnu);
             assert_eq!(super::walk(path, threads, super::Mode::Names).unwrap(), entries);
         }
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -350,13 +350,12 @@ mod complete {
 
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
+    use scratch::Scratch;
 
     /// A fresh directory with `sub/`, 3,000 files `f0`… (more than one
     /// getdents64 batch) of `size(i)` bytes, and `link` -> `f1`.
-    fn scratch(tag: &str, size: impl Fn(usize) -> usize) -> PathBuf {
-        let dir = std::env::temp_dir().join(format!("ls-floor-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+    fn scratch(tag: &str, size: impl Fn(usize) -> usize) -> Scratch {
+        let dir = Scratch::new(&format!("ls-floor-{tag}"));
         std::fs::create_dir_all(dir.join("sub")).unwrap();
         for i in 0..3000 {
             std::fs::write(dir.join(format!("f{i}")), vec![b'x'; size(i)]).unwrap();
@@ -370,11 +369,10 @@ mod tests {
     fn lists_every_entry_once() {
         let dir = scratch("test", |_| 1);
         std::os::unix::fs::symlink("missing", dir.join("dangling")).unwrap();
-        let path = dir.to_str().unwrap();
+        let path = dir.path().to_str().unwrap();
         for threads in [1, 2, 4] {
             assert_eq!(super::list(path, threads).unwrap().0, 3000 + 3 + 2, "{threads} threads");
         }
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     /// `--complete` prints what GNU's `ls -al` prints in the C locale, for
@@ -383,7 +381,7 @@ mod tests {
     #[test]
     fn complete_matches_gnu_ls_in_c() {
         let dir = scratch("complete", |i| i % 1500);
-        let path = dir.to_str().unwrap();
+        let path = dir.path().to_str().unwrap();
         let mut ours = Vec::new();
         super::complete::print(super::keep(path, 2).unwrap(), &mut ours, 2).unwrap();
         let gnu = std::process::Command::new("ls")
@@ -391,7 +389,6 @@ mod tests {
             .env("LC_ALL", "C")
             .output()
             .unwrap();
-        std::fs::remove_dir_all(&dir).unwrap();
         assert!(gnu.status.success());
         assert_eq!(String::from_utf8_lossy(&ours), String::from_utf8_lossy(&gnu.stdout));
     }

@@ -151,7 +151,7 @@ fn test(extra: &[String]) -> Result<(), String> {
     let status = Command::new(env!("CARGO"))
         .args(["test", "--workspace", "--all-targets"])
         .args(extra)
-        .env("RINGUTILS_SKIP_LOG", &skip_log)
+        .env("RINGUTILS_TEST_SKIP_LOG", &skip_log)
         .status()
         .map_err(|e| format!("cannot run cargo: {e}"))?;
     report_skips(&skip_log);
@@ -250,6 +250,80 @@ pub fn cargo(args: &[&str]) -> Result<(), String> {
     } else {
         Err(format!("cargo {} failed", args.join(" ")))
     }
+}
+
+/// A command line of the words of `s`, for the parsers' tests.
+#[cfg(test)]
+fn args_of(s: &str) -> Vec<String> {
+    s.split_whitespace().map(String::from).collect()
+}
+
+/// A command line word by word, where a long option's value may be
+/// attached (`--runs=3`) or the next word (`--runs 3`).
+pub struct Words<'a> {
+    it: std::slice::Iter<'a, String>,
+    /// The attached value of the option just read.
+    inline: Option<String>,
+}
+
+impl<'a> Words<'a> {
+    pub fn new(args: &'a [String]) -> Words<'a> {
+        Words { it: args.iter(), inline: None }
+    }
+
+    /// The next word; of `--flag=value`, the flag.
+    pub fn next_word(&mut self) -> Option<String> {
+        let a = self.it.next()?;
+        match a.split_once('=') {
+            Some((f, v)) if f.starts_with("--") => {
+                self.inline = Some(v.to_string());
+                Some(f.to_string())
+            }
+            _ => {
+                self.inline = None;
+                Some(a.clone())
+            }
+        }
+    }
+
+    /// The value of `flag`, the option just read.
+    pub fn value(&mut self, flag: &str) -> Result<String, String> {
+        self.inline
+            .clone()
+            .or_else(|| self.it.next().cloned())
+            .ok_or(format!("{flag} needs a value"))
+    }
+}
+
+/// Parses the value of `--cap`: seconds, `s` optional, more than none.
+pub fn parse_cap(v: &str) -> Result<std::time::Duration, String> {
+    v.trim_end_matches('s')
+        .parse()
+        .ok()
+        .filter(|&s: &f64| s > 0.0)
+        .map(std::time::Duration::from_secs_f64)
+        .ok_or(format!("--cap: bad number of seconds '{v}'"))
+}
+
+/// Takes the word `a` of a bench's command line into `groups` if it names
+/// one of the `known` groups, or `all`; false for any other word.
+pub fn take_group(groups: &mut Vec<String>, known: &[&str], a: &str) -> bool {
+    if a == "all" {
+        groups.extend(known.iter().map(|g| g.to_string()));
+    } else if known.contains(&a) {
+        groups.push(a.into());
+    } else {
+        return false;
+    }
+    true
+}
+
+/// The groups a bench runs: those named, or every one when none was.
+pub fn settle_groups(groups: &mut Vec<String>, known: &[&str]) {
+    if groups.is_empty() {
+        groups.extend(known.iter().map(|g| g.to_string()));
+    }
+    groups.dedup();
 }
 
 /// Parses the value of `--runs`.

@@ -151,14 +151,10 @@ fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
         cap: Duration::from_secs(600),
         dir: fixtures::default_dir(),
     };
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let (flag, inline) = match a.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
-            _ => (a.as_str(), None),
-        };
-        let mut value =
-            || inline.clone().or_else(|| it.next().cloned()).ok_or(format!("{flag} needs a value"));
+    let mut words = crate::Words::new(args);
+    while let Some(flag) = words.next_word() {
+        let flag = flag.as_str();
+        let mut value = || words.value(flag);
         match flag {
             "-h" | "--help" => return Ok(None),
             "--bin-dir" => o.bin_dir = Some(PathBuf::from(value()?)),
@@ -186,16 +182,7 @@ fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
                     .ok_or(format!("--tools: bad list '{v}' (find, du)"))?;
             }
             "--independent" => o.independent = true,
-            "--cap" => {
-                let v = value()?;
-                let secs: f64 = v
-                    .trim_end_matches('s')
-                    .parse()
-                    .ok()
-                    .filter(|&s: &f64| s > 0.0)
-                    .ok_or(format!("--cap: bad number of seconds '{v}'"))?;
-                o.cap = Duration::from_secs_f64(secs);
-            }
+            "--cap" => o.cap = crate::parse_cap(&value()?)?,
             "--dir" => o.dir = PathBuf::from(value()?),
             other => return Err(format!("scaleout: unknown argument '{other}' (see --help)")),
         }
@@ -506,38 +493,7 @@ fn measure_all(
     scratch: &Path,
     mpi: bool,
 ) -> Result<(Vec<Measured>, f64), String> {
-    let root = fs::canonicalize(&o.dir).map_err(|e| format!("{}: {e}", o.dir.display()))?;
-    let on_mount = |p: &Path| m.mnt.join(p.strip_prefix(&root).unwrap_or(p));
-    let mnt_tree = on_mount(tree);
-    let mut rows: Vec<Row> = Vec::new();
-    for &tool in &o.tools {
-        let bin: OsString = bins.join(tool.bin()).into();
-        let cmd = |ops: &[PathBuf]| -> Vec<OsString> {
-            let mut v = vec![bin.clone()];
-            v.extend(tool.args().iter().map(OsString::from));
-            v.extend(ops.iter().map(|p| p.clone().into_os_string()));
-            v
-        };
-        let whole = cmd(std::slice::from_ref(&mnt_tree));
-        rows.push(Row { tool, mode: Mode::Single, argvs: vec![whole.clone()] });
-        if mpi {
-            for &n in &o.ranks {
-                let mut argv = mpirun(mpirun_path, n);
-                argv.extend(whole.iter().cloned());
-                rows.push(Row { tool, mode: Mode::Mpi(n), argvs: vec![argv] });
-            }
-        }
-        if !mpi || o.independent {
-            for &n in o.ranks.iter().filter(|&&n| n > 1) {
-                let argvs = shares(tree, n)
-                    .into_iter()
-                    .filter(|s| !s.is_empty())
-                    .map(|s| cmd(&s.iter().map(|p| on_mount(p)).collect::<Vec<_>>()))
-                    .collect();
-                rows.push(Row { tool, mode: Mode::Independent(n), argvs });
-            }
-        }
-    }
+    let rows = rows(o, &m.mnt, mpirun_path, bins, tree, mpi)?;
     let load = crate::machine::ForeignLoad::start();
     let server0 = m.cpu();
     let mut res: Vec<Measured> = rows.into_iter().map(|r| (r, Vec::new(), None)).collect();
@@ -570,40 +526,9 @@ fn measure_all(
                     Some(*want == out)
                 }
             };
-            let s = Sample {
-                wall,
-                cpu: sys::cpu_used().saturating_sub(cpu0),
-                server_cpu: m.cpu().saturating_sub(server0),
-                requests: num(&stats, "requests"),
-                clients: stats
-                    .iter()
-                    .filter(|(k, v)| k.ends_with(".requests") && v.as_str() != "0")
-                    .count() as u64,
-                in_service_max: num(&stats, "in_service_max"),
-                spread: {
-                    let per: Vec<u64> = stats
-                        .iter()
-                        .filter(|(k, _)| k.starts_with("client.") && k.ends_with(".requests"))
-                        .filter_map(|(_, v)| v.parse().ok())
-                        .filter(|&n| n > 0)
-                        .collect();
-                    (per.iter().copied().min().unwrap_or(0), per.iter().copied().max().unwrap_or(0))
-                },
-                same,
-            };
-            eprintln!(
-                "scaleout:   {} {}: {:.2} s (CPU {:.1} s, server {:.1} s), {} requests, {} \
-                 clients, at most {} in service{}",
-                row.tool.shown(),
-                row.mode.label(),
-                wall.as_secs_f64(),
-                s.cpu.as_secs_f64(),
-                s.server_cpu.as_secs_f64(),
-                s.requests,
-                s.clients,
-                s.in_service_max,
-                if s.same == Some(false) { ", OUTPUT DIFFERS" } else { "" }
-            );
+            let cpu = sys::cpu_used().saturating_sub(cpu0);
+            let s = sample(wall, cpu, m.cpu().saturating_sub(server0), &stats, same);
+            log_sample(row, &s);
             samples.push(s);
         }
     }
@@ -611,6 +536,126 @@ fn measure_all(
     // The server is our unreaped child: its CPU shows up as foreign.
     let foreign = (load.cores() - (m.cpu() - server0).as_secs_f64() / secs).max(0.0);
     Ok((res, foreign))
+}
+
+/// The rows to measure: per tool, the single process on the whole tree,
+/// then each rank count under mpirun (an MPI build) or as independent
+/// processes on shares of the tree.
+fn rows(
+    o: &Options,
+    mnt: &Path,
+    mpirun_path: &Path,
+    bins: &Path,
+    tree: &Path,
+    mpi: bool,
+) -> Result<Vec<Row>, String> {
+    let root = fs::canonicalize(&o.dir).map_err(|e| format!("{}: {e}", o.dir.display()))?;
+    let on_mount = |p: &Path| mnt.join(p.strip_prefix(&root).unwrap_or(p));
+    let mnt_tree = on_mount(tree);
+    let mut rows: Vec<Row> = Vec::new();
+    for &tool in &o.tools {
+        let bin: OsString = bins.join(tool.bin()).into();
+        let cmd = |ops: &[PathBuf]| -> Vec<OsString> {
+            let mut v = vec![bin.clone()];
+            v.extend(tool.args().iter().map(OsString::from));
+            v.extend(ops.iter().map(|p| p.clone().into_os_string()));
+            v
+        };
+        let whole = cmd(std::slice::from_ref(&mnt_tree));
+        rows.push(Row { tool, mode: Mode::Single, argvs: vec![whole.clone()] });
+        if mpi {
+            for &n in &o.ranks {
+                let mut argv = mpirun(mpirun_path, n);
+                argv.extend(whole.iter().cloned());
+                rows.push(Row { tool, mode: Mode::Mpi(n), argvs: vec![argv] });
+            }
+        }
+        if !mpi || o.independent {
+            for &n in o.ranks.iter().filter(|&&n| n > 1) {
+                let argvs = shares(tree, n)
+                    .into_iter()
+                    .filter(|s| !s.is_empty())
+                    .map(|s| cmd(&s.iter().map(|p| on_mount(p)).collect::<Vec<_>>()))
+                    .collect();
+                rows.push(Row { tool, mode: Mode::Independent(n), argvs });
+            }
+        }
+    }
+    Ok(rows)
+}
+
+/// A run's numbers, the server's counters among them.
+fn sample(
+    wall: Duration,
+    cpu: Duration,
+    server_cpu: Duration,
+    stats: &HashMap<String, String>,
+    same: Option<bool>,
+) -> Sample {
+    let per_client: Vec<u64> = stats
+        .iter()
+        .filter(|(k, _)| k.starts_with("client.") && k.ends_with(".requests"))
+        .filter_map(|(_, v)| v.parse().ok())
+        .filter(|&n| n > 0)
+        .collect();
+    Sample {
+        wall,
+        cpu,
+        server_cpu,
+        requests: num(stats, "requests"),
+        clients: stats.iter().filter(|(k, v)| k.ends_with(".requests") && v.as_str() != "0").count()
+            as u64,
+        in_service_max: num(stats, "in_service_max"),
+        spread: (
+            per_client.iter().copied().min().unwrap_or(0),
+            per_client.iter().copied().max().unwrap_or(0),
+        ),
+        same,
+    }
+}
+
+fn log_sample(row: &Row, s: &Sample) {
+    eprintln!(
+        "scaleout:   {} {}: {:.2} s (CPU {:.1} s, server {:.1} s), {} requests, {} \
+         clients, at most {} in service{}",
+        row.tool.shown(),
+        row.mode.label(),
+        s.wall.as_secs_f64(),
+        s.cpu.as_secs_f64(),
+        s.server_cpu.as_secs_f64(),
+        s.requests,
+        s.clients,
+        s.in_service_max,
+        if s.same == Some(false) { ", OUTPUT DIFFERS" } else { "" }
+    );
+}
+
+/// What a row's speedup should reach, and whether it did: one rank no
+/// slower than the single process; n clients 80% of n times faster.
+fn target(mode: Mode, mpi: bool, speedup: Option<f64>) -> (String, Option<&'static str>) {
+    let n = mode.clients() as f64;
+    match (mode, mpi) {
+        (Mode::Single, true) => {
+            ("1 rank no slower".to_string(), speedup.map(|x| if x <= 1.0 { "yes" } else { "no" }))
+        }
+        (Mode::Single, false) => ("(base)".to_string(), None),
+        _ if n == 1.0 => ("(base)".to_string(), None),
+        _ => {
+            (format!("≥ {:.1}×", 0.8 * n), speedup.map(|x| if x >= 0.8 * n { "yes" } else { "no" }))
+        }
+    }
+}
+
+/// Whether a row printed what the single process printed, in every run.
+fn same_output(samples: &[Sample]) -> String {
+    let same = samples.iter().filter_map(|x| x.same).collect::<Vec<_>>();
+    if same.is_empty() {
+        "–".to_string()
+    } else if same.iter().all(|&b| b) {
+        "yes".to_string()
+    } else {
+        format!("NO ({} of {})", same.iter().filter(|&&b| !b).count(), same.len())
+    }
 }
 
 fn render(
@@ -672,27 +717,7 @@ fn render(
                 (Some(b), Some(t)) if !t.is_zero() => Some(b.as_secs_f64() / t.as_secs_f64()),
                 _ => None,
             };
-            let n = row.mode.clients() as f64;
-            let (target, met) = match (row.mode, mpi) {
-                (Mode::Single, true) => (
-                    "1 rank no slower".to_string(),
-                    speedup.map(|x| if x <= 1.0 { "yes" } else { "no" }),
-                ),
-                (Mode::Single, false) => ("(base)".to_string(), None),
-                _ if n == 1.0 => ("(base)".to_string(), None),
-                _ => (
-                    format!("≥ {:.1}×", 0.8 * n),
-                    speedup.map(|x| if x >= 0.8 * n { "yes" } else { "no" }),
-                ),
-            };
-            let same = samples.iter().filter_map(|x| x.same).collect::<Vec<_>>();
-            let same = if same.is_empty() {
-                "–".to_string()
-            } else if same.iter().all(|&b| b) {
-                "yes".to_string()
-            } else {
-                format!("NO ({} of {})", same.iter().filter(|&&b| !b).count(), same.len())
-            };
+            let (target, met) = target(row.mode, mpi, speedup);
             let _ = writeln!(
                 s,
                 "| `{}` | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
@@ -718,7 +743,7 @@ fn render(
                     x.requests.to_string()
                 }),
                 mid.map_or("–".into(), |x| x.in_service_max.to_string()),
-                same,
+                same_output(samples),
             );
         }
     }
@@ -728,10 +753,7 @@ fn render(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
-    }
+    use crate::args_of as args;
 
     #[test]
     fn arguments() {
@@ -752,8 +774,8 @@ mod tests {
 
     #[test]
     fn shares_split_the_heaviest_directories_and_balance() {
-        let d = std::env::temp_dir().join(format!("scaleout-shares-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&d);
+        let scratch = scratch::Scratch::new("scaleout-shares");
+        let d = scratch.path();
         for (sub, files) in [("a/x", 6), ("a/y", 2), ("b", 3), ("c", 1)] {
             fs::create_dir_all(d.join(sub)).unwrap();
             for i in 0..files {
@@ -764,7 +786,7 @@ mod tests {
         // Total weight 18, two shares: nothing may weigh more than 2, so a
         // (11) is split into x and y, then x (7), b (4) and y (3); c (2)
         // stays whole.
-        let s = shares(&d, 2);
+        let s = shares(d, 2);
         let mut all: Vec<PathBuf> = s.iter().flatten().cloned().collect();
         all.sort();
         let mut want: Vec<PathBuf> = (0..6).map(|i| d.join(format!("a/x/f{i}"))).collect();
@@ -778,7 +800,6 @@ mod tests {
         let w: Vec<usize> = s.iter().map(weight).collect();
         assert_eq!(w.iter().sum::<usize>(), 14, "{s:?}");
         assert!(w.iter().all(|&x| x == 7), "{s:?}");
-        let _ = fs::remove_dir_all(&d);
     }
 
     #[test]

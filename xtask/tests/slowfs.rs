@@ -17,6 +17,7 @@ use std::time::{Duration, Instant};
 #[path = "../../tests/slowmount.rs"]
 mod slowmount;
 
+use scratch::Scratch;
 use slowmount::mounted;
 
 const XTASK: &str = env!("CARGO_BIN_EXE_xtask");
@@ -28,26 +29,37 @@ fn have(cmd: &str) -> bool {
         .is_ok_and(|s| s.success())
 }
 
-/// A scratch directory, removed at the end (after any mount on it is gone).
-struct Scratch(PathBuf);
+/// A test's scratch directory: the source tree `src`, the mount point
+/// `mnt`, the server's counters file `stats`. Removed at the end, once
+/// nothing is mounted on it: never while a mount is live, which would
+/// reach through it.
+struct Site {
+    dir: Option<Scratch>,
+    src: PathBuf,
+    mnt: PathBuf,
+    stats: PathBuf,
+}
 
-impl Scratch {
-    fn new(tag: &str) -> Scratch {
-        let p = std::env::temp_dir().join(format!("slowfs-test-{tag}-{}", std::process::id()));
-        let _ = fs::remove_dir_all(&p);
-        fs::create_dir_all(&p).unwrap();
-        Scratch(p)
+impl Site {
+    /// None, after saying why, where FUSE cannot be mounted here.
+    fn new(tag: &str, what: &str) -> Option<Site> {
+        if let Some(why) = slowmount::unusable() {
+            slowmount::fuse_missing(what, &why);
+            return None;
+        }
+        let dir = Scratch::new(&format!("slowfs-{tag}"));
+        let (src, mnt, stats) = (dir.join("src"), dir.join("mnt"), dir.join("stats"));
+        Some(Site { dir: Some(dir), src, mnt, stats })
     }
 }
 
-impl Drop for Scratch {
+impl Drop for Site {
     fn drop(&mut self) {
-        let mnt = self.0.join("mnt");
-        if mounted(&mnt) {
-            let _ = Command::new("umount").arg("-l").arg(&mnt).status();
+        if mounted(&self.mnt) {
+            let _ = Command::new("umount").arg("-l").arg(&self.mnt).status();
         }
-        if !mounted(&mnt) {
-            let _ = fs::remove_dir_all(&self.0);
+        if mounted(&self.mnt) {
+            std::mem::forget(self.dir.take());
         }
     }
 }
@@ -232,14 +244,8 @@ fn stats_value(stats: &str, key: &str) -> u64 {
 
 #[test]
 fn gnu_tools_see_the_source_through_a_slow_mount() {
-    if let Some(why) = slowmount::unusable() {
-        slowmount::fuse_missing("xtask slowfs", &why);
-        return;
-    }
-    let scratch = Scratch::new("gnu");
-    let src = scratch.0.join("src");
-    let mnt = scratch.0.join("mnt");
-    let stats_file = scratch.0.join("stats");
+    let Some(site) = Site::new("gnu", "xtask slowfs") else { return };
+    let (src, mnt, stats_file) = (site.src.clone(), site.mnt.clone(), site.stats.clone());
     fs::create_dir_all(&src).unwrap();
     let regular = build_tree(&src);
     let stats_arg = stats_file.to_str().unwrap();
@@ -319,14 +325,8 @@ fn gnu_tools_see_the_source_through_a_slow_mount() {
 
 #[test]
 fn daemon_mode_and_signals_unmount_cleanly() {
-    if let Some(why) = slowmount::unusable() {
-        slowmount::fuse_missing("xtask slowfs", &why);
-        return;
-    }
-    let scratch = Scratch::new("daemon");
-    let src = scratch.0.join("src");
-    let mnt = scratch.0.join("mnt");
-    let stats_file = scratch.0.join("stats");
+    let Some(site) = Site::new("daemon", "xtask slowfs") else { return };
+    let (src, mnt, stats_file) = (site.src.clone(), site.mnt.clone(), site.stats.clone());
     fs::create_dir_all(src.join("d")).unwrap();
     fs::write(src.join("d/f"), "x").unwrap();
     fs::create_dir_all(&mnt).unwrap();
@@ -437,15 +437,9 @@ fn du_floor_total(child: Child) -> String {
 
 #[test]
 fn per_client_cap_holds_each_process_to_k_without_refusing() {
-    if let Some(why) = slowmount::unusable() {
-        slowmount::fuse_missing("xtask slowfs --per-client", &why);
-        return;
-    }
     const K: u64 = 4;
-    let scratch = Scratch::new("per-client");
-    let src = scratch.0.join("src");
-    let mnt = scratch.0.join("mnt");
-    let stats_file = scratch.0.join("stats");
+    let Some(site) = Site::new("per-client", "xtask slowfs --per-client") else { return };
+    let (src, mnt, stats_file) = (site.src.clone(), site.mnt.clone(), site.stats.clone());
     // 8 × 300 files: each walk below makes thousands of requests, at most
     // K per millisecond, so the two walked together overlap for a second.
     for d in 0..8 {

@@ -364,7 +364,7 @@ impl App {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tree::{Builder, Item, Kind, LinkRule, Sink};
+    use crate::tree::{Builder, Item, Kind, LinkRule, TreeSink};
 
     fn app() -> App {
         let mut b = Builder::new(LinkRule::default());

@@ -388,7 +388,8 @@ impl Deleter<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tree::{Builder, Item, Kind, LinkRule, Sink};
+    use crate::tree::{Builder, Item, Kind, LinkRule, TreeSink};
+    use scratch::Scratch;
     use std::os::unix::fs::MetadataExt;
     use std::path::Path;
 
@@ -421,9 +422,8 @@ mod tests {
         b.close_dir();
     }
 
-    fn scratch(tag: &str) -> std::path::PathBuf {
-        let p = std::env::temp_dir().join(format!("browse-del-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
+    fn scratch(tag: &str) -> Scratch {
+        let p = Scratch::new(&format!("browse-del-{tag}"));
         std::fs::create_dir_all(p.join("t/a/b")).unwrap();
         std::fs::write(p.join("t/a/b/f1"), vec![1u8; 10000]).unwrap();
         std::fs::write(p.join("t/a/f2"), b"x").unwrap();
@@ -431,6 +431,14 @@ mod tests {
         std::fs::create_dir_all(p.join("outside/keep")).unwrap();
         std::fs::write(p.join("outside/keep/precious"), b"z").unwrap();
         p
+    }
+
+    /// The scratch fixture, its tree's root `t` and the scan of it.
+    fn scanned(tag: &str) -> (Scratch, std::path::PathBuf, Tree) {
+        let p = scratch(tag);
+        let root = p.join("t");
+        let t = tree_of(&root);
+        (p, root, t)
     }
 
     fn tree_of(root: &Path) -> Tree {
@@ -445,9 +453,7 @@ mod tests {
 
     #[test]
     fn a_subtree_goes_and_the_totals_follow() {
-        let p = scratch("sub");
-        let root = p.join("t");
-        let mut t = tree_of(&root);
+        let (_p, root, mut t) = scanned("sub");
         let r = t.root();
         let before = t.node(r).dsize;
         let a = kid(&t, r, b"a");
@@ -461,14 +467,11 @@ mod tests {
         assert!(!root.join("a").exists() && root.join("top").exists());
         assert_eq!(t.node(r).dsize, before - a_size);
         assert_eq!(t.kids(r).count(), 1);
-        let _ = std::fs::remove_dir_all(&p);
     }
 
     #[test]
     fn a_directory_swapped_for_a_symlink_is_refused() {
-        let p = scratch("swap");
-        let root = p.join("t");
-        let mut t = tree_of(&root);
+        let (p, root, mut t) = scanned("swap");
         let r = t.root();
         let a = kid(&t, r, b"a");
         let b = kid(&t, a, b"b");
@@ -488,6 +491,5 @@ mod tests {
         // f2 was what the scan saw, and went; a stays, holding the link.
         assert!(!root.join("a/f2").exists() && root.join("a").is_dir());
         assert_eq!(out.removed, 1);
-        let _ = std::fs::remove_dir_all(&p);
     }
 }

@@ -138,7 +138,7 @@ impl<'a> Item<'a> {
 
 /// The tree, in document order: a directory opens, its entries follow
 /// (subdirectories with their own), and it closes.
-pub trait Sink {
+pub trait TreeSink {
     fn open_dir(&mut self, dir: &Item);
     /// An entry that is not a directory descended into.
     fn entry(&mut self, e: &Item);
@@ -306,7 +306,7 @@ struct Frame {
     kids: Vec<Node>,
 }
 
-/// Builds a [`Tree`] from events (see [`Sink`]).
+/// Builds a [`Tree`] from events (see [`TreeSink`]).
 pub struct Builder {
     tree: Tree,
     stack: Vec<Frame>,
@@ -445,7 +445,7 @@ impl Builder {
     }
 }
 
-impl Sink for Builder {
+impl TreeSink for Builder {
     fn open_dir(&mut self, dir: &Item) {
         let node = self.node_of(dir);
         let kids = self.spare.pop().unwrap_or_default();

@@ -229,19 +229,8 @@ impl App {
             }
             Popup::Message(t, l) => (t.clone(), l.clone()),
         };
-        let w = (lines.iter().map(|l| l.chars().count()).max().unwrap_or(0) + 4)
-            .max(title.len() + 4)
-            .min(area.width as usize) as u16;
-        let h = (lines.len() as u16 + 2).min(area.height);
-        let [r] = Layout::horizontal([Constraint::Length(w)]).flex(Flex::Center).areas(area);
-        let [r] = Layout::vertical([Constraint::Length(h)]).flex(Flex::Center).areas(r);
-        f.render_widget(Clear, r);
-        let inner = w.saturating_sub(2) as usize;
-        let body: Vec<Line> = lines.iter().map(|l| Line::from(fit(l, inner))).collect();
-        f.render_widget(
-            Paragraph::new(body).block(Block::default().borders(Borders::ALL).title(title)),
-            r,
-        );
+        // Over the view, which stays in sight around it.
+        centred_box(f, area, Some(title), &lines, false);
     }
 
     fn info_lines(&self, i: crate::tree::Idx) -> Vec<String> {
@@ -334,13 +323,32 @@ pub fn draw_scanning(f: &mut Frame, what: &str, counts: (u64, u64, u64), si: boo
         String::new(),
         "q: stop".to_string(),
     ];
+    centred_box(f, area, None, &lines, true);
+}
+
+/// A framed box of `lines` (and `title`) in the middle of `area`, as wide
+/// as they need and the area allows; `clear_area` blanks the whole area
+/// behind it, else only the box's own place.
+fn centred_box(
+    f: &mut Frame,
+    area: Rect,
+    title: Option<String>,
+    lines: &[String],
+    clear_area: bool,
+) {
+    let title_w = title.as_ref().map_or(0, |t| t.len() + 4);
     let w = (lines.iter().map(|l| l.chars().count()).max().unwrap_or(0) + 4)
+        .max(title_w)
         .min(area.width as usize) as u16;
     let h = (lines.len() as u16 + 2).min(area.height);
     let [r] = Layout::horizontal([Constraint::Length(w)]).flex(Flex::Center).areas(area);
     let [r] = Layout::vertical([Constraint::Length(h)]).flex(Flex::Center).areas(r);
-    f.render_widget(Clear, area);
+    f.render_widget(Clear, if clear_area { area } else { r });
     let inner = w.saturating_sub(2) as usize;
     let body: Vec<Line> = lines.iter().map(|l| Line::from(fit(l, inner))).collect();
-    f.render_widget(Paragraph::new(body).block(Block::default().borders(Borders::ALL)), r);
+    let mut block = Block::default().borders(Borders::ALL);
+    if let Some(t) = title {
+        block = block.title(t);
+    }
+    f.render_widget(Paragraph::new(body).block(block), r);
 }

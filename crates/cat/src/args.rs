@@ -168,17 +168,6 @@ pub fn doc() -> Doc {
     )
 }
 
-/// `--help` text, generated from [`OPTIONS`].
-pub fn help(prog: &str) -> String {
-    doc().help(prog)
-}
-
-/// `--version`: names lcat itself whatever argv[0] is, as GNU's does.
-pub fn version() -> String {
-    // lcat's copy loop is one dependent chain (see copy::engine).
-    cli::opts::version("lcat", "cat", ringio::Workload::Chain)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

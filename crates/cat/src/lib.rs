@@ -34,10 +34,11 @@ impl Tool for Lcat {
         args::parse(args).map_err(|e| e.bad_usage(1))
     }
     fn help(&self) -> String {
-        args::help(cli::progname())
+        args::doc().help(cli::progname())
     }
     fn version(&self) -> String {
-        args::version()
+        // The copy loop is one dependent chain (see copy::engine).
+        args::doc().version(ringio::Workload::Chain)
     }
     fn execute(&mut self, plan: Plan) -> Exit {
         Exit(concatenate(&plan))

@@ -259,6 +259,11 @@ impl Doc {
         }
     }
 
+    /// `--version`, for a tool whose engine work is like `workload`.
+    pub fn version(&self, workload: ringio::Workload) -> String {
+        version(self.name, self.gnu, workload)
+    }
+
     /// `--help`, in GNU's layout, for the program name `prog` (argv[0]'s
     /// basename: `ls` when lsr is installed as ls). Plain text wherever it
     /// goes, a terminal included, as GNU's.

@@ -324,6 +324,20 @@ fn padded_months() -> Option<[Vec<u8>; 12]> {
     Some(out)
 }
 
+/// The date of a day number since 1970-01-01, proleptic Gregorian (Howard
+/// Hinnant's days-to-civil): (year, month 0..=11, day of the month).
+pub fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719468;
+    let era = z.div_euclid(146097);
+    let doe = z - era * 146097;
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + (m <= 2) as i64, m - 1, d)
+}
+
 /// GNU ls's six-month rule.
 pub fn is_recent(t: Timestamp, now: Timestamp) -> bool {
     let ago = Timestamp { secs: now.secs - SIX_MONTHS, ..now };
@@ -478,127 +492,167 @@ fn render(out: &mut Vec<u8>, fmt: &[u8], tm: &Tm, nsec: u32, localized: bool) {
             i += 1;
             continue;
         }
-        let start = i;
-        i += 1;
-        let mut pad = Pad::Default;
-        let mut upper = false;
-        let mut swap = false;
-        while i < fmt.len() {
-            match fmt[i] {
-                b'_' => pad = Pad::Space,
-                b'-' => pad = Pad::None,
-                b'0' => pad = Pad::Zero,
-                b'+' => pad = Pad::Zero,
-                b'^' => upper = true,
-                b'#' => swap = true,
-                _ => break,
-            }
-            i += 1;
-        }
-        let mut width: Option<usize> = None;
-        while i < fmt.len() && fmt[i].is_ascii_digit() {
-            width = Some(
-                width.unwrap_or(0).saturating_mul(10).saturating_add((fmt[i] - b'0') as usize),
-            );
-            i += 1;
-        }
-        let width = width.map(|w| w.min(MAX_FIELD_WIDTH));
-        let mut colons = 0;
-        while i < fmt.len() && fmt[i] == b':' {
-            colons += 1;
-            i += 1;
-        }
-        let mut modifier = None;
-        while i < fmt.len() && matches!(fmt[i], b'E' | b'O') {
-            modifier = Some(fmt[i]);
-            i += 1;
-        }
-        let Some(&conv) = fmt.get(i) else {
-            out.extend_from_slice(&fmt[start..]);
+        let Some((d, end)) = Directive::parse(fmt, i) else {
+            out.extend_from_slice(&fmt[i..]);
             break;
         };
-        i += 1;
-        let case = case_of(conv, upper, swap);
-        if bad_modifier(conv, modifier) {
-            put_text(out, &fmt[start..i], width, pad, Case::Keep);
+        let whole = &fmt[i..end];
+        i = end;
+        let case = case_of(d.conv, d.upper, d.swap);
+        if bad_modifier(d.conv, d.modifier) {
+            put_text(out, whole, d.width, d.pad, Case::Keep);
             continue;
         }
         // A modifier is rare enough to ask the C library even in the C
         // locale, where GNU's strftime does too (`%Od` ignores flags there).
-        if (localized || modifier.is_some()) && colons == 0 && depends_on_lc_time(conv, modifier) {
+        if (localized || d.modifier.is_some())
+            && d.colons == 0
+            && depends_on_lc_time(d.conv, d.modifier)
+        {
             let mut v = Vec::new();
-            c_strftime(&mut v, modifier, conv, tm);
-            put_text(out, &v, width, pad, case);
+            c_strftime(&mut v, d.modifier, d.conv, tm);
+            put_text(out, &v, d.width, d.pad, case);
             continue;
         }
-        let num = |out: &mut Vec<u8>, v: i64, w: usize, default_pad: Pad| {
-            let p = if pad == Pad::Default { default_pad } else { pad };
-            let w = width.unwrap_or(w);
-            push_num(out, v, w, p);
+        if !convert(out, &d, case, tm, nsec) {
+            out.extend_from_slice(whole);
+        }
+    }
+}
+
+/// One `%` directive: `%[flags][width][:…][E|O]conv`.
+struct Directive {
+    pad: Pad,
+    /// `^`: upper case.
+    upper: bool,
+    /// `#`: the other case.
+    swap: bool,
+    width: Option<usize>,
+    /// `%:z`, `%::z`, …
+    colons: usize,
+    modifier: Option<u8>,
+    conv: u8,
+}
+
+impl Directive {
+    /// The directive at `fmt[start]` (a `%`) and where it ends; None when
+    /// the format ends before its conversion.
+    fn parse(fmt: &[u8], start: usize) -> Option<(Directive, usize)> {
+        let mut i = start + 1;
+        let mut d = Directive {
+            pad: Pad::Default,
+            upper: false,
+            swap: false,
+            width: None,
+            colons: 0,
+            modifier: None,
+            conv: 0,
         };
-        let text = |out: &mut Vec<u8>, s: &[u8]| put_text(out, s, width, pad, case);
-        let hour12 = if tm.hour % 12 == 0 { 12 } else { tm.hour % 12 };
-        match (conv, colons) {
-            (b'%', 0) => text(out, b"%"),
-            (b'a', 0) => text(out, &DAYS[tm.wday as usize % 7].as_bytes()[..3]),
-            (b'A', 0) => text(out, DAYS[tm.wday as usize % 7].as_bytes()),
-            (b'b' | b'h', 0) => text(out, &MONTHS[tm.mon as usize % 12].as_bytes()[..3]),
-            (b'B', 0) => text(out, MONTHS[tm.mon as usize % 12].as_bytes()),
-            (b'c', 0) => sub(out, b"%a %b %e %H:%M:%S %Y", tm, nsec, case, width, pad),
-            (b'C', 0) => num(out, tm.year.div_euclid(100), 2, Pad::Zero),
-            (b'd', 0) => num(out, tm.mday as i64, 2, Pad::Zero),
-            (b'D', 0) => sub(out, b"%m/%d/%y", tm, nsec, case, width, pad),
-            (b'e', 0) => num(out, tm.mday as i64, 2, Pad::Space),
-            (b'F', 0) => sub(out, b"%Y-%m-%d", tm, nsec, case, width, pad),
-            (b'g', 0) => num(out, iso_year(tm).rem_euclid(100), 2, Pad::Zero),
-            (b'G', 0) => num(out, iso_year(tm), 1, Pad::Zero),
-            (b'H', 0) => num(out, tm.hour as i64, 2, Pad::Zero),
-            (b'I', 0) => num(out, hour12 as i64, 2, Pad::Zero),
-            (b'j', 0) => num(out, tm.yday as i64 + 1, 3, Pad::Zero),
-            (b'k', 0) => num(out, tm.hour as i64, 2, Pad::Space),
-            (b'l', 0) => num(out, hour12 as i64, 2, Pad::Space),
-            (b'm', 0) => num(out, tm.mon as i64 + 1, 2, Pad::Zero),
-            (b'M', 0) => num(out, tm.min as i64, 2, Pad::Zero),
-            (b'n', 0) => text(out, b"\n"),
-            (b'N', 0) => {
-                // The width is the number of digits, zero-filled on the
-                // right; '-' drops trailing zeros.
-                let digits = width.unwrap_or(9).max(1);
-                let s = format!("{nsec:09}");
-                let b = s.as_bytes();
-                let start = out.len();
-                for k in 0..digits {
-                    out.push(*b.get(k).unwrap_or(&b'0'));
-                }
-                if pad == Pad::None {
-                    while out.len() > start + 1 && out.last() == Some(&b'0') {
-                        out.pop();
-                    }
-                }
+        while i < fmt.len() {
+            match fmt[i] {
+                b'_' => d.pad = Pad::Space,
+                b'-' => d.pad = Pad::None,
+                b'0' => d.pad = Pad::Zero,
+                b'+' => d.pad = Pad::Zero,
+                b'^' => d.upper = true,
+                b'#' => d.swap = true,
+                _ => break,
             }
-            (b'p', 0) => text(out, if tm.hour < 12 { b"AM" } else { b"PM" }),
-            (b'P', 0) => text(out, if tm.hour < 12 { b"am" } else { b"pm" }),
-            (b'q', 0) => num(out, tm.mon as i64 / 3 + 1, 1, Pad::Zero),
-            (b'r', 0) => sub(out, b"%I:%M:%S %p", tm, nsec, case, width, pad),
-            (b'R', 0) => sub(out, b"%H:%M", tm, nsec, case, width, pad),
-            (b's', 0) => num(out, epoch_secs(tm), 1, Pad::Zero),
-            (b'S', 0) => num(out, tm.sec as i64, 2, Pad::Zero),
-            (b't', 0) => text(out, b"\t"),
-            (b'T', 0) => sub(out, b"%H:%M:%S", tm, nsec, case, width, pad),
-            (b'u', 0) => num(out, if tm.wday == 0 { 7 } else { tm.wday as i64 }, 1, Pad::Zero),
-            (b'U', 0) => num(out, (tm.yday as i64 + 7 - tm.wday as i64) / 7, 2, Pad::Zero),
-            (b'V', 0) => num(out, iso_week(tm), 2, Pad::Zero),
-            (b'w', 0) => num(out, tm.wday as i64, 1, Pad::Zero),
-            (b'W', 0) => {
-                num(out, (tm.yday as i64 + 7 - (tm.wday as i64 + 6) % 7) / 7, 2, Pad::Zero)
-            }
-            (b'x', 0) => sub(out, b"%m/%d/%y", tm, nsec, case, width, pad),
-            (b'X', 0) => sub(out, b"%H:%M:%S", tm, nsec, case, width, pad),
-            (b'y', 0) => num(out, tm.year.rem_euclid(100), 2, Pad::Zero),
-            (b'Y', 0) => num(out, tm.year, 1, Pad::Zero),
-            (b'z', _) if colons <= 3 => zone_offset(out, tm.gmtoff, colons, pad, width),
-            (b'Z', 0) => text(out, &tm.zone),
-            _ => out.extend_from_slice(&fmt[start..i]),
+            i += 1;
+        }
+        while i < fmt.len() && fmt[i].is_ascii_digit() {
+            d.width = Some(
+                d.width.unwrap_or(0).saturating_mul(10).saturating_add((fmt[i] - b'0') as usize),
+            );
+            i += 1;
+        }
+        d.width = d.width.map(|w| w.min(MAX_FIELD_WIDTH));
+        while i < fmt.len() && fmt[i] == b':' {
+            d.colons += 1;
+            i += 1;
+        }
+        while i < fmt.len() && matches!(fmt[i], b'E' | b'O') {
+            d.modifier = Some(fmt[i]);
+            i += 1;
+        }
+        d.conv = *fmt.get(i)?;
+        Some((d, i + 1))
+    }
+}
+
+/// Writes what directive `d` stands for, in the C locale's words; false
+/// for a conversion GNU's strftime doesn't know (printed as it stands).
+fn convert(out: &mut Vec<u8>, d: &Directive, case: Case, tm: &Tm, nsec: u32) -> bool {
+    let (pad, width) = (d.pad, d.width);
+    let num = |out: &mut Vec<u8>, v: i64, w: usize, default_pad: Pad| {
+        let p = if pad == Pad::Default { default_pad } else { pad };
+        let w = width.unwrap_or(w);
+        push_num(out, v, w, p);
+    };
+    let text = |out: &mut Vec<u8>, s: &[u8]| put_text(out, s, width, pad, case);
+    let hour12 = if tm.hour % 12 == 0 { 12 } else { tm.hour % 12 };
+    let colons = d.colons;
+    match (d.conv, colons) {
+        (b'%', 0) => text(out, b"%"),
+        (b'a', 0) => text(out, &DAYS[tm.wday as usize % 7].as_bytes()[..3]),
+        (b'A', 0) => text(out, DAYS[tm.wday as usize % 7].as_bytes()),
+        (b'b' | b'h', 0) => text(out, &MONTHS[tm.mon as usize % 12].as_bytes()[..3]),
+        (b'B', 0) => text(out, MONTHS[tm.mon as usize % 12].as_bytes()),
+        (b'c', 0) => sub(out, b"%a %b %e %H:%M:%S %Y", tm, nsec, case, width, pad),
+        (b'C', 0) => num(out, tm.year.div_euclid(100), 2, Pad::Zero),
+        (b'd', 0) => num(out, tm.mday as i64, 2, Pad::Zero),
+        (b'D', 0) => sub(out, b"%m/%d/%y", tm, nsec, case, width, pad),
+        (b'e', 0) => num(out, tm.mday as i64, 2, Pad::Space),
+        (b'F', 0) => sub(out, b"%Y-%m-%d", tm, nsec, case, width, pad),
+        (b'g', 0) => num(out, iso_year(tm).rem_euclid(100), 2, Pad::Zero),
+        (b'G', 0) => num(out, iso_year(tm), 1, Pad::Zero),
+        (b'H', 0) => num(out, tm.hour as i64, 2, Pad::Zero),
+        (b'I', 0) => num(out, hour12 as i64, 2, Pad::Zero),
+        (b'j', 0) => num(out, tm.yday as i64 + 1, 3, Pad::Zero),
+        (b'k', 0) => num(out, tm.hour as i64, 2, Pad::Space),
+        (b'l', 0) => num(out, hour12 as i64, 2, Pad::Space),
+        (b'm', 0) => num(out, tm.mon as i64 + 1, 2, Pad::Zero),
+        (b'M', 0) => num(out, tm.min as i64, 2, Pad::Zero),
+        (b'n', 0) => text(out, b"\n"),
+        (b'N', 0) => nanos(out, nsec, width, pad),
+        (b'p', 0) => text(out, if tm.hour < 12 { b"AM" } else { b"PM" }),
+        (b'P', 0) => text(out, if tm.hour < 12 { b"am" } else { b"pm" }),
+        (b'q', 0) => num(out, tm.mon as i64 / 3 + 1, 1, Pad::Zero),
+        (b'r', 0) => sub(out, b"%I:%M:%S %p", tm, nsec, case, width, pad),
+        (b'R', 0) => sub(out, b"%H:%M", tm, nsec, case, width, pad),
+        (b's', 0) => num(out, epoch_secs(tm), 1, Pad::Zero),
+        (b'S', 0) => num(out, tm.sec as i64, 2, Pad::Zero),
+        (b't', 0) => text(out, b"\t"),
+        (b'T', 0) => sub(out, b"%H:%M:%S", tm, nsec, case, width, pad),
+        (b'u', 0) => num(out, if tm.wday == 0 { 7 } else { tm.wday as i64 }, 1, Pad::Zero),
+        (b'U', 0) => num(out, (tm.yday as i64 + 7 - tm.wday as i64) / 7, 2, Pad::Zero),
+        (b'V', 0) => num(out, iso_week(tm), 2, Pad::Zero),
+        (b'w', 0) => num(out, tm.wday as i64, 1, Pad::Zero),
+        (b'W', 0) => num(out, (tm.yday as i64 + 7 - (tm.wday as i64 + 6) % 7) / 7, 2, Pad::Zero),
+        (b'x', 0) => sub(out, b"%m/%d/%y", tm, nsec, case, width, pad),
+        (b'X', 0) => sub(out, b"%H:%M:%S", tm, nsec, case, width, pad),
+        (b'y', 0) => num(out, tm.year.rem_euclid(100), 2, Pad::Zero),
+        (b'Y', 0) => num(out, tm.year, 1, Pad::Zero),
+        (b'z', _) if colons <= 3 => zone_offset(out, tm.gmtoff, colons, pad, width),
+        (b'Z', 0) => text(out, &tm.zone),
+        _ => return false,
+    }
+    true
+}
+
+/// `%N`: the width is the number of digits, zero-filled on the right; '-'
+/// drops trailing zeros.
+fn nanos(out: &mut Vec<u8>, nsec: u32, width: Option<usize>, pad: Pad) {
+    let digits = width.unwrap_or(9).max(1);
+    let s = format!("{nsec:09}");
+    let b = s.as_bytes();
+    let start = out.len();
+    for k in 0..digits {
+        out.push(*b.get(k).unwrap_or(&b'0'));
+    }
+    if pad == Pad::None {
+        while out.len() > start + 1 && out.last() == Some(&b'0') {
+            out.pop();
         }
     }
 }

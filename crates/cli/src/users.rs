@@ -20,6 +20,19 @@ pub struct Users {
     nss: bool,
 }
 
+/// A name service lookup: an id's name, if it has one.
+type Lookup = fn(u32) -> Option<Vec<u8>>;
+
+/// The name of `id` in `names`, asking `ask` (the name service) the first
+/// time an id is missing there; an unknown id is remembered too.
+fn cached(
+    names: &mut HashMap<u32, Option<Box<[u8]>>>,
+    id: u32,
+    ask: Option<Lookup>,
+) -> Option<&[u8]> {
+    names.entry(id).or_insert_with(|| ask.and_then(|f| f(id)).map(Into::into)).as_deref()
+}
+
 /// Parses `name:x:id:...` lines, first entry for an id winning (as the
 /// C library's file lookup does).
 fn parse(data: &[u8], into: &mut HashMap<u32, Option<Box<[u8]>>>) {
@@ -71,36 +84,12 @@ impl Users {
 
     /// The user's name, if known.
     pub fn user(&mut self, uid: u32) -> Option<&[u8]> {
-        let nss = self.nss;
-        self.users
-            .entry(uid)
-            .or_insert_with(
-                || {
-                    if nss {
-                        libcw::users::user_name(uid).map(Into::into)
-                    } else {
-                        None
-                    }
-                },
-            )
-            .as_deref()
+        cached(&mut self.users, uid, self.nss.then_some(libcw::users::user_name))
     }
 
     /// The group's name, if known.
     pub fn group(&mut self, gid: u32) -> Option<&[u8]> {
-        let nss = self.nss;
-        self.groups
-            .entry(gid)
-            .or_insert_with(
-                || {
-                    if nss {
-                        libcw::users::group_name(gid).map(Into::into)
-                    } else {
-                        None
-                    }
-                },
-            )
-            .as_deref()
+        cached(&mut self.groups, gid, self.nss.then_some(libcw::users::group_name))
     }
 
     /// The user's name, or the number.

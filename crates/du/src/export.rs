@@ -13,10 +13,10 @@
 //! which is GNU du's order. The metadata says when ldu counted otherwise
 //! (`-l`, `-L`), for `--import` to count the same way.
 
-use browse::tree::{Excluded, Item, Kind, LinkRule, Sink};
+use browse::tree::{Excluded, Item, Kind, LinkRule, TreeSink};
 use cli::Out;
 
-/// The JSON writer: a [`Sink`] onto an output.
+/// The JSON writer: a [`TreeSink`] onto an output.
 pub struct Json {
     out: Out,
     /// The devices of the open directories.
@@ -97,7 +97,7 @@ impl Json {
     }
 }
 
-impl Sink for Json {
+impl TreeSink for Json {
     fn open_dir(&mut self, dir: &Item) {
         self.out.write(b",\n[");
         self.object(dir);

@@ -9,7 +9,7 @@
 
 use std::io::Read;
 
-use browse::tree::{Builder, Excluded, Item, Kind, LinkRule, Sink, Tree};
+use browse::tree::{Builder, Excluded, Item, Kind, LinkRule, Tree, TreeSink};
 use ringio::Errno;
 
 /// Why a file could not be imported.
@@ -242,32 +242,21 @@ impl<'p, R: Read> Parser<'p, R> {
         if self.next()? == b'}' {
             self.pos += 1;
         } else {
-            loop {
-                self.string(false)?;
-                self.expect(b':', "expected ':'")?;
-                let key = std::mem::take(&mut self.text);
-                match &key[..] {
-                    b"ldu_count_links" => rule.count_all = self.boolean()?,
-                    b"ldu_dereference" => rule.every_file = self.boolean()?,
-                    _ => self.skip()?,
+            self.members(|p, key| {
+                match key {
+                    b"ldu_count_links" => rule.count_all = p.boolean()?,
+                    b"ldu_dereference" => rule.every_file = p.boolean()?,
+                    _ => p.skip()?,
                 }
-                self.text = key;
-                match self.next()? {
-                    b',' => self.pos += 1,
-                    b'}' => {
-                        self.pos += 1;
-                        break;
-                    }
-                    _ => return Err(self.format("expected ',' or '}'")),
-                }
-            }
+                Ok(())
+            })?;
         }
         self.expect(b',', "expected ','")?;
         Ok(rule)
     }
 
     /// The root directory and everything in it, as events.
-    fn tree(&mut self, sink: &mut dyn Sink) -> Result<(), ImportError> {
+    fn tree(&mut self, sink: &mut dyn TreeSink) -> Result<(), ImportError> {
         self.expect(b'[', "expected the root directory's '['")?;
         self.open(sink)?;
         let mut depth = 1usize;
@@ -315,7 +304,7 @@ impl<'p, R: Read> Parser<'p, R> {
     }
 
     /// A directory's array, after its '[': its own info.
-    fn open(&mut self, sink: &mut dyn Sink) -> Result<(), ImportError> {
+    fn open(&mut self, sink: &mut dyn TreeSink) -> Result<(), ImportError> {
         if self.next()? != b'{' {
             return Err(self.format("expected a directory's info object"));
         }
@@ -366,50 +355,61 @@ impl<'p, R: Read> Parser<'p, R> {
         if self.next()? == b'}' {
             return Err(self.format("an entry without a name"));
         }
-        loop {
-            self.string(false)?;
-            self.expect(b':', "expected ':'")?;
-            let key = std::mem::take(&mut self.text);
-            let num = |p: &mut Self| p.number().map(|n| n.max(0) as u64);
-            match &key[..] {
+        let num = |p: &mut Self| p.number().map(|n| n.max(0) as u64);
+        self.members(|p, key| {
+            match key {
                 b"name" => {
-                    self.string(true)?;
+                    p.string(true)?;
                     i.named = true;
                 }
-                b"asize" => i.asize = num(self)?,
-                b"dsize" => i.dsize = num(self)?,
-                b"dev" => i.dev = Some(num(self)?),
-                b"ino" => i.ino = num(self)?,
-                b"nlink" => i.nlink = Some(num(self)?),
-                b"mtime" => {
-                    i.mtime = self.number()?.clamp(i64::MIN as i128, i64::MAX as i128) as i64
-                }
-                b"hlnkc" => i.hlnkc = self.boolean()?,
-                b"read_error" => i.error = self.boolean()?,
-                b"notreg" => i.notreg = self.boolean()?,
+                b"asize" => i.asize = num(p)?,
+                b"dsize" => i.dsize = num(p)?,
+                b"dev" => i.dev = Some(num(p)?),
+                b"ino" => i.ino = num(p)?,
+                b"nlink" => i.nlink = Some(num(p)?),
+                b"mtime" => i.mtime = p.number()?.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
+                b"hlnkc" => i.hlnkc = p.boolean()?,
+                b"read_error" => i.error = p.boolean()?,
+                b"notreg" => i.notreg = p.boolean()?,
                 b"excluded" => {
-                    self.string(false)?;
-                    i.excluded = match &self.text[..] {
+                    p.string(false)?;
+                    i.excluded = match &p.text[..] {
                         b"otherfs" | b"kernfs" => Excluded::OtherFs,
                         _ => Excluded::Pattern,
                     };
                 }
-                _ => self.skip()?,
+                _ => p.skip()?,
             }
+            Ok(())
+        })?;
+        if !i.named {
+            return Err(self.format("an entry without a name"));
+        }
+        Ok(i)
+    }
+
+    /// An object's members, after its '{' and up to its '}' (which must
+    /// hold one at least): `each` reads the value of every key.
+    fn members(
+        &mut self,
+        mut each: impl FnMut(&mut Self, &[u8]) -> Result<(), ImportError>,
+    ) -> Result<(), ImportError> {
+        loop {
+            self.string(false)?;
+            self.expect(b':', "expected ':'")?;
+            let key = std::mem::take(&mut self.text);
+            each(self, &key)?;
+            // The buffer goes back for the next string.
             self.text = key;
             match self.next()? {
                 b',' => self.pos += 1,
                 b'}' => {
                     self.pos += 1;
-                    break;
+                    return Ok(());
                 }
                 _ => return Err(self.format("expected ',' or '}'")),
             }
         }
-        if !i.named {
-            return Err(self.format("an entry without a name"));
-        }
-        Ok(i)
     }
 
     fn boolean(&mut self) -> Result<bool, ImportError> {

@@ -60,11 +60,11 @@ impl Tool for Ldu {
     }
 
     fn help(&self) -> String {
-        usage::help(cli::progname())
+        usage::doc().help(cli::progname())
     }
 
     fn version(&self) -> String {
-        usage::version()
+        usage::doc().version(ringio::Workload::Batches)
     }
 
     fn execute(&mut self, plan: Box<Plan>) -> Exit {
@@ -154,6 +154,59 @@ fn root_ids(roots: &[Vec<u8>], follow: bool) -> HashSet<Id> {
     ids
 }
 
+/// A helper rank's part of an MPI job: walks what it is given, for the
+/// counts rank 0 prints.
+fn serve(plan: &Plan, job: &mut walk::Job, hints: &walk::Hints<'_>) {
+    let sink = Sink::new(cli::Out::stdout(), false);
+    let set = RootSet {
+        mode: LinkMode::Sequential,
+        hash_all: false,
+        root_ids: HashSet::new(),
+        name_errors: Vec::new(),
+        count: 0,
+    };
+    let du = Du::new(plan, &sink, None, set);
+    job.serve(&walk_options(plan, false), hints, &du);
+}
+
+/// How hard links are counted across the operands: which rule, and the
+/// operands' own identities when several could hold the same file.
+fn root_set(plan: &Plan, roots: &[Vec<u8>], name_errors: NameErrors, sequential: bool) -> RootSet {
+    let mode = if plan.count_links {
+        LinkMode::CountAll
+    } else if sequential {
+        LinkMode::Sequential
+    } else {
+        LinkMode::Parallel
+    };
+    let several = roots.len() > 1 || matches!(plan.operands, Operands::Files0(_));
+    let hash_all = several || plan.deref == Deref::Always;
+    let ids = if several && mode != LinkMode::CountAll {
+        root_ids(roots, plan.deref != Deref::Never)
+    } else {
+        HashSet::new()
+    };
+    RootSet { mode, hash_all, root_ids: ids, name_errors, count: roots.len() }
+}
+
+/// Where the lines go: standard output, or the `--output-file` (None, the
+/// message printed, when it can't be created).
+fn output(plan: &Plan) -> Option<Sink> {
+    let Some(name) = &plan.output_file else {
+        return Some(Sink::new(cli::Out::stdout(), libcw::isatty(1)).json(plan.json));
+    };
+    use std::os::unix::ffi::OsStrExt;
+    match std::fs::File::create(std::ffi::OsStr::from_bytes(name)) {
+        Ok(f) => Some(Sink::to_file(name.clone(), f).json(plan.json)),
+        Err(e) => {
+            let errno = ringio::Errno(e.raw_os_error().unwrap_or(libc::EIO));
+            let head = cli::locale::trf(c"cannot open %s for writing", &[&cli::quote::file(name)]);
+            cli::msg::error_bytes(&[&head, b": ", errno.message().as_bytes()]);
+            None
+        }
+    }
+}
+
 fn execute(plan: &Plan, job: &mut walk::Job) -> u8 {
     if plan.browse.any() {
         return view::execute(plan, job);
@@ -166,16 +219,7 @@ fn execute(plan: &Plan, job: &mut walk::Job) -> u8 {
         walk::Role::Main => {}
         walk::Role::Failed => return 1,
         walk::Role::Helper => {
-            let sink = Sink::new(cli::Out::stdout(), false);
-            let set = RootSet {
-                mode: LinkMode::Sequential,
-                hash_all: false,
-                root_ids: HashSet::new(),
-                name_errors: Vec::new(),
-                count: 0,
-            };
-            let du = Du::new(plan, &sink, None, set);
-            job.serve(&walk_options(plan, false), &hints, &du);
+            serve(plan, job, &hints);
             return 0;
         }
     }
@@ -195,40 +239,12 @@ fn execute(plan: &Plan, job: &mut walk::Job) -> u8 {
     // Under MPI rank 0 replays the walk sequentially: the first link met
     // counts, as in GNU's own walk.
     let sequential = (plan.deref == Deref::Always || job.replays()) && !plan.count_links;
-    let mode = if plan.count_links {
-        LinkMode::CountAll
-    } else if sequential {
-        LinkMode::Sequential
-    } else {
-        LinkMode::Parallel
-    };
-    let several = roots.len() > 1 || matches!(plan.operands, Operands::Files0(_));
-    let hash_all = several || plan.deref == Deref::Always;
-    let ids = if several && mode != LinkMode::CountAll {
-        root_ids(&roots, plan.deref != Deref::Never)
-    } else {
-        HashSet::new()
-    };
+    let set = root_set(plan, &roots, name_errors, sequential);
     if plan.time.is_some() {
         // Once, before threads format times.
         libcw::time::tzset();
     }
-    let sink = match &plan.output_file {
-        None => Sink::new(cli::Out::stdout(), libcw::isatty(1)).json(plan.json),
-        Some(name) => {
-            use std::os::unix::ffi::OsStrExt;
-            match std::fs::File::create(std::ffi::OsStr::from_bytes(name)) {
-                Ok(f) => Sink::to_file(name.clone(), f).json(plan.json),
-                Err(e) => {
-                    let errno = ringio::Errno(e.raw_os_error().unwrap_or(libc::EIO));
-                    let head =
-                        cli::locale::trf(c"cannot open %s for writing", &[&cli::quote::file(name)]);
-                    cli::msg::error_bytes(&[&head, b": ", errno.message().as_bytes()]);
-                    return 1;
-                }
-            }
-        }
-    };
+    let Some(sink) = output(plan) else { return 1 };
     let tty = plan.output_file.is_none() && libcw::isatty(1);
     line::set_qmark(tty);
     let tty2 = libcw::isatty(2);
@@ -238,7 +254,6 @@ fn execute(plan: &Plan, job: &mut walk::Job) -> u8 {
         _ => Some(Progress::new(if tty2 { libcw::terminal_width(2).unwrap_or(0) } else { 0 })),
     };
     let opts = walk_options(plan, sequential);
-    let set = RootSet { mode, hash_all, root_ids: ids, name_errors, count: roots.len() };
     let du = Du::new(plan, &sink, progress.as_ref(), set);
     std::thread::scope(|s| {
         // No progress line if its thread can't be started (`ulimit -u`):

@@ -16,6 +16,18 @@ pub enum Deref {
     Always,
 }
 
+impl Deref {
+    /// The stat the walk makes of each entry: through a symbolic link
+    /// under `-L`, of the link itself otherwise.
+    pub fn entry_stat(self) -> walk::StatNeed {
+        if self == Deref::Always {
+            walk::StatNeed::Follow
+        } else {
+            walk::StatNeed::Lstat
+        }
+    }
+}
+
 /// Which time `--time` shows.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TimeKind {

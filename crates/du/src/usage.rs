@@ -159,15 +159,6 @@ pub fn doc() -> Doc {
     )
 }
 
-pub fn help(prog: &str) -> String {
-    doc().help(prog)
-}
-
-/// `--version`: names ldu itself whatever argv[0] is, as GNU's does.
-pub fn version() -> String {
-    cli::opts::version("ldu", "du", ringio::Workload::Batches)
-}
-
 #[cfg(test)]
 mod tests {
     #[test]

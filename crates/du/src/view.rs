@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use browse::app::{App, Config, SizeMode};
 use browse::term::Screen;
-use browse::tree::{Builder, Idx, Item, LinkRule, Sink, Tree};
+use browse::tree::{Builder, Idx, Item, LinkRule, Tree, TreeSink};
 use cli::size::SizeFormat;
 use ringio::Errno;
 
@@ -80,7 +80,7 @@ fn usage(m: &[u8]) {
 /// A sink that drops everything (the MPI ranks that only read).
 struct Null;
 
-impl Sink for Null {
+impl TreeSink for Null {
     fn open_dir(&mut self, _: &Item) {}
     fn entry(&mut self, _: &Item) {}
     fn close_dir(&mut self) {}
@@ -89,7 +89,7 @@ impl Sink for Null {
 /// Both at once: `--browse --export=FILE`.
 struct Tee<A, B>(A, B);
 
-impl<A: Sink, B: Sink> Sink for Tee<A, B> {
+impl<A: TreeSink, B: TreeSink> TreeSink for Tee<A, B> {
     fn open_dir(&mut self, d: &Item) {
         self.0.open_dir(d);
         self.1.open_dir(d);

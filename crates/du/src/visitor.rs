@@ -340,11 +340,7 @@ impl Visitor for Du<'_> {
     }
 
     fn need_stat(&self, _name: &[u8], _d_type: u8, _depth: usize) -> StatNeed {
-        if self.plan.deref == Deref::Always {
-            StatNeed::Follow
-        } else {
-            StatNeed::Lstat
-        }
+        self.plan.deref.entry_stat()
     }
 
     fn visit(&self, local: &mut Local, e: &Entry, parent: Option<&Acc>) -> Visit {

@@ -844,19 +844,6 @@ fn month_days(y: i64, m: i64) -> i64 {
     }
 }
 
-/// The date of a day number since 1970-01-01: (year, month 0..=11, day).
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719468;
-    let era = z.div_euclid(146097);
-    let doe = z - era * 146097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + (m <= 2) as i64, m - 1, d)
-}
-
 /// mktime at a fixed offset (minutes east), fields carrying over: the
 /// time, and the normalised (year, month 0..=11, day, weekday).
 fn fixed_mktime(
@@ -881,7 +868,7 @@ fn fixed_mktime(
         .checked_add(s)?
         .checked_sub(off_min * 60)?;
     let local_days = (t + off_min * 60).div_euclid(86400);
-    let (ny, nm, nd) = civil_from_days(local_days);
+    let (ny, nm, nd) = cli::timefmt::civil_from_days(local_days);
     Some((t, (ny, nm, nd, (local_days + 4).rem_euclid(7))))
 }
 

@@ -181,29 +181,34 @@ impl<'p> Finder<'p> {
         self.mounts.get_or_init(read_mounts)
     }
 
+    /// `a -and b` (`decisive` False) or `a -or b` (`decisive` True): `a`
+    /// alone decides when it is `decisive`; else `b` counts, and a stat
+    /// that either may need is asked for.
+    fn predict_junction(
+        &self,
+        a: &Expr,
+        b: &Expr,
+        decisive: Prediction,
+        name: &[u8],
+        d_type: u8,
+    ) -> Prediction {
+        match self.predict(a, name, d_type) {
+            Prediction::NeedsStat => Prediction::NeedsStat,
+            x if x == decisive => decisive,
+            Prediction::Unknown => match self.predict(b, name, d_type) {
+                Prediction::NeedsStat => Prediction::NeedsStat,
+                y if y == decisive => decisive,
+                _ => Prediction::Unknown,
+            },
+            _ => self.predict(b, name, d_type),
+        }
+    }
+
     /// Partial evaluation of `e` on an entry known by its name and d_type.
     fn predict(&self, e: &Expr, name: &[u8], d_type: u8) -> Prediction {
         match e {
-            Expr::And(a, b) => match self.predict(a, name, d_type) {
-                Prediction::False => Prediction::False,
-                Prediction::NeedsStat => Prediction::NeedsStat,
-                Prediction::True => self.predict(b, name, d_type),
-                Prediction::Unknown => match self.predict(b, name, d_type) {
-                    Prediction::NeedsStat => Prediction::NeedsStat,
-                    Prediction::False => Prediction::False,
-                    _ => Prediction::Unknown,
-                },
-            },
-            Expr::Or(a, b) => match self.predict(a, name, d_type) {
-                Prediction::True => Prediction::True,
-                Prediction::NeedsStat => Prediction::NeedsStat,
-                Prediction::False => self.predict(b, name, d_type),
-                Prediction::Unknown => match self.predict(b, name, d_type) {
-                    Prediction::NeedsStat => Prediction::NeedsStat,
-                    Prediction::True => Prediction::True,
-                    _ => Prediction::Unknown,
-                },
-            },
+            Expr::And(a, b) => self.predict_junction(a, b, Prediction::False, name, d_type),
+            Expr::Or(a, b) => self.predict_junction(a, b, Prediction::True, name, d_type),
             Expr::Not(a) => match self.predict(a, name, d_type) {
                 Prediction::True => Prediction::False,
                 Prediction::False => Prediction::True,

@@ -100,7 +100,7 @@ fn err<T>(s: impl Into<String>) -> Result<T, ParseError> {
 /// `_(msgid)` in findutils' domain with its `%s`s filled in, as text
 /// (translations are in the locale's charset: UTF-8, or ASCII with `?`
 /// under LC_CTYPE=C).
-pub(crate) fn t(msgid: &'static std::ffi::CStr, args: &[&[u8]]) -> String {
+pub(crate) fn translated(msgid: &'static std::ffi::CStr, args: &[&[u8]]) -> String {
     lossy(&cli::locale::trf(msgid, args))
 }
 
@@ -202,8 +202,8 @@ impl Parser {
         let expr = if self.i < self.args.len() { Some(self.comma()?) } else { None };
         if let Some(a) = self.args.get(self.i) {
             return match a.as_slice() {
-                b")" => err(t(c"you have too many ')'", &[])),
-                _ => err(t(c"paths must precede expression: `%s'", &[a])),
+                b")" => err(translated(c"you have too many ')'", &[])),
+                _ => err(translated(c"paths must precede expression: `%s'", &[a])),
             };
         }
         match &self.plan.files0 {
@@ -211,15 +211,15 @@ impl Parser {
             None => self.plan.roots = operands,
             Some(_) if !operands.is_empty() => {
                 return Err(ParseError::Msgs(vec![
-                    t(c"extra operand %s", &[quoted(&operands[0]).as_bytes()]),
-                    t(c"file operands cannot be combined with -files0-from", &[]),
+                    translated(c"extra operand %s", &[quoted(&operands[0]).as_bytes()]),
+                    translated(c"file operands cannot be combined with -files0-from", &[]),
                 ]))
             }
             Some(list) => {
                 let asks = self.plan.execs.iter().any(|x| x.ok);
                 if list == b"-" && asks {
                     // GNU's message ends in a newline of its own.
-                    return err(t(
+                    return err(translated(
                         c"option -files0-from reading from standard input cannot be combined with -ok, -okdir\n",
                         &[],
                     ));
@@ -235,7 +235,7 @@ impl Parser {
         };
         if self.plan.expr.any(&|p| matches!(p, Prim::Delete)) {
             if !self.plan.depth_first && self.plan.expr.any(&|p| matches!(p, Prim::Prune)) {
-                return err(t(c"The -delete action automatically turns on -depth, but -prune does nothing when -depth is in effect.  If you want to carry on anyway, just explicitly use the -depth option.", &[]));
+                return err(translated(c"The -delete action automatically turns on -depth, but -prune does nothing when -depth is in effect.  If you want to carry on anyway, just explicitly use the -depth option.", &[]));
             }
             self.plan.depth_first = true;
         }
@@ -313,7 +313,7 @@ impl Parser {
         let Some(d) = self.args.get(self.i) else {
             // GNU adds its usage hint on a line of its own.
             let hint = lossy(&cli::msg::try_help());
-            let msg = t(c"Missing argument after the -D option.", &[]);
+            let msg = translated(c"Missing argument after the -D option.", &[]);
             return err(format!("{msg}\n{}", hint.trim_end()));
         };
         for flag in d.split(|&c| c == b',') {
@@ -332,8 +332,10 @@ impl Parser {
                 // GNU names the list's first flag, whichever is
                 // unknown (its strtok has cut the argument there).
                 let first = d.split(|&c| c == b',').next().unwrap_or_default();
-                self.warnings
-                    .push(t(c"Ignoring unrecognised debug flag %s", &[quoted(first).as_bytes()]));
+                self.warnings.push(translated(
+                    c"Ignoring unrecognised debug flag %s",
+                    &[quoted(first).as_bytes()],
+                ));
             }
         }
         if d.split(|&c| c == b',').any(|f| f == b"help") {
@@ -425,7 +427,7 @@ impl Parser {
     fn unary(&mut self) -> Result<Expr, ParseError> {
         self.settle()?;
         let Some(a) = self.peek().map(|a| a.to_vec()) else {
-            return err(t(c"invalid expression", &[]));
+            return err(translated(c"invalid expression", &[]));
         };
         if matches!(a.as_slice(), b"!" | b"-not" | b"(") && self.first_nonoption.is_none() {
             self.first_nonoption = Some(a.clone());
@@ -436,10 +438,13 @@ impl Parser {
                 self.part(&a);
                 self.settle()?;
                 if self.i >= self.args.len() {
-                    return err(t(c"expected an expression after '%s'", &[&self.last_name]));
+                    return err(translated(
+                        c"expected an expression after '%s'",
+                        &[&self.last_name],
+                    ));
                 }
                 if let Some(op @ (b"-o" | b"-or" | b"-a" | b"-and")) = self.peek() {
-                    return err(t(c"invalid expression; you have used a binary operator '%s' with nothing before it.", &[op]));
+                    return err(translated(c"invalid expression; you have used a binary operator '%s' with nothing before it.", &[op]));
                 }
                 Ok(Expr::Not(Box::new(self.unary()?)))
             }
@@ -448,34 +453,39 @@ impl Parser {
                 self.part(&a);
                 self.settle()?;
                 if self.peek() == Some(b")") {
-                    return err(t(c"invalid expression; empty parentheses are not allowed.", &[]));
+                    return err(translated(
+                        c"invalid expression; empty parentheses are not allowed.",
+                        &[],
+                    ));
                 }
                 if self.i >= self.args.len() {
                     // Nothing at all after the '(': findutils 4.9 words this apart.
-                    return err(t(
+                    return err(translated(
                         c"invalid expression; expected to find a ')' but didn't see one. Perhaps you need an extra predicate after '%s'",
                         &[&self.last_name],
                     ));
                 }
                 let e = self.comma()?;
                 if self.peek() != Some(b")") {
-                    return err(t(c"invalid expression; I was expecting to find a ')' somewhere but did not see one.", &[]));
+                    return err(translated(c"invalid expression; I was expecting to find a ')' somewhere but did not see one.", &[]));
                 }
                 self.i += 1;
                 self.part(b")");
                 Ok(e)
             }
-            b"-o" | b"-or" | b"-a" | b"-and" | b"," => err(t(
+            b"-o" | b"-or" | b"-a" | b"-and" | b"," => err(translated(
                 c"invalid expression; you have used a binary operator '%s' with nothing before it.",
                 &[&a],
             )),
             // Where an expression should start: at the very beginning (GNU:
             // `find -files0-from - ')' -print`), or after an operator.
-            b")" if self.preds == 0 => err(t(
+            b")" if self.preds == 0 => err(translated(
                 c"invalid expression: expected expression before closing parentheses '%s'.",
                 &[b")"],
             )),
-            b")" => err(t(c"expected an expression between '%s' and ')'", &[&self.last_name])),
+            b")" => {
+                err(translated(c"expected an expression between '%s' and ')'", &[&self.last_name]))
+            }
             _ => {
                 self.i += 1;
                 let e = self.primary(&a)?;
@@ -491,7 +501,7 @@ impl Parser {
                 self.i += 1;
                 Ok(v.clone())
             }
-            None => err(t(c"missing argument to `%s'", &[name])),
+            None => err(translated(c"missing argument to `%s'", &[name])),
         }
     }
 
@@ -554,7 +564,7 @@ impl Parser {
                 Kind::Global => {
                     if let Some(first) = self.first_nonoption.clone() {
                         if self.warns() {
-                            self.warnings.push(t(
+                            self.warnings.push(translated(
                                 c"warning: you have specified the global option %s after the argument %s, but global options are not positional, i.e., %s affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.",
                                 &[name, &first, name],
                             ));
@@ -571,19 +581,21 @@ impl Parser {
         }
         let Some(parse) = parse else {
             if !name.starts_with(b"-") {
-                let msg = t(c"paths must precede expression: `%s'", &[name]);
+                let msg = translated(c"paths must precede expression: `%s'", &[name]);
                 let path = std::path::Path::new(std::ffi::OsStr::from_bytes(name));
                 if std::fs::metadata(path).is_err() {
                     return err(msg);
                 }
-                let hint =
-                    t(c"possible unquoted pattern after predicate `%s'?", &[&self.last_name]);
+                let hint = translated(
+                    c"possible unquoted pattern after predicate `%s'?",
+                    &[&self.last_name],
+                );
                 return Err(ParseError::Msgs(vec![msg, hint]));
             }
             if let Some(opt) = misplaced_option(name) {
                 return err(format!("{opt} is an option: put it before the starting points"));
             }
-            return err(t(c"unknown predicate `%s'", &[name]));
+            return err(translated(c"unknown predicate `%s'", &[name]));
         };
         Ok(Expr::Prim(parse(self, name)?))
     }
@@ -599,7 +611,7 @@ impl Parser {
         let v = &self.args[self.i - 1];
         if self.warns() && v.contains(&b'/') {
             let alt: &[u8] = if casefold { b"-iwholename" } else { b"-wholename" };
-            let w = t(
+            let w = translated(
                 c"warning: %s matches against basenames only, but the given pattern contains a directory separator (%s), thus the expression will evaluate to false all the time.  Did you mean %s?",
                 &[quoted(n).as_bytes(), quoted(b"/").as_bytes(), quoted(alt).as_bytes()],
             );
@@ -615,7 +627,7 @@ impl Parser {
         let g = self.glob(n, casefold)?;
         let v = &self.args[self.i - 1];
         if !self.posixly_correct && v.ends_with(b"/") {
-            let w = t(
+            let w = translated(
                 c"warning: -%s %s will not match anything because it ends with /.",
                 &[&n[1..], v],
             );
@@ -639,7 +651,7 @@ impl Parser {
             _ if !v.is_empty() && v.iter().all(u8::is_ascii_digit) => {
                 err(format!("{}: {}", lossy(&v), ringio::Errno(libc::ERANGE).message()))
             }
-            _ => err(t(
+            _ => err(translated(
                 c"Expected a positive decimal integer argument to %s, but got %s",
                 &[n, quoted(&v).as_bytes()],
             )),
@@ -654,7 +666,7 @@ impl Parser {
                 // Each name quoted as the value is (‘…’ in UTF-8).
                 let list: Vec<String> =
                     RegexType::NAMES.iter().map(|n| quoted(n.as_bytes())).collect();
-                return err(t(
+                return err(translated(
                     c"Unknown regular expression type %s; valid types are %s.",
                     &[quoted(&v).as_bytes(), list.join(", ").as_bytes()],
                 ));
@@ -673,7 +685,7 @@ impl Parser {
         let v = self.arg(n)?;
         // GNU refuses the test where SELinux is off (no selinuxfs).
         if !std::path::Path::new("/sys/fs/selinux/enforce").exists() {
-            return err(t(c"invalid predicate -context: SELinux is not enabled.", &[]));
+            return err(translated(c"invalid predicate -context: SELinux is not enabled.", &[]));
         }
         Ok(Prim::Context(Glob::new(&v, folding(false))))
     }
@@ -683,7 +695,9 @@ impl Parser {
         match Regex::new(&v, self.syntax, casefold) {
             Ok(r) => Ok(Prim::Regex(r)),
             // The reason is glibc's own text, translated in its catalog.
-            Err(e) => err(t(c"failed to compile regular expression '%s': %s", &[&v, &e.0])),
+            Err(e) => {
+                err(translated(c"failed to compile regular expression '%s': %s", &[&v, &e.0]))
+            }
         }
     }
 
@@ -711,21 +725,21 @@ impl Parser {
             _ => None,
         };
         let Some(k) = kind(xc) else {
-            return err(t(c"invalid predicate `%s'", &[n]));
+            return err(translated(c"invalid predicate `%s'", &[n]));
         };
         if yc != b't' && kind(yc).is_none() {
-            return err(t(c"invalid predicate `%s'", &[n]));
+            return err(translated(c"invalid predicate `%s'", &[n]));
         }
         // GNU words a missing argument of -newerXY apart from the others.
         if self.i >= self.args.len() {
-            return err(t(c"The %s test needs an argument", &[quoted(n).as_bytes()]));
+            return err(translated(c"The %s test needs an argument", &[quoted(n).as_bytes()]));
         }
         let v = self.arg(n)?;
         let t = if yc == b't' {
             match crate::datetime::parse(&v, self.plan.now) {
                 Some(t) => t,
                 None => {
-                    return err(t(
+                    return err(translated(
                         c"I cannot figure out how to interpret %s as a date or time",
                         &[quoted(&v).as_bytes()],
                     ))
@@ -749,7 +763,7 @@ impl Parser {
     fn age(&mut self, n: &[u8], kind: TimeKind, unit: i64) -> Result<Prim, ParseError> {
         let v = self.arg(n)?;
         let Some((cmp, num)) = parse_float_cmp(&v) else {
-            return err(t(c"invalid argument `%s' to `%s'", &[&v, n]));
+            return err(translated(c"invalid argument `%s' to `%s'", &[&v, n]));
         };
         let days = unit == 86400;
         let origin = if days && self.daystart { self.day_start() } else { self.plan.now };
@@ -760,7 +774,7 @@ impl Parser {
         let v = self.arg(n)?;
         let Some((cmp, num)) = parse_float_cmp(&v) else {
             // GNU words -used's error apart from the other tests'.
-            return err(t(c"Invalid argument %s to -used", &[&v]));
+            return err(translated(c"Invalid argument %s to -used", &[&v]));
         };
         Ok(Prim::Used { cmp, n: num })
     }
@@ -768,10 +782,10 @@ impl Parser {
     fn perm(&mut self, n: &[u8]) -> Result<Prim, ParseError> {
         let v = self.arg(n)?;
         let Some((kind, mode)) = crate::perm::parse(&v) else {
-            return err(t(c"invalid mode %s", &[quoted(&v).as_bytes()]));
+            return err(translated(c"invalid mode %s", &[quoted(&v).as_bytes()]));
         };
         if kind == crate::expr::PermKind::Any && mode == [0, 0] {
-            self.warnings.push(t(c"warning: you have specified a mode pattern %s (which is equivalent to /000). The meaning of -perm /000 has now been changed to be consistent with -perm -000; that is, while it used to match no files, it now matches all files.", &[&v]));
+            self.warnings.push(translated(c"warning: you have specified a mode pattern %s (which is equivalent to /000). The meaning of -perm /000 has now been changed to be consistent with -perm -000; that is, while it used to match no files, it now matches all files.", &[&v]));
         }
         Ok(Prim::Perm { kind, mode })
     }
@@ -779,13 +793,15 @@ impl Parser {
     fn user(&mut self, n: &[u8]) -> Result<Prim, ParseError> {
         let v = self.arg(n)?;
         if v.is_empty() {
-            return err(t(c"The argument to -user should not be empty", &[]));
+            return err(translated(c"The argument to -user should not be empty", &[]));
         }
         match cli::users::uid_of(&v) {
             Some(u) => Ok(Prim::Uid(Cmp::Eq, u as u64)),
             None => match parse_u64(&v) {
                 Some(u) => Ok(Prim::Uid(Cmp::Eq, u)),
-                None => err(t(c"%s is not the name of a known user", &[quoted(&v).as_bytes()])),
+                None => {
+                    err(translated(c"%s is not the name of a known user", &[quoted(&v).as_bytes()]))
+                }
             },
         }
     }
@@ -793,15 +809,19 @@ impl Parser {
     fn group(&mut self, n: &[u8]) -> Result<Prim, ParseError> {
         let v = self.arg(n)?;
         if v.is_empty() {
-            return err(t(c"argument to -group is empty, but should be a group name", &[]));
+            return err(translated(
+                c"argument to -group is empty, but should be a group name",
+                &[],
+            ));
         }
         match cli::users::gid_of(&v) {
             Some(g) => Ok(Prim::Gid(Cmp::Eq, g as u64)),
             None => match parse_u64(&v) {
                 Some(g) => Ok(Prim::Gid(Cmp::Eq, g)),
-                None => {
-                    err(t(c"%s is not the name of an existing group", &[quoted(&v).as_bytes()]))
-                }
+                None => err(translated(
+                    c"%s is not the name of an existing group",
+                    &[quoted(&v).as_bytes()],
+                )),
             },
         }
     }
@@ -810,12 +830,12 @@ impl Parser {
     fn int_cmp(&mut self, n: &[u8]) -> Result<(Cmp, u64), ParseError> {
         // Without its argument GNU names the primary as the argument.
         if self.i >= self.args.len() {
-            return err(t(c"invalid argument `%s' to `%s'", &[n, n]));
+            return err(translated(c"invalid argument `%s' to `%s'", &[n, n]));
         }
         let v = self.arg(n)?;
         match parse_int_cmp(&v) {
             Some(c) => Ok(c),
-            None => err(t(c"invalid argument `%s' to `%s'", &[&v, n])),
+            None => err(translated(c"invalid argument `%s' to `%s'", &[&v, n])),
         }
     }
 
@@ -846,7 +866,7 @@ impl Parser {
     fn fprintf(&mut self, n: &[u8]) -> Result<Prim, ParseError> {
         let file = self.arg(n)?;
         let Some(f) = self.args.get(self.i).cloned() else {
-            return err(t(c"invalid argument `%s' to `%s'", &[&file, n]));
+            return err(translated(c"invalid argument `%s' to `%s'", &[&file, n]));
         };
         self.i += 1;
         let out = self.out_index(&file)?;
@@ -885,7 +905,7 @@ impl Parser {
         let mut brace_word: &[u8] = b"";
         loop {
             let Some(a) = self.args.get(end) else {
-                return err(t(c"missing argument to `%s'", &[n]));
+                return err(translated(c"missing argument to `%s'", &[n]));
             };
             if a == b";" {
                 break;
@@ -902,19 +922,19 @@ impl Parser {
             end += 1;
         }
         if end == start {
-            return err(t(c"invalid argument `%s' to `%s'", &[&self.args[end], n]));
+            return err(translated(c"invalid argument `%s' to `%s'", &[&self.args[end], n]));
         }
         if plus {
             let suffix: &[u8] = if n.ends_with(b"dir") { b"dir" } else { b"" };
             if braces > 1 {
-                return err(t(
+                return err(translated(
                     c"Only one instance of {} is supported with -exec%s ... +",
                     &[suffix],
                 ));
             }
             if brace_word != b"{}" {
                 let form = [n, b" ... {} +"].concat();
-                return err(t(
+                return err(translated(
                     c"In %s the %s must appear by itself, but you specified %s",
                     &[
                         quoted(&form).as_bytes(),
@@ -981,19 +1001,12 @@ type ParseFn = fn(&mut Parser, &[u8]) -> Result<Prim, ParseError>;
 /// its parser. None for leading options and operators, which
 /// [`Parser::leading_options`] and the descent read themselves.
 fn parser(id: Id) -> Option<ParseFn> {
+    option_parser(id).or_else(|| test_parser(id)).or_else(|| action_parser(id))
+}
+
+/// The parsers of the positional and global options.
+fn option_parser(id: Id) -> Option<ParseFn> {
     let f: ParseFn = match id {
-        Id::FollowNever
-        | Id::FollowArgs
-        | Id::FollowAll
-        | Id::Debug
-        | Id::Optimize
-        | Id::Threads
-        | Id::Sorted
-        | Id::Paren
-        | Id::Not
-        | Id::And
-        | Id::Or
-        | Id::Comma => return None,
         // Positional options.
         Id::Daystart => |p, _| p.option(|p| p.daystart = true),
         Id::Follow => |p, _| p.option(|p| p.plan.follow = Follow::Always),
@@ -1004,7 +1017,7 @@ fn parser(id: Id) -> Option<ParseFn> {
         // Global options.
         Id::Depth => |p, n| {
             if n == b"-d" && p.warns() {
-                p.warnings.push(t(c"warning: the -d option is deprecated; please use -depth instead, because the latter is a POSIX-compliant feature.", &[]));
+                p.warnings.push(translated(c"warning: the -d option is deprecated; please use -depth instead, because the latter is a POSIX-compliant feature.", &[]));
             }
             p.option(|p| p.plan.depth_first = true)
         },
@@ -1024,6 +1037,14 @@ fn parser(id: Id) -> Option<ParseFn> {
             let list = p.arg(n)?;
             p.option(|p| p.plan.files0 = Some(list))
         },
+        _ => return None,
+    };
+    Some(f)
+}
+
+/// The parsers of the tests.
+fn test_parser(id: Id) -> Option<ParseFn> {
+    let f: ParseFn = match id {
         // Tests.
         Id::True => |_, _| Ok(Prim::True),
         Id::False => |_, _| Ok(Prim::False),
@@ -1065,6 +1086,14 @@ fn parser(id: Id) -> Option<ParseFn> {
         Id::Writable => |_, _| Ok(Prim::Access(libc::W_OK)),
         Id::Executable => |_, _| Ok(Prim::Access(libc::X_OK)),
         Id::Fstype => |p, n| Ok(Prim::FsType(p.arg(n)?)),
+        _ => return None,
+    };
+    Some(f)
+}
+
+/// The parsers of the actions, and of `-help` and `-version`.
+fn action_parser(id: Id) -> Option<ParseFn> {
+    let f: ParseFn = match id {
         // Actions.
         Id::Print => |_, _| Ok(Prim::Print { out: 0, term: b'\n' }),
         Id::Print0 => |_, _| Ok(Prim::Print { out: 0, term: 0 }),
@@ -1086,6 +1115,7 @@ fn parser(id: Id) -> Option<ParseFn> {
         // Information: printed instead of walking.
         Id::Help => |_, _| Err(ParseError::Help),
         Id::Version => |_, _| Err(ParseError::Version),
+        _ => return None,
     };
     Some(f)
 }
@@ -1100,9 +1130,9 @@ fn folding(casefold: bool) -> cli::glob::Flags {
 /// action, where it only says the expression is invalid.
 fn dangling_op<T>(left: &Expr, op: &str) -> Result<T, ParseError> {
     if left.any(&|p| p.is_action()) {
-        err(t(c"invalid expression", &[]))
+        err(translated(c"invalid expression", &[]))
     } else {
-        err(t(c"expected an expression after '%s'", &[op.to_string().as_bytes()]))
+        err(translated(c"expected an expression after '%s'", &[op.to_string().as_bytes()]))
     }
 }
 
@@ -1141,18 +1171,18 @@ fn errno_text(e: &std::io::Error) -> String {
 /// refuses the rest in its own words.
 fn optimisation_level(v: &[u8]) -> Result<(), ParseError> {
     match v.first() {
-        None => err(t(c"The -O option must be immediately followed by a decimal integer", &[])),
+        None => err(translated(c"The -O option must be immediately followed by a decimal integer", &[])),
         Some(c) if !c.is_ascii_digit() => {
-            err(t(c"Please specify a decimal number immediately after -O", &[]))
+            err(translated(c"Please specify a decimal number immediately after -O", &[]))
         }
-        _ if !v.iter().all(u8::is_ascii_digit) => err(t(c"Invalid optimisation level %s", &[v])),
+        _ if !v.iter().all(u8::is_ascii_digit) => err(translated(c"Invalid optimisation level %s", &[v])),
         _ => match parse_u64(v) {
             None => err(format!(
                 "{}: {}",
-                t(c"Invalid optimisation level %s", &[v]),
+                translated(c"Invalid optimisation level %s", &[v]),
                 ringio::Errno(libc::ERANGE).message()
             )),
-            Some(n) if n > 65535 => err(t(
+            Some(n) if n > 65535 => err(translated(
                 c"Optimisation level %lu is too high.  If you want to find files very quickly, consider using GNU locate.",
                 &[n.to_string().as_bytes()],
             )),
@@ -1222,7 +1252,7 @@ fn xstrtod(s: &[u8]) -> Option<f64> {
 /// tests read theirs (so ` 5k` and `++5` are sizes, ` -5` is not).
 fn parse_size(v: &[u8]) -> Result<Prim, ParseError> {
     let Some(&last) = v.last() else {
-        return err(t(c"invalid null argument to -size", &[]));
+        return err(translated(c"invalid null argument to -size", &[]));
     };
     let (body, unit) = if last.is_ascii_digit() {
         (v, 512)
@@ -1234,12 +1264,12 @@ fn parse_size(v: &[u8]) -> Result<Prim, ParseError> {
             b'k' => 1024,
             b'M' => 1024 * 1024,
             b'G' => 1024 * 1024 * 1024,
-            c => return err(t(c"invalid -size type `%c'", &[&[c]])),
+            c => return err(translated(c"invalid -size type `%c'", &[&[c]])),
         };
         (&v[..v.len() - 1], unit)
     };
     let Some((cmp, n)) = parse_int_cmp(body) else {
-        return err(t(c"Invalid argument `%s%s' to -size", &[v, b""]));
+        return err(translated(c"Invalid argument `%s%s' to -size", &[v, b""]));
     };
     Ok(Prim::Size { cmp, n, unit })
 }
@@ -1247,7 +1277,7 @@ fn parse_size(v: &[u8]) -> Result<Prim, ParseError> {
 fn parse_types(n: &[u8], v: &[u8]) -> Result<u16, ParseError> {
     let mut mask = 0u16;
     if v.is_empty() {
-        return err(t(c"Arguments to %s should contain at least one letter", &[n]));
+        return err(translated(c"Arguments to %s should contain at least one letter", &[n]));
     }
     // GNU's order of checks: the letter first (so ",f" and "f,,d" name the
     // ','), then what follows it: nothing, or a ',' and another letter.
@@ -1263,18 +1293,18 @@ fn parse_types(n: &[u8], v: &[u8]) -> Result<u16, ParseError> {
             b's' => tmask::SOCK,
             // Linux has no doors: GNU refuses the letter here.
             b'D' => {
-                return err(t(
+                return err(translated(
                     c"%s %c is not supported because Solaris doors are not supported on the platform find was compiled on.",
                     &[n, b"D"],
                 ));
             }
             other => {
-                return err(t(c"Unknown argument to %s: %c", &[n, &[other]]));
+                return err(translated(c"Unknown argument to %s: %c", &[n, &[other]]));
             }
         };
         let letter = v[i];
         if mask & bit != 0 {
-            return err(t(
+            return err(translated(
                 c"Duplicate file type '%c' in the argument list to %s.",
                 &[&[letter], n],
             ));
@@ -1283,11 +1313,11 @@ fn parse_types(n: &[u8], v: &[u8]) -> Result<u16, ParseError> {
         i += 1;
         if i < v.len() {
             if v[i] != b',' {
-                return err(t(c"Must separate multiple arguments to %s using: ','", &[n]));
+                return err(translated(c"Must separate multiple arguments to %s using: ','", &[n]));
             }
             i += 1;
             if i == v.len() {
-                return err(t(c"Last file type in list argument to %s is missing, i.e., list is ending on: ','", &[n]));
+                return err(translated(c"Last file type in list argument to %s is missing, i.e., list is ending on: ','", &[n]));
             }
         }
     }
@@ -1297,6 +1327,17 @@ fn parse_types(n: &[u8], v: &[u8]) -> Result<u16, ParseError> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every primary but the leading options and the operators has a
+    /// parser, and those have none.
+    #[test]
+    fn every_primary_has_its_parser() {
+        use crate::primaries::{Kind, PRIMARIES};
+        for p in PRIMARIES {
+            let read_by_descent = matches!(p.kind, Kind::Leading | Kind::Operator);
+            assert_eq!(parser(p.id).is_some(), !read_by_descent, "{}", p.name);
+        }
+    }
 
     fn p(args: &[&str]) -> Result<Plan, String> {
         match parse(args.iter().map(OsString::from).collect()) {

@@ -2,7 +2,7 @@
 //! [`Info`] that fetches what a directive needs (lazily: a format without
 //! stat directives never causes a stat).
 
-use crate::parse::t;
+use crate::parse::translated;
 use crate::timefmt;
 use cli::timefmt::Timestamp;
 
@@ -133,7 +133,7 @@ impl Format {
             let start = i;
             i += 1;
             if i >= f.len() {
-                return Err(FormatError(t(c"error: %s at end of format string", &[b"%"])));
+                return Err(FormatError(translated(c"error: %s at end of format string", &[b"%"])));
             }
             if f[i] == b'%' {
                 lit.push(b'%');
@@ -144,7 +144,7 @@ impl Format {
             let Some(&d) = f.get(i) else {
                 // Flags, a width or a precision and then the end: GNU
                 // reads the string's terminating NUL as the directive.
-                return Err(FormatError(t(
+                return Err(FormatError(translated(
                     c"error: the format directive `%%%c' is reserved for future use",
                     &[&[0]],
                 )));
@@ -154,7 +154,7 @@ impl Format {
                 b'A' | b'B' | b'C' | b'T' => {
                     let Some(&k) = f.get(i) else {
                         // GNU warns and prints the directive as it is.
-                        warn(t(
+                        warn(translated(
                             c"warning: format directive `%%%c' should be followed by another character",
                             &[&[d]],
                         ));
@@ -166,7 +166,7 @@ impl Format {
                 }
                 // GNU keeps these for later and refuses the format.
                 b'{' | b'[' | b'(' => {
-                    return Err(FormatError(t(
+                    return Err(FormatError(translated(
                         c"error: the format directive `%%%c' is reserved for future use",
                         &[&[d]],
                     )));
@@ -174,7 +174,7 @@ impl Format {
                 _ => match simple_directive(d) {
                     Some(dir) => dir,
                     None => {
-                        warn(t(c"warning: unrecognized format directive `%%%c'", &[&[d]]));
+                        warn(translated(c"warning: unrecognized format directive `%%%c'", &[&[d]]));
                         lit.extend_from_slice(&f[start..i]);
                         continue;
                     }
@@ -244,7 +244,7 @@ fn escape(
     warn: &mut dyn FnMut(String),
 ) {
     let Some(&e) = f.get(*i) else {
-        warn(t(c"warning: escape `\\' followed by nothing at all", &[]));
+        warn(translated(c"warning: escape `\\' followed by nothing at all", &[]));
         lit.push(b'\\');
         return;
     };
@@ -273,7 +273,7 @@ fn escape(
             lit.push(v as u8);
         }
         other => {
-            warn(t(c"warning: unrecognized escape `\\%c'", &[&[other]]));
+            warn(translated(c"warning: unrecognized escape `\\%c'", &[&[other]]));
             lit.push(b'\\');
             lit.push(other);
         }

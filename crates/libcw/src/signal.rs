@@ -48,21 +48,7 @@ extern "C" fn on_signal(sig: libc::c_int) {
 /// command has ended, so no child outlives lfind.
 pub fn catch_signals() {
     for sig in ENDING {
-        // SAFETY: sa and old are plain C structs; the handler only touches
-        // atomics and async-signal-safe syscalls.
-        unsafe {
-            let mut old: libc::sigaction = std::mem::zeroed();
-            if libc::sigaction(sig, std::ptr::null(), &mut old) != 0
-                || old.sa_sigaction == libc::SIG_IGN
-            {
-                continue;
-            }
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as usize;
-            libc::sigemptyset(&mut sa.sa_mask);
-            sa.sa_flags = libc::SA_RESTART;
-            libc::sigaction(sig, &sa, std::ptr::null_mut());
-        }
+        install(sig, on_signal);
     }
 }
 
@@ -77,20 +63,29 @@ extern "C" fn on_signal_noted(sig: libc::c_int) {
 /// SIGKILL anyway). Replaces [`catch_signals`]' handler.
 pub fn note_signals() {
     for sig in ENDING {
-        // SAFETY: as in `catch_signals`; the handler only stores an atomic.
-        unsafe {
-            let mut old: libc::sigaction = std::mem::zeroed();
-            if libc::sigaction(sig, std::ptr::null(), &mut old) != 0
-                || old.sa_sigaction == libc::SIG_IGN
-            {
-                continue;
-            }
-            let mut sa: libc::sigaction = std::mem::zeroed();
-            sa.sa_sigaction = on_signal_noted as extern "C" fn(libc::c_int) as usize;
-            libc::sigemptyset(&mut sa.sa_mask);
-            sa.sa_flags = libc::SA_RESTART;
-            libc::sigaction(sig, &sa, std::ptr::null_mut());
+        install(sig, on_signal_noted);
+    }
+}
+
+/// Installs `f` for `sig` (restarting interrupted calls) unless the signal
+/// was ignored when the program started: a shell's background job, or
+/// `nohup`, keeps ignoring what it was told to. `f` must make only
+/// async-signal-safe calls.
+pub(crate) fn install(sig: libc::c_int, f: extern "C" fn(libc::c_int)) {
+    // SAFETY: sa and old are plain C structs; the handlers only make
+    // async-signal-safe calls and touch atomics.
+    unsafe {
+        let mut old: libc::sigaction = std::mem::zeroed();
+        if libc::sigaction(sig, std::ptr::null(), &mut old) != 0
+            || old.sa_sigaction == libc::SIG_IGN
+        {
+            return;
         }
+        let mut sa: libc::sigaction = std::mem::zeroed();
+        sa.sa_sigaction = f as usize;
+        libc::sigemptyset(&mut sa.sa_mask);
+        sa.sa_flags = libc::SA_RESTART;
+        libc::sigaction(sig, &sa, std::ptr::null_mut());
     }
 }
 

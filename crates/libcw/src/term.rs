@@ -11,6 +11,7 @@ use std::os::fd::RawFd;
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicPtr, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
+use crate::signal::install;
 use crate::Errno;
 
 /// The terminal's settings before raw mode.
@@ -78,26 +79,6 @@ extern "C" fn on_stop(_: libc::c_int) {
 
 extern "C" fn on_cont(_: libc::c_int) {
     RESUMED.store(true, Ordering::Relaxed);
-}
-
-/// Installs `f` for `sig` unless the signal was ignored when the program
-/// started (a shell's background job keeps ignoring SIGINT).
-fn install(sig: libc::c_int, f: extern "C" fn(libc::c_int)) {
-    // SAFETY: sa and old are plain C structs; the handlers only make
-    // async-signal-safe calls and touch atomics.
-    unsafe {
-        let mut old: libc::sigaction = std::mem::zeroed();
-        if libc::sigaction(sig, std::ptr::null(), &mut old) != 0
-            || old.sa_sigaction == libc::SIG_IGN
-        {
-            return;
-        }
-        let mut sa: libc::sigaction = std::mem::zeroed();
-        sa.sa_sigaction = f as usize;
-        libc::sigemptyset(&mut sa.sa_mask);
-        sa.sa_flags = libc::SA_RESTART;
-        libc::sigaction(sig, &sa, std::ptr::null_mut());
-    }
 }
 
 /// Takes hold of terminal `fd`: saves its settings (the first time), puts

@@ -352,7 +352,7 @@ mod tests {
         let s = Scratch::new("pipeline");
         // Enough names for more than one getdents batch.
         for i in 0..3000 {
-            std::fs::write(s.join(&format!("file-{i:05}")), vec![b'x'; i % 7]).unwrap();
+            std::fs::write(s.join(format!("file-{i:05}")), vec![b'x'; i % 7]).unwrap();
         }
         std::fs::create_dir(s.join("sub")).unwrap();
         let mut l = Lister::new(None);

@@ -42,7 +42,7 @@ use std::ffi::CStr;
 use libcw::locale::{strcoll, strxfrm_buf};
 
 use crate::args::{Sort, TimeKind};
-use crate::entry::Entry;
+use crate::entry::{Entry, Name};
 use crate::sort::{dir_like, extension_at, time_of};
 
 /// Below this many entries one thread does it all (a thread costs ~30 µs;
@@ -151,50 +151,13 @@ fn keyed_order<P: Copy + Ord + Default + Send + Sync>(
     // more in `strcoll` (10,000-entry `lsr -al`, en_US.UTF-8: 122 M
     // instructions, 49 M in C).
     let ranks = ascii_ranks(n).filter(|_| v.iter().all(|e| printable_ascii(&e.name)));
-    let fill = |out: &mut [Rec<P>], start: usize| {
-        let mut buf = Vec::new();
-        for (k, r) in out.iter_mut().enumerate() {
-            let i = start + k;
-            let b = match ranks {
-                Some(t) => rank_key(t, &v[i].name),
-                None => {
-                    let len = strxfrm_buf(&mut buf, v[i].name.c_str());
-                    let mut b = [0u8; 16];
-                    // glibc ends each level of a key with byte 1 (its
-                    // weights are >= 2); a locale without levels (ja_JP)
-                    // has none.
-                    let m = len.min(16);
-                    let m = memchr::memchr(1, &buf[..m]).unwrap_or(m);
-                    b[..m].copy_from_slice(&buf[..m]);
-                    b
-                }
-            };
-            let p = u128::from_be_bytes(b);
-            *r = Rec {
-                pri: pri(i),
-                hi: (p >> 64) as u64,
-                lo: p as u64,
-                i: i as u32,
-                group: group.get(i).map_or(0, |&g| u32::from(g)),
-            };
-        }
-    };
-    let mut recs = vec![Rec { pri: P::default(), hi: 0, lo: 0, i: 0, group: 0 }; n];
     // Rank keys cost ~100 instructions a name, and settling them only scans
     // for ties: a second thread would cost more to start than it saves (and
     // a name order is taken while the pool's worker still stats, so the
     // other core is busy anyway). `strxfrm` keys (~3,900 a name) and their
     // `strcoll` checks are shared.
     let par = two_cores(n) && ranks.is_none();
-    if par {
-        let (a, b) = recs.split_at_mut(n / 2);
-        std::thread::scope(|s| {
-            s.spawn(|| fill(b, n / 2));
-            fill(a, 0);
-        });
-    } else {
-        fill(&mut recs, 0);
-    }
+    let mut recs = records(v, group, &pri, ranks, par);
     // Keys of equal prefix stay in directory order (the index decides).
     recs.sort_unstable_by(|x, y| {
         let k = (x.pri, x.hi, x.lo).cmp(&(y.pri, y.hi, y.lo));
@@ -213,32 +176,6 @@ fn keyed_order<P: Copy + Ord + Default + Send + Sync>(
     // decides `strcoll` there, so only ties need `strcoll`. `strxfrm`
     // keys are checked against it (the module doc).
     let ranked = ranks.is_some();
-    // Settles recs[..]: sorts runs of equal prefix with strcoll and checks
-    // neighbours across runs. False when a pair is out of strcoll order.
-    let settle = |part: &mut [Rec<P>]| -> bool {
-        let mut tmp = Vec::new();
-        let mut run: Vec<u32> = Vec::new();
-        let mut start = 0;
-        while start < part.len() {
-            let mut end = start + 1;
-            while end < part.len() && part[end].same_prefix(&part[start]) {
-                end += 1;
-            }
-            if end - start > 1 {
-                run.clear();
-                run.extend(part[start..end].iter().map(|r| r.i));
-                merge_sort(&mut run, &mut tmp, &|a: &u32, b: &u32| coll(*a, *b));
-                for (r, &i) in part[start..end].iter_mut().zip(&run) {
-                    r.i = i;
-                }
-            }
-            if start > 0 && !ranked && !in_order(&part[start - 1], &part[start], &coll) {
-                return false;
-            }
-            start = end;
-        }
-        true
-    };
     let ok = if par {
         // Split at a run boundary near the middle; the pair across the
         // split is checked after both halves are settled.
@@ -248,15 +185,98 @@ fn keyed_order<P: Copy + Ord + Default + Send + Sync>(
         }
         let (a, b) = recs.split_at_mut(mid);
         let (ok_a, ok_b) = std::thread::scope(|s| {
-            let h = s.spawn(|| settle(b));
-            let ok_a = settle(a);
+            let h = s.spawn(|| settle(b, ranked, &coll));
+            let ok_a = settle(a, ranked, &coll);
             (ok_a, h.join().unwrap_or(false))
         });
         ok_a && ok_b && (mid == n || ranked || in_order(&recs[mid - 1], &recs[mid], &coll))
     } else {
-        settle(&mut recs)
+        settle(&mut recs, ranked, &coll)
     };
     ok.then(|| recs.iter().map(|r| r.i).collect())
+}
+
+/// Every entry's record, unsorted: its group, primary key and the first 16
+/// bytes of its name's collation key (from `ranks`, else `strxfrm`); the
+/// halves on two threads when `par`.
+fn records<P: Copy + Default + Send>(
+    v: &[Entry],
+    group: &[bool],
+    pri: &(impl Fn(usize) -> P + Sync),
+    ranks: Option<&[u8; 128]>,
+    par: bool,
+) -> Vec<Rec<P>> {
+    let fill = |out: &mut [Rec<P>], start: usize| {
+        let mut buf = Vec::new();
+        for (k, r) in out.iter_mut().enumerate() {
+            let i = start + k;
+            let b = match ranks {
+                Some(t) => rank_key(t, &v[i].name),
+                None => strxfrm_prefix(&mut buf, &v[i].name),
+            };
+            let p = u128::from_be_bytes(b);
+            *r = Rec {
+                pri: pri(i),
+                hi: (p >> 64) as u64,
+                lo: p as u64,
+                i: i as u32,
+                group: group.get(i).map_or(0, |&g| u32::from(g)),
+            };
+        }
+    };
+    let n = v.len();
+    let mut recs = vec![Rec { pri: P::default(), hi: 0, lo: 0, i: 0, group: 0 }; n];
+    if par {
+        let (a, b) = recs.split_at_mut(n / 2);
+        std::thread::scope(|s| {
+            s.spawn(|| fill(b, n / 2));
+            fill(a, 0);
+        });
+    } else {
+        fill(&mut recs, 0);
+    }
+    recs
+}
+
+/// The first 16 bytes of `name`'s `strxfrm` key, up to the end of its
+/// first level (`buf` is scratch space).
+fn strxfrm_prefix(buf: &mut Vec<u8>, name: &Name) -> [u8; 16] {
+    let len = strxfrm_buf(buf, name.c_str());
+    let mut b = [0u8; 16];
+    // glibc ends each level of a key with byte 1 (its weights are >= 2); a
+    // locale without levels (ja_JP) has none.
+    let m = len.min(16);
+    let m = memchr::memchr(1, &buf[..m]).unwrap_or(m);
+    b[..m].copy_from_slice(&buf[..m]);
+    b
+}
+
+/// Settles sorted records: sorts the runs of equal prefix with `coll` and
+/// (unless the keys are `ranked`, which decide on their own) checks
+/// neighbours across runs. False when a pair is out of `coll`'s order.
+fn settle<P: Eq>(part: &mut [Rec<P>], ranked: bool, coll: &impl Fn(u32, u32) -> Ordering) -> bool {
+    let mut tmp = Vec::new();
+    let mut run: Vec<u32> = Vec::new();
+    let mut start = 0;
+    while start < part.len() {
+        let mut end = start + 1;
+        while end < part.len() && part[end].same_prefix(&part[start]) {
+            end += 1;
+        }
+        if end - start > 1 {
+            run.clear();
+            run.extend(part[start..end].iter().map(|r| r.i));
+            merge_sort(&mut run, &mut tmp, &|a: &u32, b: &u32| coll(*a, *b));
+            for (r, &i) in part[start..end].iter_mut().zip(&run) {
+                r.i = i;
+            }
+        }
+        if start > 0 && !ranked && !in_order(&part[start - 1], &part[start], coll) {
+            return false;
+        }
+        start = end;
+    }
+    true
 }
 
 /// Whether every byte of `name` is printable ASCII (what [`ascii_ranks`]

@@ -268,7 +268,7 @@ pub fn text(prog: &str) -> String {
 
 /// `--version`: names lsr itself whatever argv[0] is, as GNU's does.
 pub fn version() -> String {
-    cli::opts::version("lsr", "ls", ringio::Workload::Batches)
+    doc().version(ringio::Workload::Batches)
 }
 
 #[cfg(test)]

@@ -117,29 +117,59 @@ pub struct Plan {
     pub needs_type: bool,
 }
 
+/// The output format: as asked, else columns on a terminal and one name a
+/// line elsewhere; `--tree` and `--json` print one entry a line.
+fn format(a: &Args, env: &Env) -> Format {
+    let format =
+        a.format.unwrap_or(if env.stdout_tty { Format::Columns } else { Format::OnePerLine });
+    if a.json.is_some() || (a.tree && format != Format::Long) {
+        Format::OnePerLine
+    } else {
+        format
+    }
+}
+
+/// The sort key: -c/-u without -l sort by that time unless a sort was given.
+fn sort(a: &Args, long: bool) -> Sort {
+    if matches!(a.time, TimeKind::Ctime | TimeKind::Atime | TimeKind::Birth)
+        && !a.sort_given
+        && !long
+    {
+        Sort::Time
+    } else {
+        a.sort
+    }
+}
+
+/// `--dired`: GNU drops it outside long format and with hyperlinks (its
+/// offsets would have to skip them), before checking --zero.
+fn dired(a: &Args, long: bool, hyperlink: bool) -> Result<bool, ArgError> {
+    let dired = a.dired && long && !hyperlink;
+    if dired && a.zero {
+        return Err(crate::args::plain(
+            cli::locale::tr(c"--dired and --zero are incompatible").to_vec(),
+        ));
+    }
+    Ok(dired)
+}
+
+/// Whether the walk itself needs each entry's type: to recurse, to group
+/// directories first, to draw a tree.
+fn walks_by_type(a: &Args, dirs_first: bool) -> bool {
+    a.recursive || dirs_first || a.tree
+}
+
 impl Plan {
     pub fn new(a: &Args, env: &Env) -> Result<(Plan, Warnings), ArgError> {
         let mut warn = Warnings::default();
-        let mut format =
-            a.format.unwrap_or(if env.stdout_tty { Format::Columns } else { Format::OnePerLine });
         refuse_with_tree(a)?;
-        if a.json.is_some() || (a.tree && format != Format::Long) {
-            format = Format::OnePerLine;
-        }
+        let format = format(a, env);
         let tree = a.tree.then_some(a.tree_depth);
         // In a tree -d keeps directories only (as tree(1)'s -d); the tree
         // lists its roots' contents either way.
         let directory = a.directory && !a.tree;
         let long = format == Format::Long;
-
-        // Sorting: -c/-u without -l sort by that time unless a sort was given.
-        let mut sort = a.sort;
-        if matches!(a.time, TimeKind::Ctime | TimeKind::Atime | TimeKind::Birth)
-            && !a.sort_given
-            && !long
-        {
-            sort = Sort::Time;
-        }
+        let sort = sort(a, long);
 
         let time_style = if long { time_style(a, env)? } else { TimeStyle::locale() };
         let (file_size, block_size) = sizes(a, env);
@@ -161,14 +191,7 @@ impl Plan {
         let width = line_width(a, env, uses_width, &mut warn);
         let colors = if color_wanted { colors(env, &mut warn) } else { None };
 
-        // GNU drops --dired outside long format and with hyperlinks (its
-        // offsets would have to skip them), before checking --zero.
-        let dired = a.dired && long && !on(a.hyperlink);
-        if dired && a.zero {
-            return Err(crate::args::plain(
-                cli::locale::tr(c"--dired and --zero are incompatible").to_vec(),
-            ));
-        }
+        let dired = dired(a, long, on(a.hyperlink))?;
         let mut tabsize = tabsize(a, env, &mut warn);
         if colors.is_some() {
             // GNU: no tabs mixed with colour sequences.
@@ -190,13 +213,8 @@ impl Plan {
             || a.size_blocks
             || a.json.is_some()
             || a.context;
-        let needs_type = !needs_stat
-            && (a.recursive
-                || colors.is_some()
-                || indicator != Indicator::None
-                || dirs_first
-                || a.tree
-                || on(a.icons));
+        let shows_type = colors.is_some() || indicator != Indicator::None || on(a.icons);
+        let needs_type = !needs_stat && (shows_type || walks_by_type(a, dirs_first));
 
         Ok((
             Plan {

@@ -72,9 +72,8 @@ fn depth_rises_under_injected_slowness_and_falls_back() {
     std::env::set_var("RINGIO_FAULT", format!("slow:200@{SLOW_SAMPLES}"));
     std::env::remove_var("RINGIO_THREADS");
 
-    let tmp = std::env::temp_dir().join(format!("ringio-cold-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&tmp);
-    std::fs::create_dir_all(&tmp).unwrap();
+    let scratch = scratch::Scratch::new("ringio-cold");
+    let tmp = scratch.path();
     let names: Vec<CString> = (0..64)
         .map(|i| {
             let n = format!("f{i}");
@@ -139,6 +138,4 @@ fn depth_rises_under_injected_slowness_and_falls_back() {
     assert_eq!(ring_limit(&ring), ring_warm, "the ring's io-wq cap falls back");
     assert_eq!(Walkers::active(2, 64), 2);
     assert!(eng.worker_threads() > warm, "the cold workers were started (now parked)");
-
-    let _ = std::fs::remove_dir_all(&tmp);
 }

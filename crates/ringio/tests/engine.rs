@@ -4,35 +4,10 @@
 use std::collections::HashMap;
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use ringio::{dtype, Backend, Completion, Config, DirentIter, Engine, Errno};
-
-struct TempDir(PathBuf);
-
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        use std::sync::atomic::{AtomicUsize, Ordering};
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let p = std::env::temp_dir().join(format!(
-            "ringio-test-{tag}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+use scratch::Scratch;
 
 fn engine(b: Backend) -> Engine {
     Engine::with_config(Config { backend: Some(b), ..Config::default() })
@@ -55,12 +30,22 @@ fn open_dir(eng: &mut Engine, p: &Path) -> i32 {
 }
 
 fn list(eng: &mut Engine, fd: i32) -> Vec<(Vec<u8>, u8)> {
+    list_by(eng, 9, |eng, token, buf| eng.getdents(token, fd, buf))
+}
+
+/// The names (without `.` and `..`) that getdents calls return, sorted;
+/// `read` submits one.
+fn list_by(
+    eng: &mut Engine,
+    token: ringio::Token,
+    read: impl Fn(&mut Engine, ringio::Token, Vec<u8>),
+) -> Vec<(Vec<u8>, u8)> {
     let mut names = Vec::new();
     let mut buf = Vec::new();
     loop {
-        eng.getdents(9, fd, buf);
+        read(eng, token, buf);
         let mut c = one(eng);
-        assert_eq!(c.token, 9);
+        assert_eq!(c.token, token);
         c.result.expect("getdents");
         for d in DirentIter::new(c.buf()) {
             if !d.is_dot_or_dotdot() {
@@ -92,7 +77,7 @@ fn uring_is_probed_and_chosen_when_forced() {
 
 #[test]
 fn open_getdents_close_every_backend() {
-    let t = TempDir::new("dents");
+    let t = Scratch::new("dents");
     let mut want = Vec::new();
     for i in 0..3000 {
         let name = format!("f{i:05}-{}", "x".repeat(i % 50));
@@ -116,7 +101,7 @@ fn open_getdents_close_every_backend() {
 
 #[test]
 fn statx_results_and_errors_every_backend() {
-    let t = TempDir::new("stat");
+    let t = Scratch::new("stat");
     std::fs::write(t.path().join("file"), b"hello").unwrap();
     std::os::unix::fs::symlink("loop2", t.path().join("loop1")).unwrap();
     std::os::unix::fs::symlink("loop1", t.path().join("loop2")).unwrap();
@@ -156,7 +141,7 @@ fn statx_results_and_errors_every_backend() {
 /// other backend): each token must complete exactly once, with its own file.
 #[test]
 fn no_completion_lost_or_duplicated() {
-    let t = TempDir::new("many");
+    let t = Scratch::new("many");
     let n = 2000u64;
     let mut inos = Vec::new();
     for i in 0..n {
@@ -209,7 +194,7 @@ fn no_completion_lost_or_duplicated() {
 #[test]
 fn completion_handlers_can_push_more_work() {
     // A small recursive walk driven entirely from completions.
-    let t = TempDir::new("walk");
+    let t = Scratch::new("walk");
     let mut expect = 0;
     for a in 0..5 {
         for b in 0..4 {
@@ -277,7 +262,7 @@ fn completion_handlers_can_push_more_work() {
 
 #[test]
 fn readlink_xattr_read_write_splice_fadvise() {
-    let t = TempDir::new("misc");
+    let t = Scratch::new("misc");
     let long_target = "t".repeat(3000);
     std::os::unix::fs::symlink(&long_target, t.path().join("long")).unwrap();
     let data: Vec<u8> = (0..200_000u32).map(|i| (i * 7 % 251) as u8).collect();
@@ -410,7 +395,7 @@ fn short_writes_to_a_slow_pipe_are_continued() {
 /// harness, a use-after-free would show as corruption or a crash).
 #[test]
 fn drop_with_operations_in_flight() {
-    let t = TempDir::new("drop");
+    let t = Scratch::new("drop");
     for i in 0..500 {
         std::fs::write(t.path().join(format!("{i}")), b"x").unwrap();
     }
@@ -440,7 +425,7 @@ fn fallback_when_io_uring_is_refused() {
     for errno in [libc::EPERM, libc::ENOSYS] {
         let out = std::process::Command::new(&exe)
             .args(["fallback_child", "--exact", "--nocapture", "--test-threads=1"])
-            .env("RINGIO_TEST_SECCOMP_ERRNO", errno.to_string())
+            .env("RINGUTILS_TEST_SECCOMP_ERRNO", errno.to_string())
             .output()
             .unwrap();
         assert!(
@@ -455,7 +440,7 @@ fn fallback_when_io_uring_is_refused() {
 
 #[test]
 fn fallback_child() {
-    let Ok(errno) = std::env::var("RINGIO_TEST_SECCOMP_ERRNO") else { return };
+    let Ok(errno) = std::env::var("RINGUTILS_TEST_SECCOMP_ERRNO") else { return };
     let errno: i32 = errno.parse().unwrap();
     assert!(deny_io_uring(errno), "could not install the seccomp filter");
     assert!(!ringio::uring_available(), "probe succeeded under seccomp");
@@ -511,7 +496,7 @@ fn eacces_as_unprivileged_user() {
         eprintln!("skipped: needs root to switch to an unprivileged user");
         return;
     }
-    let t = TempDir::new("perm");
+    let t = Scratch::new("perm");
     let locked = t.path().join("locked");
     std::fs::create_dir(&locked).unwrap();
     std::fs::write(locked.join("inside"), b"").unwrap();
@@ -557,7 +542,7 @@ fn eacces_as_unprivileged_user() {
 /// dropped with pool work in flight must not lose memory safety.
 #[test]
 fn raised_depth_mixes_ring_and_pool_operations() {
-    let t = TempDir::new("raised");
+    let t = Scratch::new("raised");
     let n = 300u64;
     for i in 0..n {
         std::fs::write(t.path().join(format!("f{i}")), vec![1u8; i as usize]).unwrap();
@@ -619,7 +604,7 @@ fn raised_depth_mixes_ring_and_pool_operations() {
 /// came early the check would still hold.
 #[test]
 fn fifo_open_waits_for_its_writer_every_backend() {
-    let t = TempDir::new("fifo");
+    let t = Scratch::new("fifo");
     let fifo = t.path().join("fifo");
     let c = CString::new(bytes(&fifo)).unwrap();
     // SAFETY: c is a valid NUL-terminated path.
@@ -662,7 +647,7 @@ fn fifo_open_waits_for_its_writer_every_backend() {
 /// buffers), with the right token and `eof` once at the end.
 #[test]
 fn getdents_hinted_lists_what_getdents_lists_every_backend() {
-    let t = TempDir::new("hinted");
+    let t = Scratch::new("hinted");
     for n in [0usize, 3, 3000] {
         let d = t.path().join(format!("d{n}"));
         std::fs::create_dir(&d).unwrap();
@@ -678,25 +663,9 @@ fn getdents_hinted_lists_what_getdents_lists_every_backend() {
             let want = list(&mut eng, fd);
             assert_eq!(want.len(), n, "{b:?}");
             let fd2 = open_dir(&mut eng, &d);
-            let mut got = Vec::new();
-            let mut buf = Vec::new();
-            loop {
-                eng.getdents_hinted(7, fd2, buf, dev_size);
-                let mut c = one(&mut eng);
-                assert_eq!(c.token, 7);
-                c.result.expect("getdents");
-                for d in DirentIter::new(c.buf()) {
-                    if !d.is_dot_or_dotdot() {
-                        got.push((d.name.to_vec(), d.d_type));
-                    }
-                }
-                let eof = c.eof;
-                buf = c.take_buf();
-                if eof {
-                    break;
-                }
-            }
-            got.sort();
+            let got = list_by(&mut eng, 7, |eng, token, buf| {
+                eng.getdents_hinted(token, fd2, buf, dev_size)
+            });
             assert_eq!(got, want, "{b:?}, {n} entries");
             for fd in [fd, fd2] {
                 eng.close(0, fd);
@@ -724,7 +693,7 @@ fn walkers_policy() {
             if b != Backend::Uring || ringio::uring_available() {
                 assert_ne!(eng.backend(), Backend::Threads, "{b:?}");
             }
-            let t = TempDir::new("walkers");
+            let t = Scratch::new("walkers");
             std::fs::write(t.path().join("f"), b"").unwrap();
             let fd = open_dir(&mut eng, t.path());
             assert_eq!(list(&mut eng, fd).len(), 1);
@@ -739,7 +708,7 @@ fn walkers_policy() {
 #[test]
 fn unlinkat_every_backend() {
     for b in Backend::ALL {
-        let t = TempDir::new("unlink");
+        let t = Scratch::new("unlink");
         let p = t.path();
         std::fs::write(p.join("file"), b"x").unwrap();
         std::fs::create_dir(p.join("empty")).unwrap();

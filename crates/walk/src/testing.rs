@@ -2,8 +2,7 @@
 //! built as the walk builds them.
 
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::path::Path;
 use std::sync::Arc;
 
 use ringio::{dtype, Statx};
@@ -11,32 +10,7 @@ use ringio::{dtype, Statx};
 use crate::node::DirNode;
 use crate::Entry;
 
-/// A directory removed on drop.
-pub(crate) struct Scratch(pub PathBuf);
-
-impl Scratch {
-    pub fn new(tag: &str) -> Scratch {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let p = std::env::temp_dir().join(format!(
-            "walk-unit-{tag}-{}-{}",
-            std::process::id(),
-            N.fetch_add(1, Ordering::Relaxed)
-        ));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        Scratch(p)
-    }
-
-    pub fn join(&self, p: &str) -> PathBuf {
-        self.0.join(p)
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
+pub(crate) use scratch::Scratch;
 
 /// The statx of `p`, as the walker takes it.
 pub(crate) fn stat_of(p: &Path) -> Statx {

@@ -8,23 +8,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 
 use ringio::{Backend, Config};
+use scratch::Scratch;
 use walk::{dtype, Entry, Options, StatNeed, Visit, Visitor, WalkError};
-
-struct TempDir(PathBuf);
-impl TempDir {
-    fn new(tag: &str) -> TempDir {
-        let p = std::env::temp_dir().join(format!("walk-test-{tag}-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&p);
-        std::fs::create_dir_all(&p).unwrap();
-        TempDir(p)
-    }
-}
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = Command::new("chmod").arg("-R").arg("u+rwx").arg(&self.0).status();
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 fn make_tree(root: &Path) {
     for a in 0..6 {
@@ -146,7 +131,7 @@ fn modes() -> Vec<(String, Options)> {
 
 #[test]
 fn same_records_as_find_in_every_mode() {
-    let t = TempDir::new("find");
+    let t = Scratch::new("find");
     make_tree(&t.0);
     let root = t.0.to_str().unwrap();
     let want = gnu_find(&[root]);
@@ -168,7 +153,7 @@ fn same_records_as_find_in_every_mode() {
 
 #[test]
 fn ordered_mode_matches_find_order() {
-    let t = TempDir::new("order");
+    let t = Scratch::new("order");
     make_tree(&t.0);
     let root = t.0.to_str().unwrap();
     let out = Command::new("find").arg(root).output().unwrap();
@@ -190,7 +175,7 @@ fn ordered_mode_matches_find_order() {
 
 #[test]
 fn follow_detects_loops_and_keeps_dangling_links() {
-    let t = TempDir::new("follow");
+    let t = Scratch::new("follow");
     make_tree(&t.0);
     let root = t.0.to_str().unwrap();
     let want = gnu_find(&["-L", root]);
@@ -216,7 +201,7 @@ fn unreadable_directory_is_reported_and_still_left() {
         // directory that vanishes instead.
         eprintln!("running as root: permission case covered by the end-to-end tests as nobody");
     }
-    let t = TempDir::new("missing");
+    let t = Scratch::new("missing");
     let roots = vec![t.0.join("nope").as_os_str().as_encoded_bytes().to_vec()];
     let c = Collect {
         follow: false,
@@ -249,7 +234,7 @@ fn quit_stops_the_walk() {
         }
         fn error(&self, _: &mut (), _: &WalkError, _: Option<&()>) {}
     }
-    let t = TempDir::new("quit");
+    let t = Scratch::new("quit");
     make_tree(&t.0);
     let roots = vec![t.0.as_os_str().as_encoded_bytes().to_vec()];
     let q = Q(AtomicU64::new(0));
@@ -261,6 +246,45 @@ fn quit_stops_the_walk() {
     assert!(q.0.load(Ordering::Relaxed) < 200, "{}", q.0.load(Ordering::Relaxed));
 }
 
+/// A visitor that moves directory `from` to `to` when it visits
+/// `trigger`, and keeps the directories left and the errors.
+struct Mover {
+    stat: StatNeed,
+    trigger: Vec<u8>,
+    from: PathBuf,
+    to: PathBuf,
+    left: Mutex<Vec<Vec<u8>>>,
+    errors: Mutex<Vec<WalkError>>,
+}
+
+impl Visitor for Mover {
+    type Local = ();
+    type Acc = ();
+    fn local(&self) {}
+    fn need_stat(&self, _: &[u8], _: u8, _: usize) -> StatNeed {
+        self.stat
+    }
+    fn visit(&self, _: &mut (), e: &Entry, _: Option<&()>) -> Visit {
+        if e.path == self.trigger.as_slice() {
+            std::fs::rename(&self.from, &self.to).unwrap();
+        }
+        Visit::Descend
+    }
+    fn leave(&self, _: &mut (), dir: &Entry, _: &(), _: Option<&()>) {
+        self.left.lock().unwrap().push(dir.path.to_vec());
+    }
+    fn error(&self, _: &mut (), err: &WalkError, _: Option<&()>) {
+        self.errors.lock().unwrap().push(err.clone());
+    }
+}
+
+impl Mover {
+    fn new(stat: StatNeed, trigger: Vec<u8>, from: PathBuf, to: PathBuf) -> Mover {
+        let (left, errors) = (Mutex::new(Vec::new()), Mutex::new(Vec::new()));
+        Mover { stat, trigger, from, to, left, errors }
+    }
+}
+
 /// A directory moved out of its parent while its subtree is walked (the
 /// visitor moves it when it sees something inside): when the walk comes
 /// back up from it, the walk of that root ends there, as GNU's fts_read
@@ -269,49 +293,14 @@ fn quit_stops_the_walk() {
 /// directories are stat'ed, in every mode.
 #[test]
 fn a_directory_moved_during_its_walk_ends_that_root() {
-    struct Mover {
-        stat: StatNeed,
-        trigger: Vec<u8>,
-        from: PathBuf,
-        to: PathBuf,
-        left: Mutex<Vec<Vec<u8>>>,
-        errors: Mutex<Vec<WalkError>>,
-    }
-    impl Visitor for Mover {
-        type Local = ();
-        type Acc = ();
-        fn local(&self) {}
-        fn need_stat(&self, _: &[u8], _: u8, _: usize) -> StatNeed {
-            self.stat
-        }
-        fn visit(&self, _: &mut (), e: &Entry, _: Option<&()>) -> Visit {
-            if e.path == self.trigger.as_slice() {
-                std::fs::rename(&self.from, &self.to).unwrap();
-            }
-            Visit::Descend
-        }
-        fn leave(&self, _: &mut (), dir: &Entry, _: &(), _: Option<&()>) {
-            self.left.lock().unwrap().push(dir.path.to_vec());
-        }
-        fn error(&self, _: &mut (), err: &WalkError, _: Option<&()>) {
-            self.errors.lock().unwrap().push(err.clone());
-        }
-    }
     for stat in [StatNeed::None, StatNeed::Lstat] {
         for (label, opts) in modes() {
-            let t = TempDir::new("moved");
+            let t = Scratch::new("moved");
             let p = |r: &str| t.0.join(r).as_os_str().as_encoded_bytes().to_vec();
             std::fs::create_dir_all(t.0.join("r/3/a/b/c/d/e/f/g")).unwrap();
             std::fs::create_dir_all(t.0.join("r/3/a/b/x")).unwrap();
             std::fs::create_dir_all(t.0.join("other/y")).unwrap();
-            let m = Mover {
-                stat,
-                trigger: p("r/3/a/b/c/d"),
-                from: t.0.join("r/3/a/b"),
-                to: t.0.join("r/3/b"),
-                left: Mutex::new(Vec::new()),
-                errors: Mutex::new(Vec::new()),
-            };
+            let m = Mover::new(stat, p("r/3/a/b/c/d"), t.0.join("r/3/a/b"), t.0.join("r/3/b"));
             walk::walk(&[p("r"), p("other")], &opts, &m);
             let label = format!("{label} {stat:?}");
             let errs = m.errors.lock().unwrap();
@@ -336,39 +325,12 @@ fn a_directory_moved_during_its_walk_ends_that_root() {
 /// it is not noticed (and the walker doesn't look either).
 #[test]
 fn a_shallow_directory_moved_is_not_noticed() {
-    struct Mover {
-        trigger: Vec<u8>,
-        from: PathBuf,
-        to: PathBuf,
-        errors: Mutex<Vec<WalkError>>,
-    }
-    impl Visitor for Mover {
-        type Local = ();
-        type Acc = ();
-        fn local(&self) {}
-        fn need_stat(&self, _: &[u8], _: u8, _: usize) -> StatNeed {
-            StatNeed::Lstat
-        }
-        fn visit(&self, _: &mut (), e: &Entry, _: Option<&()>) -> Visit {
-            if e.path == self.trigger.as_slice() {
-                std::fs::rename(&self.from, &self.to).unwrap();
-            }
-            Visit::Descend
-        }
-        fn error(&self, _: &mut (), err: &WalkError, _: Option<&()>) {
-            self.errors.lock().unwrap().push(err.clone());
-        }
-    }
     for (label, opts) in modes() {
-        let t = TempDir::new("moved-shallow");
+        let t = Scratch::new("moved-shallow");
         let p = |r: &str| t.0.join(r).as_os_str().as_encoded_bytes().to_vec();
         std::fs::create_dir_all(t.0.join("r/3/a/b/c/d/e")).unwrap();
-        let m = Mover {
-            trigger: p("r/3/a/b/c/d"),
-            from: t.0.join("r/3/a/b"),
-            to: t.0.join("r/3/b"),
-            errors: Mutex::new(Vec::new()),
-        };
+        let m =
+            Mover::new(StatNeed::Lstat, p("r/3/a/b/c/d"), t.0.join("r/3/a/b"), t.0.join("r/3/b"));
         walk::walk(&[p("r")], &opts, &m);
         assert!(m.errors.lock().unwrap().is_empty(), "{label}: {:?}", m.errors.lock().unwrap());
     }

@@ -7,6 +7,7 @@
 //! node-id table, sys.rs the few raw system calls). The mount is made with
 //! mount(2), so it needs root (or CAP_SYS_ADMIN) and a usable /dev/fuse.
 
+pub(crate) mod child;
 mod clients;
 mod nodes;
 mod proto;
@@ -392,55 +393,8 @@ fn serve(
         source.display(),
         server.protocol()
     );
-    match daemon {
-        None => {
-            let mut out = std::io::stdout().lock();
-            let _ = writeln!(out, "ready");
-            let _ = out.flush();
-        }
-        Some(d) => {
-            if let Some(mut tx) = d.ready.take() {
-                let _ = tx.write_all(b"ready\n");
-            }
-            let target = match &d.log {
-                Some(p) => fs::OpenOptions::new().create(true).append(true).open(p),
-                None => fs::OpenOptions::new().read(true).write(true).open("/dev/null"),
-            };
-            if let Ok(f) = target {
-                let _ = sys::redirect_stdio(&f);
-            }
-        }
-    }
-
-    let mut unmount_requested: Option<Instant> = None;
-    while !server.stopped() {
-        let Some(sig) = signals.wait(Duration::from_millis(100)) else { continue };
-        match sig {
-            SIGUSR1 => write_stats(&server, stats_file, false),
-            SIGUSR2 => {
-                server.stats.reset();
-                if let Some(c) = &server.clients {
-                    c.reset();
-                }
-                write_stats(&server, stats_file, false);
-            }
-            _ if unmount_requested.is_none() => {
-                unmount_requested = Some(Instant::now());
-                if let Err(e) = unmount(mp) {
-                    eprintln!("{e}");
-                }
-            }
-            _ => {
-                // A second Ctrl-C: stop serving now. Exiting closes
-                // /dev/fuse, which aborts the connection; a lazily detached
-                // mount then fails its users' requests with ENOTCONN.
-                eprint!("{}", summary(&server, mp));
-                write_stats(&server, stats_file, true);
-                eprintln!("slowfs: stopped before the mount was released");
-                std::process::exit(1);
-            }
-        }
-    }
+    announce_ready(daemon);
+    serve_signals(&server, &signals, mp, stats_file);
     for t in threads {
         let _ = t.join();
     }
@@ -461,13 +415,70 @@ fn serve(
     Ok(())
 }
 
+/// Says the mount is ready: on standard output, or to the parent of a
+/// daemon, whose standard streams then go to its log (or nowhere).
+fn announce_ready(daemon: Option<&mut Daemon>) {
+    match daemon {
+        None => {
+            let mut out = std::io::stdout().lock();
+            let _ = writeln!(out, "ready");
+            let _ = out.flush();
+        }
+        Some(d) => {
+            if let Some(mut tx) = d.ready.take() {
+                let _ = tx.write_all(b"ready\n");
+            }
+            let target = match &d.log {
+                Some(p) => fs::OpenOptions::new().create(true).append(true).open(p),
+                None => fs::OpenOptions::new().read(true).write(true).open("/dev/null"),
+            };
+            if let Ok(f) = target {
+                let _ = sys::redirect_stdio(&f);
+            }
+        }
+    }
+}
+
+/// Takes the signals until the server stops: SIGUSR1 writes the counters,
+/// SIGUSR2 resets them, an ending signal unmounts, a second one stops
+/// serving at once.
+fn serve_signals(server: &Server, signals: &sys::Signals, mp: &Path, stats_file: Option<&Path>) {
+    use libc::{SIGUSR1, SIGUSR2};
+    let mut unmount_requested: Option<Instant> = None;
+    while !server.stopped() {
+        let Some(sig) = signals.wait(Duration::from_millis(100)) else { continue };
+        match sig {
+            SIGUSR1 => write_stats(server, stats_file, false),
+            SIGUSR2 => {
+                server.stats.reset();
+                if let Some(c) = &server.clients {
+                    c.reset();
+                }
+                write_stats(server, stats_file, false);
+            }
+            _ if unmount_requested.is_none() => {
+                unmount_requested = Some(Instant::now());
+                if let Err(e) = unmount(mp) {
+                    eprintln!("{e}");
+                }
+            }
+            _ => {
+                // A second Ctrl-C: stop serving now. Exiting closes
+                // /dev/fuse, which aborts the connection; a lazily detached
+                // mount then fails its users' requests with ENOTCONN.
+                eprint!("{}", summary(server, mp));
+                write_stats(server, stats_file, true);
+                eprintln!("slowfs: stopped before the mount was released");
+                std::process::exit(1);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn args(s: &str) -> Vec<String> {
-        s.split_whitespace().map(String::from).collect()
-    }
+    use crate::args_of as args;
 
     #[test]
     fn durations() {

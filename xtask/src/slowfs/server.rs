@@ -405,24 +405,20 @@ fn attr_of(md: &Metadata) -> Attr {
     }
 }
 
+/// The d_type of a file of type `ft`.
 fn dtype(ft: fs::FileType) -> u32 {
-    if ft.is_dir() {
-        libc::DT_DIR as u32
-    } else if ft.is_file() {
-        libc::DT_REG as u32
-    } else if ft.is_symlink() {
-        libc::DT_LNK as u32
-    } else if ft.is_fifo() {
-        libc::DT_FIFO as u32
-    } else if ft.is_char_device() {
-        libc::DT_CHR as u32
-    } else if ft.is_block_device() {
-        libc::DT_BLK as u32
-    } else if ft.is_socket() {
-        libc::DT_SOCK as u32
-    } else {
-        libc::DT_UNKNOWN as u32
-    }
+    type Is = fn(&fs::FileType) -> bool;
+    const KINDS: [(Is, u8); 7] = [
+        (fs::FileType::is_dir, libc::DT_DIR),
+        (fs::FileType::is_file, libc::DT_REG),
+        (fs::FileType::is_symlink, libc::DT_LNK),
+        (FileTypeExt::is_fifo, libc::DT_FIFO),
+        (FileTypeExt::is_char_device, libc::DT_CHR),
+        (FileTypeExt::is_block_device, libc::DT_BLK),
+        (FileTypeExt::is_socket, libc::DT_SOCK),
+    ];
+    let dt = KINDS.iter().find(|(is, _)| is(&ft)).map_or(libc::DT_UNKNOWN, |&(_, dt)| dt);
+    u32::from(dt)
 }
 
 /// A small xorshift generator for jitter (quality is irrelevant here).
@@ -747,135 +743,17 @@ impl Server {
             INIT => self.init(body, out),
             DESTROY | FLUSH => Ok(()),
             LOOKUP => self.lookup(h.nodeid, name_arg(body)?, out),
-            GETATTR => {
-                let md = fs::symlink_metadata(self.node_path(h.nodeid)?).map_err(errno)?;
-                let (secs, nsecs) = self.cache_times();
-                let a = AttrOut {
-                    attr_valid: secs,
-                    attr_valid_nsec: nsecs,
-                    dummy: 0,
-                    attr: attr_of(&md),
-                };
-                push(out, &a);
-                Ok(())
-            }
-            READLINK => {
-                let target = fs::read_link(self.node_path(h.nodeid)?).map_err(errno)?;
-                out.extend_from_slice(target.as_os_str().as_bytes());
-                Ok(())
-            }
-            OPEN => {
-                let o: OpenIn = arg(body)?;
-                if o.flags as i32 & libc::O_ACCMODE != libc::O_RDONLY {
-                    return Err(libc::EROFS);
-                }
-                let f = fs::OpenOptions::new()
-                    .read(true)
-                    .custom_flags(libc::O_NOFOLLOW)
-                    .open(self.node_path(h.nodeid)?)
-                    .map_err(errno)?;
-                let fh = self.files.lock().unwrap().insert(Arc::new(f));
-                let mut open_flags = 0;
-                if let Some(at) = self.fault_from(false, h.nodeid) {
-                    self.faulty.lock().unwrap().insert((false, fh), at);
-                    open_flags |= FOPEN_DIRECT_IO;
-                }
-                push(out, &OpenOut { fh, open_flags, padding: 0 });
-                Ok(())
-            }
-            READ => {
-                let r: ReadIn = arg(body)?;
-                let f = self.files.lock().unwrap().get(r.fh).ok_or(libc::EBADF)?;
-                let mut want = r.size.min(MAX_READ) as usize;
-                if let Some(&at) = self.faulty.lock().unwrap().get(&(false, r.fh)) {
-                    if r.offset >= at {
-                        return Err(libc::EIO);
-                    }
-                    want = want.min((at - r.offset) as usize);
-                }
-                out.resize(HEADER + want, 0);
-                let mut got = 0;
-                while got < want {
-                    match f.read_at(&mut out[HEADER + got..], r.offset + got as u64) {
-                        Ok(0) => break,
-                        Ok(n) => got += n,
-                        Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
-                        Err(e) => return Err(errno(e)),
-                    }
-                }
-                out.truncate(HEADER + got);
-                Ok(())
-            }
-            RELEASE => {
-                let r: ReleaseIn = arg(body)?;
-                self.files.lock().unwrap().remove(r.fh);
-                self.faulty.lock().unwrap().remove(&(false, r.fh));
-                Ok(())
-            }
+            GETATTR => self.getattr(h.nodeid, out),
+            READLINK => self.readlink(h.nodeid, out),
+            OPEN => self.open(h.nodeid, body, out),
+            READ => self.read(body, out),
+            RELEASE => self.release(false, body),
             OPENDIR => self.opendir(h.nodeid, out),
-            READDIR => {
-                let r: ReadIn = arg(body)?;
-                let entries = self.dirs.lock().unwrap().get(r.fh).ok_or(libc::EBADF)?;
-                let limit = r.size as usize;
-                let mut used = 0;
-                let fail_at = self.faulty.lock().unwrap().get(&(true, r.fh)).copied();
-                if fail_at.is_some_and(|at| r.offset >= at) {
-                    return Err(libc::EIO);
-                }
-                let end = fail_at.map_or(entries.len(), |at| (at as usize).min(entries.len()));
-                for (i, e) in entries[..end].iter().enumerate().skip(r.offset as usize) {
-                    let size = dirent_size(e.name.len());
-                    if used + size > limit {
-                        break;
-                    }
-                    let d = Dirent {
-                        ino: e.ino,
-                        off: i as u64 + 1,
-                        namelen: e.name.len() as u32,
-                        typ: e.typ,
-                    };
-                    push(out, &d);
-                    out.extend_from_slice(&e.name);
-                    out.resize(out.len() + size - std::mem::size_of::<Dirent>() - e.name.len(), 0);
-                    used += size;
-                }
-                Ok(())
-            }
-            RELEASEDIR => {
-                let r: ReleaseIn = arg(body)?;
-                self.dirs.lock().unwrap().remove(r.fh);
-                self.faulty.lock().unwrap().remove(&(true, r.fh));
-                Ok(())
-            }
-            GETXATTR => {
-                let g: GetxattrIn = arg(body)?;
-                let name = name_arg(&body[std::mem::size_of::<GetxattrIn>()..])?;
-                let name = CString::new(name).map_err(|_| libc::EINVAL)?;
-                let path = path_cstring(&self.node_path(h.nodeid)?)?;
-                self.xattr_reply(g.size, out, |buf| sys::lgetxattr(&path, &name, buf))
-            }
-            LISTXATTR => {
-                let g: GetxattrIn = arg(body)?;
-                let path = path_cstring(&self.node_path(h.nodeid)?)?;
-                self.xattr_reply(g.size, out, |buf| sys::llistxattr(&path, buf))
-            }
-            STATFS => {
-                let st = sys::statvfs(&self.node_path(h.nodeid)?).map_err(errno)?;
-                let k = Kstatfs {
-                    blocks: st.blocks,
-                    bfree: st.bfree,
-                    bavail: st.bavail,
-                    files: st.files,
-                    ffree: st.ffree,
-                    bsize: st.bsize as u32,
-                    namelen: st.namelen as u32,
-                    frsize: st.frsize as u32,
-                    padding: 0,
-                    spare: [0; 6],
-                };
-                push(out, &k);
-                Ok(())
-            }
+            READDIR => self.readdir(body, out),
+            RELEASEDIR => self.release(true, body),
+            GETXATTR => self.getxattr(h.nodeid, body, out),
+            LISTXATTR => self.listxattr(h.nodeid, body, out),
+            STATFS => self.statfs(h.nodeid, out),
             ACCESS => {
                 // The server runs as root and the mount is read-only (the
                 // kernel refuses writes itself): every existing file passes.
@@ -884,6 +762,143 @@ impl Server {
             }
             _ => Err(libc::ENOSYS),
         }
+    }
+
+    /// The attributes of a node, valid for the cache time.
+    fn getattr(&self, nodeid: u64, out: &mut Vec<u8>) -> Reply {
+        let md = fs::symlink_metadata(self.node_path(nodeid)?).map_err(errno)?;
+        let (secs, nsecs) = self.cache_times();
+        let a = AttrOut { attr_valid: secs, attr_valid_nsec: nsecs, dummy: 0, attr: attr_of(&md) };
+        push(out, &a);
+        Ok(())
+    }
+
+    /// A symbolic link's target.
+    fn readlink(&self, nodeid: u64, out: &mut Vec<u8>) -> Reply {
+        let target = fs::read_link(self.node_path(nodeid)?).map_err(errno)?;
+        out.extend_from_slice(target.as_os_str().as_bytes());
+        Ok(())
+    }
+
+    /// Opens a file, read-only (the mount is); one with a read fault to
+    /// come is read directly, so that the fault can't be cached over.
+    fn open(&self, nodeid: u64, body: &[u8], out: &mut Vec<u8>) -> Reply {
+        let o: OpenIn = arg(body)?;
+        if o.flags as i32 & libc::O_ACCMODE != libc::O_RDONLY {
+            return Err(libc::EROFS);
+        }
+        let f = fs::OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(self.node_path(nodeid)?)
+            .map_err(errno)?;
+        let fh = self.files.lock().unwrap().insert(Arc::new(f));
+        let mut open_flags = 0;
+        if let Some(at) = self.fault_from(false, nodeid) {
+            self.faulty.lock().unwrap().insert((false, fh), at);
+            open_flags |= FOPEN_DIRECT_IO;
+        }
+        push(out, &OpenOut { fh, open_flags, padding: 0 });
+        Ok(())
+    }
+
+    /// Reads from an open file, failing with EIO from a fault's offset on.
+    fn read(&self, body: &[u8], out: &mut Vec<u8>) -> Reply {
+        let r: ReadIn = arg(body)?;
+        let f = self.files.lock().unwrap().get(r.fh).ok_or(libc::EBADF)?;
+        let mut want = r.size.min(MAX_READ) as usize;
+        if let Some(&at) = self.faulty.lock().unwrap().get(&(false, r.fh)) {
+            if r.offset >= at {
+                return Err(libc::EIO);
+            }
+            want = want.min((at - r.offset) as usize);
+        }
+        out.resize(HEADER + want, 0);
+        let mut got = 0;
+        while got < want {
+            match f.read_at(&mut out[HEADER + got..], r.offset + got as u64) {
+                Ok(0) => break,
+                Ok(n) => got += n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(errno(e)),
+            }
+        }
+        out.truncate(HEADER + got);
+        Ok(())
+    }
+
+    /// As many entries of an open directory as fit, from the offset asked,
+    /// failing with EIO from a fault's entry on.
+    fn readdir(&self, body: &[u8], out: &mut Vec<u8>) -> Reply {
+        let r: ReadIn = arg(body)?;
+        let entries = self.dirs.lock().unwrap().get(r.fh).ok_or(libc::EBADF)?;
+        let limit = r.size as usize;
+        let mut used = 0;
+        let fail_at = self.faulty.lock().unwrap().get(&(true, r.fh)).copied();
+        if fail_at.is_some_and(|at| r.offset >= at) {
+            return Err(libc::EIO);
+        }
+        let end = fail_at.map_or(entries.len(), |at| (at as usize).min(entries.len()));
+        for (i, e) in entries[..end].iter().enumerate().skip(r.offset as usize) {
+            let size = dirent_size(e.name.len());
+            if used + size > limit {
+                break;
+            }
+            let d =
+                Dirent { ino: e.ino, off: i as u64 + 1, namelen: e.name.len() as u32, typ: e.typ };
+            push(out, &d);
+            out.extend_from_slice(&e.name);
+            out.resize(out.len() + size - std::mem::size_of::<Dirent>() - e.name.len(), 0);
+            used += size;
+        }
+        Ok(())
+    }
+
+    /// One extended attribute's value.
+    fn getxattr(&self, nodeid: u64, body: &[u8], out: &mut Vec<u8>) -> Reply {
+        let g: GetxattrIn = arg(body)?;
+        let name = name_arg(&body[std::mem::size_of::<GetxattrIn>()..])?;
+        let name = CString::new(name).map_err(|_| libc::EINVAL)?;
+        let path = path_cstring(&self.node_path(nodeid)?)?;
+        self.xattr_reply(g.size, out, |buf| sys::lgetxattr(&path, &name, buf))
+    }
+
+    /// The names of a node's extended attributes.
+    fn listxattr(&self, nodeid: u64, body: &[u8], out: &mut Vec<u8>) -> Reply {
+        let g: GetxattrIn = arg(body)?;
+        let path = path_cstring(&self.node_path(nodeid)?)?;
+        self.xattr_reply(g.size, out, |buf| sys::llistxattr(&path, buf))
+    }
+
+    /// The file system's numbers, as the source's.
+    fn statfs(&self, nodeid: u64, out: &mut Vec<u8>) -> Reply {
+        let st = sys::statvfs(&self.node_path(nodeid)?).map_err(errno)?;
+        let k = Kstatfs {
+            blocks: st.blocks,
+            bfree: st.bfree,
+            bavail: st.bavail,
+            files: st.files,
+            ffree: st.ffree,
+            bsize: st.bsize as u32,
+            namelen: st.namelen as u32,
+            frsize: st.frsize as u32,
+            padding: 0,
+            spare: [0; 6],
+        };
+        push(out, &k);
+        Ok(())
+    }
+
+    /// Closes an open file (or directory) and forgets its fault.
+    fn release(&self, dir: bool, body: &[u8]) -> Reply {
+        let r: ReleaseIn = arg(body)?;
+        if dir {
+            self.dirs.lock().unwrap().remove(r.fh);
+        } else {
+            self.files.lock().unwrap().remove(r.fh);
+        }
+        self.faulty.lock().unwrap().remove(&(dir, r.fh));
+        Ok(())
     }
 
     /// GETXATTR/LISTXATTR: size 0 asks how big the value is.

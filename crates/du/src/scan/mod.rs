@@ -1,7 +1,7 @@
 //! The scan behind `--browse` and `--export`: the ordinary walk with du's
 //! rules of what is counted (`--exclude`/`-X`, `-x`, `-L`, the stat
 //! errors), turned into a tree in document order ([`order`]) for a
-//! [`Sink`] — the JSON writer or the view's tree builder. Which hard link
+//! [`TreeSink`] — the JSON writer or the view's tree builder. Which hard link
 //! counts is decided by the sink in that order, as GNU du decides it.
 
 pub mod order;
@@ -10,7 +10,7 @@ pub mod record;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering};
 use std::sync::Mutex;
 
-use browse::tree::{Excluded, Item, Kind, Sink};
+use browse::tree::{Excluded, Item, Kind, TreeSink};
 use hashbrown::HashSet;
 use ringio::{dtype, DevIno, Errno, Statx};
 use walk::{Entry, StatNeed, Visit, Visitor, WalkError};
@@ -84,7 +84,7 @@ pub struct Scan<'a, S> {
     pub messages: Messages,
 }
 
-impl<'a, S: Sink + Send> Scan<'a, S> {
+impl<'a, S: TreeSink + Send> Scan<'a, S> {
     pub fn new(
         plan: &'a Plan,
         sink: S,
@@ -195,7 +195,7 @@ fn kind_of(d_type: u8) -> Kind {
     }
 }
 
-impl<S: Sink + Send> Scan<'_, S> {
+impl<S: TreeSink + Send> Scan<'_, S> {
     fn count(&self, local: &mut Local, bytes: u64) {
         local.entries += 1;
         local.bytes += bytes;
@@ -210,7 +210,7 @@ impl<S: Sink + Send> Scan<'_, S> {
     }
 }
 
-impl<S: Sink + Send> Visitor for Scan<'_, S> {
+impl<S: TreeSink + Send> Visitor for Scan<'_, S> {
     type Local = Local;
     type Acc = Acc;
     const DIRFD_AFTER_VISIT: bool = false;
@@ -224,11 +224,7 @@ impl<S: Sink + Send> Visitor for Scan<'_, S> {
     }
 
     fn need_stat(&self, _name: &[u8], _d_type: u8, _depth: usize) -> StatNeed {
-        if self.plan.deref == Deref::Always {
-            StatNeed::Follow
-        } else {
-            StatNeed::Lstat
-        }
+        self.plan.deref.entry_stat()
     }
 
     fn visit(&self, local: &mut Local, e: &Entry, parent: Option<&Acc>) -> Visit {

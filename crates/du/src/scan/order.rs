@@ -1,5 +1,5 @@
 //! Directories' records, from a walk that finishes them in any order, to
-//! a [`Sink`] in document order: a directory, its entries in listing
+//! a [`TreeSink`] in document order: a directory, its entries in listing
 //! order with each subdirectory's own records in its place, then the
 //! directory's end. That is ncdu's JSON order and the order GNU du meets
 //! entries in, which decides which hard link counts.
@@ -22,7 +22,7 @@ use std::sync::{Condvar, Mutex};
 
 use hashbrown::HashMap;
 
-use browse::tree::Sink;
+use browse::tree::TreeSink;
 
 use super::record::{self, Rec};
 
@@ -233,7 +233,7 @@ pub struct Player<S> {
     root: Key,
 }
 
-impl<S: Sink> Player<S> {
+impl<S: TreeSink> Player<S> {
     pub fn new(sink: S) -> Player<S> {
         Player { sink, open: Vec::new(), root: (ROOT, 0) }
     }
@@ -308,7 +308,7 @@ mod tests {
     #[derive(Default)]
     struct Log(String);
 
-    impl Sink for Log {
+    impl TreeSink for Log {
         fn open_dir(&mut self, d: &Item) {
             self.0.push_str(&format!("[{}", String::from_utf8_lossy(d.name)));
         }

@@ -96,7 +96,7 @@ const END: i32 = 5;
 const FINISH: i32 = 6;
 
 /// A steal hands over at most this many items (keeps messages small).
-const MAX_GIVE: usize = 256;
+const MAX_STOLEN: usize = 256;
 /// Record batches in flight from one rank to rank 0.
 const MAX_REC_SENDS: usize = 8;
 /// Bounds of the wait before asking again after a refusal.
@@ -498,7 +498,7 @@ impl Job {
     fn give(&mut self, to: i32, share: usize) {
         let items: Vec<Item> = {
             let mut q = ringio::sync::lock(&self.sh.pending);
-            let n = q.len().div_ceil(share.max(1)).min(MAX_GIVE);
+            let n = q.len().div_ceil(share.max(1)).min(MAX_STOLEN);
             if self.finished {
                 Vec::new()
             } else {
@@ -782,10 +782,10 @@ impl Nap {
     }
 }
 
-/// `RINGUTILS_MPI_FAULT=die:R`: rank R (not 0) dies once the job starts (how
+/// `RINGUTILS_TEST_MPI_FAULT=die:R`: rank R (not 0) dies once the job starts (how
 /// the tests show a lost rank fails the job loudly).
 fn fault_here() -> bool {
-    let Some(v) = std::env::var_os("RINGUTILS_MPI_FAULT") else { return false };
+    let Some(v) = std::env::var_os("RINGUTILS_TEST_MPI_FAULT") else { return false };
     let rank = std::env::var("OMPI_COMM_WORLD_RANK").or_else(|_| std::env::var("PMI_RANK"));
     match (v.to_str().and_then(|v| v.strip_prefix("die:")), rank) {
         (Some(r), Ok(me)) => r == me,

@@ -140,6 +140,17 @@ struct Frame<A> {
     left: u64,
 }
 
+/// The path of the directory of `frames` that `w`, a followed link to a
+/// directory, leads back to, if it does.
+fn looped_to<A>(frames: &[Frame<A>], w: &WireEntry) -> Option<Vec<u8>> {
+    if !(w.followed && w.d_type == dtype::DIR) {
+        return None;
+    }
+    let id = w.stat.as_ref().map(DevIno::of)?;
+    let a = frames.iter().rev().find(|f| f.dir.id() == Some(id))?;
+    Some(a.dir.path.clone())
+}
+
 pub(crate) struct Replay<'a> {
     pub store: &'a Store,
     pub sh: &'a Shared,
@@ -226,6 +237,18 @@ impl Replay<'_> {
         Ok(Some(Frame { dir, acc, rec, at, left }))
     }
 
+    /// Asks for directory `path` to be walked, below the directories of
+    /// `frames` (the chain of their identities goes along under `-L`).
+    fn ask_for<A>(&self, frames: &[Frame<A>], gen: u64, path: &[u8], depth: usize) {
+        let chain = if self.follow_all {
+            frames.iter().filter_map(|f| f.dir.id()).map(|d| (d.dev, d.ino)).collect()
+        } else {
+            Vec::new()
+        };
+        let root_dev = frames[0].dir.id().map_or(0, |d| d.dev);
+        self.request(Item { gen, path: path.to_vec(), depth, operand: false, root_dev, chain });
+    }
+
     fn walk<V: Visitor>(
         &self,
         v: &V,
@@ -270,15 +293,10 @@ impl Replay<'_> {
             let depth = top.dir.depth + 1;
             // A followed link back to an ancestor is reported instead of
             // visited, as the walker does.
-            if w.followed && w.d_type == dtype::DIR {
-                if let Some(id) = w.stat.as_ref().map(DevIno::of) {
-                    if let Some(a) = frames.iter().rev().find(|f| f.dir.id() == Some(id)) {
-                        let err = WalkError::Loop { path, ancestor: a.dir.path.clone() };
-                        let top = frames.last().expect("a frame");
-                        v.error(local, &err, Some(&top.acc));
-                        continue;
-                    }
-                }
+            if let Some(ancestor) = looped_to(&frames, &w) {
+                let top = frames.last().expect("a frame");
+                v.error(local, &WalkError::Loop { path, ancestor }, Some(&top.acc));
+                continue;
             }
             let top = frames.last().expect("a frame");
             let stat: Option<&Statx> = w.stat.as_ref();
@@ -301,24 +319,7 @@ impl Replay<'_> {
                     let acc = v.make_acc(&e, Some(&top.acc));
                     if !walked {
                         // Nobody walked it (a guess said no): ask for it.
-                        let chain = if self.follow_all {
-                            frames
-                                .iter()
-                                .filter_map(|f| f.dir.id())
-                                .map(|d| (d.dev, d.ino))
-                                .collect()
-                        } else {
-                            Vec::new()
-                        };
-                        let root_dev = frames[0].dir.id().map_or(0, |d| d.dev);
-                        self.request(Item {
-                            gen,
-                            path: path.clone(),
-                            depth,
-                            operand: false,
-                            root_dev,
-                            chain,
-                        });
+                        self.ask_for(&frames, gen, &path, depth);
                     }
                     let dir = Dir { path, name_start, depth, w };
                     match self.open(v, local, dir, acc, Some(&top.acc)) {
