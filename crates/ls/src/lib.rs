@@ -538,31 +538,27 @@ impl<'a> Ls<'a> {
                 return;
             }
             self.prefetch_tried = true;
-            let remote = self.gather.high_latency();
-            // On a local file system the work is CPU (syscalls on cached
-            // metadata): with two cores or more, a reader per core lists
-            // ahead while this thread formats and takes over what no reader
-            // started (measured on 2 cores, -alR of the 170k-entry tree:
-            // 680 ms sequential, 475 with one reader, 425 with two).
-            let local = ringio::helper_threads(prefetch::LOCAL_READERS);
-            if !remote && local == 0 {
+            // The engine says how many readers are worth it here (and each
+            // one's workers): a reader per core on a local file system, many
+            // on a high-latency one, where listings are chains of round trips.
+            let want = self.gather.engine().list_ahead(prefetch::READERS, prefetch::LOCAL_READERS);
+            if want.threads == 0 {
                 return;
             }
             // The readers hold descriptors of their own (a directory each,
             // and O_PATH descriptors for -l): take the hard limit, as ldu
             // does, and fewer readers (or none) under a tight one.
             let per = prefetch::DESCRIPTORS_PER_READER;
-            let mut readers = listing::budget::threads_raised(per).min(prefetch::READERS);
-            self.prefetch_max = readers;
-            if !remote {
-                readers = readers.min(local);
-            }
+            let max = listing::budget::threads_raised(per).min(prefetch::READERS);
+            self.prefetch_max = max;
+            let readers = want.threads.min(max);
             if readers == 0 {
                 return;
             }
             let birth = plan.time == TimeKind::Birth || plan.json;
             let ahead = plan.deref != Deref::Always;
-            self.prefetch = prefetch::start(plan, birth, want_id, ahead, readers, remote);
+            let workers = want.workers_each;
+            self.prefetch = prefetch::start(plan, birth, want_id, ahead, readers, workers);
             self.prefetch_warm = self.prefetch.as_ref().map_or(0, |p| p.readers());
         }
         let Some(pf) = self.prefetch.as_mut() else { return };

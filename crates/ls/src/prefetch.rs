@@ -52,19 +52,18 @@ impl listing::ahead::Source for Reader {
     }
 }
 
-/// Starts the readers (at most `readers`), which stat each directory for
-/// its identity when `want_id` and go on into subdirectories on their own
-/// when `ahead`; None if no thread could be started.
+/// Starts the readers (at most `readers`, each engine with `per` pool
+/// workers), which stat each directory for its identity when `want_id`
+/// and go on into subdirectories on their own when `ahead`; None if no
+/// thread could be started.
 pub fn start(
     plan: &Plan,
     birth: bool,
     want_id: bool,
     ahead: bool,
     readers: usize,
-    remote: bool,
+    per: usize,
 ) -> Option<Prefetch> {
-    // The main gatherer keeps the full depth; the readers share the rest.
-    let per = ringio::workers_each(READERS, remote);
     let plan = plan.clone();
     let make =
         move || Reader { gather: Gather::with_threads(birth, per), plan: plan.clone(), want_id };

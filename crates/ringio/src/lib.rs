@@ -23,20 +23,23 @@
 //! }
 //! ```
 
+mod about;
 mod arena;
 pub mod cold;
 pub mod dirent;
 mod engine;
 mod env;
 mod exec;
+pub mod listdir;
 mod op;
 pub mod sys;
 mod walkers;
 
+pub use about::{About, Ask};
 pub use dirent::{dtype, Dirent, DirentIter};
 pub use engine::{
     default_backend, helper_threads, helper_threads_now, uring_available, uring_description,
-    workers_each, Backend, Config, Engine, Workload,
+    workers_each, Backend, Config, Engine, ListAhead, Workload,
 };
 // The base types live with the C library's wrappers, so that crates
 // needing only them don't depend on the engine.

@@ -25,7 +25,7 @@ impl Walkers {
             // Inline syscalls (the default on one CPU) would keep one
             // request in flight on a high-latency file system: take worker
             // threads there, unless an executor was asked for.
-            None if remote && default_backend() == Backend::Sync => Backend::Threads,
+            None if remote && default_backend() == Backend::Inline => Backend::Threads,
             None => default_backend(),
         };
         Walkers { backend, remote }
@@ -35,7 +35,7 @@ impl Walkers {
     /// inline syscalls, else `requested` when not 0, else the CPUs (at most
     /// 8), or on a high-latency file system the in-flight depth.
     pub fn threads(&self, requested: usize, ordered: bool) -> usize {
-        if ordered || self.backend == Backend::Sync {
+        if ordered || self.backend == Backend::Inline {
             return 1;
         }
         if requested > 0 {
@@ -60,7 +60,7 @@ impl Walkers {
     /// that many (a high-latency file system).
     pub fn cold_threads(&self, requested: usize, ordered: bool) -> usize {
         let warm = self.threads(requested, ordered);
-        if ordered || requested > 0 || self.backend == Backend::Sync {
+        if ordered || requested > 0 || self.backend == Backend::Inline {
             return warm;
         }
         warm.max(crate::cold::cold_depth())
@@ -88,7 +88,7 @@ impl Walkers {
         let b = match self.backend {
             Backend::Uring => Backend::Uring,
             Backend::Threads if remote && single => Backend::Threads,
-            Backend::Threads | Backend::Sync => Backend::Sync,
+            Backend::Threads | Backend::Inline => Backend::Inline,
         };
         // Many walker threads each with a ring: each ring's io-wq gets a
         // share of the depth, not all of it (64 threads x 64 io-wq workers

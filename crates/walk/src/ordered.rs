@@ -163,7 +163,7 @@ mod tests {
             sort: true,
             ordered: true,
             engine: ringio::Config {
-                backend: Some(ringio::Backend::Sync),
+                backend: Some(ringio::Backend::Inline),
                 ..ringio::Config::default()
             },
             ..Options::default()
