@@ -218,12 +218,6 @@ impl Reader {
         }
     }
 
-    /// Whether this thread's engine runs syscalls inline (so other walker
-    /// threads may share its stat work).
-    pub fn inline(&self) -> bool {
-        !self.eng.concurrent()
-    }
-
     /// Stats the entries `need` asks for (all in one engine batch), and
     /// lstat's those whose type getdents didn't give.
     pub fn stat(&mut self, dirfd: RawFd, list: &mut Listing, need: impl Fn(&[u8], u8) -> StatNeed) {

@@ -5,6 +5,17 @@
 use crate::engine::{default_backend, Backend, Config, Engine};
 use crate::sys::fs::remote_depth;
 
+/// Listings at least this long are shared among walker threads.
+const SHARE_FROM: usize = 1024;
+/// Entries per chunk: big enough that the hand-off is noise next to the
+/// ~1 µs statx of each entry.
+const CHUNK: usize = 256;
+/// On a high-latency file system each statx is a round trip (~1 ms through
+/// slowfs), so even small listings are worth sharing, in small chunks: a
+/// 10,000-file directory in 256-entry chunks kept 40 requests in flight.
+const REMOTE_SHARE_FROM: usize = 64;
+const REMOTE_CHUNK: usize = 16;
+
 /// A walk's executor policy, decided once per walk.
 #[derive(Clone, Copy, Debug)]
 pub struct Walkers {
@@ -29,6 +40,35 @@ impl Walkers {
             None => default_backend(),
         };
         Walkers { backend, remote }
+    }
+
+    /// The policy for a walk of `roots`: whether any is on a high-latency
+    /// file system is found out here (one `statfs` each).
+    pub fn for_roots(cfg: &Config, roots: &[Vec<u8>]) -> Walkers {
+        let remote = roots.iter().any(|r| {
+            std::ffi::CString::new(r.as_slice())
+                .ok()
+                .and_then(|p| crate::sys::fs::high_latency_path(&p).ok().flatten())
+                .is_some()
+        });
+        Walkers::new(cfg, remote)
+    }
+
+    /// Whether a walker thread whose engine is `eng` shares a big listing's
+    /// stats with the walk's other threads, and how: `Some((from, chunk))`
+    /// shares listings of at least `from` entries in chunks of `chunk`.
+    /// Directories are the walker's unit of work, so one huge directory
+    /// would be stat'ed by one thread while the others idle: where the
+    /// engine runs syscalls inline the threads are the parallelism, and on
+    /// a high-latency file system a ring's share of io-wq workers is small.
+    pub fn shares_stats(&self, eng: &Engine) -> Option<(usize, usize)> {
+        if self.remote {
+            Some((REMOTE_SHARE_FROM, REMOTE_CHUNK))
+        } else if !eng.concurrent() {
+            Some((SHARE_FROM, CHUNK))
+        } else {
+            None
+        }
     }
 
     /// How many walker threads to run: 1 for an `ordered` walk or under

@@ -6,6 +6,7 @@
 //! that on a tree deeper than the descriptor budget the ancestors' can be
 //! closed, and reopened when the walk comes back (see `fds`).
 
+use ringio::Walkers;
 use crate::dirs::{self, Pinned};
 use crate::fds::Fds;
 use crate::reader::{Listing, Reader};
@@ -21,10 +22,10 @@ struct Frame<V: Visitor> {
     resume: bool,
 }
 
-pub(crate) fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, remote: bool, v: &V) {
+pub(crate) fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, policy: Walkers, v: &V) {
     let stop = Stop::new(true);
     let fds = Fds::new(1);
-    let mut rd = Reader::new(opts.thread_engine(remote, true));
+    let mut rd = Reader::new(policy.engine(true));
     let mut local = v.local();
     let mut path = Vec::new();
     // Listings are kept per depth and reused, so a deep walk allocates once per level.
