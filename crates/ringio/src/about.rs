@@ -596,7 +596,18 @@ impl Engine {
     /// caller's in order), works them into their requests, and appends the
     /// requests now answered.
     pub(crate) fn settle(&mut self, from: usize, out: &mut Vec<Completion>) {
-        if self.asks.parts_out == 0 && self.asks.joined_out == 0 {
+        if self.asks.parts_out == 0 {
+            // Only joined requests: nothing to take out, only what their
+            // file systems refused to note.
+            if self.asks.joined_out > 0 {
+                for c in &out[from..] {
+                    if let (Data::About(a), false) = (&c.data, c.token & PART != 0) {
+                        self.asks.joined_out -= 1;
+                        let bits = a.refused;
+                        self.refused(bits);
+                    }
+                }
+            }
             return;
         }
         let mut all = std::mem::take(&mut self.asks.scratch);

@@ -341,7 +341,7 @@ impl Engine {
     /// not, each runs inline as it is submitted: a caller gains nothing from
     /// batching them, and may as well make the calls itself or let other
     /// threads share the work.
-    pub fn concurrent(&self) -> bool {
+    pub(crate) fn concurrent(&self) -> bool {
         self.backend != Backend::Inline
     }
 
@@ -594,6 +594,97 @@ impl Engine {
         crate::sys::fs::dir_end_offsets(fs, size)
     }
 
+    /// "Stat these entries": each `(slot, name, follow)` of directory
+    /// `dirfd` is stat'ed (`lstat_flags`, or `follow_flags` when `follow`)
+    /// into `stx[slot]`, and `done(slot, Ok(followed))` or
+    /// `done(slot, Err(errno))` told what it gave. A name stat'ed following
+    /// links that doesn't resolve (a dangling link) is stat'ed again as
+    /// itself, `Ok(false)`, as find -L reports it. Where this engine runs
+    /// syscalls inline (a walker whose threads are the parallelism), each
+    /// statx is written straight into its slot, with no completion to build
+    /// and copy (256 bytes, copied several times on the way through the
+    /// engine); otherwise the stats go out as one batch. Waits for every
+    /// other operation outstanding too.
+    pub fn stat_names<'a>(
+        &mut self,
+        dirfd: RawFd,
+        names: impl Iterator<Item = (usize, &'a CStr, bool)>,
+        (lstat_flags, follow_flags): (i32, i32),
+        mask: u32,
+        stx: &mut [crate::Statx],
+        mut done: impl FnMut(usize, Result<bool, crate::Errno>),
+    ) {
+        if self.backend == Backend::Inline {
+            for (slot, name, follow) in names {
+                let st = &mut stx[slot];
+                let flags = if follow { follow_flags } else { lstat_flags };
+                // One statx in a few is timed (two vDSO clock reads, no
+                // syscall): the cold-cache detector raises the walk's depth
+                // when statx turns device-slow.
+                let timer = crate::cold::sample();
+                let first = crate::sys::statx(dirfd, name, flags, mask, st);
+                timer.stats(1);
+                done(slot, match first {
+                    Ok(()) => Ok(follow),
+                    Err(e) if follow && e == crate::Errno::ENOENT => {
+                        crate::sys::statx(dirfd, name, lstat_flags, mask, st).map(|()| false)
+                    }
+                    Err(e) => Err(e),
+                });
+            }
+            return;
+        }
+        let mut follows: Vec<(usize, &CStr)> = Vec::new();
+        for (slot, name, follow) in names {
+            let flags = if follow { follow_flags } else { lstat_flags };
+            if follow {
+                follows.push((slot, name));
+            }
+            self.statx(slot as Token, dirfd, name.to_bytes(), flags, mask);
+        }
+        let mut retry = Vec::new();
+        let mut batch = std::mem::take(&mut self.scratch);
+        while self.outstanding() > 0 {
+            batch.clear();
+            self.wait(1, &mut batch);
+            for c in batch.drain(..) {
+                let slot = c.token as usize;
+                // Slots come in increasing order (the iterator's): sorted.
+                let k = follows.binary_search_by_key(&slot, |&(s, _)| s);
+                let followed = k.ok().map(|k| follows[k].1);
+                match c.stat() {
+                    Ok(st) => {
+                        stx[slot] = *st;
+                        done(slot, Ok(followed.is_some()));
+                    }
+                    Err(e) if e == crate::Errno::ENOENT && followed.is_some() => {
+                        retry.push((slot, followed.unwrap_or_default()));
+                    }
+                    Err(e) => done(slot, Err(e)),
+                }
+            }
+        }
+        // Dangling symlinks under `follow` are reported as themselves.
+        for &(slot, name) in &retry {
+            self.statx(slot as Token, dirfd, name.to_bytes(), lstat_flags, mask);
+        }
+        while self.outstanding() > 0 {
+            batch.clear();
+            self.wait(1, &mut batch);
+            for c in batch.drain(..) {
+                let slot = c.token as usize;
+                match c.stat() {
+                    Ok(st) => {
+                        stx[slot] = *st;
+                        done(slot, Ok(false));
+                    }
+                    Err(e) => done(slot, Err(e)),
+                }
+            }
+        }
+        self.scratch = batch;
+    }
+
     /// `readlinkat`; the completion's buffer holds the whole target.
     pub fn readlinkat(&mut self, token: Token, dirfd: RawFd, path: &[u8], buf: Vec<u8>) {
         let path = self.arena.push(path);
@@ -714,7 +805,7 @@ impl Engine {
         let before = out.len();
         loop {
             let want = min.saturating_sub(out.len() - before);
-            self.wait_raw(want, out);
+            self.wait_raw(self.raw_wanted(want), out);
             // The parts of requests answered in parts are the engine's own:
             // they become the caller's completions here, and may lead to
             // more parts (the next loop submits them).
@@ -723,6 +814,19 @@ impl Engine {
                 return out.len() - before;
             }
         }
+    }
+
+    /// How many completions of the executor's to wait for when the caller
+    /// wants `want` of its own: as many more as requests answered in parts
+    /// have parts on average, so that a wait for many costs one enter of
+    /// the ring, not one per part of each request.
+    fn raw_wanted(&self, want: usize) -> usize {
+        if self.asks.parts_out == 0 || want == 0 {
+            return want;
+        }
+        let raw = self.pending.len() + self.exec.in_flight() + self.ready.len();
+        let mine = self.outstanding().max(1);
+        (want * raw).div_ceil(mine).clamp(want.min(raw), raw)
     }
 
     /// [`Engine::wait`] counting every completion, the engine's own parts

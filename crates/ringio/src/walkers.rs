@@ -146,3 +146,20 @@ impl Walkers {
         eng
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_are_shared_where_walkers_run_inline_or_the_fs_is_remote() {
+        const { assert!(REMOTE_SHARE_FROM < SHARE_FROM && REMOTE_CHUNK < CHUNK) };
+        let inline = Config { backend: Some(Backend::Inline), ..Config::default() };
+        let eng = Engine::with_config(inline.clone());
+        assert_eq!(Walkers::new(&inline, false).shares_stats(&eng), Some((SHARE_FROM, CHUNK)));
+        let remote = Walkers::new(&inline, true).shares_stats(&eng);
+        assert_eq!(remote, Some((REMOTE_SHARE_FROM, REMOTE_CHUNK)));
+        let pool = Engine::with_config(Config { backend: Some(Backend::Threads), ..inline.clone() });
+        assert_eq!(Walkers::new(&inline, false).shares_stats(&pool), None);
+    }
+}

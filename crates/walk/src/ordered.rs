@@ -169,7 +169,7 @@ mod tests {
             },
             ..Options::default()
         };
-        super::walk(&roots, &opts, false, &log);
+        super::walk(&roots, &opts, ringio::Walkers::new(&opts.engine, false), &log);
         log.events.into_inner().unwrap()
     }
 

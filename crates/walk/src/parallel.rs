@@ -537,7 +537,7 @@ mod tests {
         std::thread::scope(|s| {
             let (sh, feed, opts) = (&sh, &feed, &opts);
             let one = s.spawn(move || {
-                let mut w = Worker::new(opts, false, &Nobody);
+                let mut w = Worker::new(opts, ringio::Walkers::new(&opts.engine, false), &Nobody);
                 w.run(sh, &Nobody, 1, &mut |_| {}, Some(feed));
             });
             // Thread 0 starts once thread 1 is feeding, so it waits for it.
@@ -545,7 +545,7 @@ mod tests {
                 std::thread::sleep(Duration::from_millis(1));
             }
             let zero = s.spawn(move || {
-                let mut w = Worker::new(opts, false, &Nobody);
+                let mut w = Worker::new(opts, ringio::Walkers::new(&opts.engine, false), &Nobody);
                 w.run(sh, &Nobody, 0, &mut |_| {}, Some(feed));
             });
             let waiter = s.spawn(move || {

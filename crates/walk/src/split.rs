@@ -154,13 +154,6 @@ mod tests {
     }
 
     #[test]
-    fn sizes_by_latency() {
-        assert_eq!(sizes(false), (SPLIT_AT, CHUNK));
-        assert_eq!(sizes(true), (REMOTE_SPLIT_AT, REMOTE_CHUNK));
-        const { assert!(REMOTE_SPLIT_AT < SPLIT_AT && REMOTE_CHUNK < CHUNK) };
-    }
-
-    #[test]
     fn nobody_helps_the_owner_does_it_all() {
         let s = Scratch::new("split-alone");
         let mut l = listing(&s, 50);
