@@ -234,6 +234,7 @@ impl Gather {
     pub fn read_dir(&mut self, plan: &Plan, path: &[u8], want_id: bool) -> Result<Listing, Errno> {
         let mut rd = ReadDir {
             plan,
+            ask: ask(plan, self.mask, None),
             mask: self.mask,
             ignore_dtype: self.ignore_dtype,
             deref_all: plan.deref == Deref::Always,
@@ -255,6 +256,8 @@ impl Gather {
 /// the plan needs of it; takes the answers in.
 struct ReadDir<'a> {
     plan: &'a Plan,
+    /// What the plan asks of every entry (the stat's flags aside).
+    ask: ringio::Ask,
     mask: u32,
     ignore_dtype: bool,
     /// `-L`: every entry's stat follows links.
@@ -326,7 +329,7 @@ impl Sink for ReadDir<'_> {
         if stat.is_none() && (t == FileType::Unknown || !followups_wanted(plan, t)) {
             return;
         }
-        let ask = ask(plan, self.mask, stat);
+        let ask = ringio::Ask { stat: stat.map(|f| (f, self.mask)), ..self.ask };
         dir.eng.about(tok(i, OP_ABOUT), dir.fd, name, t.dtype(), ask);
     }
 
@@ -350,8 +353,7 @@ impl Sink for ReadDir<'_> {
             if let Some(m) = e.meta.as_ref() {
                 let t = m.file_type();
                 if followups_wanted(plan, t) {
-                    let ask = ask(plan, self.mask, None);
-                    dir.eng.about(tok(i, OP_ABOUT), dir.fd, &e.name, t.dtype(), ask);
+                    dir.eng.about(tok(i, OP_ABOUT), dir.fd, &e.name, t.dtype(), self.ask);
                 }
             }
         }

@@ -188,6 +188,9 @@ pub(crate) fn run_joined(dirfd: RawFd, name: &CStr, d_type: u8, ask: Ask, c: &mu
         let r = sys::getxattrat(dirfd, name, SELINUX, !link, &mut v);
         a.put_label(r, v);
     }
+    // Marks the rare completion the engine must look into on its way out
+    // (see `Engine::settle`).
+    c.eof = a.refused != 0;
 }
 
 const TARGET_FLAGS: i32 = libc::AT_NO_AUTOMOUNT;
@@ -233,11 +236,13 @@ fn part(slot: u32, p: u64) -> Token {
 
 /// The directory whose entries are being asked about, and what its file
 /// system refused so far.
-#[derive(Default)]
 struct DirCx {
     fd: RawFd,
     path: Vec<u8>,
     remote: bool,
+    /// Requests are answered in parts here (the ring, or a remote file
+    /// system), not as one job each.
+    split: bool,
     no_acl: bool,
     no_label: bool,
     /// Whether the directory has a label itself (asked once, under the
@@ -248,6 +253,22 @@ struct DirCx {
     /// The directory as an absolute path ending in `/`, for the ring's
     /// GETXATTR (asked once); `Some(None)` when there is none to use.
     abs: Option<Option<Vec<u8>>>,
+}
+
+impl Default for DirCx {
+    fn default() -> DirCx {
+        DirCx {
+            // No directory yet: the first request begins one.
+            fd: RawFd::MIN,
+            path: Vec::new(),
+            remote: false,
+            split: false,
+            no_acl: false,
+            no_label: false,
+            labels_here: None,
+            abs: None,
+        }
+    }
 }
 
 /// A request answered in parts.
@@ -277,8 +298,9 @@ pub(crate) struct Asks {
     pub(crate) live: usize,
     /// Parts pushed and not yet settled.
     pub(crate) parts_out: usize,
-    /// Joined jobs whose completions may carry refusals.
-    pub(crate) joined_out: usize,
+    /// Joined jobs were pushed for the current directory: their
+    /// completions may say what its file system refused.
+    pub(crate) joined: bool,
     by_fd_live: usize,
     by_fd_queue: VecDeque<u32>,
     list_bufs: Vec<Vec<u8>>,
@@ -291,15 +313,18 @@ impl Engine {
     /// `path`: a new file system may refuse other questions.
     pub(crate) fn begin_dir(&mut self, fd: RawFd, path: &[u8]) {
         let remote = self.high_latency().is_some();
+        let split = remote || self.backend == Backend::Uring;
         let d = &mut self.asks.dir;
         d.fd = fd;
         d.path.clear();
         d.path.extend_from_slice(path);
         d.remote = remote;
+        d.split = split;
         d.no_acl = false;
         d.no_label = false;
         d.labels_here = None;
         d.abs = None;
+        self.asks.joined = false;
     }
 
     /// Asks `ask` of entry `name` of directory `dirfd` (getdents' `d_type`,
@@ -307,14 +332,28 @@ impl Engine {
     /// [`About`] ([`Completion::about`]) and the stat's result. How the
     /// questions are put is the engine's (see [`crate::about`]). Tokens
     /// must be below 2⁶³.
+    #[inline]
     pub fn about(&mut self, token: Token, dirfd: RawFd, name: &[u8], d_type: u8, mut ask: Ask) {
         debug_assert!(token & PART == 0, "token {token:#x} uses the engine's bit");
+        let d = &self.asks.dir;
+        ask.acl &= !d.no_acl;
+        ask.label &= !d.no_label;
+        // The common case first, kept small: a big local listing's entries
+        // on the pool, each one job.
+        if dirfd == d.fd && !d.split && ask.stat.is_some() {
+            self.asks.joined = true;
+            let path = self.arena.push(name);
+            self.push(token, Op::About { dirfd, path, d_type, ask });
+            return;
+        }
+        self.about_slow(token, dirfd, name, d_type, ask);
+    }
+
+    fn about_slow(&mut self, token: Token, dirfd: RawFd, name: &[u8], d_type: u8, ask: Ask) {
         if dirfd != self.asks.dir.fd {
             self.begin_dir(dirfd, b"");
         }
         let d = &self.asks.dir;
-        ask.acl &= !d.no_acl;
-        ask.label &= !d.no_label;
         if ask.stat.is_none() && (!ask.beyond_stat() || d_type == dtype::UNKNOWN) {
             let data = Data::About(About::new());
             self.ready.push(Completion { token, result: Ok(0), eof: false, data });
@@ -330,8 +369,8 @@ impl Engine {
             && name != b"."
             && name != b".."
             && sys::fs::proc_fd_usable();
-        if !by_fd && !d.remote && self.backend != Backend::Uring {
-            self.asks.joined_out += 1;
+        if !by_fd && !d.split {
+            self.asks.joined = true;
             let path = self.arena.push(name);
             self.push(token, Op::About { dirfd, path, d_type, ask });
             return;
@@ -596,28 +635,25 @@ impl Engine {
     /// caller's in order), works them into their requests, and appends the
     /// requests now answered.
     pub(crate) fn settle(&mut self, from: usize, out: &mut Vec<Completion>) {
-        if self.asks.parts_out == 0 {
-            // Only joined requests: nothing to take out, only what their
-            // file systems refused to note.
-            if self.asks.joined_out > 0 {
-                for c in &out[from..] {
-                    if let (Data::About(a), false) = (&c.data, c.token & PART != 0) {
-                        self.asks.joined_out -= 1;
-                        let bits = a.refused;
-                        self.refused(bits);
-                    }
+        let d = &self.asks.dir;
+        if self.asks.joined && !(d.no_acl && d.no_label) {
+            // What joined jobs found refused: their completions say so by
+            // `eof`, which nothing else of theirs uses.
+            for c in &out[from..] {
+                if let (true, Data::About(a)) = (c.eof, &c.data) {
+                    let bits = a.refused;
+                    self.asks.dir.no_acl |= bits & REFUSED_ACL != 0;
+                    self.asks.dir.no_label |= bits & REFUSED_LABEL != 0;
                 }
             }
+        }
+        if self.asks.parts_out == 0 {
             return;
         }
         let mut all = std::mem::take(&mut self.asks.scratch);
         all.extend(out.drain(from..));
         for mut c in all.drain(..) {
             if c.token & PART == 0 {
-                if let Data::About(a) = &c.data {
-                    self.asks.joined_out -= 1;
-                    self.refused(a.refused);
-                }
                 out.push(c);
                 continue;
             }
