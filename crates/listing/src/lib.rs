@@ -16,11 +16,11 @@
 //!
 //! And what the tools share besides: the open of a directory and the stat
 //! flags ([`open`]), the descriptor budget ([`budget`]), and reading
-//! directories ahead on other threads ([`ahead`]).
+//! directories ahead on other threads ([`read_ahead`]).
 
 #![forbid(unsafe_code)]
 
-pub mod ahead;
+pub mod read_ahead;
 pub mod budget;
 pub mod open;
 pub mod reader;

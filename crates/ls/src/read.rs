@@ -1,11 +1,11 @@
-//! The gather phase: every byte ls reads from the system goes through the
-//! ringio engine here.
+//! Reading directories and operands (ls's gather phase): every byte ls
+//! reads from the system goes through the ringio engine here.
 //!
 //! A directory is listed by the listing layer's pipelined lister
-//! (`listing::pipeline`): as each getdents64 batch arrives, [`ReadDir`]
+//! (`ringio::listdir`): as each getdents64 batch arrives, [`ReadDir`]
 //! (this module's per-entry hook) builds ls's [`Entry`] and asks the engine
 //! what the plan needs of it (one request: the stat, and for `-l` the ACL
-//! marker, context, link target and target type: see [`crate::fetch`]), so
+//! marker, context, link target and target type: see [`crate::questions`]), so
 //! the stats run on the engine's workers while the next batch is read.
 //! Only what the output needs is asked for: plain `lsr` and `lsr -1` never
 //! stat (d_type suffices).
@@ -15,7 +15,7 @@ use ringio::{Completion, Errno};
 
 use crate::args::Deref;
 use crate::entry::{Entry, FileType, Meta};
-use crate::fetch::{ask, followups_wanted, store, tok, untok, EntriesMut, OP_ABOUT, OP_STAT};
+use crate::questions::{ask, followups_wanted, store, tok, untok, EntriesMut, OP_ABOUT, OP_STAT};
 use crate::plan::Plan;
 
 /// One directory's contents.
@@ -37,8 +37,8 @@ pub struct Listing {
     pub order: Option<crate::sort::Order>,
 }
 
-/// The gatherer: one lister (and its engine), reused for every directory.
-pub struct Gather {
+/// The directory reader: one lister (and its engine), reused for every directory.
+pub struct DirReader {
     lister: Lister,
     /// The statx mask (basic stats, and the birth time when shown).
     mask: u32,
@@ -46,36 +46,36 @@ pub struct Gather {
     /// can drive the stat-for-type path that file systems without d_type
     /// (some network and FUSE file systems) take.
     ignore_dtype: bool,
-    /// After [`Gather::operands`]: operands that are symbolic links whose
+    /// After [`DirReader::operands`]: operands that are symbolic links whose
     /// target could not be read, (index, errno).
     pub operand_link_errors: Vec<(usize, Errno)>,
 }
 
-impl Default for Gather {
+impl Default for DirReader {
     fn default() -> Self {
-        Gather::new(false)
+        DirReader::new(false)
     }
 }
 
-impl Gather {
-    /// A gatherer whose pool (or the ring's io-wq, on a high-latency file
+impl DirReader {
+    /// A reader whose pool (or the ring's io-wq, on a high-latency file
     /// system) is fixed at `threads` workers: `-R`'s read-ahead runs several.
-    pub fn with_threads(birth: bool, threads: usize) -> Gather {
-        Gather::build(birth, Some(threads))
+    pub fn with_threads(birth: bool, threads: usize) -> DirReader {
+        DirReader::build(birth, Some(threads))
     }
 
-    pub fn new(birth: bool) -> Gather {
-        Gather::build(birth, None)
+    pub fn new(birth: bool) -> DirReader {
+        DirReader::build(birth, None)
     }
 
-    fn build(birth: bool, threads: Option<usize>) -> Gather {
+    fn build(birth: bool, threads: Option<usize>) -> DirReader {
         let mut mask = libc::STATX_BASIC_STATS;
         if birth {
             mask |= libc::STATX_BTIME;
         }
         let lister = Lister::new(threads);
         let ignore_dtype = std::env::var_os("LSR_IGNORE_DTYPE").is_some_and(|v| v == "1");
-        Gather {
+        DirReader {
             lister,
             mask,
             ignore_dtype,
