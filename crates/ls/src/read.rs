@@ -1,7 +1,7 @@
 //! Reading directories and operands (ls's gather phase): every byte ls
 //! reads from the system goes through the ringio engine here.
 //!
-//! A directory is listed by the listing layer's pipelined lister
+//! A directory is listed by the engine's pipelined listing
 //! (`ringio::listdir`): as each getdents64 batch arrives, [`ReadDir`]
 //! (this module's per-entry hook) builds ls's [`Entry`] and asks the engine
 //! what the plan needs of it (one request: the stat, and for `-l` the ACL

@@ -304,6 +304,8 @@ pub(crate) struct Asks {
     by_fd_live: usize,
     by_fd_queue: VecDeque<u32>,
     list_bufs: Vec<Vec<u8>>,
+    /// The ring's attribute queries' path, built per entry.
+    path: Vec<u8>,
     cwd: Option<Option<Vec<u8>>>,
     scratch: Vec<Completion>,
 }
@@ -447,27 +449,27 @@ impl Engine {
     /// [`Engine::getxattr`] turns into a `/proc/self/fd/N/` path, one
     /// lookup: on a high-latency one each component of an absolute path is
     /// a round trip).
-    fn ring_xattr_path(&mut self, i: u32) -> (RawFd, Vec<u8>) {
-        let (dirfd, name) = {
-            let s = &self.asks.slots[i as usize];
-            (s.dirfd, s.name.clone())
-        };
+    /// The path is written into `p`; returns the descriptor it is relative to.
+    fn ring_xattr_path(&mut self, i: u32, p: &mut Vec<u8>) -> RawFd {
+        let dirfd = self.asks.slots[i as usize].dirfd;
         let d = &self.asks.dir;
-        if d.remote || dirfd == libc::AT_FDCWD || dirfd != d.fd {
-            return (dirfd, name);
-        }
-        if self.asks.dir.abs.is_none() {
+        let local = !d.remote && dirfd != libc::AT_FDCWD && dirfd == d.fd;
+        if local && self.asks.dir.abs.is_none() {
             let abs = self.abs_dir();
             self.asks.dir.abs = Some(abs);
         }
+        let name = &self.asks.slots[i as usize].name;
+        p.clear();
         match &self.asks.dir.abs {
-            Some(Some(a)) if a.len() + name.len() < 4000 => {
-                let mut p = Vec::with_capacity(a.len() + name.len() + 1);
+            Some(Some(a)) if local && a.len() + name.len() < 4000 => {
                 p.extend_from_slice(a);
-                p.extend_from_slice(&name);
-                (libc::AT_FDCWD, p)
+                p.extend_from_slice(name);
+                libc::AT_FDCWD
             }
-            _ => (dirfd, name),
+            _ => {
+                p.extend_from_slice(name);
+                dirfd
+            }
         }
     }
 
@@ -531,7 +533,9 @@ impl Engine {
             if !acl && !label {
                 return;
             }
-            let (dfd, p) = self.ring_xattr_path(i);
+            // One buffer for every entry's path (the arena copies it).
+            let mut p = std::mem::take(&mut self.asks.path);
+            let dfd = self.ring_xattr_path(i, &mut p);
             if acl {
                 self.push_part(i, P_ACL, |e, t, _| {
                     e.getxattr(t, dfd, &p, ACL_ACCESS, true, Vec::new())
@@ -547,6 +551,7 @@ impl Engine {
                     e.getxattr(t, dfd, &p, SELINUX, !link, Vec::with_capacity(256))
                 });
             }
+            self.asks.path = p;
         } else if acl {
             let b = self.asks.list_bufs.pop().unwrap_or_default();
             self.push_part(i, P_LIST, |e, t, n| e.listxattr(t, dirfd, n, true, b));
