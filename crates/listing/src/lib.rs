@@ -20,9 +20,9 @@
 
 #![forbid(unsafe_code)]
 
-pub mod read_ahead;
 pub mod budget;
 pub mod open;
+pub mod read_ahead;
 pub mod reader;
 #[cfg(test)]
 mod testing;

@@ -7,8 +7,8 @@
 
 use ringio::Errno;
 
-use crate::read::{DirReader, Listing};
 use crate::plan::Plan;
+use crate::read::{DirReader, Listing};
 
 /// Reader threads, at most (fewer under a tight descriptor limit: each
 /// holds a directory and up to a window of O_PATH descriptors open).

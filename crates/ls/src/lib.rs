@@ -8,6 +8,7 @@
 
 #![forbid(unsafe_code)]
 
+mod ahead;
 mod args;
 mod beside;
 mod collate;
@@ -15,16 +16,15 @@ mod colors;
 mod columns;
 mod entry;
 mod error;
-mod questions;
-mod read;
 pub mod help;
 mod icons;
 mod json;
 mod long;
 mod name;
 mod plan;
-mod ahead;
 mod print;
+mod questions;
+mod read;
 mod sort;
 
 use std::ffi::OsString;
@@ -37,9 +37,9 @@ use args::{Deref, Format, Sort, TimeKind};
 use cli::{BadUsage, Command, Exit, Tool};
 use entry::Entry;
 use error::LsError;
-use read::DirReader;
 use plan::{Env, Plan};
 use print::{Flushing, Printer};
+use read::DirReader;
 use sort::Order;
 
 /// Exit statuses: GNU's 0 / 1 (minor problem) / 2 (serious trouble).

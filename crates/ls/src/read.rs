@@ -15,8 +15,8 @@ use ringio::{Completion, Errno};
 
 use crate::args::Deref;
 use crate::entry::{Entry, FileType, Meta};
-use crate::questions::{ask, followups_wanted, store, tok, untok, EntriesMut, OP_ABOUT, OP_STAT};
 use crate::plan::Plan;
+use crate::questions::{ask, followups_wanted, store, tok, untok, EntriesMut, OP_ABOUT, OP_STAT};
 
 /// One directory's contents.
 #[derive(Debug, Default)]
@@ -75,12 +75,7 @@ impl DirReader {
         }
         let lister = Lister::new(threads);
         let ignore_dtype = std::env::var_os("LSR_IGNORE_DTYPE").is_some_and(|v| v == "1");
-        DirReader {
-            lister,
-            mask,
-            ignore_dtype,
-            operand_link_errors: Vec::new(),
-        }
+        DirReader { lister, mask, ignore_dtype, operand_link_errors: Vec::new() }
     }
 
     /// Reads whole small files (/etc/passwd, /etc/group) through the
@@ -325,7 +320,8 @@ impl Sink for ReadDir<'_> {
         }
         // AT_STATX_DONT_SYNC where the name's lookup brings the attributes
         // (see listing::open).
-        let stat = plan.stat_entry(t).then(|| listing::open::entry_stat_flags(self.deref_all, name));
+        let stat =
+            plan.stat_entry(t).then(|| listing::open::entry_stat_flags(self.deref_all, name));
         if stat.is_none() && (t == FileType::Unknown || !followups_wanted(plan, t)) {
             return;
         }

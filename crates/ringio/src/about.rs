@@ -523,9 +523,7 @@ impl Engine {
             self.push_part(i, P_LINK, |e, t, n| e.readlinkat(t, dirfd, n, Vec::new()));
         }
         if link && ask.target {
-            self.push_part(i, P_TARGET, |e, t, n| {
-                e.statx(t, dirfd, n, TARGET_FLAGS, TARGET_MASK)
-            });
+            self.push_part(i, P_TARGET, |e, t, n| e.statx(t, dirfd, n, TARGET_FLAGS, TARGET_MASK));
         }
         let acl = ask.acl && !link && !self.asks.dir.no_acl;
         let label = ask.label && !self.asks.dir.no_label;
@@ -622,7 +620,9 @@ impl Engine {
             return;
         }
         if acl {
-            self.push_part(i, P_ACL, |e, t, _| e.getxattr(t, cwd, &p, ACL_ACCESS, true, Vec::new()));
+            self.push_part(i, P_ACL, |e, t, _| {
+                e.getxattr(t, cwd, &p, ACL_ACCESS, true, Vec::new())
+            });
             if kind == dtype::DIR {
                 self.push_part(i, P_ACL_DEFAULT, |e, t, _| {
                     e.getxattr(t, cwd, &p, ACL_DEFAULT, true, Vec::new())

@@ -624,13 +624,16 @@ impl Engine {
                 let timer = crate::cold::sample();
                 let first = crate::sys::statx(dirfd, name, flags, mask, st);
                 timer.stats(1);
-                done(slot, match first {
-                    Ok(()) => Ok(follow),
-                    Err(e) if follow && e == crate::Errno::ENOENT => {
-                        crate::sys::statx(dirfd, name, lstat_flags, mask, st).map(|()| false)
-                    }
-                    Err(e) => Err(e),
-                });
+                done(
+                    slot,
+                    match first {
+                        Ok(()) => Ok(follow),
+                        Err(e) if follow && e == crate::Errno::ENOENT => {
+                            crate::sys::statx(dirfd, name, lstat_flags, mask, st).map(|()| false)
+                        }
+                        Err(e) => Err(e),
+                    },
+                );
             }
             return;
         }

@@ -111,8 +111,12 @@ impl Op {
     /// a completion's place.
     fn into_in_place(self) -> Result<InPlace, Op> {
         match self {
-            Op::Statx { dirfd, path, flags, mask } => Ok(InPlace::Stat { dirfd, path, flags, mask }),
-            Op::About { dirfd, path, d_type, ask } => Ok(InPlace::About { dirfd, path, d_type, ask }),
+            Op::Statx { dirfd, path, flags, mask } => {
+                Ok(InPlace::Stat { dirfd, path, flags, mask })
+            }
+            Op::About { dirfd, path, d_type, ask } => {
+                Ok(InPlace::About { dirfd, path, d_type, ask })
+            }
             op => Err(op),
         }
     }

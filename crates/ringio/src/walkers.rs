@@ -159,7 +159,8 @@ mod tests {
         assert_eq!(Walkers::new(&inline, false).shares_stats(&eng), Some((SHARE_FROM, CHUNK)));
         let remote = Walkers::new(&inline, true).shares_stats(&eng);
         assert_eq!(remote, Some((REMOTE_SHARE_FROM, REMOTE_CHUNK)));
-        let pool = Engine::with_config(Config { backend: Some(Backend::Threads), ..inline.clone() });
+        let pool =
+            Engine::with_config(Config { backend: Some(Backend::Threads), ..inline.clone() });
         assert_eq!(Walkers::new(&inline, false).shares_stats(&pool), None);
     }
 }

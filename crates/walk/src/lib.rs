@@ -231,4 +231,3 @@ pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, visitor: &V) {
         parallel::walk(roots, (threads, cold), opts, policy, visitor);
     }
 }
-

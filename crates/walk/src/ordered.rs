@@ -6,12 +6,12 @@
 //! that on a tree deeper than the descriptor budget the ancestors' can be
 //! closed, and reopened when the walk comes back (see `fds`).
 
-use ringio::Walkers;
 use crate::dirs::{self, Pinned};
 use crate::fds::Fds;
 use crate::reader::{Listing, Reader};
 use crate::step::{self, Env, Node, Stop};
 use crate::{Options, Visitor};
+use ringio::Walkers;
 
 struct Frame<V: Visitor> {
     node: Node<V>,

@@ -458,10 +458,9 @@ impl UringExec {
                 }
                 opcode::GetXattr::CODE
             }
-            Op::Getdents { .. }
-            | Op::ReadLink { .. }
-            | Op::ListXattr { .. }
-            | Op::About { .. } => return false,
+            Op::Getdents { .. } | Op::ReadLink { .. } | Op::ListXattr { .. } | Op::About { .. } => {
+                return false
+            }
         };
         self.caps.supports(code)
     }
@@ -593,10 +592,7 @@ impl UringExec {
                 )
                 .build()
             }
-            Op::Getdents { .. }
-            | Op::ReadLink { .. }
-            | Op::ListXattr { .. }
-            | Op::About { .. } => {
+            Op::Getdents { .. } | Op::ReadLink { .. } | Op::ListXattr { .. } | Op::About { .. } => {
                 unreachable!("never sent to the ring")
             }
         }
