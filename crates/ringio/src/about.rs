@@ -230,6 +230,12 @@ const P_LIST: u64 = 5;
 const P_LABEL: u64 = 6;
 const P_OPEN: u64 = 7;
 
+/// Whether part `p` of a request (`deferred`: whose follow-ups wait for
+/// its stat) may lead to more parts.
+fn leads_on(p: u64, deferred: bool) -> bool {
+    matches!(p, P_OPEN | P_LIST) || (p == P_STAT && deferred)
+}
+
 fn part(slot: u32, p: u64) -> Token {
     PART | ((slot as u64) << PART_BITS) | p
 }
@@ -298,6 +304,11 @@ pub(crate) struct Asks {
     pub(crate) live: usize,
     /// Parts pushed and not yet settled.
     pub(crate) parts_out: usize,
+    /// Of those, the ones whose answer may lead to more parts (an O_PATH
+    /// open, an attribute list, a stat the type waits for): while any is
+    /// out, the engine takes completions as they come rather than waiting
+    /// for many, so the next parts go out at once.
+    pub(crate) leading_out: usize,
     /// Joined jobs were pushed for the current directory: their
     /// completions may say what its file system refused.
     pub(crate) joined: bool,
@@ -442,6 +453,9 @@ impl Engine {
         s.name = name;
         s.left += 1;
         self.asks.parts_out += 1;
+        if leads_on(p, s.deferred) {
+            self.asks.leading_out += 1;
+        }
     }
 
     /// Where the ring's GETXATTR should name entry `i`: by absolute path on
@@ -678,6 +692,9 @@ impl Engine {
     fn settle_part(&mut self, i: u32, p: u64, c: &mut Completion) {
         let s = &mut self.asks.slots[i as usize];
         s.left -= 1;
+        if leads_on(p, s.deferred) {
+            self.asks.leading_out -= 1;
+        }
         let a = s.about.as_mut().expect("a live request has its answer");
         let mut refused = 0;
         match p {

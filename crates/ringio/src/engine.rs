@@ -9,9 +9,9 @@ use crate::exec::{inline::InlineExec, threads::ThreadExec, uring, uring::UringEx
 use crate::op::{getdents_fill_hinted, Completion, Data, Op, Token};
 
 /// Which executor runs the operations. Only the engine, its tests and the
-/// benches name one: tools state a [`Workload`] (or use [`crate::Walkers`])
-/// and ask capability questions ([`Engine::concurrent`], …), so the policy
-/// lives here alone.
+/// benches name one: tools state a [`Workload`], or make requests
+/// ([`Engine::about`], [`crate::listdir`], [`crate::Walkers`]) whose
+/// answers the engine decides how to get, so the policy lives here alone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
     /// io_uring for every operation that has an opcode; the rest inline.
@@ -120,7 +120,7 @@ pub fn helper_threads_now(warm: usize, max: usize) -> usize {
 /// the full depth): on a high-latency file system (`remote`) they share
 /// about the in-flight depth again, at least 2 each; locally 1, as a pool
 /// would only compete with the other engines' threads.
-pub fn workers_each(engines: usize, remote: bool) -> usize {
+pub(crate) fn workers_each(engines: usize, remote: bool) -> usize {
     if remote {
         (crate::sys::fs::remote_depth() / engines.max(1)).max(2)
     } else {
@@ -318,7 +318,7 @@ impl Engine {
     }
 
     /// The executor actually in use (after any fallback), for tests and
-    /// benches; callers shape their work with the capability questions below.
+    /// benches; callers make requests and let the engine decide.
     pub fn backend(&self) -> Backend {
         self.backend
     }
@@ -808,11 +808,13 @@ impl Engine {
         let before = out.len();
         loop {
             let want = min.saturating_sub(out.len() - before);
+            let new = out.len();
             self.wait_raw(self.raw_wanted(want), out);
             // The parts of requests answered in parts are the engine's own:
             // they become the caller's completions here, and may lead to
-            // more parts (the next loop submits them).
-            self.settle(before, out);
+            // more parts (the next loop submits them). Only what this round
+            // brought is looked at: the rest was settled already.
+            self.settle(new, out);
             if out.len() - before >= min || self.outstanding() == 0 {
                 return out.len() - before;
             }
@@ -826,6 +828,12 @@ impl Engine {
     fn raw_wanted(&self, want: usize) -> usize {
         if self.asks.parts_out == 0 || want == 0 {
             return want;
+        }
+        if self.asks.leading_out > 0 {
+            // Answers lead to more parts: take them as they come (the
+            // ring still reaps a burst per enter), so the next parts go
+            // out at once instead of after the slowest of many.
+            return 1;
         }
         let raw = self.pending.len() + self.exec.in_flight() + self.ready.len();
         let mine = self.outstanding().max(1);
