@@ -313,7 +313,7 @@ pub(crate) struct Asks {
     /// completions may say what its file system refused.
     pub(crate) joined: bool,
     by_fd_live: usize,
-    by_fd_queue: VecDeque<u32>,
+    pub(crate) by_fd_queue: VecDeque<u32>,
     list_bufs: Vec<Vec<u8>>,
     /// The ring's attribute queries' path, built per entry.
     path: Vec<u8>,

@@ -789,6 +789,14 @@ impl Engine {
 
     /// Operations pushed or submitted whose completions have not yet been
     /// returned by [`Engine::wait`].
+    /// Operations handed to (or waiting for) the executor, the parts of
+    /// requests among them: what holds completions' memory, which a
+    /// listing's window bounds (a request waiting for a descriptor holds
+    /// none).
+    pub(crate) fn ops_in_flight(&self) -> usize {
+        self.pending.len() + self.exec.in_flight() + self.ready.len()
+    }
+
     pub fn outstanding(&self) -> usize {
         self.pending.len() + self.exec.in_flight() + self.ready.len() + self.asks.live
             - self.asks.parts_out

@@ -240,7 +240,7 @@ fn pump<S: Sink>(
     let read_here = dir.eng.reads_on_caller() && !dir.remote;
     while first.is_some() || next_dents.is_some() || dir.eng.outstanding() > 0 {
         batch.clear();
-        if next_dents.is_some() && dir.eng.outstanding() <= window {
+        if next_dents.is_some() && dir.eng.ops_in_flight() <= window {
             if let Some(b) = next_dents.take() {
                 if read_here {
                     // Hand out what was pushed for the last batch first.
