@@ -460,7 +460,7 @@ fn listings_without_d_type() {
         // Not -L: where following a link fails, GNU (seeing the real
         // d_type) still knows it is a link; without d_type nobody can.
     ] {
-        c.ls_env(t.path(), args, &[("LSR_IGNORE_DTYPE", "1"), ("TERM", "xterm")]);
+        c.ls_env(t.path(), args, &[("RINGUTILS_TEST_IGNORE_DTYPE", "1"), ("TERM", "xterm")]);
     }
     c.finish();
 }

@@ -183,7 +183,7 @@ fn sysctl_disabled_for_unprivileged() {
     same_as_normal("io_uring_disabled=1 (unprivileged)", &|c| c.unprivileged());
 }
 
-/// A ring that becomes unusable after start: `RINGIO_FAULT=enter:E@N`
+/// A ring that becomes unusable after start: `RINGUTILS_TEST_FAULT=enter:E@N`
 /// (the executor's test hook) makes every io_uring_enter after the N-th
 /// fail with E — EBADF, EEXIST, EPERM (seccomp installed later) or a
 /// never-ending EAGAIN. The engine must finish the work it holds as plain
@@ -215,7 +215,7 @@ fn ring_breaks_after_start() {
         Case::new("lcat", ["t/big", "t/d01/sub/f20"]).redirect(&format!(">{}", out.display())),
     ];
     let hooked = |c: &Case, spec: &str| {
-        let mut c = c.clone().cwd(t.path()).env("RINGIO_FAULT", spec);
+        let mut c = c.clone().cwd(t.path()).env("RINGUTILS_TEST_FAULT", spec);
         c.deadline = std::time::Duration::from_secs(60);
         c
     };
@@ -265,7 +265,7 @@ fn ring_breaks_after_start() {
         .args(["-lR", "t"])
         .current_dir(t.path())
         .env("RINGIO_BACKEND", "uring")
-        .env("RINGIO_FAULT", "enter:EBADF@0")
+        .env("RINGUTILS_TEST_FAULT", "enter:EBADF@0")
         .output()
         .unwrap();
     assert!(o.status.success());

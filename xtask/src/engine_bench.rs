@@ -36,7 +36,7 @@ struct Variant {
 }
 
 const VARIANTS: [Variant; 5] = [
-    Variant { name: "sync", backend: Backend::Sync, depth: None },
+    Variant { name: "sync", backend: Backend::Inline, depth: None },
     Variant { name: "threads", backend: Backend::Threads, depth: None },
     Variant { name: "uring", backend: Backend::Uring, depth: None },
     Variant { name: "uring d256", backend: Backend::Uring, depth: Some(256) },

@@ -255,9 +255,9 @@ impl Fds {
     /// threads. What else is open is not counted (that would cost a read of
     /// /proc/self/fd per walk): a few descriptors are assumed, and if more
     /// are, an EMFILE lowers the budget to what is then kept ([`Fds::relieve`]).
-    /// `WALK_FD_BUDGET` (a number) overrides it, for tests.
+    /// `RINGUTILS_TEST_FD_BUDGET` (a number) overrides it, for tests.
     pub fn new(threads: usize) -> Fds {
-        let budget = std::env::var("WALK_FD_BUDGET")
+        let budget = std::env::var("RINGUTILS_TEST_FD_BUDGET")
             .ok()
             .and_then(|v| v.trim().parse().ok())
             .unwrap_or_else(|| {

@@ -6,27 +6,23 @@
 //! tool does with an entry (ls's `Entry` and what it prints; find's tests;
 //! du's sums) stays in the tool, behind a per-entry hook.
 //!
-//! Two drivers, because the measurements (docs/engine.md §2, §3) favour a
-//! different shape for each caller, over the same pieces:
-//! - [`reader::Reader`]: one directory at a time on a walker thread's
-//!   engine, the stats then pushed as one batch (or made inline, straight
-//!   into the listing's slots, where the engine runs syscalls inline and
-//!   the walker's threads are the parallelism). find and du, via `walk`.
-//! - [`pipeline::Lister`]: one big listing, its stats pipelined behind the
-//!   getdents batches on a pool engine, with a [`pipeline::Sink`] that
-//!   builds the caller's entry and pushes its operations as each name
-//!   arrives (ls; `-l`'s ACL and link questions ride the same batches).
+//! [`reader::Reader`] lists one directory at a time on a walker thread's
+//! engine, the stats then pushed as one batch (or made inline, straight
+//! into the listing's slots, where the engine runs syscalls inline and the
+//! walker's threads are the parallelism): find and du, via `walk`. ls's
+//! pipelined listing is the engine's own request (`ringio::listdir`),
+//! since every one of its choices (windows, batch sizes, who reads, how
+//! each entry's questions are put) follows from the executor.
 //!
-//! And what both use: the open of a directory and the stat flags
-//! ([`open`]), the descriptor budget ([`budget`]), and reading
-//! directories ahead on other threads ([`ahead`]).
+//! And what the tools share besides: the open of a directory and the stat
+//! flags ([`open`]), the descriptor budget ([`budget`]), and reading
+//! directories ahead on other threads ([`read_ahead`]).
 
 #![forbid(unsafe_code)]
 
-pub mod ahead;
 pub mod budget;
 pub mod open;
-pub mod pipeline;
+pub mod read_ahead;
 pub mod reader;
 #[cfg(test)]
 mod testing;

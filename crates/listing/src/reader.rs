@@ -218,71 +218,35 @@ impl Reader {
         }
     }
 
-    /// Whether this thread's engine runs syscalls inline (so other walker
-    /// threads may share its stat work).
-    pub fn inline(&self) -> bool {
-        !self.eng.concurrent()
-    }
-
-    /// Stats the entries `need` asks for (all in one engine batch), and
-    /// lstat's those whose type getdents didn't give.
+    /// Stats the entries `need` asks for, and lstat's those whose type
+    /// getdents didn't give: one request to the engine, which makes the
+    /// calls straight into the listing's slots or as one batch.
     pub fn stat(&mut self, dirfd: RawFd, list: &mut Listing, need: impl Fn(&[u8], u8) -> StatNeed) {
         list.outcomes.clear();
-        if !self.eng.concurrent() {
-            return stat_inline(dirfd, list, need, &mut self.needs);
+        if !needs(list, need, &mut self.needs) {
+            return;
         }
-        let mut follows = Vec::new();
-        for i in 0..list.ents.len() {
-            let d_type = list.ents[i].d_type;
-            let mut n = need(list.name(i), d_type);
-            if n == StatNeed::None && d_type == dtype::UNKNOWN {
-                n = StatNeed::Lstat;
-            }
-            if n != StatNeed::None && list.outcomes.is_empty() {
-                list.prepare_stats();
-            }
-            match n {
-                StatNeed::None => continue,
-                StatNeed::Lstat => {
-                    self.eng.statx(i as u64, dirfd, list.name(i), LSTAT_ENTRY, STAT_MASK)
-                }
-                StatNeed::Follow => {
-                    follows.push(i);
-                    self.eng.statx(i as u64, dirfd, list.name(i), FOLLOW, STAT_MASK)
-                }
+        list.prepare_stats();
+        let Listing { names, ents, outcomes, stx, .. } = list;
+        for (i, e) in ents.iter().enumerate() {
+            if self.needs[i] != StatNeed::None && Listing::cname(names, e).is_none() {
+                outcomes[i] = Outcome::Err(Errno(libc::EINVAL));
             }
         }
-        let mut retry = Vec::new();
-        self.collect(list, &follows, &mut retry);
-        // Dangling symlinks under Follow are reported as themselves.
-        if !retry.is_empty() {
-            for &i in &retry {
-                self.eng.statx(i as u64, dirfd, list.name(i), LSTAT_ENTRY, STAT_MASK);
+        let items = ents.iter().zip(&self.needs).enumerate().filter_map(|(i, (e, &n))| {
+            let follow = match n {
+                StatNeed::None => return None,
+                StatNeed::Lstat => false,
+                StatNeed::Follow => true,
+            };
+            Some((i, Listing::cname(names, e)?, follow))
+        });
+        self.eng.stat_names(dirfd, items, (LSTAT_ENTRY, FOLLOW), STAT_MASK, stx, |i, r| {
+            outcomes[i] = match r {
+                Ok(followed) => Outcome::Ok { followed },
+                Err(e) => Outcome::Err(e),
             }
-            self.collect(list, &[], &mut Vec::new());
-        }
-    }
-
-    fn collect(&mut self, list: &mut Listing, follows: &[usize], retry: &mut Vec<usize>) {
-        while self.eng.outstanding() > 0 {
-            self.done.clear();
-            self.eng.wait(1, &mut self.done);
-            for c in self.done.drain(..) {
-                let i = c.token as usize;
-                let followed = follows.binary_search(&i).is_ok();
-                list.outcomes[i] = match c.stat() {
-                    Ok(st) => {
-                        list.stx[i] = *st;
-                        Outcome::Ok { followed }
-                    }
-                    Err(e) if followed && e == Errno::ENOENT => {
-                        retry.push(i);
-                        Outcome::Err(e)
-                    }
-                    Err(e) => Outcome::Err(e),
-                };
-            }
-        }
+        });
     }
 
     /// Stats one path (a root operand). A dangling symlink under `follow`
@@ -326,24 +290,6 @@ pub fn needs(
         n
     }));
     any
-}
-
-/// [`Reader::stat`] when the engine runs syscalls inline anyway (the
-/// walker's threads are the parallelism): each statx writes straight into
-/// its slot of the listing, with no completion to build and copy (a statx
-/// is 256 bytes, copied several times on the way through the engine).
-fn stat_inline(
-    dirfd: RawFd,
-    list: &mut Listing,
-    need: impl Fn(&[u8], u8) -> StatNeed,
-    n: &mut Vec<StatNeed>,
-) {
-    if !needs(list, need, n) {
-        return;
-    }
-    list.prepare_stats();
-    let Listing { names, ents, outcomes, stx, .. } = list;
-    stat_range(dirfd, names, ents, n, outcomes, stx);
 }
 
 /// Stats `ents` (names in `names`) as `needs` says, inline: outcomes into

@@ -118,6 +118,20 @@ impl FileType {
         }
     }
 
+    /// The d_type value of this kind.
+    pub fn dtype(self) -> u8 {
+        match self {
+            FileType::Unknown => dtype::UNKNOWN,
+            FileType::Fifo => dtype::FIFO,
+            FileType::Char => dtype::CHR,
+            FileType::Dir => dtype::DIR,
+            FileType::Block => dtype::BLK,
+            FileType::Regular => dtype::REG,
+            FileType::Link => dtype::LNK,
+            FileType::Socket => dtype::SOCK,
+        }
+    }
+
     pub fn from_dtype(t: u8) -> FileType {
         match t {
             dtype::FIFO => FileType::Fifo,
@@ -246,9 +260,6 @@ pub struct Entry {
     /// The SELinux context (`security.selinux`, without its NUL), when
     /// the file has one and `-l`/`-Z` asked.
     pub scontext: Option<Box<[u8]>>,
-    /// The attribute list showed `security.selinux` (its value is asked
-    /// for next).
-    pub label_listed: bool,
     /// Was given on the command line.
     pub cmdline: bool,
 }

@@ -1,13 +1,14 @@
 //! lsr: a GNU-compatible `ls` on the ringio engine.
 //!
 //! Three phases, as all four tools do: [`args`] parses the command line
-//! and [`plan`] resolves it against the environment; [`gather`] does all
+//! and [`plan`] resolves it against the environment; [`read`] does all
 //! I/O through the engine; [`print`] (with [`long`], [`columns`], [`name`])
 //! formats into one buffer. [`run`] drives them the way GNU ls walks its
 //! operands: files first, then each directory, `-R` depth-first.
 
 #![forbid(unsafe_code)]
 
+mod ahead;
 mod args;
 mod beside;
 mod collate;
@@ -15,16 +16,15 @@ mod colors;
 mod columns;
 mod entry;
 mod error;
-mod fetch;
-mod gather;
 pub mod help;
 mod icons;
 mod json;
 mod long;
 mod name;
 mod plan;
-mod prefetch;
 mod print;
+mod questions;
+mod read;
 mod sort;
 mod tree;
 
@@ -38,9 +38,9 @@ use args::{Deref, Format, Sort, TimeKind};
 use cli::{BadUsage, Command, Exit, Tool};
 use entry::Entry;
 use error::LsError;
-use gather::Gather;
 use plan::{Env, Plan};
 use print::{Flushing, Printer};
+use read::DirReader;
 use sort::Order;
 
 /// Exit statuses: GNU's 0 / 1 (minor problem) / 2 (serious trouble).
@@ -118,7 +118,7 @@ pub(crate) fn bad_time_style(why: cli::argmatch::NoMatch, value: &[u8]) -> Vec<u
 struct Pending {
     name: Vec<u8>,
     cmdline: bool,
-    /// Handed to the read-ahead (see [`prefetch`]).
+    /// Handed to the read-ahead (see [`ahead`]).
     requested: bool,
     /// A marker, not a directory: the subtree of this (dev, ino) is done
     /// (-R loop detection only refuses ancestors, as GNU does).
@@ -131,7 +131,7 @@ pub struct Ls<'a> {
     /// `--dired` offsets in the output stream.
     dired: Vec<u64>,
     subdired: Vec<u64>,
-    gather: Gather,
+    reader: DirReader,
     printer: Printer<'a>,
     out: Out,
     status: u8,
@@ -140,13 +140,13 @@ pub struct Ls<'a> {
     print_dir_name: bool,
     /// (dev, ino) of directories being listed, for -R loop detection.
     active: Vec<ringio::DevIno>,
-    /// `-R` read-ahead (see [`prefetch`]).
-    prefetch: Option<prefetch::Prefetch>,
-    prefetch_tried: bool,
+    /// `-R` read-ahead (see [`ahead`]).
+    ahead: Option<ahead::Ahead>,
+    ahead_tried: bool,
     /// Read-ahead threads started warm, and the most the descriptor limit
     /// allows (the cold count is capped by it).
-    prefetch_warm: usize,
-    prefetch_max: usize,
+    ahead_warm: usize,
+    ahead_max: usize,
     /// `--json`: the objects written so far, at the top level.
     json: cli::json::Seq,
     /// Messages held back until the tree they belong to is printed (see
@@ -157,12 +157,12 @@ pub struct Ls<'a> {
 impl<'a> Ls<'a> {
     pub fn new(plan: &'a Plan) -> Ls<'a> {
         let birth = plan.time == TimeKind::Birth || plan.json;
-        let mut gather = Gather::new(birth);
+        let mut reader = DirReader::new(birth);
         let users =
             if plan.long() && (plan.show_owner || plan.show_group || plan.author) && !plan.numeric
                 || plan.json
             {
-                let f = gather.read_files(&[b"/etc/passwd", b"/etc/group"]);
+                let f = reader.read_files(&[b"/etc/passwd", b"/etc/group"]);
                 Users::from_files(&f[0], &f[1])
             } else {
                 Users::default()
@@ -179,7 +179,7 @@ impl<'a> Ls<'a> {
             plan,
             dired: Vec::new(),
             subdired: Vec::new(),
-            gather,
+            reader,
             printer,
             // Listings are printed as they are formatted (see
             // print::Flushing): a megabyte per write keeps writes rare (one
@@ -190,10 +190,10 @@ impl<'a> Ls<'a> {
             first_header: true,
             print_dir_name: true,
             active: Vec::new(),
-            prefetch: None,
-            prefetch_tried: false,
-            prefetch_warm: 0,
-            prefetch_max: 0,
+            ahead: None,
+            ahead_tried: false,
+            ahead_warm: 0,
+            ahead_max: 0,
             json: cli::json::Seq::new(plan.json_framing),
             deferred: None,
         }
@@ -225,7 +225,7 @@ impl<'a> Ls<'a> {
 
     /// Reports a directory's failed stats and readlinks, in directory order
     /// as GNU meets them.
-    fn report_entry_errors(&mut self, dir: &[u8], listing: &gather::Listing) {
+    fn report_entry_errors(&mut self, dir: &[u8], listing: &read::Listing) {
         let (mut a, mut b) =
             (listing.errors.iter().peekable(), listing.link_errors.iter().peekable());
         loop {
@@ -265,8 +265,8 @@ impl<'a> Ls<'a> {
                 done: None,
             });
         } else {
-            let results = self.gather.operands(plan, &operands);
-            let link_errors = std::mem::take(&mut self.gather.operand_link_errors);
+            let results = self.reader.operands(plan, &operands);
+            let link_errors = std::mem::take(&mut self.reader.operand_link_errors);
             for (i, (name, r)) in operands.iter().zip(results).enumerate() {
                 match r {
                     Ok(e) => listed.push(e),
@@ -362,7 +362,7 @@ impl<'a> Ls<'a> {
         }
         let users = &mut self.printer.users;
         let mut own = beside::OwnThread;
-        let beside = beside::pick(self.gather.engine(), &mut own);
+        let beside = beside::pick(self.reader.engine(), &mut own);
         let least = if beside.free() { long::SHARE_FREE_MIN } else { long::MEASURE_APART_MIN };
         if v.len() < least || ringio::sys::available_cpus() < 2 {
             return (order_of(plan, v), Some(long::measure(plan, users, v, &[])));
@@ -414,8 +414,8 @@ impl<'a> Ls<'a> {
         // symlink loop, without it a bind mount of a directory below
         // itself.
         let want_id = plan.recursive;
-        let ahead = self.prefetch.as_mut().and_then(|pf| pf.take(&p.name));
-        let listing = match ahead.unwrap_or_else(|| self.gather.read_dir(plan, &p.name, want_id)) {
+        let ahead = self.ahead.as_mut().and_then(|pf| pf.take(&p.name));
+        let listing = match ahead.unwrap_or_else(|| self.reader.read_dir(plan, &p.name, want_id)) {
             Ok(l) => l,
             Err(e) => {
                 self.report(LsError::OpenDir {
@@ -528,11 +528,11 @@ impl<'a> Ls<'a> {
             &links,
             &[],
             measured,
-            beside::pick(self.gather.engine(), &mut beside::OwnThread),
+            beside::pick(self.reader.engine(), &mut beside::OwnThread),
         );
         self.take_marks();
         self.out.maybe_flush();
-        if self.pending.is_empty() && self.prefetch.is_none() {
+        if self.pending.is_empty() && self.ahead.is_none() {
             // The last listing: the process ends next, so its entries (and
             // their mapping) are left to the exit rather than freed one by
             // one (100,000 entries: ~3 ms).
@@ -546,48 +546,44 @@ impl<'a> Ls<'a> {
     /// starting them the first time.
     fn read_ahead(&mut self, want_id: bool) {
         let plan = self.plan;
-        if self.prefetch.is_none() {
+        if self.ahead.is_none() {
             // Threads are started only once there is a directory to read
             // ahead: `lsr -R` of a directory without subdirectories (the
             // common small case) starts none.
-            if self.prefetch_tried || !self.pending.iter().any(|p| p.done.is_none()) {
+            if self.ahead_tried || !self.pending.iter().any(|p| p.done.is_none()) {
                 return;
             }
-            self.prefetch_tried = true;
-            let remote = self.gather.high_latency();
-            // On a local file system the work is CPU (syscalls on cached
-            // metadata): with two cores or more, a reader per core lists
-            // ahead while this thread formats and takes over what no reader
-            // started (measured on 2 cores, -alR of the 170k-entry tree:
-            // 680 ms sequential, 475 with one reader, 425 with two).
-            let local = ringio::helper_threads(prefetch::LOCAL_READERS);
-            if !remote && local == 0 {
+            self.ahead_tried = true;
+            // The engine says how many readers are worth it here (and each
+            // one's workers): a reader per core on a local file system, many
+            // on a high-latency one, where listings are chains of round trips.
+            let want = self.reader.engine().list_ahead(ahead::READERS, ahead::LOCAL_READERS);
+            if want.threads == 0 {
                 return;
             }
             // The readers hold descriptors of their own (a directory each,
             // and O_PATH descriptors for -l): take the hard limit, as ldu
             // does, and fewer readers (or none) under a tight one.
-            let per = prefetch::DESCRIPTORS_PER_READER;
-            let mut readers = listing::budget::threads_raised(per).min(prefetch::READERS);
-            self.prefetch_max = readers;
-            if !remote {
-                readers = readers.min(local);
-            }
+            let per = ahead::DESCRIPTORS_PER_READER;
+            let max = listing::budget::threads_raised(per).min(ahead::READERS);
+            self.ahead_max = max;
+            let readers = want.threads.min(max);
             if readers == 0 {
                 return;
             }
             let birth = plan.time == TimeKind::Birth || plan.json;
-            let ahead = plan.deref != Deref::Always;
-            self.prefetch = prefetch::start(plan, birth, want_id, ahead, readers, remote);
-            self.prefetch_warm = self.prefetch.as_ref().map_or(0, |p| p.readers());
+            let go_on = plan.deref != Deref::Always;
+            let workers = want.workers_each;
+            self.ahead = ahead::start(plan, birth, want_id, go_on, readers, workers);
+            self.ahead_warm = self.ahead.as_ref().map_or(0, |p| p.readers());
         }
-        let Some(pf) = self.prefetch.as_mut() else { return };
+        let Some(pf) = self.ahead.as_mut() else { return };
         // A cold cache: listings wait on the disk, so more of them in
         // flight (the readers go on into subdirectories on their own).
         // `grow` starts only what is missing.
-        pf.grow(ringio::helper_threads_now(self.prefetch_warm, self.prefetch_max));
+        pf.grow(ringio::helper_threads_now(self.ahead_warm, self.ahead_max));
         let mut next: Vec<&[u8]> = Vec::new();
-        for p in self.pending.iter_mut().rev().take(prefetch::AHEAD) {
+        for p in self.pending.iter_mut().rev().take(ahead::AHEAD) {
             if p.done.is_none() && !p.requested {
                 p.requested = true;
                 next.push(&p.name);
@@ -641,10 +637,10 @@ impl<'a> Ls<'a> {
         let ok = self.out.finish();
         // The process ends now: skip freeing the listing and the engine.
         let status = self.status;
-        if let Some(pf) = self.prefetch.take() {
+        if let Some(pf) = self.ahead.take() {
             pf.abandon();
         }
-        self.gather.leak();
+        self.reader.leak();
         std::mem::forget(self.printer);
         if !ok {
             return EXIT_SERIOUS;

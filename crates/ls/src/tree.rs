@@ -148,7 +148,7 @@ impl Ls<'_> {
     /// `Loop` when it is one of `ancestors`.
     fn read(&mut self, path: &[u8], operand: bool, ancestors: &[DevIno]) -> Read {
         let plan = self.plan;
-        let listing = match self.gather.read_dir(plan, path, true) {
+        let listing = match self.reader.read_dir(plan, path, true) {
             Ok(l) => l,
             Err(errno) => {
                 self.report(LsError::OpenDir { path: path.to_vec(), errno, operand });

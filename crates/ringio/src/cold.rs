@@ -58,7 +58,7 @@ static CACHED_STAT_NS: AtomicU64 = AtomicU64::new(u64::MAX);
 static SLOW_LEFT: AtomicU64 = AtomicU64::new(0);
 static SLOW_INIT: std::sync::Once = std::sync::Once::new();
 
-/// The test hook `RINGIO_FAULT=slow:MICROS[@N]`: MICROS are added to the
+/// The test hook `RINGUTILS_TEST_FAULT=slow:MICROS[@N]`: MICROS are added to the
 /// measured latency of the first N samples (all of them without `@N`), as
 /// if the device were slow, so a test can see the state rise and fall
 /// without a clock threshold.

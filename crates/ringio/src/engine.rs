@@ -5,31 +5,31 @@ use std::marker::PhantomData;
 use std::os::fd::RawFd;
 
 use crate::arena::Arena;
-use crate::exec::{sync::SyncExec, threads::ThreadExec, uring, uring::UringExec, Exec, Job};
+use crate::exec::{inline::InlineExec, threads::ThreadExec, uring, uring::UringExec, Exec, Job};
 use crate::op::{getdents_fill_hinted, Completion, Data, Op, Token};
 
 /// Which executor runs the operations. Only the engine, its tests and the
-/// benches name one: tools state a [`Workload`] (or use [`crate::Walkers`])
-/// and ask capability questions ([`Engine::concurrent`], …), so the policy
-/// lives here alone.
+/// benches name one: tools state a [`Workload`], or make requests
+/// ([`Engine::about`], [`crate::listdir`], [`crate::Walkers`]) whose
+/// answers the engine decides how to get, so the policy lives here alone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Backend {
     /// io_uring for every operation that has an opcode; the rest inline.
     Uring,
     /// A pool of worker threads doing plain syscalls, the caller helping.
     Threads,
-    /// Plain syscalls inline on the caller's thread.
-    Sync,
+    /// Plain syscalls inline on the caller's thread (`RINGIO_BACKEND=sync`).
+    Inline,
 }
 
 impl Backend {
-    pub const ALL: [Backend; 3] = [Backend::Uring, Backend::Threads, Backend::Sync];
+    pub const ALL: [Backend; 3] = [Backend::Uring, Backend::Threads, Backend::Inline];
 
     pub fn name(self) -> &'static str {
         match self {
             Backend::Uring => "uring",
             Backend::Threads => "threads",
-            Backend::Sync => "sync",
+            Backend::Inline => "sync",
         }
     }
 
@@ -37,7 +37,7 @@ impl Backend {
         match s.trim() {
             "uring" | "io_uring" => Some(Backend::Uring),
             "threads" | "thread" | "pool" => Some(Backend::Threads),
-            "sync" | "inline" => Some(Backend::Sync),
+            "sync" | "inline" => Some(Backend::Inline),
             _ => None,
         }
     }
@@ -75,7 +75,7 @@ impl Workload {
     pub fn backend(self) -> Backend {
         match (Backend::from_env(), self) {
             (Some(b), _) => b,
-            (None, Workload::Chain) => Backend::Sync,
+            (None, Workload::Chain) => Backend::Inline,
             (None, _) => default_backend(),
         }
     }
@@ -93,7 +93,7 @@ impl Workload {
 /// single CPU or when inline syscalls were asked for (`RINGIO_BACKEND=sync`).
 pub fn helper_threads(max: usize) -> usize {
     let cpus = crate::sys::available_cpus();
-    if cpus < 2 || Backend::from_env() == Some(Backend::Sync) {
+    if cpus < 2 || Backend::from_env() == Some(Backend::Inline) {
         0
     } else {
         cpus.min(max)
@@ -120,12 +120,23 @@ pub fn helper_threads_now(warm: usize, max: usize) -> usize {
 /// the full depth): on a high-latency file system (`remote`) they share
 /// about the in-flight depth again, at least 2 each; locally 1, as a pool
 /// would only compete with the other engines' threads.
-pub fn workers_each(engines: usize, remote: bool) -> usize {
+pub(crate) fn workers_each(engines: usize, remote: bool) -> usize {
     if remote {
         (crate::sys::fs::remote_depth() / engines.max(1)).max(2)
     } else {
         1
     }
+}
+
+/// How many threads list directories ahead of a listing's caller (`ls
+/// -R`), and the pool workers of each one's engine: see
+/// [`Engine::list_ahead`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ListAhead {
+    /// Threads to run while the cache is warm (0: none is worth it).
+    pub threads: usize,
+    /// Pool workers of each thread's engine.
+    pub workers_each: usize,
 }
 
 /// Engine settings; `Default` means "decide from the environment and the
@@ -168,7 +179,7 @@ pub fn default_backend() -> Backend {
     if crate::sys::available_cpus() >= 2 {
         Backend::Threads
     } else {
-        Backend::Sync
+        Backend::Inline
     }
 }
 
@@ -201,9 +212,11 @@ pub struct Engine {
     // their paths point into (and whose chunk counts they release).
     exec: Exec,
     pending: Vec<Job>,
-    arena: Arena,
-    backend: Backend,
-    ready: Vec<Completion>,
+    pub(crate) arena: Arena,
+    pub(crate) backend: Backend,
+    pub(crate) ready: Vec<Completion>,
+    /// Requests answered in parts ([`Engine::about`]).
+    pub(crate) asks: crate::about::Asks,
     scratch: Vec<Completion>,
     /// The executor was asked for (config or `RINGIO_BACKEND`), not chosen.
     forced: bool,
@@ -256,7 +269,7 @@ impl Engine {
         let cpus = || crate::sys::available_cpus();
         let threads = || fixed.unwrap_or_else(|| cpus().saturating_sub(1).max(1));
         let (mut exec, backend) = match backend {
-            Backend::Sync => (Exec::Sync(SyncExec), Backend::Sync),
+            Backend::Inline => (Exec::Inline(InlineExec), Backend::Inline),
             Backend::Threads => (Exec::Threads(ThreadExec::new(threads())), Backend::Threads),
             Backend::Uring => match UringExec::new(depth, cpus().max(depth / 64) as u32) {
                 Ok(u) => (Exec::Uring(Box::new(u)), Backend::Uring),
@@ -282,6 +295,7 @@ impl Engine {
             adapted: false,
             dir_opens: Vec::new(),
             fs_types: Vec::new(),
+            asks: Default::default(),
             _not_send: PhantomData,
         }
     }
@@ -291,11 +305,11 @@ impl Engine {
     /// operations a hand-off to a worker costs more than it saves. `None`
     /// when `RINGIO_BACKEND` forces one executor for everything: the
     /// caller's main engine then does it all.
-    pub fn for_small_jobs() -> Option<Engine> {
+    pub(crate) fn for_small_jobs() -> Option<Engine> {
         if Backend::from_env().is_some() {
             return None;
         }
-        Some(Engine::with_config(Config { backend: Some(Backend::Sync), ..Config::default() }))
+        Some(Engine::with_config(Config { backend: Some(Backend::Inline), ..Config::default() }))
     }
 
     /// An engine for a [`Workload`], everything else decided here.
@@ -304,34 +318,38 @@ impl Engine {
     }
 
     /// The executor actually in use (after any fallback), for tests and
-    /// benches; callers shape their work with the capability questions below.
+    /// benches; callers make requests and let the engine decide.
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// How many threads (at most `max`) should list directories ahead of
+    /// this engine's caller, as it walks the directories this engine has
+    /// listed so far. On a high-latency file system listing one directory
+    /// is a chain of round trips that can't overlap, so `max` threads, each
+    /// engine with a share of the in-flight depth; locally the work is CPU,
+    /// so one per CPU up to `cpu_max`, none on one CPU or under inline
+    /// syscalls (measured on 2 cores, `lsr -alR` of the 170k-entry tree:
+    /// 680 ms sequential, 475 with one reader, 425 with two).
+    pub fn list_ahead(&mut self, max: usize, cpu_max: usize) -> ListAhead {
+        let remote = self.high_latency().is_some();
+        let threads = if remote { max } else { helper_threads(cpu_max) };
+        ListAhead { threads, workers_each: workers_each(max, remote) }
     }
 
     /// Whether operations pushed together are worked on concurrently. When
     /// not, each runs inline as it is submitted: a caller gains nothing from
     /// batching them, and may as well make the calls itself or let other
     /// threads share the work.
-    pub fn concurrent(&self) -> bool {
-        self.backend != Backend::Sync
-    }
-
-    /// Whether extended attributes are best asked one [`Engine::getxattr`]
-    /// per question rather than one [`Engine::listxattr`] per file: true
-    /// under io_uring, which has an opcode for the former only (the latter
-    /// would run as a syscall on the caller's thread). Its GETXATTR also
-    /// resolves a path from the current directory only, so a caller that
-    /// knows a directory's absolute path saves lookups by passing it.
-    pub fn prefers_getxattr(&self) -> bool {
-        self.backend == Backend::Uring
+    pub(crate) fn concurrent(&self) -> bool {
+        self.backend != Backend::Inline
     }
 
     /// The getdents buffer worth using for the rest of a big directory:
     /// with worker threads, 64 KiB batches keep them fed (docs/engine.md
     /// §2); io_uring runs getdents inline anyway, so bigger batches just
     /// save enters.
-    pub fn big_dents_buf(&self) -> usize {
+    pub(crate) fn big_dents_buf(&self) -> usize {
         match self.backend {
             Backend::Uring => 256 * 1024,
             _ => crate::DEFAULT_DENTS_BUF,
@@ -345,7 +363,7 @@ impl Engine {
     /// behind the stats pushed before it while the workers then idle
     /// (10,000-entry `lsr -al`: a worker asleep a third of the time). The
     /// ring and inline execution gain nothing from it.
-    pub fn reads_on_caller(&self) -> bool {
+    pub(crate) fn reads_on_caller(&self) -> bool {
         self.backend == Backend::Threads
     }
 
@@ -355,7 +373,7 @@ impl Engine {
     /// a ring's worth at a time and keeps the rest as small queued requests,
     /// so it can afford a deeper pipeline (10,000-entry `lsr -al`: 20,000
     /// requests, all in flight).
-    pub fn stat_window(&self) -> usize {
+    pub(crate) fn stat_window(&self) -> usize {
         match self.backend {
             Backend::Uring => 32 * 1024,
             _ => 4096,
@@ -369,7 +387,7 @@ impl Engine {
     /// for any is best (more at once were appended to the first batch:
     /// copied, and a whole window of 4,096 built a 1.2 MB batch, 57 % of a
     /// 10,000-entry `lsr -al`'s page faults).
-    pub fn collect_at_once(&self) -> usize {
+    pub(crate) fn collect_at_once(&self) -> usize {
         match self.backend {
             Backend::Uring => self.stat_window(),
             _ => 1,
@@ -427,7 +445,7 @@ impl Engine {
     /// The high-latency file system this engine adapted to, if it did
     /// (by itself, or because another engine of the process found one: see
     /// [`crate::sys::fs::seen`]).
-    pub fn high_latency(&mut self) -> Option<&'static str> {
+    pub(crate) fn high_latency(&mut self) -> Option<&'static str> {
         self.follow_process();
         if self.adapted {
             crate::sys::fs::seen()
@@ -467,15 +485,15 @@ impl Engine {
         match &mut self.exec {
             Exec::Threads(t) => t.raise_workers(n),
             Exec::Uring(u) => u.raise_iowq_workers(n as u32),
-            Exec::Sync(_) if !self.forced => {
+            Exec::Inline(_) if !self.forced => {
                 self.exec = Exec::Threads(ThreadExec::new(n));
                 self.backend = Backend::Threads;
             }
-            Exec::Sync(_) => {}
+            Exec::Inline(_) => {}
         }
     }
 
-    fn push(&mut self, token: Token, op: Op) {
+    pub(crate) fn push(&mut self, token: Token, op: Op) {
         self.pending.push((token, op));
     }
 
@@ -525,8 +543,8 @@ impl Engine {
     /// caller that reads one directory while the workers run what it
     /// pushed for the entries read so far: queued, the next read waited
     /// behind those operations, and the workers then waited for it.
-    pub fn getdents_now(&mut self, token: Token, fd: RawFd, buf: Vec<u8>) -> Completion {
-        Op::Getdents { fd, buf }.execute_sync(token)
+    pub(crate) fn getdents_now(&mut self, token: Token, fd: RawFd, buf: Vec<u8>) -> Completion {
+        Op::Getdents { fd, buf }.run_here(token)
     }
 
     /// [`Engine::getdents`] of a directory whose device and size
@@ -548,7 +566,7 @@ impl Engine {
         mut buf: Vec<u8>,
         dev_size: Option<(u64, u64)>,
     ) {
-        if self.backend != Backend::Sync && self.high_latency().is_none() {
+        if self.backend != Backend::Inline && self.high_latency().is_none() {
             return self.getdents(token, fd, buf);
         }
         let ends = self.end_offsets(dev_size, fd);
@@ -574,6 +592,100 @@ impl Engine {
             }
         };
         crate::sys::fs::dir_end_offsets(fs, size)
+    }
+
+    /// "Stat these entries": each `(slot, name, follow)` of directory
+    /// `dirfd` is stat'ed (`lstat_flags`, or `follow_flags` when `follow`)
+    /// into `stx[slot]`, and `done(slot, Ok(followed))` or
+    /// `done(slot, Err(errno))` told what it gave. A name stat'ed following
+    /// links that doesn't resolve (a dangling link) is stat'ed again as
+    /// itself, `Ok(false)`, as find -L reports it. Where this engine runs
+    /// syscalls inline (a walker whose threads are the parallelism), each
+    /// statx is written straight into its slot, with no completion to build
+    /// and copy (256 bytes, copied several times on the way through the
+    /// engine); otherwise the stats go out as one batch. Waits for every
+    /// other operation outstanding too.
+    pub fn stat_names<'a>(
+        &mut self,
+        dirfd: RawFd,
+        names: impl Iterator<Item = (usize, &'a CStr, bool)>,
+        (lstat_flags, follow_flags): (i32, i32),
+        mask: u32,
+        stx: &mut [crate::Statx],
+        mut done: impl FnMut(usize, Result<bool, crate::Errno>),
+    ) {
+        if self.backend == Backend::Inline {
+            for (slot, name, follow) in names {
+                let st = &mut stx[slot];
+                let flags = if follow { follow_flags } else { lstat_flags };
+                // One statx in a few is timed (two vDSO clock reads, no
+                // syscall): the cold-cache detector raises the walk's depth
+                // when statx turns device-slow.
+                let timer = crate::cold::sample();
+                let first = crate::sys::statx(dirfd, name, flags, mask, st);
+                timer.stats(1);
+                done(
+                    slot,
+                    match first {
+                        Ok(()) => Ok(follow),
+                        Err(e) if follow && e == crate::Errno::ENOENT => {
+                            crate::sys::statx(dirfd, name, lstat_flags, mask, st).map(|()| false)
+                        }
+                        Err(e) => Err(e),
+                    },
+                );
+            }
+            return;
+        }
+        let mut follows: Vec<(usize, &CStr)> = Vec::new();
+        for (slot, name, follow) in names {
+            let flags = if follow { follow_flags } else { lstat_flags };
+            if follow {
+                follows.push((slot, name));
+            }
+            self.statx(slot as Token, dirfd, name.to_bytes(), flags, mask);
+        }
+        let mut retry = Vec::new();
+        let mut batch = std::mem::take(&mut self.scratch);
+        while self.outstanding() > 0 {
+            batch.clear();
+            self.wait(1, &mut batch);
+            for c in batch.drain(..) {
+                let slot = c.token as usize;
+                // Slots come in increasing order (the iterator's): sorted.
+                let k = follows.binary_search_by_key(&slot, |&(s, _)| s);
+                let followed = k.ok().map(|k| follows[k].1);
+                match c.stat() {
+                    Ok(st) => {
+                        stx[slot] = *st;
+                        done(slot, Ok(followed.is_some()));
+                    }
+                    Err(e) if e == crate::Errno::ENOENT && followed.is_some() => {
+                        retry.push((slot, followed.unwrap_or_default()));
+                    }
+                    Err(e) => done(slot, Err(e)),
+                }
+            }
+        }
+        // Dangling symlinks under `follow` are reported as themselves.
+        for &(slot, name) in &retry {
+            self.statx(slot as Token, dirfd, name.to_bytes(), lstat_flags, mask);
+        }
+        while self.outstanding() > 0 {
+            batch.clear();
+            self.wait(1, &mut batch);
+            for c in batch.drain(..) {
+                let slot = c.token as usize;
+                match c.stat() {
+                    Ok(st) => {
+                        stx[slot] = *st;
+                        done(slot, Ok(false));
+                    }
+                    Err(e) => done(slot, Err(e)),
+                }
+            }
+        }
+        self.scratch = batch;
     }
 
     /// `readlinkat`; the completion's buffer holds the whole target.
@@ -635,29 +747,6 @@ impl Engine {
         self.push(token, Op::ListXattr { dirfd, path, follow, buf });
     }
 
-    /// [`Engine::statx`] and, when the stat succeeds, [`Engine::listxattr`]
-    /// of the same path as one operation: one name in the arena, one job
-    /// and one completion per file instead of two (`ls -l` asks both of
-    /// every entry). The completion's [`Completion::stat`] is the stat's;
-    /// [`Completion::listed`] says which of `names` (at most 32) the list
-    /// holds. The ring has no opcode for the list: under io_uring it runs
-    /// as syscalls.
-    #[allow(clippy::too_many_arguments)]
-    pub fn statx_xattrs(
-        &mut self,
-        token: Token,
-        dirfd: RawFd,
-        path: &[u8],
-        flags: i32,
-        mask: u32,
-        follow: bool,
-        names: &'static [&'static CStr],
-    ) {
-        debug_assert!(names.len() <= 32);
-        let path = self.arena.push(path);
-        self.push(token, Op::StatxXattrs { dirfd, path, flags, mask, follow, names });
-    }
-
     /// Reads into `buf`'s spare capacity (appending after its length), at
     /// `offset` or the file position. A short read is returned as is.
     pub fn read(&mut self, token: Token, fd: RawFd, buf: Vec<u8>, offset: Option<u64>) {
@@ -700,8 +789,17 @@ impl Engine {
 
     /// Operations pushed or submitted whose completions have not yet been
     /// returned by [`Engine::wait`].
-    pub fn outstanding(&self) -> usize {
+    /// Operations handed to (or waiting for) the executor, the parts of
+    /// requests among them: what holds completions' memory, which a
+    /// listing's window bounds (a request waiting for a descriptor holds
+    /// none).
+    pub(crate) fn ops_in_flight(&self) -> usize {
         self.pending.len() + self.exec.in_flight() + self.ready.len()
+    }
+
+    pub fn outstanding(&self) -> usize {
+        self.pending.len() + self.exec.in_flight() + self.ready.len() + self.asks.live
+            - self.asks.parts_out
     }
 
     /// Hands pushed operations to the executor without waiting.
@@ -715,6 +813,44 @@ impl Engine {
     /// Submits, then appends at least `min` completions to `out` (fewer only
     /// if fewer are outstanding). Returns how many were appended.
     pub fn wait(&mut self, min: usize, out: &mut Vec<Completion>) -> usize {
+        let before = out.len();
+        loop {
+            let want = min.saturating_sub(out.len() - before);
+            let new = out.len();
+            self.wait_raw(self.raw_wanted(want), out);
+            // The parts of requests answered in parts are the engine's own:
+            // they become the caller's completions here, and may lead to
+            // more parts (the next loop submits them). Only what this round
+            // brought is looked at: the rest was settled already.
+            self.settle(new, out);
+            if out.len() - before >= min || self.outstanding() == 0 {
+                return out.len() - before;
+            }
+        }
+    }
+
+    /// How many completions of the executor's to wait for when the caller
+    /// wants `want` of its own: as many more as requests answered in parts
+    /// have parts on average, so that a wait for many costs one enter of
+    /// the ring, not one per part of each request.
+    fn raw_wanted(&self, want: usize) -> usize {
+        if self.asks.parts_out == 0 || want == 0 {
+            return want;
+        }
+        if self.asks.leading_out > 0 {
+            // Answers lead to more parts: take them as they come (the
+            // ring still reaps a burst per enter), so the next parts go
+            // out at once instead of after the slowest of many.
+            return 1;
+        }
+        let raw = self.pending.len() + self.exec.in_flight() + self.ready.len();
+        let mine = self.outstanding().max(1);
+        (want * raw).div_ceil(mine).clamp(want.min(raw), raw)
+    }
+
+    /// [`Engine::wait`] counting every completion, the engine's own parts
+    /// too.
+    fn wait_raw(&mut self, min: usize, out: &mut Vec<Completion>) -> usize {
         if !self.pending.is_empty() {
             self.follow_process();
             // The executor's wait (or poll) below submits what is left.

@@ -8,8 +8,8 @@
 //!   ring's io-wq workers on a high-latency file system).
 //! - `RINGIO_DEPTH=N`: operations in flight in a ring, and the in-flight
 //!   depth on a high-latency file system.
-//! - `RINGIO_FAULT=enter:ERRNO@N`: the io_uring fault hook (see uring.rs).
-//! - `RINGIO_FAULT=slow:MICROS[@N]`: latency added to the first N measured
+//! - `RINGUTILS_TEST_FAULT=enter:ERRNO@N`: the io_uring fault hook (see uring.rs).
+//! - `RINGUTILS_TEST_FAULT=slow:MICROS[@N]`: latency added to the first N measured
 //!   completions, the cold-cache detector's test hook (see cold.rs).
 
 use std::sync::OnceLock;
@@ -39,7 +39,7 @@ pub(crate) fn get() -> &'static Settings {
             backend_set: backend.is_some(),
             threads: count("RINGIO_THREADS"),
             depth: count("RINGIO_DEPTH"),
-            fault: var("RINGIO_FAULT").and_then(|v| v.into_string().ok()),
+            fault: var("RINGUTILS_TEST_FAULT").and_then(|v| v.into_string().ok()),
         }
     })
 }

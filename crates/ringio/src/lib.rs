@@ -8,6 +8,13 @@
 //! like ([`Workload`], [`Walkers`]), overridable with `RINGIO_BACKEND` (the
 //! `RINGIO_*` variables are read in one place, `env.rs`).
 //!
+//! Besides the syscall-shaped operations, the engine answers requests whose
+//! way of being answered is its own decision: "tell me about this entry"
+//! ([`Engine::about`]: stat, ACL marker, label, link target, one
+//! completion), "list this directory" ([`listdir`]), "stat these entries"
+//! ([`Engine::stat_names`]), and a walk's policy ([`Walkers`]). Callers
+//! never ask which executor runs (docs/engine.md §7).
+//!
 //! ```no_run
 //! use ringio::{Engine, DirentIter};
 //! let mut eng = Engine::new();
@@ -23,20 +30,23 @@
 //! }
 //! ```
 
+mod about;
 mod arena;
 pub mod cold;
 pub mod dirent;
 mod engine;
 mod env;
 mod exec;
+pub mod listdir;
 mod op;
 pub mod sys;
 mod walkers;
 
+pub use about::{About, Ask};
 pub use dirent::{dtype, Dirent, DirentIter};
 pub use engine::{
     default_backend, helper_threads, helper_threads_now, uring_available, uring_description,
-    workers_each, Backend, Config, Engine, Workload,
+    Backend, Config, Engine, ListAhead, Workload,
 };
 // The base types live with the C library's wrappers, so that crates
 // needing only them don't depend on the engine.

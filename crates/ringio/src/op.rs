@@ -1,6 +1,5 @@
 //! The operations the engine executes, and the completions it hands back.
 
-use std::ffi::CStr;
 use std::os::fd::RawFd;
 
 use crate::arena::PathPtr;
@@ -41,7 +40,7 @@ pub(crate) enum Op {
     GetXattr {
         dirfd: RawFd,
         path: PathPtr,
-        name: &'static CStr,
+        name: &'static std::ffi::CStr,
         follow: bool,
         buf: Vec<u8>,
     },
@@ -51,16 +50,14 @@ pub(crate) enum Op {
         follow: bool,
         buf: Vec<u8>,
     },
-    /// A statx and, when it succeeds, a listxattr of the same path, which
-    /// of `names` the list holds coming back in the result (see
-    /// [`Completion::listed`]).
-    StatxXattrs {
+    /// Everything [`crate::Ask`] wants of one entry, as one job on one
+    /// thread (see [`crate::about`]): its completion carries an
+    /// [`crate::About`].
+    About {
         dirfd: RawFd,
         path: PathPtr,
-        flags: i32,
-        mask: u32,
-        follow: bool,
-        names: &'static [&'static CStr],
+        d_type: u8,
+        ask: crate::Ask,
     },
     Read {
         fd: RawFd,
@@ -95,29 +92,30 @@ pub(crate) enum Op {
 }
 
 impl Op {
-    /// [`Op::execute_sync`], appending the completion to `out`: a stat is
+    /// [`Op::run_here`], appending the completion to `out`: a stat is
     /// written by the kernel straight into its completion's place in
     /// `out`, where built on the stack and moved its 256 bytes were copied
     /// twice more on the way (the worker threads' share of a 100,000-entry
     /// `lsr -al`).
-    pub(crate) fn execute_into(self, token: Token, out: &mut Vec<Completion>) {
-        match self.into_stat() {
-            Ok(stat) => {
+    pub(crate) fn run_into(self, token: Token, out: &mut Vec<Completion>) {
+        match self.into_in_place() {
+            Ok(job) => {
                 out.push(Completion::pending(token));
-                stat.run(out.last_mut().expect("a completion was just pushed"));
+                job.run(out.last_mut().expect("a completion was just pushed"));
             }
-            Err(op) => out.push(op.execute_sync(token)),
+            Err(op) => out.push(op.run_here(token)),
         }
     }
 
-    /// The stat operations, apart: they run into a completion's place.
-    fn into_stat(self) -> Result<StatJob, Op> {
+    /// The operations whose result is big (a statx), apart: they run into
+    /// a completion's place.
+    fn into_in_place(self) -> Result<InPlace, Op> {
         match self {
             Op::Statx { dirfd, path, flags, mask } => {
-                Ok(StatJob { dirfd, path, flags, mask, xattrs: None })
+                Ok(InPlace::Stat { dirfd, path, flags, mask })
             }
-            Op::StatxXattrs { dirfd, path, flags, mask, follow, names } => {
-                Ok(StatJob { dirfd, path, flags, mask, xattrs: Some((follow, names)) })
+            Op::About { dirfd, path, d_type, ask } => {
+                Ok(InPlace::About { dirfd, path, d_type, ask })
             }
             op => Err(op),
         }
@@ -125,11 +123,11 @@ impl Op {
 
     /// Runs the operation with plain syscalls on the calling thread.
     /// The reference implementation every executor must agree with.
-    pub(crate) fn execute_sync(self, token: Token) -> Completion {
-        let op = match self.into_stat() {
-            Ok(stat) => {
+    pub(crate) fn run_here(self, token: Token) -> Completion {
+        let op = match self.into_in_place() {
+            Ok(job) => {
                 let mut c = Completion::pending(token);
-                stat.run(&mut c);
+                job.run(&mut c);
                 return c;
             }
             Err(op) => op,
@@ -146,7 +144,7 @@ impl Op {
                 (sys::openat(dirfd, cstr(&path), flags, mode).map(|fd| fd as u64), Data::None)
             }
             Op::Close { fd } => (sys::close(fd).map(|()| 0), Data::None),
-            Op::Statx { .. } | Op::StatxXattrs { .. } => unreachable!("taken by into_stat"),
+            Op::Statx { .. } | Op::About { .. } => unreachable!("taken by into_in_place"),
             Op::Getdents { fd, mut buf } => {
                 let r = getdents_fill(fd, &mut buf);
                 let eof = matches!(r, Ok(true));
@@ -195,69 +193,37 @@ impl Op {
     }
 }
 
-/// A stat operation ([`Op::Statx`], or [`Op::StatxXattrs`] with its
-/// attribute question), taken apart to run into a completion's place.
-struct StatJob {
-    dirfd: RawFd,
-    path: PathPtr,
-    flags: i32,
-    mask: u32,
-    xattrs: Option<(bool, &'static [&'static CStr])>,
+/// An operation run into a completion's place.
+enum InPlace {
+    Stat { dirfd: RawFd, path: PathPtr, flags: i32, mask: u32 },
+    About { dirfd: RawFd, path: PathPtr, d_type: u8, ask: crate::Ask },
 }
 
-impl StatJob {
-    /// Runs the stat (and the attribute list) into `c`, a
-    /// [`Completion::pending`] one.
+impl InPlace {
+    /// Runs it into `c`, a [`Completion::pending`] one.
     fn run(self, c: &mut Completion) {
-        c.data = Data::Stat(sys::statx_zeroed());
-        let Data::Stat(st) = &mut c.data else { unreachable!("set just above") };
-        // SAFETY: this job holds the path (see arena.rs) until it is dropped
-        // at the end of this function, after both syscalls.
-        let name = unsafe { self.path.as_cstr() };
-        let t = crate::cold::sample();
-        let r = sys::statx(self.dirfd, name, self.flags, self.mask, st);
-        t.stats(1);
-        c.result = match (r, self.xattrs) {
-            (Err(e), _) => {
-                c.data = Data::None;
-                Err(e)
-            }
-            (Ok(()), None) => Ok(0),
-            (Ok(()), Some((follow, names))) => Ok(listed_names(self.dirfd, name, follow, names)),
-        };
-    }
-}
-
-/// Set in a [`Op::StatxXattrs`] result when the list failed (its errno in
-/// the low 32 bits).
-const LIST_FAILED: u64 = 1 << 63;
-
-/// Which of `names` (bit i for `names[i]`) `path`'s extended attribute
-/// list holds, or [`LIST_FAILED`] with the errno. The list goes into a
-/// buffer kept per thread: only the answer leaves the operation.
-fn listed_names(dirfd: RawFd, path: &CStr, follow: bool, names: &[&CStr]) -> u64 {
-    thread_local! {
-        static LIST: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    LIST.with(|b| {
-        let mut buf = b.borrow_mut();
-        match sys::listxattrat(dirfd, path, follow, &mut buf) {
-            Ok(_) => {
-                let mut bits = 0;
-                for n in buf.split(|&c| c == 0) {
-                    if let Some(i) = names.iter().position(|w| w.to_bytes() == n) {
-                        bits |= 1 << i;
-                    }
+        match self {
+            InPlace::Stat { dirfd, path, flags, mask } => {
+                c.data = Data::Stat(sys::statx_zeroed());
+                let Data::Stat(st) = &mut c.data else { unreachable!("set just above") };
+                // SAFETY: this job holds the path (see arena.rs) until it is
+                // dropped at the end of this arm, after the syscall.
+                let name = unsafe { path.as_cstr() };
+                let t = crate::cold::sample();
+                let r = sys::statx(dirfd, name, flags, mask, st);
+                t.stats(1);
+                if let Err(e) = r {
+                    c.data = Data::None;
+                    c.result = Err(e);
                 }
-                // An unusually long list's buffer is not kept.
-                if buf.capacity() > 64 * 1024 {
-                    *buf = Vec::new();
-                }
-                bits
             }
-            Err(e) => LIST_FAILED | e.0 as u32 as u64,
+            InPlace::About { dirfd, path, d_type, ask } => {
+                // SAFETY: as above: the path outlives every syscall of the job.
+                let name = unsafe { path.as_cstr() };
+                crate::about::run_joined(dirfd, name, d_type, ask, c);
+            }
         }
-    })
+    }
 }
 
 /// Reads directory entries into `buf` until it is nearly full or the
@@ -345,6 +311,7 @@ pub enum Data {
     None,
     Stat(Statx),
     Buf(Vec<u8>),
+    About(crate::About),
 }
 
 /// The outcome of one operation.
@@ -360,7 +327,7 @@ pub struct Completion {
 
 impl Completion {
     /// A completion to run an operation into: no result yet.
-    fn pending(token: Token) -> Completion {
+    pub(crate) fn pending(token: Token) -> Completion {
         Completion { token, result: Ok(0), eof: false, data: Data::None }
     }
 
@@ -386,19 +353,17 @@ impl Completion {
         match (&self.result, &self.data) {
             (Err(e), _) => Err(*e),
             (Ok(_), Data::Stat(st)) => Ok(st),
+            (Ok(_), Data::About(a)) if a.stat_done => Ok(&a.stat),
             (Ok(_), _) => Err(Errno::EINVAL),
         }
     }
 
-    /// For [`crate::Engine::statx_xattrs`] whose stat succeeded: which of
-    /// the names asked about the attribute list holds (bit i for name i),
-    /// or the list's error.
-    pub fn listed(&self) -> Result<u32, Errno> {
-        let v = self.result?;
-        if v & LIST_FAILED != 0 {
-            Err(Errno(v as u32 as i32))
-        } else {
-            Ok(v as u32)
+    /// What an [`crate::Engine::about`] request found, besides the stat
+    /// ([`Completion::stat`]).
+    pub fn about(&mut self) -> Option<&mut crate::About> {
+        match &mut self.data {
+            Data::About(a) => Some(a),
+            _ => None,
         }
     }
 

@@ -3,7 +3,7 @@
 //! thread count) rises; once the injection stops and completions are
 //! cache-fast again, both fall back. States are asserted, never times.
 //!
-//! Its own test binary: `RINGIO_FAULT` is read once per process and the
+//! Its own test binary: `RINGUTILS_TEST_FAULT` is read once per process and the
 //! cold state is process-wide, so no other test may share the process.
 
 use std::ffi::CString;
@@ -69,7 +69,7 @@ fn stat_batch(eng: &mut Engine, dir: &CString, names: &[CString]) {
 #[test]
 fn depth_rises_under_injected_slowness_and_falls_back() {
     // Set before anything in this process reads the RINGIO_* variables.
-    std::env::set_var("RINGIO_FAULT", format!("slow:200@{SLOW_SAMPLES}"));
+    std::env::set_var("RINGUTILS_TEST_FAULT", format!("slow:200@{SLOW_SAMPLES}"));
     std::env::remove_var("RINGIO_THREADS");
 
     let scratch = scratch::Scratch::new("ringio-cold");

@@ -683,7 +683,7 @@ fn walkers_policy() {
         let cfg = Config { backend: Some(b), ..Config::default() };
         let w = ringio::Walkers::new(&cfg, false);
         assert_eq!(w.threads(5, true), 1, "{b:?}");
-        let parallel = if b == Backend::Sync { 1 } else { 5 };
+        let parallel = if b == Backend::Inline { 1 } else { 5 };
         assert_eq!(w.threads(5, false), parallel, "{b:?}");
         assert!(w.threads(0, false) >= 1);
         for single in [true, false] {

@@ -213,38 +213,21 @@ pub struct Options {
     pub follow_roots: bool,
 }
 
-impl Options {
-    /// The engine of one walker thread (see [`ringio::Walkers`]).
-    fn thread_engine(&self, remote: bool, single: bool) -> ringio::Engine {
-        ringio::Walkers::new(&self.engine, remote).engine(single)
-    }
-}
-
 /// Walks `roots` in order, calling `visitor`. Returns when every root is done
 /// or a visit returned [`Visit::Quit`].
 pub fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, visitor: &V) {
-    let remote = any_remote(roots);
     // Each walker thread needs a few descriptors of its own (its ring, a
     // directory being opened, a reopening hop): under a tight
     // `ulimit -n` fewer threads walk (one, in order, below ~24), rather
     // than all of them failing with EMFILE.
-    let policy = ringio::Walkers::new(&opts.engine, remote);
+    let policy = ringio::Walkers::for_roots(&opts.engine, roots);
     let limit = fds::threads_for_limit();
     let threads = policy.threads(opts.threads, opts.ordered).min(limit);
     if threads == 1 {
-        ordered::walk(roots, opts, remote, visitor);
+        ordered::walk(roots, opts, policy, visitor);
     } else {
         // More threads join while the device is cold (ringio::cold).
         let cold = policy.cold_threads(opts.threads, opts.ordered).min(limit).max(threads);
-        parallel::walk(roots, (threads, cold), opts, remote, visitor);
+        parallel::walk(roots, (threads, cold), opts, policy, visitor);
     }
-}
-
-pub(crate) fn any_remote(roots: &[Vec<u8>]) -> bool {
-    roots.iter().any(|r| {
-        std::ffi::CString::new(r.as_slice())
-            .ok()
-            .and_then(|p| ringio::sys::fs::high_latency_path(&p).ok().flatten())
-            .is_some()
-    })
 }

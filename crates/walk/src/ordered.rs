@@ -11,6 +11,7 @@ use crate::fds::Fds;
 use crate::reader::{Listing, Reader};
 use crate::step::{self, Env, Node, Stop};
 use crate::{Options, Visitor};
+use ringio::Walkers;
 
 struct Frame<V: Visitor> {
     node: Node<V>,
@@ -21,10 +22,10 @@ struct Frame<V: Visitor> {
     resume: bool,
 }
 
-pub(crate) fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, remote: bool, v: &V) {
+pub(crate) fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, policy: Walkers, v: &V) {
     let stop = Stop::new(true);
     let fds = Fds::new(1);
-    let mut rd = Reader::new(opts.thread_engine(remote, true));
+    let mut rd = Reader::new(policy.engine(true));
     let mut local = v.local();
     let mut path = Vec::new();
     // Listings are kept per depth and reused, so a deep walk allocates once per level.
@@ -163,12 +164,12 @@ mod tests {
             sort: true,
             ordered: true,
             engine: ringio::Config {
-                backend: Some(ringio::Backend::Sync),
+                backend: Some(ringio::Backend::Inline),
                 ..ringio::Config::default()
             },
             ..Options::default()
         };
-        super::walk(&roots, &opts, false, &log);
+        super::walk(&roots, &opts, ringio::Walkers::new(&opts.engine, false), &log);
         log.events.into_inner().unwrap()
     }
 

@@ -112,23 +112,22 @@ struct Worker<V: Visitor> {
     kids: Vec<Work<V>>,
     needs: Vec<crate::StatNeed>,
     local: V::Local,
-    /// (listing length from which stats are shared, chunk size).
-    split: (usize, usize),
-    remote: bool,
+    /// Whether and how big listings' stats are shared with the other
+    /// walker threads (see [`ringio::Walkers::shares_stats`]).
+    policy: ringio::Walkers,
     sort: bool,
 }
 
 impl<V: Visitor> Worker<V> {
-    fn new(opts: &Options, remote: bool, v: &V) -> Self {
+    fn new(opts: &Options, policy: ringio::Walkers, v: &V) -> Self {
         Worker {
-            rd: Reader::new(opts.thread_engine(remote, false)),
+            rd: Reader::new(policy.engine(false)),
             list: Listing::default(),
             path: Vec::new(),
             kids: Vec::new(),
             needs: Vec::new(),
             local: v.local(),
-            split: split::sizes(remote),
-            remote,
+            policy,
             sort: opts.sort,
         }
     }
@@ -168,11 +167,8 @@ impl<V: Visitor> Worker<V> {
                     }
                 };
                 let need = |name: &[u8], d_type: u8| v.need_stat(name, d_type, depth);
-                let (split_at, chunk) = self.split;
-                // On a high-latency fs a ring's share of io-wq workers is
-                // small: big listings are shared among the walker threads
-                // there too.
-                if (self.rd.inline() || self.remote) && self.list.len() >= split_at {
+                let share = self.policy.shares_stats(&self.rd.eng);
+                if let Some(chunk) = share.filter(|&(at, _)| self.list.len() >= at).map(|s| s.1) {
                     if reader::needs(&self.list, need, &mut self.needs) {
                         let needs = std::mem::take(&mut self.needs);
                         split::stat_shared(fd, &mut self.list, needs, chunk, |jobs| {
@@ -383,10 +379,10 @@ pub(crate) fn walk<V: Visitor>(
     roots: &[Vec<u8>],
     threads: (usize, usize),
     opts: &Options,
-    remote: bool,
+    policy: ringio::Walkers,
     v: &V,
 ) {
-    walk_inner(roots, threads, opts, remote, v, None)
+    walk_inner(roots, threads, opts, policy, v, None)
 }
 
 /// A walk whose roots come from `feed` while it runs, until the feed says
@@ -399,18 +395,18 @@ pub(crate) fn walk<V: Visitor>(
 pub(crate) fn walk_fed<V: Visitor>(
     threads: (usize, usize),
     opts: &Options,
-    remote: bool,
+    policy: ringio::Walkers,
     v: &V,
     feed: &dyn Feed<V>,
 ) {
-    walk_inner(&[], threads, opts, remote, v, Some(feed))
+    walk_inner(&[], threads, opts, policy, v, Some(feed))
 }
 
 fn walk_inner<V: Visitor>(
     roots: &[Vec<u8>],
     (warm, cold): (usize, usize),
     opts: &Options,
-    remote: bool,
+    policy: ringio::Walkers,
     v: &V,
     feed: Option<&dyn Feed<V>>,
 ) {
@@ -425,7 +421,7 @@ fn walk_inner<V: Visitor>(
                     std::thread::Builder::new().name(format!("walk-{i}")).stack_size(512 * 1024);
                 // If a thread can't be created (RLIMIT_NPROC), walk with fewer.
                 match b.spawn_scoped(s, move || {
-                    let mut w = Worker::new(opts, remote, v);
+                    let mut w = Worker::new(opts, policy, v);
                     w.run(sh, v, i, &mut |_| {}, feed);
                     v.finish(w.local);
                 }) {
@@ -455,7 +451,7 @@ fn walk_inner<V: Visitor>(
             }
             sh.cv.notify_all();
         };
-        let mut me = Worker::new(opts, remote, v);
+        let mut me = Worker::new(opts, policy, v);
         for r in roots {
             // The previous root is wholly done (`run` returned).
             if !sh.stop.next_root() {
@@ -541,7 +537,7 @@ mod tests {
         std::thread::scope(|s| {
             let (sh, feed, opts) = (&sh, &feed, &opts);
             let one = s.spawn(move || {
-                let mut w = Worker::new(opts, false, &Nobody);
+                let mut w = Worker::new(opts, ringio::Walkers::new(&opts.engine, false), &Nobody);
                 w.run(sh, &Nobody, 1, &mut |_| {}, Some(feed));
             });
             // Thread 0 starts once thread 1 is feeding, so it waits for it.
@@ -549,7 +545,7 @@ mod tests {
                 std::thread::sleep(Duration::from_millis(1));
             }
             let zero = s.spawn(move || {
-                let mut w = Worker::new(opts, false, &Nobody);
+                let mut w = Worker::new(opts, ringio::Walkers::new(&opts.engine, false), &Nobody);
                 w.run(sh, &Nobody, 0, &mut |_| {}, Some(feed));
             });
             let waiter = s.spawn(move || {

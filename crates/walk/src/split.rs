@@ -17,26 +17,6 @@ use ringio::Statx;
 use crate::reader::{stat_range, Listing, Outcome, RawEnt};
 use crate::StatNeed;
 
-/// Listings at least this long are shared.
-const SPLIT_AT: usize = 1024;
-/// Entries per chunk: big enough that the hand-off is noise next to the
-/// ~1 µs statx of each entry.
-const CHUNK: usize = 256;
-/// On a high-latency file system each statx is a round trip (~1 ms through
-/// slowfs), so even small listings are worth sharing, in small chunks: a
-/// 10,000-file directory in 256-entry chunks kept 40 requests in flight.
-const REMOTE_SPLIT_AT: usize = 64;
-const REMOTE_CHUNK: usize = 16;
-
-/// (shortest listing to share, entries per chunk).
-pub(crate) fn sizes(remote: bool) -> (usize, usize) {
-    if remote {
-        (REMOTE_SPLIT_AT, REMOTE_CHUNK)
-    } else {
-        (SPLIT_AT, CHUNK)
-    }
-}
-
 const PENDING: u8 = 0;
 const TAKEN: u8 = 1;
 
@@ -171,13 +151,6 @@ mod tests {
             assert_eq!(l.outcomes[i], Outcome::Ok { followed: false }, "entry {i}");
             assert_eq!(l.stx[i].stx_size, i as u64, "entry {i}'s statx");
         }
-    }
-
-    #[test]
-    fn sizes_by_latency() {
-        assert_eq!(sizes(false), (SPLIT_AT, CHUNK));
-        assert_eq!(sizes(true), (REMOTE_SPLIT_AT, REMOTE_CHUNK));
-        const { assert!(REMOTE_SPLIT_AT < SPLIT_AT && REMOTE_CHUNK < CHUNK) };
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! The executors behind the engine's one API.
 
-pub(crate) mod sync;
+pub(crate) mod inline;
 pub(crate) mod threads;
 pub(crate) mod uring;
 
@@ -10,7 +10,7 @@ use crate::op::{Completion, Op, Token};
 pub(crate) type Job = (Token, Op);
 
 pub(crate) enum Exec {
-    Sync(sync::SyncExec),
+    Inline(inline::InlineExec),
     Threads(threads::ThreadExec),
     Uring(Box<uring::UringExec>),
 }
@@ -20,7 +20,7 @@ impl Exec {
     /// known (inline execution) are appended to `out`.
     pub(crate) fn submit(&mut self, ops: &mut Vec<Job>, out: &mut Vec<Completion>) {
         match self {
-            Exec::Sync(e) => e.submit(ops, out),
+            Exec::Inline(e) => e.submit(ops, out),
             Exec::Threads(e) => e.submit(ops, out),
             Exec::Uring(e) => e.submit(ops, out),
         }
@@ -39,7 +39,7 @@ impl Exec {
     /// have been appended to `out`.
     pub(crate) fn wait(&mut self, min: usize, out: &mut Vec<Completion>) {
         match self {
-            Exec::Sync(_) => {}
+            Exec::Inline(_) => {}
             Exec::Threads(e) => e.wait(min, out),
             Exec::Uring(e) => e.wait(min, out),
         }
@@ -48,7 +48,7 @@ impl Exec {
     /// Appends whatever has completed, without blocking.
     pub(crate) fn poll(&mut self, out: &mut Vec<Completion>) {
         match self {
-            Exec::Sync(_) => {}
+            Exec::Inline(_) => {}
             Exec::Threads(e) => e.poll(out),
             Exec::Uring(e) => e.poll(out),
         }
@@ -56,7 +56,7 @@ impl Exec {
 
     pub(crate) fn in_flight(&self) -> usize {
         match self {
-            Exec::Sync(_) => 0,
+            Exec::Inline(_) => 0,
             Exec::Threads(e) => e.in_flight(),
             Exec::Uring(e) => e.in_flight(),
         }

@@ -229,7 +229,7 @@ impl ThreadExec {
         self.follow_cold();
         if n <= INLINE_MAX && self.in_flight == 0 && !self.detached {
             for (t, op) in ops.drain(..) {
-                op.execute_into(t, out);
+                op.run_into(t, out);
             }
             return;
         }
@@ -237,7 +237,7 @@ impl ThreadExec {
         if self.detached && self.workers.is_empty() {
             // Not even one thread: the caller runs them after all.
             for (t, op) in ops.drain(..) {
-                op.execute_into(t, out);
+                op.run_into(t, out);
             }
             return;
         }
@@ -281,7 +281,7 @@ impl ThreadExec {
                 drop(st);
                 let k = chunk.len();
                 for (t, op) in chunk.drain(..) {
-                    op.execute_into(t, out);
+                    op.run_into(t, out);
                 }
                 self.in_flight -= k;
                 got += k;
@@ -468,7 +468,7 @@ fn worker(shared: &Shared, me: usize) {
         };
         drop(st);
         for (t, op) in chunk.drain(..) {
-            op.execute_into(t, &mut local);
+            op.run_into(t, &mut local);
         }
         st = shared.lock();
         st.done_len += local.len();

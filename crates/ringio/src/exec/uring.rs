@@ -211,7 +211,7 @@ pub(crate) struct UringExec {
     /// Slots whose operation the kernel still held when the ring broke:
     /// their memory is never freed (the kernel may still write into it).
     orphans: usize,
-    /// The injected failure (`RINGIO_FAULT`), if any, and enters so far.
+    /// The injected failure (`RINGUTILS_TEST_FAULT`), if any, and enters so far.
     fault: Option<Fault>,
     /// io-wq's bounded-worker cap now, and what it is while completions
     /// are cache-fast and while the device is cold (crate::cold): a STATX
@@ -221,9 +221,11 @@ pub(crate) struct UringExec {
     iowq_warm: u32,
     iowq_cold: u32,
     enters: u64,
+    /// Slots whose completions a reap made, kept for its capacity.
+    released: Vec<(u32, bool)>,
 }
 
-/// A test hook: `RINGIO_FAULT=enter:ERRNO@N` makes every io_uring_enter
+/// A test hook: `RINGUTILS_TEST_FAULT=enter:ERRNO@N` makes every io_uring_enter
 /// after the first N of each ring fail with ERRNO (a name such as `EBADF`
 /// or a number), as a ring made unusable after start would (seccomp
 /// installed later, a descriptor closed behind the engine's back, a
@@ -316,6 +318,7 @@ impl UringExec {
             orphans: 0,
             fault: Fault::from_env(),
             enters: 0,
+            released: Vec::new(),
             iowq_now: iowq_workers,
             iowq_warm: iowq_workers,
             iowq_cold: iowq_workers,
@@ -455,10 +458,9 @@ impl UringExec {
                 }
                 opcode::GetXattr::CODE
             }
-            Op::Getdents { .. }
-            | Op::ReadLink { .. }
-            | Op::ListXattr { .. }
-            | Op::StatxXattrs { .. } => return false,
+            Op::Getdents { .. } | Op::ReadLink { .. } | Op::ListXattr { .. } | Op::About { .. } => {
+                return false
+            }
         };
         self.caps.supports(code)
     }
@@ -479,7 +481,7 @@ impl UringExec {
             } else if self.aux.is_some() {
                 self.aux_jobs.push((token, op));
             } else {
-                op.execute_into(token, out);
+                op.run_into(token, out);
             }
         }
         self.fill(out);
@@ -490,7 +492,7 @@ impl UringExec {
     fn fill(&mut self, out: &mut Vec<Completion>) {
         if self.inline_only {
             for (t, op) in self.backlog.drain(..) {
-                op.execute_into(t, out);
+                op.run_into(t, out);
             }
             return;
         }
@@ -590,10 +592,7 @@ impl UringExec {
                 )
                 .build()
             }
-            Op::Getdents { .. }
-            | Op::ReadLink { .. }
-            | Op::ListXattr { .. }
-            | Op::StatxXattrs { .. } => {
+            Op::Getdents { .. } | Op::ReadLink { .. } | Op::ListXattr { .. } | Op::About { .. } => {
                 unreachable!("never sent to the ring")
             }
         }
@@ -751,7 +750,7 @@ impl UringExec {
             }
             self.in_ring -= 1;
             let c = match redo {
-                Some(Redo::Run(op)) => op.execute_sync(token),
+                Some(Redo::Run(op)) => op.run_here(token),
                 Some(Redo::Write { fd, buf, offset, done }) => {
                     finish_write_inline(token, fd, buf, offset, done)
                 }
@@ -768,7 +767,7 @@ impl UringExec {
             out.push(c);
         }
         for (t, op) in self.backlog.drain(..) {
-            op.execute_into(t, out);
+            op.run_into(t, out);
         }
     }
 
@@ -779,21 +778,26 @@ impl UringExec {
         let token = slot.token;
         let op = slot.op.take();
         let done = slot.progress;
-        let blocking = op.as_ref().is_some_and(may_block);
+        self.release(idx, op.as_ref().is_some_and(may_block));
+        match op {
+            Some(Op::Write { fd, buf, offset }) if done > 0 => {
+                finish_write_inline(token, fd, buf, offset, done)
+            }
+            Some(op) => op.run_here(token),
+            None => {
+                Completion { token, result: Err(Errno(libc::EIO)), eof: false, data: Data::None }
+            }
+        }
+    }
+
+    /// Slot `idx`'s operation is over (its completion made): the slot is
+    /// free again, and a read, write or splice no longer bounds the waits.
+    fn release(&mut self, idx: u32, blocking: bool) {
         if blocking {
             self.unbounded -= 1;
         }
         self.in_ring -= 1;
         self.free.push(idx);
-        match op {
-            Some(Op::Write { fd, buf, offset }) if done > 0 => {
-                finish_write_inline(token, fd, buf, offset, done)
-            }
-            Some(op) => op.execute_sync(token),
-            None => {
-                Completion { token, result: Err(Errno(libc::EIO)), eof: false, data: Data::None }
-            }
-        }
     }
 
     /// Reaps every available CQE, resubmitting retries and short writes.
@@ -801,6 +805,7 @@ impl UringExec {
     fn reap(&mut self, out: &mut Vec<Completion>) -> usize {
         let mut got = 0;
         let mut again: Vec<u32> = Vec::new();
+        let mut released = std::mem::take(&mut self.released);
         {
             let cq = self.ring.completion();
             for cqe in cq {
@@ -815,42 +820,37 @@ impl UringExec {
                 let slot = &mut self.slots[idx as usize];
                 slot.in_kernel = false;
                 let blocking = slot.op.as_ref().is_some_and(may_block);
-                if cqe.result() == -libc::ECANCELED {
+                let done = if cqe.result() == -libc::ECANCELED {
                     // See `inline_only`: rerun it here, where it cannot be
                     // refused for lack of a kernel worker.
                     self.inline_only = true;
-                    if let Some(op) = slot.op.take() {
-                        let token = slot.token;
-                        let c = match (op, slot.progress) {
-                            (Op::Write { fd, buf, offset }, done) if done > 0 => {
-                                finish_write_inline(token, fd, buf, offset, done)
-                            }
-                            (op, _) => op.execute_sync(token),
-                        };
-                        if blocking {
-                            self.unbounded -= 1;
+                    let Some(op) = slot.op.take() else { continue };
+                    let token = slot.token;
+                    match (op, slot.progress) {
+                        (Op::Write { fd, buf, offset }, done) if done > 0 => {
+                            finish_write_inline(token, fd, buf, offset, done)
                         }
-                        out.push(c);
-                        got += 1;
-                        self.free.push(idx);
-                        self.in_ring -= 1;
+                        (op, _) => op.run_here(token),
                     }
-                    continue;
-                }
-                match finish(slot, &cqe) {
-                    Some(c) => {
-                        if blocking {
-                            self.unbounded -= 1;
+                } else {
+                    match finish(slot, &cqe) {
+                        Some(c) => c,
+                        None => {
+                            again.push(idx);
+                            continue;
                         }
-                        out.push(c);
-                        got += 1;
-                        self.free.push(idx);
-                        self.in_ring -= 1;
                     }
-                    None => again.push(idx),
-                }
+                };
+                out.push(done);
+                got += 1;
+                // Released after the queue is let go (it borrows the ring).
+                released.push((idx, blocking));
             }
         }
+        for (idx, blocking) in released.drain(..) {
+            self.release(idx, blocking);
+        }
+        self.released = released;
         if got > 0 {
             self.stalls = 0;
         }

@@ -588,26 +588,25 @@ fn walker<V: Visitor>(
 ) {
     // The first item tells whether the tree is on a high-latency file
     // system (the walk's threads and engines depend on it).
-    let remote = {
+    let policy = {
         let mut q = ringio::sync::lock(&sh.pending);
         while q.is_empty() && !sh.stop.load(Ordering::Relaxed) {
             q = ringio::sync::wait(&sh.cv, q);
         }
         match q.back() {
-            Some(it) => crate::any_remote(std::slice::from_ref(&it.path)),
+            Some(it) => ringio::Walkers::for_roots(&opts.engine, std::slice::from_ref(&it.path)),
             None => return,
         }
     };
     // Order between directories is the replay's business; within one, a
     // sorted walk (-s) must list sorted, which the fed walk's reader does.
     let wopts = Options { ordered: false, ..opts.clone() };
-    let policy = ringio::Walkers::new(&wopts.engine, remote);
     let limit = crate::fds::threads_for_limit();
     let warm = policy.threads(wopts.threads, false).min(limit).max(1);
     let cold = policy.cold_threads(wopts.threads, false).min(limit).max(warm);
     let rec = Recorder { inner: v, hints, sh, emit };
     let feed = RankFeed { rec: &rec, opts, hints };
-    crate::parallel::walk_fed((warm, cold), &wopts, remote, &rec, &feed);
+    crate::parallel::walk_fed((warm, cold), &wopts, policy, &rec, &feed);
 }
 
 /// What a rank's walk is fed from: its queue, which steals fill, and to

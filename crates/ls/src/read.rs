@@ -1,23 +1,22 @@
-//! The gather phase: every byte ls reads from the system goes through the
-//! ringio engine here.
+//! Reading directories and operands (ls's gather phase): every byte ls
+//! reads from the system goes through the ringio engine here.
 //!
-//! A directory is listed by the listing layer's pipelined lister
-//! (`listing::pipeline`): as each getdents64 batch arrives, [`ReadDir`]
-//! (this module's per-entry hook) builds ls's [`Entry`] and pushes what the
-//! plan needs of it (the stat, and for `-l` the ACL check, readlink and
-//! target stat: see [`crate::fetch`]), so the stats run on the engine's
-//! workers while the next batch is read. Only what the output needs is
-//! asked for: plain `lsr` and `lsr -1` never stat (d_type suffices).
+//! A directory is listed by the engine's pipelined listing
+//! (`ringio::listdir`): as each getdents64 batch arrives, [`ReadDir`]
+//! (this module's per-entry hook) builds ls's [`Entry`] and asks the engine
+//! what the plan needs of it (one request: the stat, and for `-l` the ACL
+//! marker, context, link target and target type: see [`crate::questions`]), so
+//! the stats run on the engine's workers while the next batch is read.
+//! Only what the output needs is asked for: plain `lsr` and `lsr -1` never
+//! stat (d_type suffices).
 
-use listing::pipeline::{Dir, Lister, Sink};
+use ringio::listdir::{Dir, Lister, Sink};
 use ringio::{Completion, Errno};
 
 use crate::args::Deref;
 use crate::entry::{Entry, FileType, Meta};
-use crate::fetch::SELINUX;
-use crate::fetch::{store, tok, untok, EntriesMut, Fetch, OP_LABEL, OP_OPATH, OP_STAT};
-use crate::fetch::{OP_STAT_XLIST, OP_XLIST};
 use crate::plan::Plan;
+use crate::questions::{ask, followups_wanted, store, tok, untok, EntriesMut, OP_ABOUT, OP_STAT};
 
 /// One directory's contents.
 #[derive(Debug, Default)]
@@ -38,60 +37,46 @@ pub struct Listing {
     pub order: Option<crate::sort::Order>,
 }
 
-/// The gatherer: one lister (and its engine), reused for every directory.
-pub struct Gather {
+/// The directory reader: one lister (and its engine), reused for every directory.
+pub struct DirReader {
     lister: Lister,
-    fetch: Fetch,
-    /// Whether the main engine asks one getxattr per attribute question
-    /// (see [`ringio::Engine::prefers_getxattr`]) rather than one listxattr.
-    main_getxattr: bool,
-    /// Treat every d_type as DT_UNKNOWN (`LSR_IGNORE_DTYPE=1`), so tests
+    /// The statx mask (basic stats, and the birth time when shown).
+    mask: u32,
+    /// Treat every d_type as DT_UNKNOWN (`RINGUTILS_TEST_IGNORE_DTYPE=1`), so tests
     /// can drive the stat-for-type path that file systems without d_type
     /// (some network and FUSE file systems) take.
     ignore_dtype: bool,
-    /// After [`Gather::operands`]: operands that are symbolic links whose
+    /// After [`DirReader::operands`]: operands that are symbolic links whose
     /// target could not be read, (index, errno).
     pub operand_link_errors: Vec<(usize, Errno)>,
 }
 
-impl Default for Gather {
+impl Default for DirReader {
     fn default() -> Self {
-        Gather::new(false)
+        DirReader::new(false)
     }
 }
 
-impl Gather {
-    /// A gatherer whose pool (or the ring's io-wq, on a high-latency file
+impl DirReader {
+    /// A reader whose pool (or the ring's io-wq, on a high-latency file
     /// system) is fixed at `threads` workers: `-R`'s read-ahead runs several.
-    pub fn with_threads(birth: bool, threads: usize) -> Gather {
-        Gather::build(birth, Some(threads))
+    pub fn with_threads(birth: bool, threads: usize) -> DirReader {
+        DirReader::build(birth, Some(threads))
     }
 
-    /// Whether the directories listed so far are on a high-latency file
-    /// system (the engine found one as it opened them).
-    pub fn high_latency(&mut self) -> bool {
-        self.lister.high_latency()
+    pub fn new(birth: bool) -> DirReader {
+        DirReader::build(birth, None)
     }
 
-    pub fn new(birth: bool) -> Gather {
-        Gather::build(birth, None)
-    }
-
-    fn build(birth: bool, threads: Option<usize>) -> Gather {
+    fn build(birth: bool, threads: Option<usize>) -> DirReader {
         let mut mask = libc::STATX_BASIC_STATS;
         if birth {
             mask |= libc::STATX_BTIME;
         }
-        let mut lister = Lister::new(threads);
-        let main_getxattr = lister.engine().prefers_getxattr();
-        let ignore_dtype = std::env::var_os("LSR_IGNORE_DTYPE").is_some_and(|v| v == "1");
-        Gather {
-            lister,
-            fetch: Fetch::new(mask),
-            main_getxattr,
-            ignore_dtype,
-            operand_link_errors: Vec::new(),
-        }
+        let lister = Lister::new(threads);
+        let ignore_dtype =
+            std::env::var_os("RINGUTILS_TEST_IGNORE_DTYPE").is_some_and(|v| v == "1");
+        DirReader { lister, mask, ignore_dtype, operand_link_errors: Vec::new() }
     }
 
     /// Reads whole small files (/etc/passwd, /etc/group) through the
@@ -156,7 +141,7 @@ impl Gather {
                 libc::AT_FDCWD,
                 n,
                 flags | libc::AT_NO_AUTOMOUNT,
-                self.fetch.mask,
+                self.mask,
             );
         }
         let mut results: Vec<Option<Result<Meta, Errno>>> = vec![None; names.len()];
@@ -179,7 +164,7 @@ impl Gather {
                         libc::AT_FDCWD,
                         n,
                         libc::AT_SYMLINK_NOFOLLOW | libc::AT_NO_AUTOMOUNT,
-                        self.fetch.mask,
+                        self.mask,
                     );
                 }
             }
@@ -200,32 +185,23 @@ impl Gather {
                 Err(e) => entries[i].stat_err = Some(e),
             }
         }
-        // Follow-ups (links, ACLs) for those that exist.
+        // Follow-ups (links, ACLs, contexts) for those that exist.
+        let ask = ask(plan, self.mask, None);
         for &i in &ok {
             let t = entries[i].file_type();
-            let eng = self.lister.engine();
-            self.fetch.push_followups(eng, plan, i, (&entries[i].name, libc::AT_FDCWD), t);
-        }
-        let eng_comps = self.lister.collect();
-        let mut link_errors = Vec::new();
-        for mut c in eng_comps {
-            store(&mut entries, &mut Vec::new(), &mut link_errors, &mut c);
-        }
-        // Contexts the attribute lists showed, asked for now.
-        for (i, e) in entries.iter().enumerate() {
-            if e.label_listed {
-                self.lister.engine().getxattr(
-                    tok(i, OP_LABEL),
-                    libc::AT_FDCWD,
-                    &e.name,
-                    SELINUX,
-                    true,
-                    Vec::with_capacity(256),
-                );
+            if followups_wanted(plan, t) {
+                let (name, d_type) = (&entries[i].name, t.dtype());
+                self.lister.engine().about(tok(i, OP_ABOUT), libc::AT_FDCWD, name, d_type, ask);
             }
         }
+        let mut link_errors = Vec::new();
         for mut c in self.lister.collect() {
-            store(&mut entries, &mut Vec::new(), &mut link_errors, &mut c);
+            let list = EntriesMut {
+                entries: &mut entries,
+                errors: &mut Vec::new(),
+                link_errors: &mut link_errors,
+            };
+            store(list, &mut c);
         }
         link_errors.sort_unstable_by_key(|(i, _)| *i);
         self.operand_link_errors = link_errors;
@@ -253,17 +229,17 @@ impl Gather {
     /// the per-entry operations the plan asks for.
     pub fn read_dir(&mut self, plan: &Plan, path: &[u8], want_id: bool) -> Result<Listing, Errno> {
         let mut rd = ReadDir {
-            f: &mut self.fetch,
             plan,
-            main_getxattr: self.main_getxattr,
+            ask: ask(plan, self.mask, None),
+            mask: self.mask,
             ignore_dtype: self.ignore_dtype,
             deref_all: plan.deref == Deref::Always,
             prefix: gnu_prefix_len(path),
             listing: Listing::default(),
         };
-        let out = self.lister.list(path, want_id, &mut rd)?;
+        let flags = listing::open::dir_flags(true);
+        let out = self.lister.list(path, flags, want_id, &mut rd)?;
         let mut listing = rd.listing;
-        self.fetch.abs = None;
         listing.read_error = out.read_error;
         listing.id = out.id;
         listing.errors.sort_unstable_by_key(|(i, _)| *i);
@@ -275,9 +251,10 @@ impl Gather {
 /// ls's per-entry hook on the lister: builds each entry and pushes what
 /// the plan needs of it; takes the answers in.
 struct ReadDir<'a> {
-    f: &'a mut Fetch,
     plan: &'a Plan,
-    main_getxattr: bool,
+    /// What the plan asks of every entry (the stat's flags aside).
+    ask: ringio::Ask,
+    mask: u32,
     ignore_dtype: bool,
     /// `-L`: every entry's stat follows links.
     deref_all: bool,
@@ -302,10 +279,7 @@ fn gnu_prefix_len(dir: &[u8]) -> usize {
 const PATH_MAX: usize = libc::PATH_MAX as usize;
 
 impl Sink for ReadDir<'_> {
-    fn begin(&mut self, dir: &mut Dir<'_>) {
-        let d = (dir.path, dir.fd, dir.remote);
-        self.f.begin_dir(self.plan, dir.eng, self.main_getxattr, d);
-    }
+    fn begin(&mut self, _dir: &mut Dir<'_>) {}
 
     fn batch(&mut self, bytes: usize) {
         // A record is at least 24 bytes: one reservation per batch.
@@ -341,68 +315,44 @@ impl Sink for ReadDir<'_> {
             if plan.stat_entry(t) {
                 let path = crate::attach(dir.path, name);
                 let flags = listing::open::entry_stat_flags(true, name);
-                dir.eng.statx(tok(i, OP_STAT), libc::AT_FDCWD, &path, flags, self.f.mask);
+                dir.eng.statx(tok(i, OP_STAT), libc::AT_FDCWD, &path, flags, self.mask);
             }
-            return;
-        }
-        if self.f.use_by_fd(plan, dir.remote, t) && name != b"." && name != b".." {
-            self.f.by_fd.add(i);
             return;
         }
         // AT_STATX_DONT_SYNC where the name's lookup brings the attributes
         // (see listing::open).
-        let flags = listing::open::entry_stat_flags(self.deref_all, name);
-        if plan.stat_entry(t) && t != FileType::Unknown {
-            self.f.push_stat_and_followups(dir.eng, plan, i, (name, dir.fd), t, flags);
+        let stat =
+            plan.stat_entry(t).then(|| listing::open::entry_stat_flags(self.deref_all, name));
+        if stat.is_none() && (t == FileType::Unknown || !followups_wanted(plan, t)) {
             return;
         }
-        if plan.stat_entry(t) {
-            dir.eng.statx(tok(i, OP_STAT), dir.fd, name, flags, self.f.mask);
-        }
-        if t != FileType::Unknown {
-            self.f.push_followups(dir.eng, plan, i, (name, dir.fd), t);
-        }
-    }
-
-    fn batch_done(&mut self, dir: &mut Dir<'_>) {
-        self.f.by_fd_pump(dir.eng, &self.listing.entries, dir.fd);
+        let ask = ringio::Ask { stat: stat.map(|f| (f, self.mask)), ..self.ask };
+        dir.eng.about(tok(i, OP_ABOUT), dir.fd, name, t.dtype(), ask);
     }
 
     fn names_done(&mut self, _dir: &mut Dir<'_>) {
         self.listing.order = crate::early_order(self.plan, &self.listing.entries);
     }
 
-    fn chained(&self) -> bool {
-        self.f.by_fd.in_use()
-    }
-
     fn complete(&mut self, dir: &mut Dir<'_>, c: &mut Completion) {
         let (i, op) = untok(c.token);
         let (plan, l) = (self.plan, &mut self.listing);
-        if op == OP_OPATH {
-            let list = EntriesMut { entries: &mut l.entries, errors: &mut l.errors };
-            self.f.by_fd_opened((dir.eng, dir.fd), plan, list, i, c.take_fd());
-            return;
-        }
-        // Entries stat'ed before their follow-ups were known: those of
-        // unknown type, and under -L the links (see `entry`).
-        let dtype = l.entries[i].dtype;
-        let was_unknown = op == OP_STAT
-            && (dtype == ringio::dtype::UNKNOWN || (self.deref_all && dtype == ringio::dtype::LNK));
-        let refused = store(&mut l.entries, &mut l.errors, &mut l.link_errors, c);
-        self.f.no_acl |= refused.acl;
-        self.f.no_label |= refused.label;
-        if (op == OP_XLIST || op == OP_STAT_XLIST) && l.entries[i].label_listed {
-            self.f.ask_label(dir.eng, i, &l.entries[i].name, dir.fd);
-        }
-        if op == OP_XLIST {
-            self.f.recycle_xbuf(c.take_buf());
-        }
-        self.f.by_fd_done(dir.eng, (i, op), &l.entries, dir.fd);
-        if was_unknown && l.entries[i].meta.is_some() {
-            let t = l.entries[i].file_type();
-            let name: &[u8] = &l.entries[i].name;
-            self.f.push_followups(dir.eng, plan, i, (name, dir.fd), t);
+        let list = EntriesMut {
+            entries: &mut l.entries,
+            errors: &mut l.errors,
+            link_errors: &mut l.link_errors,
+        };
+        store(list, c);
+        // Under -L a possible link is stat'ed by its path: its follow-ups
+        // once its type is known (see `entry`).
+        let e = &l.entries[i];
+        if op == OP_STAT {
+            if let Some(m) = e.meta.as_ref() {
+                let t = m.file_type();
+                if followups_wanted(plan, t) {
+                    dir.eng.about(tok(i, OP_ABOUT), dir.fd, &e.name, t.dtype(), self.ask);
+                }
+            }
         }
     }
 }

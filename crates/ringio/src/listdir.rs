@@ -1,13 +1,15 @@
-//! One directory listed with its entries' operations pipelined behind the
-//! getdents batches (ls).
+//! "List this directory": one directory listed with its entries'
+//! requests pipelined behind the getdents batches (ls).
 //!
 //! The directory is read with getdents64 batches; as each batch arrives,
 //! the caller's [`Sink`] builds its entries and pushes what each needs
 //! (stat, and for ls `-l` the ACL, link and context questions) to the
 //! engine, whose workers run them while the next batch is read: the
 //! pipelined strategy measured fastest in docs/engine.md §2. The next
-//! batch is held back while more than the engine's stat window of
-//! operations is in flight, since each completion carries a whole statx.
+//! batch is held back while more than a window of operations is in
+//! flight, since each completion carries a whole statx. The window, the
+//! batch sizes, who makes the reads and how many completions are taken at
+//! once follow from the executor, and are decided here.
 //!
 //! A small directory (one first batch of 16 KiB) is handled on an inline
 //! engine when the main one hands work to threads: below a few hundred
@@ -17,16 +19,17 @@
 
 use std::os::fd::RawFd;
 
-use ringio::{Completion, DevIno, DirentIter, Engine, Errno};
+use crate::{Completion, DevIno, DirentIter, Engine, Errno};
 
-const TOK_OPEN: u64 = u64::MAX;
-const TOK_DENTS: u64 = u64::MAX - 1;
-const TOK_CLOSE: u64 = u64::MAX - 2;
-const TOK_FSTAT: u64 = u64::MAX - 3;
+// Below the engine's own tokens (crate::about::PART).
+const TOK_OPEN: u64 = FIRST_RESERVED_TOKEN;
+const TOK_DENTS: u64 = FIRST_RESERVED_TOKEN + 1;
+const TOK_CLOSE: u64 = FIRST_RESERVED_TOKEN + 2;
+const TOK_FSTAT: u64 = FIRST_RESERVED_TOKEN + 3;
 
 /// Tokens at or above this are the lister's own; a sink's operations use
 /// smaller ones.
-pub const FIRST_RESERVED_TOKEN: u64 = u64::MAX - 15;
+pub const FIRST_RESERVED_TOKEN: u64 = (1 << 63) - 16;
 
 /// The directory being listed, as a [`Sink`] sees it.
 pub struct Dir<'a> {
@@ -37,9 +40,8 @@ pub struct Dir<'a> {
     pub fd: RawFd,
     /// The directory as the caller named it.
     pub path: &'a [u8],
-    /// It is on a high-latency file system (the engine found out as it
-    /// opened it).
-    pub remote: bool,
+    /// On a high-latency file system (the engine found out as it opened it).
+    remote: bool,
 }
 
 /// The caller's side of a listing: what it builds from each name, and
@@ -64,11 +66,6 @@ pub trait Sink {
     fn names_done(&mut self, _dir: &mut Dir<'_>) {}
     /// One of the sink's operations completed.
     fn complete(&mut self, dir: &mut Dir<'_>, c: &mut Completion);
-    /// Whether completions lead to more operations right now (they are
-    /// then taken one at a time, never waited for in bulk).
-    fn chained(&self) -> bool {
-        false
-    }
 }
 
 /// What the lister itself learnt of the directory.
@@ -83,7 +80,7 @@ pub struct Outcome {
 /// A lister: one engine, reused for every directory.
 pub struct Lister {
     eng: Engine,
-    /// An engine for small directories (see [`Engine::for_small_jobs`]),
+    /// An engine for small directories (see `Engine::for_small_jobs`),
     /// when the main one is not to do everything.
     inline: Option<Engine>,
     /// `eng` and `inline` are currently exchanged.
@@ -96,20 +93,14 @@ impl Lister {
     /// system) has `threads` workers when given.
     pub fn new(threads: Option<usize>) -> Lister {
         // A listing's stats and attribute questions go out thousands at once.
-        let workload = ringio::Workload::BigBatches;
-        let eng = Engine::with_config(ringio::Config { workload, threads, ..Default::default() });
+        let workload = crate::Workload::BigBatches;
+        let eng = Engine::with_config(crate::Config { workload, threads, ..Default::default() });
         Lister { eng, inline: Engine::for_small_jobs(), swapped: false, comps: Vec::new() }
     }
 
     /// The main engine, for the caller's work outside listings.
     pub fn engine(&mut self) -> &mut Engine {
         &mut self.eng
-    }
-
-    /// Whether the directories listed so far are on a high-latency file
-    /// system (the engine found one as it opened them).
-    pub fn high_latency(&mut self) -> bool {
-        self.eng.high_latency().is_some()
     }
 
     /// Runs `f` on every completion until nothing is outstanding.
@@ -133,12 +124,13 @@ impl Lister {
         all
     }
 
-    /// Lists directory `path` through `sink` (see the module docs); with
-    /// `want_id`, also stats the directory itself. Fails only when it
-    /// can't be opened.
+    /// Lists directory `path` (opened with `open_flags`) through `sink`
+    /// (see the module docs); with `want_id`, also stats the directory
+    /// itself. Fails only when it can't be opened.
     pub fn list<S: Sink>(
         &mut self,
         path: &[u8],
+        open_flags: i32,
         want_id: bool,
         sink: &mut S,
     ) -> Result<Outcome, Errno> {
@@ -146,7 +138,7 @@ impl Lister {
         // ends there is handled inline too.
         let have_inline = self.inline.is_some();
         self.swap_inline(have_inline);
-        let r = self.list_with(path, want_id, have_inline, sink);
+        let r = self.list_with((path, open_flags), want_id, have_inline, sink);
         if self.swapped {
             self.swap_inline(true);
         }
@@ -174,10 +166,10 @@ impl Lister {
     /// whether the directory is remote.
     fn start(
         &mut self,
-        path: &[u8],
+        (path, flags): (&[u8], i32),
         inline_first: bool,
     ) -> Result<(RawFd, Option<Completion>, bool), Errno> {
-        self.eng.openat(TOK_OPEN, libc::AT_FDCWD, path, crate::open::dir_flags(true), 0);
+        self.eng.openat(TOK_OPEN, libc::AT_FDCWD, path, flags, 0);
         let fd = match self.wait_one(TOK_OPEN) {
             Some(c) => c.fd()?,
             None => return Err(Errno::EINVAL),
@@ -188,7 +180,7 @@ impl Lister {
         }
         // Small first batch: a worker starts on the stats sooner (each
         // getdents64 is one READDIR request on a remote one: full size there).
-        let first_size = if remote { ringio::DEFAULT_DENTS_BUF } else { 16 * 1024 };
+        let first_size = if remote { crate::DEFAULT_DENTS_BUF } else { 16 * 1024 };
         self.eng.getdents(TOK_DENTS, fd, Vec::with_capacity(first_size));
         let first = self.wait_one(TOK_DENTS);
         let small = first.as_ref().is_some_and(|c| c.eof);
@@ -201,12 +193,13 @@ impl Lister {
 
     fn list_with<S: Sink>(
         &mut self,
-        path: &[u8],
+        (path, flags): (&[u8], i32),
         want_id: bool,
         inline_first: bool,
         sink: &mut S,
     ) -> Result<Outcome, Errno> {
-        let (fd, first, remote) = self.start(path, inline_first)?;
+        let (fd, first, remote) = self.start((path, flags), inline_first)?;
+        self.eng.begin_dir(fd, path);
         if want_id {
             self.eng.statx(TOK_FSTAT, fd, b"", libc::AT_EMPTY_PATH, libc::STATX_INO);
         }
@@ -240,14 +233,14 @@ fn pump<S: Sink>(
     // an unbounded pipeline on a huge directory would hold them all at once.
     let mut next_dents: Option<Vec<u8>> = None;
     let window = dir.eng.stat_window();
-    // Where the engine says so (worker threads), on a local file system
-    // this thread reads the directory itself as soon as the window has
-    // room (see `Engine::reads_on_caller`); on a remote one the read is a
-    // round trip better left queued.
+    // With worker threads, on a local file system this thread reads the
+    // directory itself as soon as the window has room (see
+    // `Engine::reads_on_caller`); on a remote one the read is a round trip
+    // better left queued.
     let read_here = dir.eng.reads_on_caller() && !dir.remote;
     while first.is_some() || next_dents.is_some() || dir.eng.outstanding() > 0 {
         batch.clear();
-        if next_dents.is_some() && dir.eng.outstanding() <= window {
+        if next_dents.is_some() && dir.eng.ops_in_flight() <= window {
             if let Some(b) = next_dents.take() {
                 if read_here {
                     // Hand out what was pushed for the last batch first.
@@ -263,9 +256,9 @@ fn pump<S: Sink>(
         } else if batch.is_empty() {
             // While listing, take whatever is ready (the next getdents
             // batch first); once listed, wait for everything at once (a
-            // window's worth at a time), unless completions lead to more
-            // operations.
-            let want = if listing_done && !sink.chained() {
+            // window's worth at a time; requests answered in parts are
+            // carried on inside the wait).
+            let want = if listing_done {
                 dir.eng.outstanding().min(window).min(dir.eng.collect_at_once())
             } else {
                 1
@@ -313,8 +306,10 @@ fn pump<S: Sink>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::Scratch;
+    use scratch::Scratch;
     use std::os::unix::ffi::OsStrExt;
+
+    const DIR: i32 = libc::O_RDONLY | libc::O_DIRECTORY;
 
     /// Collects names and stats the regular files by name.
     #[derive(Default)]
@@ -333,8 +328,8 @@ mod tests {
         fn entry(&mut self, dir: &mut Dir<'_>, name: &[u8], d_type: u8, _ino: u64) {
             let i = self.names.len();
             self.names.push(name.to_vec());
-            if d_type == ringio::dtype::REG {
-                let flags = crate::open::entry_stat_flags(false, name);
+            if d_type == crate::dtype::REG {
+                let flags = libc::AT_SYMLINK_NOFOLLOW;
                 dir.eng.statx(i as u64, dir.fd, name, flags, libc::STATX_SIZE);
             }
         }
@@ -358,7 +353,7 @@ mod tests {
         let mut l = Lister::new(None);
         let mut sink = Names::default();
         let path = s.0.as_os_str().as_bytes();
-        let out = l.list(path, true, &mut sink).unwrap();
+        let out = l.list(path, DIR, true, &mut sink).unwrap();
         assert!(sink.begun);
         assert!(out.read_error.is_none());
         let m = std::fs::metadata(&s.0).unwrap();
@@ -383,7 +378,7 @@ mod tests {
         assert_eq!(&sink.names[..2], [&b"."[..], b".."]);
         // A missing directory: the open's error.
         let gone = s.join("missing");
-        let r = l.list(gone.as_os_str().as_bytes(), false, &mut Names::default());
+        let r = l.list(gone.as_os_str().as_bytes(), DIR, false, &mut Names::default());
         assert_eq!(r.err(), Some(Errno::ENOENT));
     }
 }

@@ -1,5 +1,5 @@
 //! `-R`: the next directories are read ahead by other threads (see
-//! `listing::ahead`), each reader with its own gatherer. (With `-L` the
+//! `listing::read_ahead`), each reader with its own directory reader. (With `-L` the
 //! readers don't go ahead on their own: a symlink loop would have them
 //! fill the bound with paths the main thread refuses. Without it a loop —
 //! a bind mount of a directory below itself — ends where the mount does,
@@ -7,8 +7,8 @@
 
 use ringio::Errno;
 
-use crate::gather::{Gather, Listing};
 use crate::plan::Plan;
+use crate::read::{DirReader, Listing};
 
 /// Reader threads, at most (fewer under a tight descriptor limit: each
 /// holds a directory and up to a window of O_PATH descriptors open).
@@ -22,20 +22,20 @@ pub const LOCAL_READERS: usize = 8;
 /// How far down the pending stack directories are requested.
 pub const AHEAD: usize = 16;
 
-pub type Prefetch = listing::ahead::ReadAhead<Listing>;
+pub type Ahead = listing::read_ahead::ReadAhead<Listing>;
 
-/// One reader's gatherer and what it lists with.
+/// One read-ahead thread: its directory reader and what it lists with.
 struct Reader {
-    gather: Gather,
+    reader: DirReader,
     plan: Plan,
     want_id: bool,
 }
 
-impl listing::ahead::Source for Reader {
+impl listing::read_ahead::Source for Reader {
     type Out = Listing;
 
     fn read(&mut self, path: &[u8]) -> Result<Listing, Errno> {
-        self.gather.read_dir(&self.plan, path, self.want_id)
+        self.reader.read_dir(&self.plan, path, self.want_id)
     }
 
     fn subdirs(&self, path: &[u8], l: &Listing) -> Vec<Vec<u8>> {
@@ -48,25 +48,24 @@ impl listing::ahead::Source for Reader {
     }
 
     fn finish(self) {
-        self.gather.leak();
+        self.reader.leak();
     }
 }
 
-/// Starts the readers (at most `readers`), which stat each directory for
-/// its identity when `want_id` and go on into subdirectories on their own
-/// when `ahead`; None if no thread could be started.
+/// Starts the readers (at most `readers`, each engine with `per` pool
+/// workers), which stat each directory for its identity when `want_id`
+/// and go on into subdirectories on their own when `ahead`; None if no
+/// thread could be started.
 pub fn start(
     plan: &Plan,
     birth: bool,
     want_id: bool,
     ahead: bool,
     readers: usize,
-    remote: bool,
-) -> Option<Prefetch> {
-    // The main gatherer keeps the full depth; the readers share the rest.
-    let per = ringio::workers_each(READERS, remote);
+    per: usize,
+) -> Option<Ahead> {
     let plan = plan.clone();
     let make =
-        move || Reader { gather: Gather::with_threads(birth, per), plan: plan.clone(), want_id };
-    Prefetch::start(readers.min(READERS), "lsr-read", ahead, make)
+        move || Reader { reader: DirReader::with_threads(birth, per), plan: plan.clone(), want_id };
+    Ahead::start(readers.min(READERS), "lsr-read", ahead, make)
 }

@@ -4,12 +4,12 @@
 use super::Job;
 use crate::op::Completion;
 
-pub(crate) struct SyncExec;
+pub(crate) struct InlineExec;
 
-impl SyncExec {
+impl InlineExec {
     pub(crate) fn submit(&mut self, ops: &mut Vec<Job>, out: &mut Vec<Completion>) {
         for (token, op) in ops.drain(..) {
-            op.execute_into(token, out);
+            op.run_into(token, out);
         }
     }
 }
