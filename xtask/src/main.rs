@@ -148,8 +148,12 @@ fn test(extra: &[String]) -> Result<(), String> {
     // passing test's stderr is hidden, so the list is printed after the run.
     let skip_log = target_dir().join("test-skips.log");
     let _ = std::fs::remove_file(&skip_log);
+    // `--tests`, not `--all-targets`: the latter also runs the four
+    // binaries (C mains without a harness, `test = false`) with the filter
+    // as their operand, so `cargo xtask test mpi` failed with "lcat: mpi:
+    // No such file or directory".
     let status = Command::new(env!("CARGO"))
-        .args(["test", "--workspace", "--all-targets"])
+        .args(["test", "--workspace", "--tests"])
         .args(extra)
         .env("RINGUTILS_TEST_SKIP_LOG", &skip_log)
         .status()
@@ -158,7 +162,7 @@ fn test(extra: &[String]) -> Result<(), String> {
     if !status.success() {
         return Err("tests failed".into());
     }
-    // Doc tests are not part of --all-targets.
+    // Doc tests are not part of --tests.
     let status = Command::new(env!("CARGO"))
         .args(["test", "--workspace", "--doc"])
         .status()
