@@ -630,6 +630,7 @@ mod tests {
                 label: label.into(),
                 shown: String::new(),
                 argv: vec!["x".into()],
+                prog: "x".into(),
                 backend: None,
                 locale: "C".into(),
                 ours: false,

@@ -39,6 +39,7 @@ mod gnu_tests;
 mod install;
 mod ls_floor;
 mod machine;
+mod peers;
 mod scaleout;
 mod setup;
 mod slowfs;
