@@ -573,6 +573,9 @@ pub fn main(args: &[String]) -> Result<(), String> {
     if args.iter().any(|a| a == "--slowfs" || a.starts_with("--slowfs=")) {
         return crate::bench_slowfs::main(args);
     }
+    if args.iter().any(|a| a == "--sizes") {
+        return crate::sizes::main(args);
+    }
     if args.iter().any(|a| a == "--cold") {
         return crate::cold::main(args);
     }
@@ -732,13 +735,14 @@ fn versions(results: &[(&Workload, Vec<Result_>, f64)], infos: &mut Infos) -> St
 /// the Zig lsr (in every group: the smallest io_uring tool we know of)
 /// and the other peers, each once.
 fn size_rows(results: &[(&Workload, Vec<Result_>, f64)]) -> Vec<SizeRow> {
+    let rows = || results.iter().flat_map(|(_, rows, _)| rows).map(|r| &r.row);
+    let gnu = rows().find(|r| r.gnu).map(|r| r.label.clone());
     let mut out: Vec<SizeRow> = Vec::new();
     let mut add = |tool: &str, path: &Path| {
         if !out.iter().any(|r| r.path == path) {
-            out.push(SizeRow { tool: tool.into(), path: path.into() });
+            out.push(SizeRow::new(tool, path, gnu.as_deref()));
         }
     };
-    let rows = || results.iter().flat_map(|(_, rows, _)| rows).map(|r| &r.row);
     for r in rows().filter(|r| r.ours && r.backend.is_none()) {
         add(&r.label, &r.prog);
     }
@@ -786,13 +790,14 @@ fn render(run: &GroupRun, header: &str, o: &Options, strace: bool, infos: &mut I
         if o.quick { " (--quick)" } else { "" },
     );
     let sizes = size_rows(results);
-    let gnu = sizes.iter().find(|r| r.tool.starts_with("GNU")).map(|r| r.tool.clone());
     let _ = write!(
         s,
         "\n### Binary sizes\n\nThe file each row ran (its first program), as installed; \
-         ours are this commit's release build. `cargo xtask bench --sizes` shows where lsr's \
-         bytes go.\n\n{}",
-        sizes_table(&sizes, infos, gnu.as_deref())
+         ours are this commit's release build. size = the file; .text = the code section; \
+         ×GNU and ×Zig lsr = size / GNU's, the Zig lsr's; also loads = shared libraries beyond \
+         the C runtime, whose code is not in the file. `cargo xtask bench --sizes` shows where \
+         lsr's bytes go.\n\n{}",
+        sizes_table(&sizes, infos)
     );
     if !sizes.iter().any(|r| r.tool == ZIG_LSR) {
         let _ = writeln!(s, "\n- the Zig lsr: not found (in the peers directory or on PATH)");

@@ -121,6 +121,8 @@ pub struct Info {
     pub version: Option<String>,
     /// The file's size in bytes (after symbolic links).
     pub bytes: Option<u64>,
+    /// Its `.text` size and libraries, if it is an ELF file we can read.
+    pub elf: Option<crate::elf::Elf>,
 }
 
 impl Info {
@@ -139,6 +141,7 @@ impl Infos {
         self.0.entry(prog.to_path_buf()).or_insert_with(|| Info {
             version: version(&prog.as_os_str().to_owned()),
             bytes: fs::metadata(prog).ok().map(|m| m.len()),
+            elf: crate::elf::read(prog),
         })
     }
 }
@@ -160,35 +163,53 @@ pub fn human(bytes: u64) -> String {
 pub struct SizeRow {
     pub tool: String,
     pub path: PathBuf,
+    /// The tool (of the same table) whose size the ×GNU column divides by:
+    /// GNU's binary for the same job (`GNU find` for lfind and bfs).
+    pub versus: Option<String>,
 }
 
-/// The sizes table: each binary's file size, and the ratio to the first
-/// GNU binary's (`gnu`: its tool name) and to the Zig lsr's when they are
-/// in the list.
-pub fn sizes_table(rows: &[SizeRow], infos: &mut Infos, gnu: Option<&str>) -> String {
+impl SizeRow {
+    /// A row named after `label` without its options (`gdu -n` is `gdu`).
+    pub fn new(label: &str, path: &Path, versus: Option<&str>) -> SizeRow {
+        SizeRow { tool: bare(label), path: path.into(), versus: versus.map(bare) }
+    }
+}
+
+/// A label without its options: `gdu -n` is `gdu`.
+pub fn bare(label: &str) -> String {
+    label.split(" -").next().unwrap_or(label).trim().to_string()
+}
+
+/// The sizes table: each binary's file size and `.text`, the ratio of its
+/// file size to its `versus` GNU binary's and to the Zig lsr's when those
+/// are in the list, and the shared libraries it loads beyond the C
+/// runtime (code that is not in the file).
+pub fn sizes_table(rows: &[SizeRow], infos: &mut Infos) -> String {
     let bytes_of = |infos: &mut Infos, tool: &str| {
         let r = rows.iter().find(|r| r.tool == tool)?;
         infos.get(&r.path).bytes
     };
-    let gnu_bytes = gnu.and_then(|g| bytes_of(infos, g));
     let zig_bytes = bytes_of(infos, ZIG_LSR);
     let mut s = String::new();
-    let _ = writeln!(s, "| binary | version | path | size | bytes | ×GNU | ×Zig lsr |");
-    let _ = writeln!(s, "|---|---|---|---:|---:|---:|---:|");
+    let _ =
+        writeln!(s, "| binary | version | path | size | .text | ×GNU | ×Zig lsr | also loads |");
+    let _ = writeln!(s, "|---|---|---|---:|---:|---:|---:|---|");
     for r in rows {
+        let gnu_bytes = r.versus.as_deref().and_then(|g| bytes_of(infos, g));
         let info = infos.get(&r.path).clone();
         let ratio = |base: Option<u64>| match (info.bytes, base) {
             (Some(b), Some(base)) if base > 0 => format!("{:.1}×", b as f64 / base as f64),
             _ => String::new(),
         };
+        let libs = info.elf.as_ref().map_or("?".into(), |e| crate::elf::extra_libs(e).join(", "));
         let _ = writeln!(
             s,
-            "| {} | {} | `{}` | {} | {} | {} | {} |",
+            "| {} | {} | `{}` | {} | {} | {} | {} | {libs} |",
             r.tool,
             info.number().unwrap_or("?"),
             r.path.display(),
             info.bytes.map_or("?".into(), human),
-            info.bytes.map_or("?".into(), |b| b.to_string()),
+            info.elf.as_ref().map_or("?".into(), |e| human(e.text)),
             ratio(gnu_bytes),
             ratio(zig_bytes),
         );
@@ -244,13 +265,14 @@ mod tests {
     #[test]
     fn sizes_have_ratios_to_gnu_and_zig() {
         let rows = [
-            SizeRow { tool: "GNU x".into(), path: "/bin/sh".into() },
-            SizeRow { tool: ZIG_LSR.into(), path: "/bin/sh".into() },
-            SizeRow { tool: "gone".into(), path: "/nonexistent/x".into() },
+            SizeRow::new("GNU x -s", Path::new("/bin/sh"), Some("GNU x")),
+            SizeRow::new(ZIG_LSR, Path::new("/bin/sh"), Some("GNU x -s")),
+            SizeRow::new("gone", Path::new("/nonexistent/x"), None),
         ];
-        let t = sizes_table(&rows, &mut Infos::default(), Some("GNU x"));
+        assert_eq!((rows[0].tool.as_str(), rows[1].versus.as_deref()), ("GNU x", Some("GNU x")));
+        let t = sizes_table(&rows, &mut Infos::default());
         assert!(t.contains("| 1.0× | 1.0× |"), "{t}");
-        assert!(t.contains("| gone | ? | `/nonexistent/x` | ? | ? |  |  |"), "{t}");
+        assert!(t.contains("| gone | ? | `/nonexistent/x` | ? | ? |  |  | ? |"), "{t}");
         assert_eq!(human(114_256), "114 KB");
         assert_eq!(human(1_481_328), "1.48 MB");
     }
