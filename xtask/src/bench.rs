@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use crate::fixtures::{self, Set};
 use crate::machine::{ForeignLoad, BUSY_CORES};
-use crate::peers::{sizes_table, which, Infos, SizeRow, OUR_BINS, ZIG_LSR};
+use crate::peers::{sizes_section, which, with_version, Infos, Ran, OUR_BINS};
 pub(crate) use crate::peers::{version, which_peer};
 
 pub const GROUPS: [&str; 4] = ["ls", "find", "du", "cat"];
@@ -731,38 +731,6 @@ fn versions(results: &[(&Workload, Vec<Result_>, f64)], infos: &mut Infos) -> St
     progs.iter().filter_map(|p| infos.get(p).version.clone()).collect::<Vec<_>>().join("; ")
 }
 
-/// The binaries of a group's report, for its sizes table: ours, GNU's,
-/// the Zig lsr (in every group: the smallest io_uring tool we know of)
-/// and the other peers, each once.
-fn size_rows(results: &[(&Workload, Vec<Result_>, f64)]) -> Vec<SizeRow> {
-    let rows = || results.iter().flat_map(|(_, rows, _)| rows).map(|r| &r.row);
-    let gnu = rows().find(|r| r.gnu).map(|r| r.label.clone());
-    let mut out: Vec<SizeRow> = Vec::new();
-    let mut add = |tool: &str, path: &Path| {
-        if !out.iter().any(|r| r.path == path) {
-            out.push(SizeRow::new(tool, path, gnu.as_deref()));
-        }
-    };
-    for r in rows().filter(|r| r.ours && r.backend.is_none()) {
-        add(&r.label, &r.prog);
-    }
-    for r in rows().filter(|r| r.gnu) {
-        add(&r.label, &r.prog);
-    }
-    match rows().find(|r| r.label == ZIG_LSR) {
-        Some(r) => add(ZIG_LSR, &r.prog),
-        None => {
-            if let Some(p) = which_peer("lsr") {
-                add(ZIG_LSR, &p);
-            }
-        }
-    }
-    for r in rows().filter(|r| !r.ours && !r.gnu && !r.reference) {
-        add(&r.label, &r.prog);
-    }
-    out
-}
-
 fn render(run: &GroupRun, header: &str, o: &Options, strace: bool, infos: &mut Infos) -> String {
     let (group, results, load) = (run.name, &run.results, run.load);
     let mut s = String::new();
@@ -789,19 +757,14 @@ fn render(run: &GroupRun, header: &str, o: &Options, strace: bool, infos: &mut I
         run.took.as_secs_f64(),
         if o.quick { " (--quick)" } else { "" },
     );
-    let sizes = size_rows(results);
-    let _ = write!(
-        s,
-        "\n### Binary sizes\n\nThe file each row ran (its first program), as installed; \
-         ours are this commit's release build. size = the file; .text = the code section; \
-         ×GNU and ×Zig lsr = size / GNU's, the Zig lsr's; also loads = shared libraries beyond \
-         the C runtime, whose code is not in the file. `cargo xtask bench --sizes` shows where \
-         lsr's bytes go.\n\n{}",
-        sizes_table(&sizes, infos)
-    );
-    if !sizes.iter().any(|r| r.tool == ZIG_LSR) {
-        let _ = writeln!(s, "\n- the Zig lsr: not found (in the peers directory or on PATH)");
-    }
+    let ran: Vec<Ran> = results
+        .iter()
+        .flat_map(|(_, rows, _)| rows)
+        .map(|r| &r.row)
+        .filter(|r| r.backend.is_none() && !r.reference)
+        .map(|r| Ran { label: &r.label, prog: &r.prog, ours: r.ours, gnu: r.gnu })
+        .collect();
+    s.push_str(&sizes_section(&ran, infos));
     s
 }
 
@@ -888,19 +851,12 @@ fn workload_rows(s: &mut String, w: &Workload, rows: &[Result_], load: f64, info
 }
 
 /// A row's name in the table: its label with the program's version
-/// number after the name, before any options (`fd 10.5.0 -g`), unless the
-/// row is ours or a floor, or the label has the number already.
+/// number (see [`with_version`]) unless the row is ours or a floor.
 fn tool_name(row: &Row, number: Option<&str>) -> String {
-    match number {
-        Some(n) if !row.ours && !row.reference && !row.label.contains(n) => {
-            let (name, opts) = row
-                .label
-                .split_once(" -")
-                .map_or((&*row.label, ""), |(a, _)| (a, &row.label[a.len()..]));
-            format!("{name} {n}{opts}")
-        }
-        _ => row.label.clone(),
+    if row.ours || row.reference {
+        return row.label.clone();
     }
+    with_version(&row.label, number)
 }
 
 /// The stdout column: the bytes printed; on our rows, whether they are

@@ -217,6 +217,60 @@ pub fn sizes_table(rows: &[SizeRow], infos: &mut Infos) -> String {
     s
 }
 
+/// A row of a bench that ran, for [`sizes_section`].
+pub struct Ran<'a> {
+    pub label: &'a str,
+    pub prog: &'a Path,
+    pub ours: bool,
+    pub gnu: bool,
+}
+
+/// The sizes section that ends a bench report: the binaries of `rows`
+/// (ours, GNU's, the Zig lsr's — found here when no row ran it, as the
+/// smallest io_uring tool we know of — then the other peers), each
+/// compared with the first GNU row's.
+pub fn sizes_section(rows: &[Ran], infos: &mut Infos) -> String {
+    let gnu = rows.iter().find(|r| r.gnu).map(|r| r.label);
+    let mut out: Vec<SizeRow> = Vec::new();
+    let mut add = |label: &str, path: &Path| {
+        if !out.iter().any(|r| r.path == path) {
+            out.push(SizeRow::new(label, path, gnu));
+        }
+    };
+    rows.iter().filter(|r| r.ours).for_each(|r| add(r.label, r.prog));
+    rows.iter().filter(|r| r.gnu).for_each(|r| add(r.label, r.prog));
+    let zig = rows.iter().find(|r| r.label == ZIG_LSR).map(|r| r.prog.to_path_buf());
+    let zig = zig.or_else(|| which_peer("lsr"));
+    if let Some(p) = &zig {
+        add(ZIG_LSR, p);
+    }
+    rows.iter().filter(|r| !r.ours && !r.gnu).for_each(|r| add(r.label, r.prog));
+    let mut s = format!(
+        "\n### Binary sizes\n\nThe file each row ran (its first program), as installed; ours \
+         are this commit's release build. size = the file; .text = the code section; ×GNU and \
+         ×Zig lsr = size / GNU's, the Zig lsr's; also loads = shared libraries beyond the C \
+         runtime, whose code is not in the file. `cargo xtask bench --sizes` shows where lsr's \
+         bytes go.\n\n{}",
+        sizes_table(&out, infos)
+    );
+    if zig.is_none() {
+        s.push_str("\n- the Zig lsr: not found (in the peers directory or on PATH)\n");
+    }
+    s
+}
+
+/// `label` with a version `number` after the name, before any options
+/// (`fd 10.5.0 -g`), unless the label has it already.
+pub fn with_version(label: &str, number: Option<&str>) -> String {
+    match number {
+        Some(n) if !label.contains(n) => {
+            let name = label.split(" -").next().unwrap_or(label);
+            format!("{name} {n}{}", &label[name.len()..])
+        }
+        _ => label.to_string(),
+    }
+}
+
 /// The Zig lsr's name in the reports.
 pub const ZIG_LSR: &str = "lsr (zig)";
 
@@ -260,6 +314,23 @@ mod tests {
         // A copy of ours in the directory is not a peer.
         fs::copy(std::env::current_exe().unwrap(), dir.join("lsr")).unwrap();
         assert_ne!(which_peer_in("lsr", Some(dir)), Some(dir.join("lsr")));
+    }
+
+    #[test]
+    fn a_sizes_section_puts_ours_then_gnu_first() {
+        let (sh, cat) = (Path::new("/bin/sh"), Path::new("/bin/cat"));
+        let rows = [
+            Ran { label: "peer -x", prog: cat, ours: false, gnu: false },
+            Ran { label: "GNU sh", prog: sh, ours: false, gnu: true },
+            Ran { label: "mine", prog: cat, ours: true, gnu: false },
+        ];
+        let t = sizes_section(&rows, &mut Infos::default());
+        let at = |what: &str| t.find(what).unwrap_or(usize::MAX);
+        assert!(at("| mine |") < at("| GNU sh |"), "{t}");
+        // One row per file: the peer ran the same binary as ours.
+        assert_eq!(at("| peer |"), usize::MAX, "{t}");
+        assert_eq!(with_version("fd -g", Some("10.5.0")), "fd 10.5.0 -g");
+        assert_eq!(with_version("lsr (zig)", Some("1.0.0")), "lsr (zig) 1.0.0");
     }
 
     #[test]
