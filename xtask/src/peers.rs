@@ -100,7 +100,11 @@ pub fn version(prog: &OsString) -> Option<String> {
     let line = text.lines().find(|l| l.chars().any(|c| c.is_ascii_digit()))?.trim();
     let name = Path::new(prog).file_name()?.to_string_lossy().into_owned();
     let line: String = line.chars().take(60).collect();
-    let named = line.to_ascii_lowercase().starts_with(&name.to_ascii_lowercase());
+    // `bfs4` says `bfs 4.1.4`, `lsr-zig` says `lsr v1.0.0`: the name's
+    // leading letters are enough to see the line names the program.
+    let stem: String = name.chars().take_while(char::is_ascii_alphabetic).collect();
+    let named =
+        !stem.is_empty() && line.to_ascii_lowercase().starts_with(&stem.to_ascii_lowercase());
     Some(if named { line } else { format!("{name} {line}") })
 }
 
