@@ -69,7 +69,9 @@ tasks:
                       SET: flat, flat-10 … flat-100000, tree, tree-20k, big, text
   bench [GROUP…] [--quick] [--runs N] [--dir D] [--only TEXT] [--strace|--no-strace] [--backends]
                       GROUP: ls, find, du, cat or all (default); builds release binaries,
-                      times ours against GNU and installed peers (benches/workloads.txt);
+                      times ours against GNU and installed peers (benches/workloads.txt;
+                      peers are looked up in $RINGUTILS_BENCH_PEERS or ../shared/peers/bin
+                      first, then on PATH; each is named with its version and size);
                       tables go to stdout and target/bench/GROUP.md; --quick (~1 min a
                       group): 3 rounds, no strace, no forced-backend rows, peers slower
                       than 1 s untimed (--strace / --backends bring those back)
