@@ -52,18 +52,27 @@ pub struct Workload {
     pub locale: String,
     /// (label, command template)
     pub cmds: Vec<(String, String)>,
+    /// (label, text): the file's `! LABEL | TEXT` notes, printed under a
+    /// table that has a row of that label.
+    pub notes: Vec<(String, String)>,
 }
 
 /// Parses the workload file (format documented at its top).
 pub fn parse(text: &str) -> Result<Vec<Workload>, String> {
     let mut out: Vec<Workload> = Vec::new();
+    let mut notes = Vec::new();
     for (n, raw) in text.lines().enumerate() {
         let line = raw.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
         let bad = |why: &str| format!("benches/workloads.txt:{}: {why}: {raw}", n + 1);
-        if let Some(h) = line.strip_prefix('=') {
+        if let Some(note) = line.strip_prefix('!') {
+            let Some((label, text)) = note.split_once('|') else {
+                return Err(bad("a note is `! LABEL | TEXT`"));
+            };
+            notes.push((label.trim().to_string(), text.trim().to_string()));
+        } else if let Some(h) = line.strip_prefix('=') {
             // An optional last field sets the locale; the title may itself
             // contain `|`, so fields are taken from both ends.
             let (h, locale) = match h.rsplit_once('|') {
@@ -94,6 +103,7 @@ pub fn parse(text: &str) -> Result<Vec<Workload>, String> {
                 stdout,
                 locale,
                 cmds: Vec::new(),
+                notes: Vec::new(),
             });
         } else {
             let Some((label, cmd)) = line.split_once('|') else {
@@ -102,6 +112,9 @@ pub fn parse(text: &str) -> Result<Vec<Workload>, String> {
             let w = out.last_mut().ok_or_else(|| bad("command before the first `=` header"))?;
             w.cmds.push((label.trim().into(), cmd.trim().into()));
         }
+    }
+    for w in &mut out {
+        w.notes = notes.clone();
     }
     Ok(out)
 }
@@ -749,6 +762,17 @@ fn render(run: &GroupRun, header: &str, o: &Options, strace: bool, infos: &mut I
     for (w, rows, load) in results {
         workload_rows(&mut s, w, rows, *load, infos);
     }
+    let mut noted = Vec::new();
+    for (w, rows, _) in results {
+        for (label, text) in &w.notes {
+            let shown = rows.iter().any(|r| &r.row.label == label);
+            if shown && !noted.contains(&label) {
+                let _ = write!(s, "{}- {label}: {text}", if noted.is_empty() { "\n" } else { "" });
+                s.push('\n');
+                noted.push(label);
+            }
+        }
+    }
     let _ = writeln!(
         s,
         "\n- CPU used by other processes during this group: {load:.2} cores on average{}\n- load average at end: {}\n- the group took {:.0} s{}",
@@ -927,6 +951,14 @@ mod tests {
         assert_eq!(rows.iter().map(|r| r.label.as_str()).collect::<Vec<_>>(), ["sh"]);
         let missing = not_installed(&w[0], Path::new("/x"), &mut cache).unwrap();
         assert_eq!(missing, ["gone (no-such-program-here, nor-this-one)"]);
+    }
+
+    #[test]
+    fn notes_are_kept_for_every_workload() {
+        let ws =
+            parse("! x | says why\n= ls | a | pipe\nx | ls\n= du | b | pipe\ny | du\n").unwrap();
+        assert_eq!(ws[1].notes, [("x".to_string(), "says why".to_string())]);
+        assert!(parse("! no bar\n").is_err());
     }
 
     #[test]

@@ -100,6 +100,7 @@ fn expand_floors(w: &Workload, threads: &[usize]) -> Workload {
         stdout: w.stdout,
         locale: w.locale.clone(),
         cmds,
+        notes: w.notes.clone(),
     }
 }
 
