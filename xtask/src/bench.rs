@@ -15,13 +15,14 @@ use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::fs;
 use std::io::Read;
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use crate::fixtures::{self, Set};
 use crate::machine::{ForeignLoad, BUSY_CORES};
+use crate::peers::{sizes_section, which, with_version, Infos, Ran, OUR_BINS};
+pub(crate) use crate::peers::{version, which_peer};
 
 pub const GROUPS: [&str; 4] = ["ls", "find", "du", "cat"];
 /// Rounds per command with `--quick`, which also skips strace and the
@@ -33,9 +34,6 @@ const QUICK_RUNS: usize = 3;
 /// In `--quick`, a peer (not ours, not GNU, not a floor) whose warm-up run
 /// took longer than this is not timed: its rounds would dominate the run.
 const QUICK_SLOW_PEER: Duration = Duration::from_secs(1);
-/// Our binaries; a program of one of these names found on PATH is a peer
-/// only if it is not a copy of ours (see [`looks_like_ours`]).
-const OUR_BINS: [&str; 4] = ["lsr", "lfind", "ldu", "lcat"];
 const BACKENDS: [&str; 3] = ["uring", "threads", "sync"];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,18 +52,27 @@ pub struct Workload {
     pub locale: String,
     /// (label, command template)
     pub cmds: Vec<(String, String)>,
+    /// (label, text): the file's `! LABEL | TEXT` notes, printed under a
+    /// table that has a row of that label.
+    pub notes: Vec<(String, String)>,
 }
 
 /// Parses the workload file (format documented at its top).
 pub fn parse(text: &str) -> Result<Vec<Workload>, String> {
     let mut out: Vec<Workload> = Vec::new();
+    let mut notes = Vec::new();
     for (n, raw) in text.lines().enumerate() {
         let line = raw.trim();
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
         let bad = |why: &str| format!("benches/workloads.txt:{}: {why}: {raw}", n + 1);
-        if let Some(h) = line.strip_prefix('=') {
+        if let Some(note) = line.strip_prefix('!') {
+            let Some((label, text)) = note.split_once('|') else {
+                return Err(bad("a note is `! LABEL | TEXT`"));
+            };
+            notes.push((label.trim().to_string(), text.trim().to_string()));
+        } else if let Some(h) = line.strip_prefix('=') {
             // An optional last field sets the locale; the title may itself
             // contain `|`, so fields are taken from both ends.
             let (h, locale) = match h.rsplit_once('|') {
@@ -96,6 +103,7 @@ pub fn parse(text: &str) -> Result<Vec<Workload>, String> {
                 stdout,
                 locale,
                 cmds: Vec::new(),
+                notes: Vec::new(),
             });
         } else {
             let Some((label, cmd)) = line.split_once('|') else {
@@ -104,6 +112,9 @@ pub fn parse(text: &str) -> Result<Vec<Workload>, String> {
             let w = out.last_mut().ok_or_else(|| bad("command before the first `=` header"))?;
             w.cmds.push((label.trim().into(), cmd.trim().into()));
         }
+    }
+    for w in &mut out {
+        w.notes = notes.clone();
     }
     Ok(out)
 }
@@ -183,42 +194,6 @@ pub(crate) fn sets_needed(template: &str) -> Vec<Set> {
     placeholders(template).into_iter().filter_map(Set::from_placeholder).collect()
 }
 
-/// Every executable `prog` on PATH, in order (or `prog` itself if it is a path).
-fn which_all(prog: &str) -> Vec<PathBuf> {
-    let exe = |p: &PathBuf| {
-        p.metadata().is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    };
-    if prog.contains('/') {
-        return [PathBuf::from(prog)].into_iter().filter(exe).collect();
-    }
-    let path = std::env::var_os("PATH").unwrap_or_default();
-    std::env::split_paths(&path).map(|d| d.join(prog)).filter(exe).collect()
-}
-
-fn which(prog: &str) -> Option<PathBuf> {
-    which_all(prog).into_iter().next()
-}
-
-/// The program a command names: the first on PATH, except that a copy of
-/// one of our binaries is passed over (the Zig lsr is also called `lsr`).
-pub(crate) fn which_peer(prog: &str) -> Option<PathBuf> {
-    let candidates = which_all(prog);
-    if prog.contains('/') || !OUR_BINS.contains(&prog) {
-        return candidates.into_iter().next();
-    }
-    candidates.into_iter().find(|p| !looks_like_ours(p))
-}
-
-/// Whether a binary named like one of ours is a copy of ours (e.g. from
-/// `cargo install --path .`) rather than a peer: the Zig lsr is also called
-/// `lsr`. Ours is Rust, so it carries std's `/rustc/…` source paths (kept
-/// for panic messages even when stripped) or our engine's name; a Zig
-/// binary has neither.
-fn looks_like_ours(path: &Path) -> bool {
-    let has = |b: &[u8], pat: &[u8]| b.windows(pat.len()).any(|w| w == pat);
-    fs::read(path).is_ok_and(|b| has(&b, b"/rustc/") || has(&b, b"ringio"))
-}
-
 /// One row of a workload table: a command resolved on this machine.
 #[derive(Clone, Debug)]
 pub(crate) struct Row {
@@ -226,6 +201,9 @@ pub(crate) struct Row {
     /// The command as shown in the report.
     pub(crate) shown: String,
     pub(crate) argv: Vec<OsString>,
+    /// The program of the command's first stage (not `sh`): its version and
+    /// size are the row's.
+    pub(crate) prog: PathBuf,
     /// `RINGIO_BACKEND` for our rows; None = unset.
     pub(crate) backend: Option<&'static str>,
     /// `LC_ALL` (the workload's locale).
@@ -266,26 +244,24 @@ pub(crate) fn resolve(
         let ours = template.contains("{OURS:");
         let shell = needs_shell(template);
         // Check every pipeline stage's program.
-        let mut found = true;
-        for stage in template.split('|') {
-            let Some(prog) = words(stage).into_iter().next() else { continue };
-            let prog = expand(&prog, ours_dir, false)?;
-            let path = cache.entry(prog.clone()).or_insert_with(|| which_peer(&prog));
-            found &= path.is_some();
-        }
-        if !found {
-            continue;
-        }
+        let Some(progs) = programs(template, ours_dir, cache)? else { continue };
         let argv: Vec<OsString> = if shell {
-            vec!["sh".into(), "-c".into(), expand(template, ours_dir, true)?.into()]
+            vec!["sh".into(), "-c".into(), shell_command(template, ours_dir, cache)?.into()]
         } else {
-            let mut v = Vec::new();
-            for (i, word) in words(template).iter().enumerate() {
-                let e = expand(word, ours_dir, false)?;
-                v.push(if i == 0 { cache[&e].clone().unwrap().into_os_string() } else { e.into() });
+            let mut v = vec![progs[0].clone().into_os_string()];
+            for word in words(template).iter().skip(1) {
+                v.push(expand(word, ours_dir, false)?.into());
             }
             v
         };
+        // `fd` may be Debian's `fdfind` under another name: one row each.
+        let same = |r: &Row| {
+            let canon = |p: &Path| fs::canonicalize(p).ok();
+            !ours && r.argv[1..] == argv[1..] && canon(&r.prog) == canon(&progs[0])
+        };
+        if rows.iter().any(same) {
+            continue;
+        }
         let shown = placeholders(template).iter().fold(template.clone(), |s, p| {
             let val = match p.strip_prefix("OURS:") {
                 Some(bin) => bin.to_string(),
@@ -300,6 +276,7 @@ pub(crate) fn resolve(
             label: label.clone(),
             shown: shown.clone(),
             argv: argv.clone(),
+            prog: progs[0].clone(),
             backend: None,
             locale: w.locale.clone(),
             ours,
@@ -312,6 +289,7 @@ pub(crate) fn resolve(
                     label: format!("{label} [{b}]"),
                     shown: shown.clone(),
                     argv: argv.clone(),
+                    prog: progs[0].clone(),
                     backend: Some(b),
                     locale: w.locale.clone(),
                     ours,
@@ -322,6 +300,75 @@ pub(crate) fn resolve(
         }
     }
     Ok(rows)
+}
+
+/// The program of each pipeline stage of `template`, found (see
+/// [`which_peer`]); None when one is not installed.
+fn programs(
+    template: &str,
+    ours_dir: &Path,
+    cache: &mut HashMap<String, Option<PathBuf>>,
+) -> Result<Option<Vec<PathBuf>>, String> {
+    let mut found = Vec::new();
+    for stage in template.split('|') {
+        let Some(prog) = words(stage).into_iter().next() else { continue };
+        let prog = expand(&prog, ours_dir, false)?;
+        match cache.entry(prog.clone()).or_insert_with(|| which_peer(&prog)) {
+            Some(p) => found.push(p.clone()),
+            None => return Ok(None),
+        }
+    }
+    Ok((!found.is_empty()).then_some(found))
+}
+
+/// The `sh -c` text of a pipeline: each stage's program by the path
+/// [`which_peer`] found, since the shell would look on PATH only and miss
+/// the peers directory's builds.
+fn shell_command(
+    template: &str,
+    ours_dir: &Path,
+    cache: &HashMap<String, Option<PathBuf>>,
+) -> Result<String, String> {
+    let mut stages = Vec::new();
+    for stage in template.split('|') {
+        let rest = stage.trim_start();
+        let lead = &stage[..stage.len() - rest.len()];
+        let prog = words(stage).into_iter().next().unwrap_or_default();
+        match cache.get(&prog) {
+            Some(Some(p)) if !prog.contains('{') && rest.starts_with(&prog) => {
+                let path = shell_quote(&p.display().to_string());
+                stages.push(format!("{lead}{path}{}", &rest[prog.len()..]));
+            }
+            _ => stages.push(stage.to_string()),
+        }
+    }
+    expand(&stages.join("|"), ours_dir, true)
+}
+
+/// The labels of `w` that have no row here, each with the programs its
+/// lines named, e.g. `dust (dust)`: the report lists them.
+pub(crate) fn not_installed(
+    w: &Workload,
+    ours_dir: &Path,
+    cache: &mut HashMap<String, Option<PathBuf>>,
+) -> Result<Vec<String>, String> {
+    let mut labels: Vec<(&str, Vec<String>, bool)> = Vec::new();
+    for (label, template) in &w.cmds {
+        let ok = programs(template, ours_dir, cache)?.is_some();
+        let prog = words(template).into_iter().next().unwrap_or_default();
+        match labels.iter_mut().find(|(l, _, _)| l == label) {
+            Some((_, progs, found)) => {
+                *found |= ok;
+                progs.push(prog);
+            }
+            None => labels.push((label, vec![prog], ok)),
+        }
+    }
+    Ok(labels
+        .into_iter()
+        .filter(|(_, _, found)| !found)
+        .map(|(l, progs, _)| format!("{l} ({})", progs.join(", ")))
+        .collect())
 }
 
 pub(crate) struct Sample {
@@ -539,6 +586,9 @@ pub fn main(args: &[String]) -> Result<(), String> {
     if args.iter().any(|a| a == "--slowfs" || a.starts_with("--slowfs=")) {
         return crate::bench_slowfs::main(args);
     }
+    if args.iter().any(|a| a == "--sizes") {
+        return crate::sizes::main(args);
+    }
     if args.iter().any(|a| a == "--cold") {
         return crate::cold::main(args);
     }
@@ -565,8 +615,15 @@ pub fn main(args: &[String]) -> Result<(), String> {
     let tmp = out_dir.join(format!(".strace-{}", std::process::id()));
     let header = crate::machine::header(&o.dir);
     let mut cache = HashMap::new();
+    let mut infos = Infos::default();
     for group in &o.groups {
-        let mut results: Vec<(&Workload, Vec<Result_>, f64)> = Vec::new();
+        let mut run = GroupRun {
+            name: group,
+            results: Vec::new(),
+            load: 0.0,
+            took: Duration::ZERO,
+            missing: Vec::new(),
+        };
         let group_load = ForeignLoad::start();
         for w in workloads.iter().filter(|w| &w.group == group) {
             let mut rows = resolve(w, &ours_dir, &mut cache)?;
@@ -574,21 +631,39 @@ pub fn main(args: &[String]) -> Result<(), String> {
                 rows.retain(|r| r.backend.is_none());
             }
             eprintln!("bench: {group}: {} ({} commands × {} runs)", w.title, rows.len(), o.runs);
+            for m in not_installed(w, &ours_dir, &mut cache)? {
+                eprintln!("bench:   skipped, not installed: {m}");
+                if !run.missing.contains(&m) {
+                    run.missing.push(m);
+                }
+            }
             let load = ForeignLoad::start();
             let slow_peer = o.quick.then_some(QUICK_SLOW_PEER);
             let tmp = strace.then_some(tmp.as_path());
             let res = measure(rows, &o.dir, w.stdout, o.runs, tmp, slow_peer);
-            results.push((w, res, load.cores()));
+            run.results.push((w, res, load.cores()));
         }
-        let took = group_load.elapsed();
-        let report = render(group, &header, &o, strace, &results, group_load.cores(), took);
-        eprintln!("bench: {group} took {:.0} s", took.as_secs_f64());
+        (run.took, run.load) = (group_load.elapsed(), group_load.cores());
+        let report = render(&run, &header, &o, strace, &mut infos);
+        eprintln!("bench: {group} took {:.0} s", run.took.as_secs_f64());
         print!("{report}");
         let path = out_dir.join(format!("{group}.md"));
         fs::write(&path, &report).map_err(|e| format!("{}: {e}", path.display()))?;
         eprintln!("bench: wrote {}", path.display());
     }
     Ok(())
+}
+
+/// One group's measurements, for its report.
+struct GroupRun<'a> {
+    name: &'a str,
+    /// Per workload: its rows and the CPU other processes used meanwhile.
+    results: Vec<(&'a Workload, Vec<Result_>, f64)>,
+    /// Cores other processes used during the whole group.
+    load: f64,
+    took: Duration,
+    /// The peers not installed here, e.g. `dust (dust)`.
+    missing: Vec<String>,
 }
 
 fn measure(
@@ -655,74 +730,65 @@ fn measure(
     res
 }
 
-/// `prog --version`'s first line that has a digit, e.g. `ls (GNU coreutils) 9.1`.
-pub(crate) fn version(prog: &OsString) -> Option<String> {
-    let out = Command::new(prog)
-        .arg("--version")
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()
-        .ok()?;
-    let text = String::from_utf8_lossy(&out.stdout).into_owned();
-    let line = text.lines().find(|l| l.chars().any(|c| c.is_ascii_digit()))?.trim();
-    let name = Path::new(prog).file_name()?.to_string_lossy().into_owned();
-    let line: String = line.chars().take(60).collect();
-    let named = line.to_ascii_lowercase().starts_with(&name.to_ascii_lowercase());
-    Some(if named { line } else { format!("{name} {line}") })
-}
-
-/// The versions of the peers that ran in this group.
-fn versions(results: &[(&Workload, Vec<Result_>, f64)]) -> String {
-    let mut progs: Vec<OsString> = Vec::new();
+/// The versions of the peers in this group.
+fn versions(results: &[(&Workload, Vec<Result_>, f64)], infos: &mut Infos) -> String {
+    let mut progs: Vec<&Path> = Vec::new();
     for (_, rows, _) in results {
-        for r in rows.iter().filter(|r| !r.row.ours && r.failed.is_none()) {
-            let prog = if r.row.argv[0] == "sh" {
-                let cmd = r.row.argv[2].to_string_lossy().into_owned();
-                match words(&cmd).into_iter().next().and_then(|p| which(&p)) {
-                    Some(p) => p.into_os_string(),
-                    None => continue,
-                }
-            } else {
-                r.row.argv[0].clone()
-            };
-            if !progs.contains(&prog) {
-                progs.push(prog);
+        // Failed and untimed rows too: their version is part of what the row says.
+        for r in rows.iter().filter(|r| !r.row.ours && !r.row.reference) {
+            if !progs.contains(&r.row.prog.as_path()) {
+                progs.push(&r.row.prog);
             }
         }
     }
-    progs.iter().filter_map(version).collect::<Vec<_>>().join("; ")
+    progs.iter().filter_map(|p| infos.get(p).version.clone()).collect::<Vec<_>>().join("; ")
 }
 
-fn render(
-    group: &str,
-    header: &str,
-    o: &Options,
-    strace: bool,
-    results: &[(&Workload, Vec<Result_>, f64)],
-    load: f64,
-    took: Duration,
-) -> String {
+fn render(run: &GroupRun, header: &str, o: &Options, strace: bool, infos: &mut Infos) -> String {
+    let (group, results, load) = (run.name, &run.results, run.load);
     let mut s = String::new();
     let _ = writeln!(s, "# `cargo xtask bench {group}`\n");
     s.push_str(header);
-    let _ = writeln!(s, "- peers: {}", versions(results));
+    let _ = writeln!(s, "- peers: {}", versions(results, infos));
+    if !run.missing.is_empty() {
+        let _ = writeln!(s, "- not installed, rows skipped: {}", run.missing.join("; "));
+    }
     s.push_str(&method(o, strace));
     let _ = writeln!(
         s,
-        "| workload | tool | command | median ms | min | max | cpu ms | ×GNU | ×best | syscalls | stdout |"
+        "| workload | tool | size | command | median ms | min | max | cpu ms | ×GNU | ×best | syscalls | stdout |"
     );
-    let _ = writeln!(s, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+    let _ = writeln!(s, "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (w, rows, load) in results {
-        workload_rows(&mut s, w, rows, *load);
+        workload_rows(&mut s, w, rows, *load, infos);
+    }
+    let mut noted = Vec::new();
+    for (w, rows, _) in results {
+        for (label, text) in &w.notes {
+            let shown = rows.iter().any(|r| &r.row.label == label);
+            if shown && !noted.contains(&label) {
+                let _ = write!(s, "{}- {label}: {text}", if noted.is_empty() { "\n" } else { "" });
+                s.push('\n');
+                noted.push(label);
+            }
+        }
     }
     let _ = writeln!(
         s,
         "\n- CPU used by other processes during this group: {load:.2} cores on average{}\n- load average at end: {}\n- the group took {:.0} s{}",
         if load >= BUSY_CORES { " (⚠ a busy machine: medians are inflated; compare rows within a workload only)" } else { "" },
         crate::machine::loadavg(),
-        took.as_secs_f64(),
+        run.took.as_secs_f64(),
         if o.quick { " (--quick)" } else { "" },
     );
+    let ran: Vec<Ran> = results
+        .iter()
+        .flat_map(|(_, rows, _)| rows)
+        .map(|r| &r.row)
+        .filter(|r| r.backend.is_none() && !r.reference)
+        .map(|r| Ran { label: &r.label, prog: &r.prog, ours: r.ours, gnu: r.gnu })
+        .collect();
+    s.push_str(&sizes_section(&ran, infos));
     s
 }
 
@@ -753,7 +819,7 @@ fn method(o: &Options, strace: bool) -> String {
 }
 
 /// One workload's rows of the table.
-fn workload_rows(s: &mut String, w: &Workload, rows: &[Result_], load: f64) {
+fn workload_rows(s: &mut String, w: &Workload, rows: &[Result_], load: f64, infos: &mut Infos) {
     let med = |r: &Result_| (r.failed.is_none() && !r.wall.is_empty()).then(|| median(&r.wall));
     let gnu_row = rows.iter().find(|r| r.row.gnu && r.failed.is_none());
     let gnu = gnu_row.and_then(med);
@@ -774,12 +840,17 @@ fn workload_rows(s: &mut String, w: &Workload, rows: &[Result_], load: f64) {
     );
     for (i, r) in rows.iter().enumerate() {
         let wl = if i == 0 { title.as_str() } else { "" };
+        let info = infos.get(&r.row.prog).clone();
         let tool = if r.row.ours && r.row.backend.is_none() {
             format!("**{}**", r.row.label)
         } else {
-            r.row.label.clone()
+            tool_name(&r.row, info.number())
         };
-        let cmd = format!("`{}`", r.row.shown.replace('|', "\\|"));
+        let size = match info.bytes {
+            Some(b) if !r.row.reference && r.row.backend.is_none() => crate::peers::human(b),
+            _ => String::new(),
+        };
+        let cmd = format!("{size} | `{}`", r.row.shown.replace('|', "\\|"));
         let out = stdout_cell(r.out, r.row.ours, gnu_row.map(|g| g.out));
         let Some(m) = med(r) else {
             let why = r.failed.clone().unwrap_or_else(|| "no samples".into());
@@ -801,6 +872,15 @@ fn workload_rows(s: &mut String, w: &Workload, rows: &[Result_], load: f64) {
             r.syscalls.map_or_else(|| "–".into(), |n| n.to_string()),
         );
     }
+}
+
+/// A row's name in the table: its label with the program's version
+/// number (see [`with_version`]) unless the row is ours or a floor.
+fn tool_name(row: &Row, number: Option<&str>) -> String {
+    if row.ours || row.reference {
+        return row.label.clone();
+    }
+    with_version(&row.label, number)
 }
 
 /// The stdout column: the bytes printed; on our rows, whether they are
@@ -852,10 +932,33 @@ mod tests {
     }
 
     #[test]
-    fn our_release_binary_is_not_taken_for_a_peer() {
-        let me = std::env::current_exe().unwrap();
-        assert!(looks_like_ours(&me));
-        assert!(!looks_like_ours(Path::new("/bin/sh")));
+    fn the_version_goes_after_the_name() {
+        let (w, dir) =
+            (parse("= find | t | pipe\nfd -g | sh -x\nGNU find | sh\n").unwrap(), Path::new("/x"));
+        let rows = resolve(&w[0], dir, &mut HashMap::new()).unwrap();
+        assert_eq!(tool_name(&rows[0], Some("10.5.0")), "fd 10.5.0 -g");
+        assert_eq!(tool_name(&rows[1], Some("9.1")), "GNU find 9.1");
+        assert_eq!(tool_name(&rows[1], None), "GNU find");
+    }
+
+    #[test]
+    fn a_program_under_two_names_gets_one_row() {
+        let text = "= find | t | pipe\nsh | sh -c true\nsh2 | /bin/../bin/sh -c true\n\
+                    gone | no-such-program-here x\ngone | nor-this-one x\n";
+        let w = parse(text).unwrap();
+        let mut cache = HashMap::new();
+        let rows = resolve(&w[0], Path::new("/x"), &mut cache).unwrap();
+        assert_eq!(rows.iter().map(|r| r.label.as_str()).collect::<Vec<_>>(), ["sh"]);
+        let missing = not_installed(&w[0], Path::new("/x"), &mut cache).unwrap();
+        assert_eq!(missing, ["gone (no-such-program-here, nor-this-one)"]);
+    }
+
+    #[test]
+    fn notes_are_kept_for_every_workload() {
+        let ws =
+            parse("! x | says why\n= ls | a | pipe\nx | ls\n= du | b | pipe\ny | du\n").unwrap();
+        assert_eq!(ws[1].notes, [("x".to_string(), "says why".to_string())]);
+        assert!(parse("! no bar\n").is_err());
     }
 
     #[test]

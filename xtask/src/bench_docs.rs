@@ -15,6 +15,7 @@ const REPORTS: &[(&str, &str)] = &[
     ("find", "lfind against GNU find, bfs and fd, warm cache"),
     ("du", "ldu against GNU du and the du peers, warm cache"),
     ("cat", "lcat against GNU cat and uutils cat, warm cache"),
+    ("sizes", "binary sizes, and where lsr's bytes go: `cargo xtask bench --sizes`"),
     ("cold", "dropped page cache: `cargo xtask bench --cold`"),
     ("slowfs", "a FUSE mirror with 1 ms per metadata request: `cargo xtask bench --slowfs 1ms`"),
     ("scaleout", "MPI jobs through a per-client request cap: `cargo xtask scaleout`"),

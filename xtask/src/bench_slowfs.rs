@@ -27,6 +27,7 @@ use std::time::{Duration, Instant};
 
 use crate::bench::{self, Workload};
 use crate::fixtures::{self, Set};
+use crate::peers::{sizes_section, with_version, Infos, Ran};
 use crate::slowfs::child::{self, StatsFile};
 use crate::slowfs::sys;
 
@@ -568,6 +569,7 @@ fn load_secs(l: &crate::machine::ForeignLoad) -> f64 {
 
 fn render(header: &str, o: &Options, results: &[(&Workload, Vec<Measured>, u64, f64)]) -> String {
     let mut s = String::new();
+    let mut infos = Infos::default();
     let _ = writeln!(s, "# `cargo xtask bench --slowfs {}`\n", o.latency);
     s.push_str(header);
     let _ = writeln!(s, "- peers: {}", peer_versions(results));
@@ -592,10 +594,14 @@ fn render(header: &str, o: &Options, results: &[(&Workload, Vec<Measured>, u64, 
             } else {
                 String::new()
             };
+            let label = match prog(&r.row) {
+                Some(p) if !r.row.ours => with_version(&r.row.label, infos.get(&p).number()),
+                _ => r.row.label.clone(),
+            };
             let tool = if r.row.ours && r.row.env.is_empty() {
-                format!("**{}** `{}`", r.row.label, r.row.shown)
+                format!("**{label}** `{}`", r.row.shown)
             } else if i == 0 || r.row.env.is_empty() {
-                format!("{} `{}`", r.row.label, r.row.shown)
+                format!("{label} `{}`", r.row.shown)
             } else {
                 r.row.label.clone()
             };
@@ -634,7 +640,24 @@ fn render(header: &str, o: &Options, results: &[(&Workload, Vec<Measured>, u64, 
         }
     }
     let _ = writeln!(s, "\n- load average at end: {}", crate::machine::loadavg());
+    let progs: Vec<(&Row, PathBuf)> = results
+        .iter()
+        .flat_map(|(_, rows, _, _)| rows)
+        .filter(|m| m.row.env.is_empty())
+        .filter_map(|m| Some((&m.row, prog(&m.row)?)))
+        .collect();
+    let ran: Vec<Ran> = progs
+        .iter()
+        .map(|(r, p)| Ran { label: &r.label, prog: p, ours: r.ours, gnu: r.gnu })
+        .collect();
+    s.push_str(&sizes_section(&ran, &mut infos));
     s
+}
+
+/// The program a row runs (None for a `sh -c` pipeline): its version and
+/// size are the row's.
+fn prog(row: &Row) -> Option<PathBuf> {
+    (row.argv[0] != "sh").then(|| PathBuf::from(&row.argv[0]))
 }
 
 /// The versions of the other tools measured.

@@ -29,6 +29,7 @@ use crate::bench::{self, median, ms, Row, Stdout, Workload};
 use crate::device::{self, Device, DiskStats, Limits};
 use crate::fixtures::{self, Set};
 use crate::machine::{ForeignLoad, BUSY_CORES};
+use crate::peers::{sizes_section, with_version, Infos, Ran};
 
 const DROP_CACHES: &str = "/proc/sys/vm/drop_caches";
 /// The cold groups (cat has no metadata walk).
@@ -99,6 +100,7 @@ fn expand_floors(w: &Workload, threads: &[usize]) -> Workload {
         stdout: w.stdout,
         locale: w.locale.clone(),
         cmds,
+        notes: w.notes.clone(),
     }
 }
 
@@ -402,12 +404,21 @@ fn render(
     );
     let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|");
     let mut details = String::new();
+    let mut infos = Infos::default();
     for (w, rows, load) in results {
-        workload_rows(&mut s, w, rows, *load, limits, cpus);
+        workload_rows(&mut s, w, rows, *load, limits, cpus, &mut infos);
         run_details(&mut details, w, rows);
     }
     let _ = writeln!(s, "\nPer run:\n{details}");
     let _ = writeln!(s, "- load average at end: {}", crate::machine::loadavg());
+    let ran: Vec<Ran> = results
+        .iter()
+        .flat_map(|(_, rows, _)| rows)
+        .map(|m| &m.row)
+        .filter(|r| r.backend.is_none() && !r.reference)
+        .map(|r| Ran { label: &r.label, prog: &r.prog, ours: r.ours, gnu: r.gnu })
+        .collect();
+    s.push_str(&sizes_section(&ran, &mut infos));
     s
 }
 
@@ -445,6 +456,7 @@ fn workload_rows(
     load: f64,
     limits: Option<&Limits>,
     cpus: usize,
+    infos: &mut Infos,
 ) {
     let gnu = rows.iter().find(|m| m.row.gnu).and_then(Measured::median_wall);
     let best = rows
@@ -495,7 +507,8 @@ fn workload_rows(
     for m in rows.iter().filter(|m| !m.row.reference) {
         let label = match (m.row.ours, m.row.backend) {
             (true, None) => format!("**{}**", m.row.label),
-            _ => m.row.label.clone(),
+            (true, Some(_)) => m.row.label.clone(),
+            (false, _) => with_version(&m.row.label, infos.get(&m.row.prog).number()),
         };
         s.push_str(&cells(label, m));
     }
@@ -630,6 +643,7 @@ mod tests {
                 label: label.into(),
                 shown: String::new(),
                 argv: vec!["x".into()],
+                prog: "x".into(),
                 backend: None,
                 locale: "C".into(),
                 ours: false,

@@ -11,6 +11,8 @@
 //!   tables, into `target/dist/` (dist.rs).
 //! - `install`: the tools (a release build), their man pages and
 //!   completions under a prefix, where man and the shells look (install.rs).
+//! - `bench --sizes`: binary sizes beside GNU's and the peers', and
+//!   cargo-bloat's breakdown of ours (sizes.rs, peers.rs, elf.rs).
 //! - `bench --cold`: the same on a dropped page cache, with the device's
 //!   counters and limits (cold.rs, device.rs).
 //! - `du-floor`, `ls-floor`: minimal walkers, the benches' floor rows
@@ -32,6 +34,7 @@ mod bench_slowfs;
 mod cold;
 mod device;
 mod dist;
+mod elf;
 mod engine_bench;
 mod fixtures;
 mod floor;
@@ -39,8 +42,10 @@ mod gnu_tests;
 mod install;
 mod ls_floor;
 mod machine;
+mod peers;
 mod scaleout;
 mod setup;
+mod sizes;
 mod slowfs;
 mod strace;
 
@@ -64,10 +69,18 @@ tasks:
                       SET: flat, flat-10 … flat-100000, tree, tree-20k, big, text
   bench [GROUP…] [--quick] [--runs N] [--dir D] [--only TEXT] [--strace|--no-strace] [--backends]
                       GROUP: ls, find, du, cat or all (default); builds release binaries,
-                      times ours against GNU and installed peers (benches/workloads.txt);
+                      times ours against GNU and installed peers (benches/workloads.txt;
+                      peers are looked up in $RINGUTILS_BENCH_PEERS or ../shared/peers/bin
+                      first, then on PATH; each is named with its version and size);
                       tables go to stdout and target/bench/GROUP.md; --quick (~1 min a
                       group): 3 rounds, no strace, no forced-backend rows, peers slower
                       than 1 s untimed (--strace / --backends bring those back)
+  bench --sizes [BIN…] [-n N]
+                      BIN: lsr (default), lfind, ldu, lcat: file and .text sizes of ours,
+                      GNU's, the Zig lsr's and the peers', then cargo-bloat's top N crates
+                      and functions of BIN (installs cargo-bloat if missing; reads the
+                      `profiling` build: release code with symbols); table to stdout and
+                      target/bench/sizes.md
   bench … --docs      (any bench task, scaleout, bench-engine) afterwards rewrite
                       docs/benchmarks.md from the tables in target/bench/
   bench --cold [GROUP…] [--runs N] [--threads 2,16,64] [--dir D] [--only TEXT] [--no-probe]
