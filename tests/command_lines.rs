@@ -5,7 +5,8 @@
 //!
 //! The format: `== NAME` starts the section a test asks for as
 //! `TOOL/NAME`; `# …` lines and blank lines are passed over; `()` is the
-//! command line with no arguments. A word is plain characters, `'…'`
+//! command line with no arguments. In the sections of [`tools`] the first
+//! word is the tool to run. A word is plain characters, `'…'`
 //! (taken as written) or `$'…'` (with `\\`, `\'`, `\n`, `\t` and `\xHH`
 //! for an ASCII byte), or pieces of those run together.
 
@@ -16,7 +17,10 @@ type Lines = Vec<&'static [&'static str]>;
 
 const FILES: &[(&str, &str)] = &[
     ("du", include_str!("command_lines/du.txt")),
+    ("extras", include_str!("command_lines/extras.txt")),
+    ("faults", include_str!("command_lines/faults.txt")),
     ("find", include_str!("command_lines/find.txt")),
+    ("locales", include_str!("command_lines/locales.txt")),
     ("ls", include_str!("command_lines/ls.txt")),
     ("mpi", include_str!("command_lines/mpi.txt")),
 ];
@@ -38,6 +42,16 @@ pub fn section(key: &str, count: usize) -> Lines {
     let lines = sections.get(key).unwrap_or_else(|| panic!("no section {key}"));
     assert_eq!(lines.len(), count, "command lines in {key}");
     lines.clone()
+}
+
+/// The section `key` as (tool, arguments): each line's first word names
+/// the tool (`lsr`, `lfind`, `ldu`).
+pub fn tools(key: &str, count: usize) -> Vec<(&'static str, &'static [&'static str])> {
+    let lines = section(key, count);
+    lines
+        .iter()
+        .map(|l| l.split_first().map(|(tool, args)| (*tool, args)).expect("a tool"))
+        .collect()
 }
 
 /// The sections of one file. The words are leaked: they are parsed once

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use super::misfs::Mount;
 use super::{many_files, Scratch};
+use crate::command_lines;
 use crate::util::{self, kill_group, kill_pid, Case, Prog, Res, TempDir};
 
 const PROMPT: Duration = Duration::from_secs(5);
@@ -180,13 +181,7 @@ fn blocked_write_interrupted() {
     let s = Scratch::new("sig-write", "128m");
     s.dir_of_files("a-name-long-enough-to-fill-the-pipe-", 20_000);
     std::fs::write(s.join("data"), vec![b'y'; 8 << 20]).unwrap();
-    let cases: &[(&str, &[&str])] = &[
-        ("lsr", &["-l", "d"]),
-        ("lfind", &["d"]),
-        ("ldu", &["-a", "d"]),
-        ("lcat", &["data"]),
-        ("lcat", &["-n", "data"]),
-    ];
+    let cases: &[(&str, &[&str])] = &command_lines::tools("faults/blocked_write_interrupted", 5);
     for (tool, args) in cases {
         // The pipe's reader sleeps and never reads.
         let case = Case::new(tool, *args).cwd(s.path()).script("TOOL | sleep 300");
@@ -322,14 +317,8 @@ fn stop_continue_and_bursts_change_nothing() {
         (0..4u32 << 20).map(|i| (i % 61) as u8 + b' ').collect::<Vec<u8>>(),
     )
     .unwrap();
-    let cases: &[(&str, &[&str])] = &[
-        ("lsr", &["-lR", "t"]),
-        ("lfind", &["t", "-printf", "%p %s\n"]),
-        ("lfind", &["t", "-name", "f00001*", "-exec", "echo", "{}", ";"]),
-        ("ldu", &["-a", "t"]),
-        ("lcat", &["-n", "data"]),
-        ("lcat", &["data"]),
-    ];
+    let cases: &[(&str, &[&str])] =
+        &command_lines::tools("faults/stop_continue_and_bursts_change_nothing", 6);
     for (tool, args) in cases {
         let case = Case::new(tool, *args).cwd(s.path());
         let calm = case.run(Prog::Ours(Some("sync")));
