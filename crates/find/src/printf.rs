@@ -357,6 +357,14 @@ enum Value {
     Oct(i64),
 }
 
+/// %u and %g: the name, or the number where there is none (as GNU).
+fn push_name_or_id(out: &mut Vec<u8>, name: Option<Vec<u8>>, id: u32) {
+    match name {
+        Some(n) => out.extend_from_slice(&n),
+        None => push_u(out, id as u64),
+    }
+}
+
 fn push_u(out: &mut Vec<u8>, n: u64) {
     out.extend_from_slice(n.to_string().as_bytes());
 }
@@ -441,10 +449,7 @@ fn directive(out: &mut Vec<u8>, d: Dir, info: &mut dyn Info) -> Value {
         }
         Dir::Group => {
             let gid = s(st).stx_gid;
-            match info.group(gid) {
-                Some(n) => out.extend_from_slice(&n),
-                None => push_u(out, gid as u64),
-            }
+            push_name_or_id(out, info.group(gid), gid);
         }
         Dir::Gid => push_u(out, s(st).stx_gid as u64),
         Dir::Dirname => out.extend_from_slice(dir_name(info.path())),
@@ -476,10 +481,7 @@ fn directive(out: &mut Vec<u8>, d: Dir, info: &mut dyn Info) -> Value {
         }
         Dir::User => {
             let uid = s(st).stx_uid;
-            match info.user(uid) {
-                Some(n) => out.extend_from_slice(&n),
-                None => push_u(out, uid as u64),
-            }
+            push_name_or_id(out, info.user(uid), uid);
         }
         Dir::Uid => push_u(out, s(st).stx_uid as u64),
         Dir::Type => out.push(info.type_letter()),
