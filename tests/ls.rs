@@ -584,18 +584,9 @@ fn quoting_styles_cover_every_byte() {
             let _ = std::fs::write(raw_name(t.path(), &name), b"");
         }
     }
-    for style in [
-        "literal",
-        "shell",
-        "shell-always",
-        "shell-escape",
-        "shell-escape-always",
-        "c",
-        "c-maybe",
-        "escape",
-        "locale",
-        "clocale",
-    ] {
+    // Every style GNU accepts (its own list, the one its usage error
+    // prints: `usage_errors` compares that message with GNU's).
+    for style in cli::quote::Style::NAMES {
         let q = format!("--quoting-style={style}");
         c.ls(t.path(), &[&q, "-a"]);
         c.ls(t.path(), &[&q, "-aF"]);
