@@ -669,22 +669,11 @@ fn symlink_chain_longer_than_one_resolution_follows() {
 fn directory_moved_during_the_walk() {
     let args = ["-a", "T/U", "d2"];
     let gnu = Path::new(util::gnu("ldu"));
-    let mv = |prog: &Path, backend| {
-        util::run_while_moving(
-            &util::moving_tree,
-            "T/U/3/a/b",
-            "T/U/3/b",
-            prog,
-            "du",
-            &args,
-            backend,
-        )
-    };
+    let mv = |prog: &Path, backend| util::run_while_moving(prog, "du", &args, backend);
     let tops = |out: &[u8]| -> Vec<Vec<u8>> {
-        let names = ["T/U", "T/U/3", "T/U/3/a", "T/U/3/a/b", "d2"];
         out.split(|&c| c == b'\n')
             .filter_map(|l| l.iter().position(|&c| c == b'\t').map(|t| l[t + 1..].to_vec()))
-            .filter(|n| names.iter().any(|x| x.as_bytes() == n.as_slice()))
+            .filter(|n| util::MOVING_TOPS.iter().any(|x| x.as_bytes() == n.as_slice()))
             .collect()
     };
     let want = mv(gnu, None);

@@ -349,23 +349,18 @@ fn output_files() {
             f("p"),
         ]
     };
-    let g = Command::new("find")
-        .arg(".")
-        .args(mk(out_g.path()))
-        .current_dir(t.path())
-        .env("TZ", "UTC")
-        .env("LC_ALL", "C")
-        .status()
-        .unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_lfind"))
-        .arg(".")
-        .args(mk(out_o.path()))
-        .current_dir(t.path())
-        .env("TZ", "UTC")
-        .env("LC_ALL", "C")
-        .status()
-        .unwrap();
-    assert_eq!(g.code(), o.code());
+    let run = |prog: &str, out: &Path| {
+        let st = Command::new(prog)
+            .arg(".")
+            .args(mk(out))
+            .current_dir(t.path())
+            .env("TZ", "UTC")
+            .env("LC_ALL", "C")
+            .status()
+            .unwrap();
+        st.code()
+    };
+    assert_eq!(run("find", out_g.path()), run(env!("CARGO_BIN_EXE_lfind"), out_o.path()));
     for n in ["p", "p0", "pf", "ls"] {
         let a = std::fs::read(out_g.join(n)).unwrap();
         let b = std::fs::read(out_o.join(n)).unwrap();
@@ -1355,42 +1350,25 @@ fn symlink_chain_longer_than_one_resolution_follows() {
 fn directory_moved_during_the_walk() {
     let args = ["T/U", "d2"];
     let gnu = Path::new(crate::util::gnu("lfind"));
-    let mv = |prog: &Path, backend| {
-        crate::util::run_while_moving(
-            &crate::util::moving_tree,
-            "T/U/3/a/b",
-            "T/U/3/b",
-            prog,
-            "find",
-            &args,
-            backend,
-        )
+    let mv = |prog: &Path, args: &[&str], backend| {
+        crate::util::run_while_moving(prog, "find", args, backend)
     };
     let tops = |out: &[u8]| -> Vec<Vec<u8>> {
-        let names = ["T/U", "T/U/3", "T/U/3/a", "T/U/3/a/b", "d2"];
         let mut v: Vec<Vec<u8>> = out
             .split(|&c| c == b'\n')
-            .filter(|n| names.iter().any(|x| x.as_bytes() == *n))
+            .filter(|n| crate::util::MOVING_TOPS.iter().any(|x| x.as_bytes() == *n))
             .map(<[u8]>::to_vec)
             .collect();
         v.sort();
         v
     };
-    let want = mv(gnu, None);
+    let want = mv(gnu, &args, None);
     assert_eq!(want.status.code(), Some(1), "GNU find: {}", String::from_utf8_lossy(&want.stderr));
     for b in crate::util::BACKENDS {
         for extra in [&[][..], &["-j1"]] {
             let mut a: Vec<&str> = extra.to_vec();
             a.extend(args);
-            let got = crate::util::run_while_moving(
-                &crate::util::moving_tree,
-                "T/U/3/a/b",
-                "T/U/3/b",
-                &crate::util::ours("lfind"),
-                "find",
-                &a,
-                Some(b),
-            );
+            let got = mv(&crate::util::ours("lfind"), &a, Some(b));
             let ctx = || crate::util::context(&format!("lfind [{b}] {a:?}"), &want, &got);
             assert_eq!(got.status.code(), want.status.code(), "{}", ctx());
             assert_eq!(got.stderr, want.stderr, "{}", ctx());

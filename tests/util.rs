@@ -1405,7 +1405,7 @@ pub fn symlink_chain(tag: &str) -> TempDir {
 
 /// The tree of GNU's tests/du/move-dir-while-traversing.sh: `T/U/3/a/b`
 /// holds 50 chains of 23 directories, and `d2` is a second operand.
-pub fn moving_tree(d: &Path) {
+fn moving_tree(d: &Path) {
     std::fs::create_dir(d.join("d2")).unwrap();
     let long = "d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/s/t/u/v/w/x/y/z";
     for i in 1..=50 {
@@ -1413,22 +1413,23 @@ pub fn moving_tree(d: &Path) {
     }
 }
 
+/// The directories of [`moving_tree`] whose own lines (or records) are
+/// compared: the operands and what lies between them and the moved one.
+pub const MOVING_TOPS: [&str; 5] = ["T/U", "T/U/3", "T/U/3/a", "T/U/3/a/b", "d2"];
+
 /// GNU's tests/du/move-dir-while-traversing.sh, for one program: a fresh
-/// tree under a new scratch directory (`make` builds it), the directory
-/// `watched` (relative) renamed to `dest` the moment anything opens it,
-/// then `program` (seeing `argv0` as its name) run there with `args` under
-/// `backend`. Returns its output.
+/// [`moving_tree`] under a new scratch directory, `T/U/3/a/b` renamed to
+/// `T/U/3/b` the moment anything opens it, then `program` (seeing `argv0`
+/// as its name) run there with `args` under `backend`. Returns its output.
 pub fn run_while_moving(
-    make: &dyn Fn(&Path),
-    watched: &str,
-    dest: &str,
     program: &Path,
     argv0: &str,
     args: &[&str],
     backend: Option<&str>,
 ) -> Output {
+    let (watched, dest) = ("T/U/3/a/b", "T/U/3/b");
     let t = TempDir::new("moving");
-    make(t.path());
+    moving_tree(t.path());
     let watch = libcw::inotify::OpenWatch::new(&t.join(watched)).expect("inotify watch");
     let run = Run::new(args).cwd(t.path());
     let (from, to) = (t.join(watched), t.join(dest));
