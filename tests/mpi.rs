@@ -204,28 +204,26 @@ fn tree(root: &Path) {
     build_tree(root, &spec);
 }
 
-#[test]
-fn mpi_lfind_matches_gnu() {
-    let tmp = TempDir::new("mpi-find");
+/// `tool` with each command line of its section of command_lines/mpi.txt
+/// (named after the test) on the differential tree, against GNU's tool.
+fn matches_gnu(test: &'static str, tool: &'static str, count: usize) {
+    let tmp = TempDir::new(test);
     tree(tmp.path());
-    let mut cases = Cases::new("mpi_lfind_matches_gnu");
-    let exprs: &[&[&str]] = &command_lines::section("mpi/mpi_lfind_matches_gnu", 19);
-    for e in exprs {
-        differential(&mut cases, "lfind", e, tmp.path(), false);
+    let mut cases = Cases::new(test);
+    for args in command_lines::section(&format!("mpi/{test}"), count) {
+        differential(&mut cases, tool, args, tmp.path(), false);
     }
     cases.finish();
 }
 
 #[test]
+fn mpi_lfind_matches_gnu() {
+    matches_gnu("mpi_lfind_matches_gnu", "lfind", 19);
+}
+
+#[test]
 fn mpi_ldu_matches_gnu() {
-    let tmp = TempDir::new("mpi-du");
-    tree(tmp.path());
-    let mut cases = Cases::new("mpi_ldu_matches_gnu");
-    let opts: &[&[&str]] = &command_lines::section("mpi/mpi_ldu_matches_gnu", 19);
-    for o in opts {
-        differential(&mut cases, "ldu", o, tmp.path(), false);
-    }
-    cases.finish();
+    matches_gnu("mpi_ldu_matches_gnu", "ldu", 19);
 }
 
 /// Rank 0 holding almost no records in memory (`RINGUTILS_MPI_MEMORY`):
