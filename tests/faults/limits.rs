@@ -72,10 +72,8 @@ fn no_threads() {
     let root_dir = t.join("t");
     std::fs::create_dir(&root_dir).unwrap();
     for d in 0..20 {
-        let dir = root_dir.join(format!("d{d:02}"));
-        std::fs::create_dir(&dir).unwrap();
         // Big enough for the pool and the walker's stat sharing to want help.
-        many_files(&dir, "f", 1500);
+        many_files(&root_dir.join(format!("d{d:02}")), "f", 1500);
     }
     std::fs::write(root_dir.join("data"), vec![b'z'; 300_000]).unwrap();
     for (tool, args) in command_lines::tools("faults/no_threads", 5) {
@@ -192,9 +190,7 @@ fn sixteen_descriptors_on_a_slow_fs() {
     let t = TempDir::new("nofile-slow");
     let src = t.join("src");
     for d in 0..20 {
-        let dir = src.join(format!("w{d:02}"));
-        std::fs::create_dir_all(&dir).unwrap();
-        many_files(&dir, "f", 3);
+        many_files(&src.join(format!("w{d:02}")), "f", 3);
     }
     deep_chain(&src, 20);
     let mp = t.join("mnt");

@@ -150,9 +150,7 @@ fn long_walk_interrupted() {
     let t = TempDir::new("sig-walk");
     let src = t.join("src");
     for d in 0..40 {
-        let dir = src.join(format!("d{d:02}"));
-        std::fs::create_dir_all(&dir).unwrap();
-        many_files(&dir, "f", 200);
+        many_files(&src.join(format!("d{d:02}")), "f", 200);
     }
     let mp = t.join("mnt");
     let Some(_m) = Mount::start(&src, &mp, &[], "20ms") else { return };
@@ -228,7 +226,6 @@ fn blocked_write_interrupted() {
 #[test]
 fn exec_child_not_orphaned() {
     let t = TempDir::new("sig-exec");
-    std::fs::create_dir(t.join("d")).unwrap();
     many_files(&t.join("d"), "f", 5);
     for args in [
         &["d", "-type", "f", "-exec", "sleep", "300", ";"][..],
@@ -308,9 +305,7 @@ fn run_harassed(case: &Case, prog: Prog) -> Res {
 fn stop_continue_and_bursts_change_nothing() {
     let s = Scratch::new("sig-bursts", "128m");
     for d in 0..8 {
-        let dir = s.join(format!("t/d{d}"));
-        std::fs::create_dir_all(&dir).unwrap();
-        many_files(&dir, "f", 2500);
+        many_files(&s.join(format!("t/d{d}")), "f", 2500);
     }
     std::fs::write(
         s.join("data"),
