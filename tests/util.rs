@@ -909,24 +909,16 @@ pub fn soft<F: FnOnce() + std::panic::UnwindSafe>(f: F) {
 /// is `ls::listings_match_gnu` with `LC_ALL=de_DE.UTF-8`, and the filter
 /// `ls::listings_match_gnu` selects all five.
 macro_rules! in_locales {
+    (@each $test:ident: $($name:ident $locale:literal),*) => {$(
+        #[test]
+        fn $name() {
+            $crate::util::in_locale(stringify!($test), $locale, super::$test);
+        }
+    )*};
     ($($test:ident),* $(,)?) => {$(
         mod $test {
-            #[test]
-            fn c_utf8() {
-                $crate::util::in_locale(stringify!($test), "C.UTF-8", super::$test);
-            }
-            #[test]
-            fn en_us() {
-                $crate::util::in_locale(stringify!($test), "en_US.UTF-8", super::$test);
-            }
-            #[test]
-            fn de_de() {
-                $crate::util::in_locale(stringify!($test), "de_DE.UTF-8", super::$test);
-            }
-            #[test]
-            fn ja_jp() {
-                $crate::util::in_locale(stringify!($test), "ja_JP.UTF-8", super::$test);
-            }
+            $crate::util::in_locales!(@each $test:
+                c_utf8 "C.UTF-8", en_us "en_US.UTF-8", de_de "de_DE.UTF-8", ja_jp "ja_JP.UTF-8");
         }
     )*};
 }
