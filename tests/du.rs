@@ -65,6 +65,21 @@ fn many(dir: &Path, args: &[&str]) {
     check(Run::new(args).cwd(dir), false)
 }
 
+/// [`one`] for each command line of `section` (of command_lines/du.txt),
+/// which holds `count`.
+fn one_each(dir: &Path, section: &str, count: usize) {
+    for args in command_lines::section(section, count) {
+        one(dir, args);
+    }
+}
+
+/// [`many`] for each command line of `section`, which holds `count`.
+fn many_each(dir: &Path, section: &str, count: usize) {
+    for args in command_lines::section(section, count) {
+        many(dir, args);
+    }
+}
+
 fn report(test: &str) {
     eprintln!("{test}: {} differential cases so far", CASES.load(Ordering::Relaxed));
 }
@@ -125,9 +140,7 @@ fn fixture() -> TempDir {
 fn basic_listings() {
     let t = fixture();
     let d = t.path();
-    for args in command_lines::section("du/basic_listings", 28) {
-        one(d, args);
-    }
+    one_each(d, "du/basic_listings", 28);
     report("basic_listings");
 }
 
@@ -135,9 +148,7 @@ fn basic_listings() {
 fn sizes_and_units() {
     let t = fixture();
     let d = t.path();
-    for args in command_lines::section("du/sizes_and_units", 44) {
-        one(d, args);
-    }
+    one_each(d, "du/sizes_and_units", 44);
     for (var, val) in [
         ("BLOCK_SIZE", "1"),
         ("BLOCK_SIZE", "K"),
@@ -166,9 +177,7 @@ fn sizes_and_units() {
 fn thresholds() {
     let t = fixture();
     let d = t.path();
-    for args in command_lines::section("du/thresholds", 12) {
-        one(d, args);
-    }
+    one_each(d, "du/thresholds", 12);
     report("thresholds");
 }
 
@@ -176,12 +185,8 @@ fn thresholds() {
 fn hard_links_and_repeated_operands() {
     let t = fixture();
     let d = t.path();
-    for args in command_lines::section("du/hard_links_and_repeated_operands", 16) {
-        many(d, args);
-    }
-    for args in command_lines::section("du/hard_links_one_operand", 5) {
-        one(d, args);
-    }
+    many_each(d, "du/hard_links_and_repeated_operands", 16);
+    one_each(d, "du/hard_links_one_operand", 5);
     report("hard_links_and_repeated_operands");
 }
 
@@ -207,9 +212,7 @@ fn hard_links_across_sibling_subtrees() {
         }
     }
     let d = t.path();
-    for args in command_lines::section("du/hard_links_across_sibling_subtrees", 6) {
-        one(d, args);
-    }
+    one_each(d, "du/hard_links_across_sibling_subtrees", 6);
     many(d, &["-a", "r/d5", "r"]);
     many(d, &["r/d20", "r/d3", "r"]);
     report("hard_links_across_sibling_subtrees");
@@ -219,12 +222,8 @@ fn hard_links_across_sibling_subtrees() {
 fn symlinks() {
     let t = fixture();
     let d = t.path();
-    for args in command_lines::section("du/symlinks", 16) {
-        one(d, args);
-    }
-    for args in command_lines::section("du/symlinks_several_operands", 5) {
-        many(d, args);
-    }
+    one_each(d, "du/symlinks", 16);
+    many_each(d, "du/symlinks_several_operands", 5);
     report("symlinks");
 }
 
@@ -247,9 +246,7 @@ fn time_columns() {
         .unwrap();
     assert!(st.success());
     let _ = Command::new("/usr/bin/du").args(["-aL", "t", "o"]).current_dir(d).output().unwrap();
-    for args in command_lines::section("du/time_columns", 20) {
-        one(d, args);
-    }
+    one_each(d, "du/time_columns", 20);
     for (style, tz) in [
         ("full-iso", "UTC"),
         ("posix-iso", "UTC"),
@@ -277,9 +274,7 @@ fn excludes() {
     let d = t.path();
     std::fs::write(t.join("pats"), b"*.c\nfour*  \n\n   \nt/a/b\n").unwrap();
     std::fs::write(t.join("t/a/x.c"), b"cc").unwrap();
-    for args in command_lines::section("du/excludes", 17) {
-        one(d, args);
-    }
+    one_each(d, "du/excludes", 17);
     check(Run::new(["-X", "-", "-a", "t"]).cwd(d).stdin(b"*.c\nb\n"), true);
     report("excludes");
 }
@@ -306,9 +301,7 @@ fn files0_from() {
     std::fs::write(t.join("list-bad"), b"t/a\0\0t/top\0\0").unwrap();
     std::fs::write(t.join("list-noterm"), b"t/e\0t/top").unwrap();
     std::fs::write(t.join("list-empty"), b"").unwrap();
-    for args in command_lines::section("du/files0_from", 9) {
-        many(d, args);
-    }
+    many_each(d, "du/files0_from", 9);
     check(Run::new(["--files0-from=-", "-c"]).cwd(d).stdin(b"t/a\0-\0t/e\0"), false);
     check(Run::new(["--files0-from=-"]).cwd(d).stdin(b""), false);
     report("files0_from");
@@ -318,9 +311,7 @@ fn files0_from() {
 fn errors_and_missing_operands() {
     let t = fixture();
     let d = t.path();
-    for args in command_lines::section("du/errors_and_missing_operands", 6) {
-        many(d, args);
-    }
+    many_each(d, "du/errors_and_missing_operands", 6);
     report("errors_and_missing_operands");
 }
 
@@ -358,9 +349,7 @@ fn unreadable_directories_as_unprivileged_user() {
 fn usage_errors() {
     let t = fixture();
     let d = t.path();
-    for args in command_lines::section("du/usage_errors", 63) {
-        many(d, args);
-    }
+    many_each(d, "du/usage_errors", 63);
     check(Run::new(["t", "-s"]).cwd(d).env("POSIXLY_CORRECT", "1"), false);
     report("usage_errors");
 }
@@ -391,9 +380,7 @@ fn one_file_system_with_a_mount_point() {
     build_tree(&mnt, &["d:inner/deeper", "f:inner/deeper/file:content", "f:top:t"]);
     std::fs::write(mnt.join("inner/big"), vec![b'm'; 300_000]).unwrap();
     std::os::unix::fs::symlink("mnt/inner", t.join("t/to-mnt")).unwrap();
-    for args in command_lines::section("du/one_file_system_with_a_mount_point", 9) {
-        one(d, args);
-    }
+    one_each(d, "du/one_file_system_with_a_mount_point", 9);
     many(d, &["-x", "t/mnt", "t"]);
     report("one_file_system_with_a_mount_point");
 }
@@ -525,9 +512,7 @@ fn big_flat_directory() {
         }
     }
     let d = t.path();
-    for args in command_lines::section("du/big_flat_directory", 6) {
-        one(d, args);
-    }
+    one_each(d, "du/big_flat_directory", 6);
     report("big_flat_directory");
 }
 
@@ -574,9 +559,7 @@ fn human_rounding_edges() {
         f.set_len(*s).unwrap();
     }
     let d = t.path();
-    for args in command_lines::section("du/human_rounding_edges", 9) {
-        one(d, args);
-    }
+    one_each(d, "du/human_rounding_edges", 9);
     report("human_rounding_edges");
 }
 
@@ -635,9 +618,7 @@ fn bind_mount_cycles() {
     let Some(_m1) = util::BindMount::new(TEST, &t.join("a"), &t.join("a/b")) else { return };
     let Some(_m2) = util::BindMount::new(TEST, &t.join("v/a"), &t.join("v/a/b/c")) else { return };
     let d = t.path();
-    for args in command_lines::section("du/bind_mount_cycles", 12) {
-        one(d, args);
-    }
+    one_each(d, "du/bind_mount_cycles", 12);
     many(d, &["a", "a/b"]);
     many(d, &["-s", "v/a/b", "v/a"]);
     report(TEST);
