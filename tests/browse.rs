@@ -93,6 +93,11 @@ impl Tmux {
     }
 
     /// Sends `keys`, then waits until the screen changed and `pred` holds.
+    /// `q`, and the program exits with status 0.
+    fn quit(&self) {
+        self.after(&["q"], "exit", |s| s.contains("EXITED=0"));
+    }
+
     fn after(&self, keys: &[&str], what: &str, pred: impl Fn(&str) -> bool) -> String {
         self.keys(keys);
         self.wait(what, pred)
@@ -166,8 +171,10 @@ fn header_ok(s: &str) -> bool {
 }
 
 /// A tree of a few sizes: big/ (two sub-trees), mid/, small files, a hard
-/// link across directories, a name with a newline, a wide name.
-fn fixture(t: &TempDir) {
+/// link across directories, a name with a newline, a wide name; in a new
+/// scratch directory named after `tag`.
+fn fixture(tag: &str) -> TempDir {
+    let t = TempDir::new(tag);
     build_tree(
         t.path(),
         &[
@@ -186,6 +193,7 @@ fn fixture(t: &TempDir) {
     std::fs::write(t.join("t/mid/m2"), vec![7u8; 60_000]).unwrap();
     std::fs::write(util::raw_name(&t.join("t"), b"new\nline"), b"n").unwrap();
     std::fs::write(t.join("t/日本語"), vec![1u8; 9000]).unwrap();
+    t
 }
 
 fn start_browse(t: &TempDir, args: &str, backend: Option<&str>) -> Tmux {
@@ -200,8 +208,7 @@ fn numbers_match_ldu_moving_sorting_toggling() {
     if !have_all("browse::numbers_match_ldu_moving_sorting_toggling", &["tmux"]) {
         return;
     }
-    let t = TempDir::new("browse-nums");
-    fixture(&t);
+    let t = fixture("browse-nums");
     let dir = t.path();
     let disk = du_lines(dir, &["-h"]);
     let apparent = du_lines(dir, &["-h", "--apparent-size"]);
@@ -252,7 +259,7 @@ fn numbers_match_ldu_moving_sorting_toggling() {
         // Info on the selection: its path and sizes.
         let s = tm.after(&["i"], "info", |s| s.contains("Path:"));
         assert!(s.contains("/t/big"), "{s}");
-        tm.after(&["q"], "exit", |s| s.contains("EXITED=0"));
+        tm.quit();
     }
 }
 
@@ -277,8 +284,7 @@ fn deleting_a_file_and_a_subtree() {
         return;
     }
     for backend in util::BACKENDS {
-        let t = TempDir::new("browse-del");
-        fixture(&t);
+        let t = fixture("browse-del");
         let dir = t.path();
         let before = count_files(&t.join("t"));
         let tm = start_browse(&t, "", Some(backend));
@@ -310,7 +316,7 @@ fn deleting_a_file_and_a_subtree() {
         let big = rows(&s).into_iter().find(|x| x.2 == "big/").unwrap();
         assert_eq!(big.0, du_size(dir, &["-h"], "t/big"), "{s}");
         assert!(s.contains(&format!("Disk usage: {} ", du_size(dir, &["-h"], "t"))), "{s}");
-        tm.after(&["q"], "exit", |s| s.contains("EXITED=0"));
+        tm.quit();
     }
 }
 
@@ -319,8 +325,7 @@ fn a_subtree_swapped_for_a_symlink_is_refused() {
     if !have_all("browse::a_subtree_swapped_for_a_symlink_is_refused", &["tmux"]) {
         return;
     }
-    let t = TempDir::new("browse-swap");
-    fixture(&t);
+    let t = fixture("browse-swap");
     build_tree(t.path(), &["d:outside/keep", "f:outside/keep/precious:p", "f:outside/other:o"]);
     let outside = count_files(&t.join("outside"));
     let tm = start_browse(&t, "", None);
@@ -336,7 +341,7 @@ fn a_subtree_swapped_for_a_symlink_is_refused() {
     assert_eq!(count_files(&t.join("was-big")), 7);
     // Also from above: deleting t's other entries never follows it.
     tm.after(&["Escape"], "the list", |s| s.contains("Disk usage:"));
-    tm.after(&["q"], "exit", |s| s.contains("EXITED=0"));
+    tm.quit();
 }
 
 #[test]
@@ -344,8 +349,7 @@ fn a_rescan_shows_what_changed() {
     if !have_all("browse::a_rescan_shows_what_changed", &["tmux"]) {
         return;
     }
-    let t = TempDir::new("browse-rescan");
-    fixture(&t);
+    let t = fixture("browse-rescan");
     let dir = t.path();
     let tm = start_browse(&t, "", None);
     let before = rows(&tm.screen())[0].clone();
@@ -360,7 +364,7 @@ fn a_rescan_shows_what_changed() {
     assert!(s.contains(&format!("Disk usage: {} ", du_size(dir, &["-h"], "t"))), "{s}");
     let s = tm.after(&["Enter", "Enter"], "other/", |s| s.contains("/t/big/other ---"));
     assert!(rows(&s).iter().any(|x| x.2 == "new"), "{s}");
-    tm.after(&["q"], "exit", |s| s.contains("EXITED=0"));
+    tm.quit();
 }
 
 #[test]
@@ -368,14 +372,13 @@ fn read_only_refuses() {
     if !have_all("browse::read_only_refuses", &["tmux"]) {
         return;
     }
-    let t = TempDir::new("browse-ro");
-    fixture(&t);
+    let t = fixture("browse-ro");
     let before = count_files(&t.join("t"));
     let tm = start_browse(&t, "--read-only", None);
     let s = tm.after(&["d"], "the refusal", |s| s.contains("Read-only"));
     assert!(!s.contains("Delete "), "{s}");
     tm.keys(&["y"]);
-    tm.after(&["q"], "exit", |s| s.contains("EXITED=0"));
+    tm.quit();
     assert_eq!(count_files(&t.join("t")), before);
 }
 
@@ -399,8 +402,7 @@ fn pid_of(t: &TempDir) -> u32 {
 
 /// `stty -a` before and after the view, however it ended.
 fn stty_around(how: &str) {
-    let t = TempDir::new("browse-tty");
-    fixture(&t);
+    let t = fixture("browse-tty");
     let tm = start_with_pid(&t, 80, 24);
     tm.wait("the view", header_ok);
     match how {
@@ -439,8 +441,7 @@ fn resizes_redraw_and_a_stop_gives_the_terminal_back() {
     if !have_all("browse::resizes_redraw_and_a_stop_gives_the_terminal_back", &["tmux", "bash"]) {
         return;
     }
-    let t = TempDir::new("browse-resize");
-    fixture(&t);
+    let t = fixture("browse-resize");
     // An interactive shell with job control, as a user has: a stopped
     // job's group is not orphaned there (in an orphaned group the kernel
     // drops the stop, and the view just carries on).
@@ -686,9 +687,10 @@ fn gnu_du_with(dir: &Path, apparent: bool, more: &[&str]) -> BTreeMap<String, u6
 }
 
 /// A tree for the export: hard links within and across directories and
-/// out of it, a sparse file, a symlink, a FIFO, an empty directory.
-fn export_fixture(t: &TempDir) {
-    fixture(t);
+/// out of it, a sparse file, a symlink, a FIFO, an empty directory; over
+/// [`fixture`]'s.
+fn export_fixture(tag: &str) -> TempDir {
+    let t = fixture(tag);
     build_tree(
         t.path(),
         &[
@@ -706,12 +708,12 @@ fn export_fixture(t: &TempDir) {
     );
     let f = std::fs::File::create(t.join("t/links/sparse")).unwrap();
     f.set_len(10 << 20).unwrap();
+    t
 }
 
 #[test]
 fn export_totals_equal_gnu_du() {
-    let t = TempDir::new("browse-export");
-    export_fixture(&t);
+    let t = export_fixture("browse-export");
     let dir = t.path();
     let disk = gnu_du(dir, false);
     let apparent = gnu_du(dir, true);
@@ -762,8 +764,7 @@ fn unreadable_directories_are_marked() {
     if !have_all("browse::unreadable_directories_are_marked", &["tmux", "setpriv"]) {
         return;
     }
-    let t = TempDir::new("browse-unreadable");
-    fixture(&t);
+    let t = fixture("browse-unreadable");
     util::chmod(&t.join("t/big/deep"), 0o000);
     let uid = util::NOBODY.to_string();
     let o = Command::new("setpriv")
@@ -790,7 +791,7 @@ fn unreadable_directories_are_marked() {
     assert!(rows(&s).iter().any(|x| x.1 == '.' && x.2 == "big/"), "{s}");
     let s = tm.after(&["Enter"], "big/", |s| s.contains("/t/big ---"));
     assert!(rows(&s).iter().any(|x| x.1 == '!' && x.2 == "deep/"), "{s}");
-    tm.after(&["q"], "exit", |s| s.contains("EXITED=0"));
+    tm.quit();
 }
 
 #[test]
@@ -798,8 +799,7 @@ fn ncdu_opens_the_export_and_ldu_imports_ncdus() {
     if !have_all("browse::ncdu_opens_the_export_and_ldu_imports_ncdus", &["tmux", "ncdu"]) {
         return;
     }
-    let t = TempDir::new("browse-ncdu");
-    fixture(&t);
+    let t = fixture("browse-ncdu");
     let dir = t.path();
     let o =
         Command::new(ldu()).args(["--export=scan.json", "t"]).current_dir(dir).output().unwrap();
@@ -833,7 +833,7 @@ fn ncdu_opens_the_export_and_ldu_imports_ncdus() {
         }
     }
     tm.after(&["d"], "the refusal", |s| s.contains("Read-only"));
-    tm.after(&["q"], "exit", |s| s.contains("EXITED=0"));
+    tm.quit();
 }
 
 #[test]
@@ -841,8 +841,7 @@ fn gdu_reads_the_export() {
     if !have_all("browse::gdu_reads_the_export", &["gdu"]) {
         return;
     }
-    let t = TempDir::new("browse-gdu");
-    fixture(&t);
+    let t = fixture("browse-gdu");
     let o = Command::new(ldu())
         .args(["--export=scan.json", "t"])
         .current_dir(t.path())
@@ -863,8 +862,7 @@ fn gdu_reads_the_export() {
 
 #[test]
 fn broken_files_get_a_clear_error_and_nothing_else() {
-    let t = TempDir::new("browse-broken");
-    fixture(&t);
+    let t = fixture("browse-broken");
     let dir = t.path();
     let o =
         Command::new(ldu()).args(["--export=good.json", "t"]).current_dir(dir).output().unwrap();
@@ -899,8 +897,7 @@ fn mpi_export_equals_the_single_process_export() {
     if !have_all("browse::mpi_export_equals_the_single_process_export", &["mpirun"]) {
         return;
     }
-    let t = TempDir::new("browse-mpi");
-    export_fixture(&t);
+    let t = export_fixture("browse-mpi");
     let dir = t.path();
     let single = Command::new(ldu()).args(["--export=-", "t"]).current_dir(dir).output().unwrap();
     assert!(single.status.success());
@@ -938,8 +935,7 @@ fn options_and_gnus_abbreviations() {
         assert!(help.contains(opt), "{opt} in --help");
     }
     // Abbreviations keep GNU's meaning beside the new options.
-    let t = TempDir::new("browse-abbrev");
-    fixture(&t);
+    let t = fixture("browse-abbrev");
     for args in [&["--i", "t"][..], &["--b", "t"], &["--ex=x", "t"], &["--exp=-", "t"]] {
         let ours = Command::new(ldu())
             .args(args)

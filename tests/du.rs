@@ -9,6 +9,7 @@ use std::path::Path;
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::command_lines;
 use crate::util::{self, build_tree, compare_unordered, Run, Stderr, TempDir};
 
 /// Differential cases run (each under every backend), for the report.
@@ -62,6 +63,21 @@ fn one(dir: &Path, args: &[&str]) {
 /// `du ARGS` in `dir`, several operands.
 fn many(dir: &Path, args: &[&str]) {
     check(Run::new(args).cwd(dir), false)
+}
+
+/// [`one`] for each command line of `section` (of command_lines/du.txt),
+/// which holds `count`.
+fn one_each(dir: &Path, section: &str, count: usize) {
+    for args in command_lines::section(section, count) {
+        one(dir, args);
+    }
+}
+
+/// [`many`] for each command line of `section`, which holds `count`.
+fn many_each(dir: &Path, section: &str, count: usize) {
+    for args in command_lines::section(section, count) {
+        many(dir, args);
+    }
 }
 
 fn report(test: &str) {
@@ -124,38 +140,7 @@ fn fixture() -> TempDir {
 fn basic_listings() {
     let t = fixture();
     let d = t.path();
-    for args in [
-        &[][..],
-        &["t"],
-        &["-a", "t"],
-        &["--all", "t"],
-        &["-s", "t"],
-        &["-c", "t"],
-        &["-S", "t"],
-        &["-Sa", "t"],
-        &["-S", "-s", "t"],
-        &["-0", "t"],
-        &["--null", "-a", "t"],
-        &["-d", "0", "t"],
-        &["-d", "1", "t"],
-        &["--max-depth=2", "-a", "t"],
-        &["-d1", "t"],
-        &["-d", "0x1", "t"],
-        &["t/"],
-        &["t//"],
-        &["./t"],
-        &["t/a/b/.."],
-        &["t/e"],
-        &["-a", "t/e"],
-        &["-s", "t/top"],
-        &["t/fifo"],
-        &["t/dangling"],
-        &["t/empty"],
-        &["-x", "t"],
-        &["--one-file-system", "-a", "t"],
-    ] {
-        one(d, args);
-    }
+    one_each(d, "du/basic_listings", 28);
     report("basic_listings");
 }
 
@@ -163,54 +148,7 @@ fn basic_listings() {
 fn sizes_and_units() {
     let t = fixture();
     let d = t.path();
-    for args in [
-        &["-h", "t"][..],
-        &["-ah", "t"],
-        &["--si", "-a", "t"],
-        &["-k", "t"],
-        &["-m", "-a", "t"],
-        &["-b", "-a", "t"],
-        &["--bytes", "t"],
-        &["--apparent-size", "-a", "t"],
-        &["--apparent-size", "-h", "-a", "t"],
-        &["--apparent-size", "--si", "t"],
-        &["-b", "-h", "t"],
-        &["-h", "-b", "t"],
-        &["-k", "-m", "t"],
-        &["-B", "1", "t"],
-        &["-B", "K", "-a", "t"],
-        &["-B", "KB", "t"],
-        &["-BKiB", "t"],
-        &["-B", "kiB", "t"],
-        &["-B", "1K", "t"],
-        &["-B", "2K", "-a", "t"],
-        &["-B", "M", "t"],
-        &["-B", "MB", "-a", "t"],
-        &["-B", "G", "t"],
-        &["-B", "0x10", "t"],
-        &["-B", "010", "t"],
-        &["-B", "'1K", "t"],
-        &["-B", "h", "t"],
-        &["-B", "si", "t"],
-        &["--block-size=human-readable", "-a", "t"],
-        &["--block-size=1000", "t"],
-        &["--block-size=3", "-a", "t"],
-        &["-B", "1", "--apparent-size", "-a", "t"],
-        &["--inodes", "t"],
-        &["--inodes", "-a", "t"],
-        &["--inodes", "-h", "t"],
-        &["--inodes", "-S", "t"],
-        &["--inodes", "-b", "t"],
-        &["--inodes", "-BK", "t"],
-        &["--inodes", "-BKB", "t"],
-        &["--inodes", "-BKiB", "-a", "t"],
-        &["--inodes", "-B1MB", "t"],
-        &["-s", "t/e/sparse"],
-        &["--apparent-size", "-s", "t/e/sparse"],
-        &["-sh", "t/e/f/part-sparse"],
-    ] {
-        one(d, args);
-    }
+    one_each(d, "du/sizes_and_units", 44);
     for (var, val) in [
         ("BLOCK_SIZE", "1"),
         ("BLOCK_SIZE", "K"),
@@ -239,22 +177,7 @@ fn sizes_and_units() {
 fn thresholds() {
     let t = fixture();
     let d = t.path();
-    for args in [
-        &["-t", "8K", "-a", "t"][..],
-        &["-t", "-8K", "-a", "t"],
-        &["--threshold=0", "t"],
-        &["--threshold=1", "-a", "t"],
-        &["-t", "100000", "-b", "-a", "t"],
-        &["-t", "-4096", "-b", "-a", "t"],
-        &["-t", "1KB", "-a", "t"],
-        &["-t", "1M", "-c", "t"],
-        &["-t", "3", "--inodes", "-a", "t"],
-        &["-t", "-2", "--inodes", "-a", "t"],
-        &["-t", "+5", "--inodes", "t"],
-        &["-t", "0x10", "-b", "-a", "t"],
-    ] {
-        one(d, args);
-    }
+    one_each(d, "du/thresholds", 12);
     report("thresholds");
 }
 
@@ -262,35 +185,8 @@ fn thresholds() {
 fn hard_links_and_repeated_operands() {
     let t = fixture();
     let d = t.path();
-    for args in [
-        &["-a", "t", "o"][..],
-        &["-a", "o", "t"],
-        &["-c", "t", "o"],
-        &["-l", "-a", "t", "o"],
-        &["--count-links", "-c", "o", "t"],
-        &["t", "t"],
-        &["-a", "t/a", "t"],
-        &["-a", "t", "t/a"],
-        &["-l", "t", "t/a"],
-        &["-a", "t/a/one", "t"],
-        &["-a", "t", "t/a/one"],
-        &["t/e/four", "o/link-into-t", "t/e/f/four-link"],
-        &["-c", "t/top", "t", "t/top"],
-        &["-s", "t/e", "t/e/f", "t"],
-        &["-S", "-a", "t/a", "t"],
-        &["-sc", "t/a", "t/e", "t/a/b"],
-    ] {
-        many(d, args);
-    }
-    for args in [
-        &["-a", "t"][..],
-        &["-S", "-a", "t"],
-        &["-l", "t"],
-        &["-al", "t"],
-        &["--inodes", "-a", "t"],
-    ] {
-        one(d, args);
-    }
+    many_each(d, "du/hard_links_and_repeated_operands", 16);
+    one_each(d, "du/hard_links_one_operand", 5);
     report("hard_links_and_repeated_operands");
 }
 
@@ -316,16 +212,7 @@ fn hard_links_across_sibling_subtrees() {
         }
     }
     let d = t.path();
-    for args in [
-        &["r"][..],
-        &["-a", "r"],
-        &["-S", "r"],
-        &["--inodes", "r"],
-        &["-d", "1", "r"],
-        &["-a", "--time=ctime", "r"],
-    ] {
-        one(d, args);
-    }
+    one_each(d, "du/hard_links_across_sibling_subtrees", 6);
     many(d, &["-a", "r/d5", "r"]);
     many(d, &["r/d20", "r/d3", "r"]);
     report("hard_links_across_sibling_subtrees");
@@ -335,35 +222,8 @@ fn hard_links_across_sibling_subtrees() {
 fn symlinks() {
     let t = fixture();
     let d = t.path();
-    for args in [
-        &["-L", "t"][..],
-        &["-La", "t"],
-        &["--dereference", "-s", "t"],
-        &["-L", "t/to-b"],
-        &["-La", "t/to-b"],
-        &["-H", "t/to-b"],
-        &["-Ha", "t/to-b"],
-        &["-D", "t/to-b"],
-        &["--dereference-args", "-a", "t/a/to-one"],
-        &["-P", "-a", "t/to-b"],
-        &["-L", "-P", "t/to-b"],
-        &["-H", "t/dangling"],
-        &["-L", "t/dangling"],
-        &["-L", "--count-links", "-a", "t"],
-        &["-L", "-S", "t"],
-        &["-L", "--inodes", "-a", "t"],
-    ] {
-        one(d, args);
-    }
-    for args in [
-        &["-a", "t/to-b", "t"][..],
-        &["-aH", "t/to-b", "t"],
-        &["-aL", "t/to-b", "t"],
-        &["-aH", "t/a/to-one", "t/a"],
-        &["-L", "t/to-b", "t/to-b"],
-    ] {
-        many(d, args);
-    }
+    one_each(d, "du/symlinks", 16);
+    many_each(d, "du/symlinks_several_operands", 5);
     report("symlinks");
 }
 
@@ -386,31 +246,7 @@ fn time_columns() {
         .unwrap();
     assert!(st.success());
     let _ = Command::new("/usr/bin/du").args(["-aL", "t", "o"]).current_dir(d).output().unwrap();
-    for args in [
-        &["--time", "t"][..],
-        &["--time", "-a", "t"],
-        &["--time", "-s", "t/a/b/two"],
-        &["--time=atime", "-a", "t"],
-        &["--time=access", "t"],
-        &["--time=use", "t"],
-        &["--time=ctime", "-a", "t"],
-        &["--time=status", "t"],
-        &["--time=c", "t"],
-        &["--time", "--time-style=full-iso", "-a", "t"],
-        &["--time", "--time-style=long-iso", "t"],
-        &["--time", "--time-style=iso", "-a", "t"],
-        &["--time", "--time-style=full", "t"],
-        &["--time", "--time-style=+%s.%N", "-a", "t"],
-        &["--time", "--time-style=+%Y|%b|%e|%j|%a %H:%M:%S %z %Z|%%", "-a", "t"],
-        &["--time", "--time-style=+%F %T %3N|%_5d|%-m|%^B|%c", "t"],
-        &["--time-style=iso", "t"],
-        &["--time", "-c", "-S", "t"],
-        &["--time", "--inodes", "-a", "t"],
-        // GNU's grand total starts at time 0, not "no time".
-        &["--time=ctime", "-c", "missing"],
-    ] {
-        one(d, args);
-    }
+    one_each(d, "du/time_columns", 20);
     for (style, tz) in [
         ("full-iso", "UTC"),
         ("posix-iso", "UTC"),
@@ -438,27 +274,7 @@ fn excludes() {
     let d = t.path();
     std::fs::write(t.join("pats"), b"*.c\nfour*  \n\n   \nt/a/b\n").unwrap();
     std::fs::write(t.join("t/a/x.c"), b"cc").unwrap();
-    for args in [
-        &["--exclude=*.c", "-a", "t"][..],
-        &["--exclude=b", "t"],
-        &["--exclude=t/a/b", "-a", "t"],
-        &["--exclude=a/b", "-a", "t"],
-        &["--exclude=t", "t"],
-        &["--exclude=*", "t"],
-        &["--exclude=[ab]", "-a", "t"],
-        &["--exclude=[!a-d]*", "-a", "t"],
-        &["--exclude=?", "-a", "t"],
-        &["--exclude=*/f/*", "-a", "t"],
-        &["--exclude=four", "--exclude=one", "-a", "t"],
-        &["--exclude=sp\\ ace", "-a", "t"],
-        &["--exclude=[[:digit:]]*", "-a", "t"],
-        &["-X", "pats", "-a", "t"],
-        &["--exclude-from=pats", "-c", "t"],
-        &["--exclude=one", "-a", "-c", "t"],
-        &["--exclude=t/", "t/"],
-    ] {
-        one(d, args);
-    }
+    one_each(d, "du/excludes", 17);
     check(Run::new(["-X", "-", "-a", "t"]).cwd(d).stdin(b"*.c\nb\n"), true);
     report("excludes");
 }
@@ -485,19 +301,7 @@ fn files0_from() {
     std::fs::write(t.join("list-bad"), b"t/a\0\0t/top\0\0").unwrap();
     std::fs::write(t.join("list-noterm"), b"t/e\0t/top").unwrap();
     std::fs::write(t.join("list-empty"), b"").unwrap();
-    for args in [
-        &["--files0-from=list"][..],
-        &["--files0-from=list", "-a", "-c"],
-        &["--files0-from=list-bad"],
-        &["--files0-from=list-noterm", "-s"],
-        &["--files0-from=list-empty"],
-        &["--files0-from=list-empty", "-c"],
-        &["--files0-from=missing"],
-        &["--files0-from=list", "t"],
-        &["--files0-from=t"],
-    ] {
-        many(d, args);
-    }
+    many_each(d, "du/files0_from", 9);
     check(Run::new(["--files0-from=-", "-c"]).cwd(d).stdin(b"t/a\0-\0t/e\0"), false);
     check(Run::new(["--files0-from=-"]).cwd(d).stdin(b""), false);
     report("files0_from");
@@ -507,16 +311,7 @@ fn files0_from() {
 fn errors_and_missing_operands() {
     let t = fixture();
     let d = t.path();
-    for args in [
-        &["nope"][..],
-        &["t/a", "nope", "t/e"],
-        &["-c", "nope", "t/top", "also-missing"],
-        &["-s", ""],
-        &["t/top/not-a-dir"],
-        &["-a", "t/to-b/", "t/dangling/"],
-    ] {
-        many(d, args);
-    }
+    many_each(d, "du/errors_and_missing_operands", 6);
     report("errors_and_missing_operands");
 }
 
@@ -543,16 +338,7 @@ fn unreadable_directories_as_unprivileged_user() {
     util::chmod(&d.join("u/no-exec"), 0o644);
     util::chmod(&d.join("u/no-read"), 0o311);
     util::chmod(&d.join("u/open/deeper/closed2"), 0o700);
-    for args in [
-        &["u"][..],
-        &["-a", "u"],
-        &["-s", "u"],
-        &["-c", "-h", "u"],
-        &["--inodes", "u"],
-        &["u/closed"],
-        &["u/no-exec/f"],
-        &["-L", "u"],
-    ] {
+    for args in command_lines::section("du/unreadable_directories_as_unprivileged_user", 8) {
         check(Run::new(args).cwd(d).unprivileged(), true);
     }
     check(Run::new(["u/closed", "u/open", "nope"]).cwd(d).unprivileged(), false);
@@ -563,75 +349,7 @@ fn unreadable_directories_as_unprivileged_user() {
 fn usage_errors() {
     let t = fixture();
     let d = t.path();
-    for args in [
-        &["-d", "x", "t"][..],
-        &["--max-depth=-1", "t"],
-        &["--max-depth=", "t"],
-        &["-d", "1k", "t"],
-        &["-d", "99999999999999999999999", "t"],
-        &["-B", "0", "t"],
-        &["-B", "x", "t"],
-        &["-B", "1.5K", "t"],
-        &["-B", "16E", "t"],
-        &["-B", "B", "t"],
-        &["-B", "1B", "t"],
-        &["-B", "R", "t"],
-        &["--block-size=-1", "t"],
-        &["--block-size=Z", "t"],
-        &["-B", "0x", "t"],
-        &["-B", "08", "t"],
-        &["-B", "0Kx", "t"],
-        &["-B", "0Y", "t"],
-        &["-B", " K", "t"],
-        &["-B", "+K", "t"],
-        &["-t", "-K", "t"],
-        &["-t", " K", "t"],
-        &["-t", "x", "t"],
-        &["--threshold=x", "t"],
-        &["-t", "-0", "t"],
-        &["-t", "1.5K", "t"],
-        // xstrtol's messages put the value between quotes as it is;
-        // quote() (max depth) escapes it.
-        &["-B", "a'b\\c", "t"],
-        &["-t", "1\n2", "t"],
-        &["--max-depth=a'b\\c", "t"],
-        &["-t", "1g", "t"],
-        &["--threshold=", "t"],
-        &["-t", "99999999999999999999", "t"],
-        &["-s", "-d", "1", "t"],
-        &["-s", "-d", "0", "t"],
-        &["-s", "-a", "t"],
-        &["--time=foo", "t"],
-        &["--time=", "t"],
-        &["--time=mtime", "t"],
-        &["--time", "--time-style=foo", "t"],
-        &["--time", "--time-style=", "t"],
-        &["--time", "--time-style=locale", "t"],
-        &["--time", "--time-style=posix-iso", "t"],
-        &["--time-style=foo", "t"],
-        &["--bogus", "t"],
-        &["--bogus=x", "t"],
-        &["-q", "t"],
-        &["-q", "-d", "x", "-Z", "t"],
-        &["--exclude"],
-        &["-d"],
-        &["--max-depth"],
-        &["--ex=x", "t"],
-        &["--h"],
-        &["--d", "t"],
-        &["--s", "t"],
-        &["--t", "t"],
-        &["--sum", "t"],
-        &["--apparent", "t"],
-        &["--all=x", "t"],
-        &["--summ=x", "t"],
-        &["-X", "missing-file", "t"],
-        &["-X", "t", "t"],
-        &["--", "-a"],
-        &["-a", "--", "t"],
-    ] {
-        many(d, args);
-    }
+    many_each(d, "du/usage_errors", 63);
     check(Run::new(["t", "-s"]).cwd(d).env("POSIXLY_CORRECT", "1"), false);
     report("usage_errors");
 }
@@ -662,19 +380,7 @@ fn one_file_system_with_a_mount_point() {
     build_tree(&mnt, &["d:inner/deeper", "f:inner/deeper/file:content", "f:top:t"]);
     std::fs::write(mnt.join("inner/big"), vec![b'm'; 300_000]).unwrap();
     std::os::unix::fs::symlink("mnt/inner", t.join("t/to-mnt")).unwrap();
-    for args in [
-        &["t"][..],
-        &["-x", "t"],
-        &["-xa", "t"],
-        &["-x", "-s", "t"],
-        &["-x", "-L", "t"],
-        &["-xc", "t/mnt"],
-        &["-x", "-a", "t/mnt/inner"],
-        &["-x", "-H", "t/to-mnt"],
-        &["-x", "--inodes", "t"],
-    ] {
-        one(d, args);
-    }
+    one_each(d, "du/one_file_system_with_a_mount_point", 9);
     many(d, &["-x", "t/mnt", "t"]);
     report("one_file_system_with_a_mount_point");
 }
@@ -806,16 +512,7 @@ fn big_flat_directory() {
         }
     }
     let d = t.path();
-    for args in [
-        &["r"][..],
-        &["-a", "r"],
-        &["-s", "r"],
-        &["-ab", "r"],
-        &["--inodes", "-a", "r"],
-        &["-La", "r"],
-    ] {
-        one(d, args);
-    }
+    one_each(d, "du/big_flat_directory", 6);
     report("big_flat_directory");
 }
 
@@ -862,19 +559,7 @@ fn human_rounding_edges() {
         f.set_len(*s).unwrap();
     }
     let d = t.path();
-    for args in [
-        &["-a", "--apparent-size", "-h", "r"][..],
-        &["-a", "--apparent-size", "--si", "r"],
-        &["-a", "--apparent-size", "-BK", "r"],
-        &["-a", "--apparent-size", "-BMB", "r"],
-        &["-a", "--apparent-size", "-BGiB", "r"],
-        &["-a", "--apparent-size", "-B", "1000", "r"],
-        &["-a", "-b", "r"],
-        &["-a", "-h", "r"],
-        &["-a", "--apparent-size", "-t", "-1M", "-h", "r"],
-    ] {
-        one(d, args);
-    }
+    one_each(d, "du/human_rounding_edges", 9);
     report("human_rounding_edges");
 }
 
@@ -933,22 +618,7 @@ fn bind_mount_cycles() {
     let Some(_m1) = util::BindMount::new(TEST, &t.join("a"), &t.join("a/b")) else { return };
     let Some(_m2) = util::BindMount::new(TEST, &t.join("v/a"), &t.join("v/a/b/c")) else { return };
     let d = t.path();
-    for args in [
-        &["a"][..],
-        &["a/b"],
-        &["-a", "a"],
-        &["-L", "a"],
-        &["-H", "a"],
-        &["-S", "a"],
-        &["-l", "a"],
-        &["-x", "a"],
-        &["v/a/b"],
-        &["-a", "v/a"],
-        &["-a", "v/a/b/c"],
-        &["--inodes", "."],
-    ] {
-        one(d, args);
-    }
+    one_each(d, "du/bind_mount_cycles", 12);
     many(d, &["a", "a/b"]);
     many(d, &["-s", "v/a/b", "v/a"]);
     report(TEST);
@@ -980,22 +650,11 @@ fn symlink_chain_longer_than_one_resolution_follows() {
 fn directory_moved_during_the_walk() {
     let args = ["-a", "T/U", "d2"];
     let gnu = Path::new(util::gnu("ldu"));
-    let mv = |prog: &Path, backend| {
-        util::run_while_moving(
-            &util::moving_tree,
-            "T/U/3/a/b",
-            "T/U/3/b",
-            prog,
-            "du",
-            &args,
-            backend,
-        )
-    };
+    let mv = |prog: &Path, backend| util::run_while_moving(prog, "du", &args, backend);
     let tops = |out: &[u8]| -> Vec<Vec<u8>> {
-        let names = ["T/U", "T/U/3", "T/U/3/a", "T/U/3/a/b", "d2"];
         out.split(|&c| c == b'\n')
             .filter_map(|l| l.iter().position(|&c| c == b'\t').map(|t| l[t + 1..].to_vec()))
-            .filter(|n| names.iter().any(|x| x.as_bytes() == n.as_slice()))
+            .filter(|n| util::MOVING_TOPS.iter().any(|x| x.as_bytes() == n.as_slice()))
             .collect()
     };
     let want = mv(gnu, None);

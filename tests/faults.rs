@@ -109,7 +109,6 @@ impl Scratch {
     /// A directory `d` in it holding `n` empty files `prefix0000000…`.
     pub fn dir_of_files(&self, prefix: &str, n: usize) -> PathBuf {
         let d = self.join("d");
-        std::fs::create_dir(&d).unwrap();
         many_files(&d, prefix, n);
         d
     }
@@ -127,8 +126,10 @@ impl Drop for Scratch {
     }
 }
 
-/// Creates `n` empty files `prefix0000000…` in `dir` (which exists).
+/// Creates `n` empty files `prefix0000000…` in `dir`, made first if it
+/// is missing (with its parents).
 pub fn many_files(dir: &Path, prefix: &str, n: usize) {
+    std::fs::create_dir_all(dir).unwrap_or_else(|e| panic!("mkdir {}: {e}", dir.display()));
     for i in 0..n {
         let p = dir.join(format!("{prefix}{i:07}"));
         std::fs::File::create(&p).unwrap_or_else(|e| panic!("create {}: {e}", p.display()));

@@ -5,6 +5,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::process::Command;
 
+use crate::command_lines;
 use crate::util::{
     build_tree, chmod, compare, compare_sorted, raw_name, Cases, Run, Stderr, TempDir,
 };
@@ -173,118 +174,13 @@ fn name_patterns_at_fnmatch_corners() {
 #[test]
 fn names_types_operators() {
     let t = nasty();
-    cases(
-        t.path(),
-        &[
-            &[],
-            &["."],
-            &["-print"],
-            &["-print0"],
-            &[".", "a", "sp ace", "-lead"],
-            &["a", "-name", "*.c"],
-            &["-name", "*.c"],
-            &["-name", "*"],
-            &["-name", ".*"],
-            &["-name", "[a-c]*"],
-            &["-name", "x\\*y"],
-            &["-name", "q[[]1]"],
-            &["-name", "*line"],
-            &["-iname", "*.C"],
-            &["-iname", "B*"],
-            &["-type", "f"],
-            &["-type", "d"],
-            &["-type", "l"],
-            &["-type", "p"],
-            &["-type", "s"],
-            &["-type", "f,d"],
-            &["-type", "b,c"],
-            &["-xtype", "l"],
-            &["-xtype", "d"],
-            &["-xtype", "f"],
-            &["-path", "./a/*"],
-            &["-path", "*/b/*"],
-            &["-ipath", "*b2*"],
-            &["-wholename", "./a/b"],
-            &["-iwholename", "./A/B"],
-            &["-lname", "file*"],
-            &["-ilname", "*FILE*"],
-            &["-lname", "*"],
-            &["-regex", ".*\\.c"],
-            &["-iregex", ".*\\.C"],
-            &["-regex", "\\./a/\\(b\\|file\\.c\\)"],
-            &["-regex", "\\./[a-z]+"],
-            &["-regextype", "posix-extended", "-regex", "\\./a/(b|file\\.c)"],
-            &["-regextype", "posix-extended", "-regex", ".*/[[:digit:]]{3}"],
-            &["-regextype", "posix-basic", "-regex", ".*/s[0-9]\\{3,4\\}"],
-            &["-regextype", "egrep", "-regex", ".*(c|C)$"],
-            // What each type makes of the same odd pattern (GNU's syntax
-            // bits): leading operators, stray braces, GNU operators,
-            // back-references, \| in minimal BRE, [^…] under -iregex.
-            &["-regextype", "egrep", "-regex", "+a.*"],
-            &["-regextype", "gnu-awk", "-regex", ".*/s5{1"],
-            &["-regextype", "awk", "-regex", ".*/x{1}.*"],
-            &["-regextype", "awk", "-regex", ".*/\\(a\\)\\1"],
-            &["-regextype", "posix-awk", "-regex", ".*\\w"],
-            &["-regextype", "posix-minimal-basic", "-regex", ".*/s511\\|x"],
-            &["-regextype", "grep", "-regex", ".*/s511\\|.*/s512"],
-            &["-regextype", "posix-basic", "-regex", "^*.*"],
-            &["-regextype", "posix-extended", "-iregex", ".*/[^a-z]+"],
-            &["-iregex", ".*/[^S]5.*"],
-            &["-regextype", "awk", "-regex", ".*)*"],
-            &["-regex", ".*"],
-            &["(", "-name", "*.c", "-o", "-type", "d", ")"],
-            &["!", "-type", "f"],
-            &["-not", "-name", "a"],
-            &["-name", "a", "-prune", "-o", "-print"],
-            &["-name", "b", "-prune", "-o", "-name", "*.c", "-print"],
-            &["-type", "d", "-print", ",", "-type", "f", "-print0"],
-            &["-false", "-o", "-true"],
-            &["-name", "x", "-a", "-type", "f"],
-            &["-name", "a", "-or", "-name", "b", "-or", "-name", "c"],
-            &["-true", "-and", "-false"],
-            &["-name", "*.c", "-print", "-o", "-name", "*.txt", "-print0"],
-            &["(", "(", "-type", "d", ")", ")", "-a", "!", "(", "-empty", ")"],
-        ],
-    );
+    cases(t.path(), &command_lines::section("find/names_types_operators", 65));
 }
 
 #[test]
 fn depth_and_traversal_options() {
     let t = nasty();
-    cases(
-        t.path(),
-        &[
-            &["-maxdepth", "0"],
-            &["-maxdepth", "1"],
-            &["-mindepth", "2"],
-            &["-maxdepth", "2", "-mindepth", "2"],
-            &["-mindepth", "1", "-maxdepth", "1", "-type", "d"],
-            &["-depth"],
-            &["-d", "-name", "b"],
-            &["-depth", "-maxdepth", "1"],
-            &["-xdev"],
-            &["-mount", "-type", "d"],
-            &["-noleaf", "-name", "*.c"],
-            &["-ignore_readdir_race"],
-            &["-L", "-type", "d"],
-            &["-L", "-xtype", "l"],
-            &["-L", ".", "-name", "*.c"],
-            &["-follow", "-name", "*.c"],
-            &["-H", "ldir"],
-            &["-H", "ldir", "dangling"],
-            &["-L", "ldir"],
-            &["-P", "ldir"],
-            &["ldir"],
-            &["ldir/"],
-            &["a/", "-name", "a"],
-            &["a//"],
-            &["./a/../a"],
-            &["-L", "a", "-printf", "%p %y %Y\n"],
-            &["dangling", "-print"],
-            &["-H", "dangling", "loop"],
-            &["-L", "dangling", "-printf", "%y %Y\n"],
-        ],
-    );
+    cases(t.path(), &command_lines::section("find/depth_and_traversal_options", 29));
 }
 
 #[test]
@@ -426,36 +322,7 @@ fn used_days() {
 #[test]
 fn printf_and_ls() {
     let t = nasty();
-    cases(
-        t.path(),
-        &[
-            &["-printf", "%p|%P|%f|%h|%H|%d|%y|%Y|%l\n"],
-            &["-printf", "%s %m %#m %M %n %u %g %U %G %i %b %k %D %S\n"],
-            &["-printf", "%t|%a|%c|%T@|%A@|%C@\n"],
-            &["-printf", "%Tk %TH:%TM:%TS %TY-%Tm-%Td %Ta %Tb %TB %TA %Tj %TD %TF %TT %T+ %Tp %Tr %TR %TI %Tl %Te %Tu %Tw %Ty %TZ %Tz %Ts %TC %Tx %TX %Tc\n"],
-            &["-printf", "%Ak %Ck %A+ %C+\n"],
-            &["-printf", "[%5d][%-5d][%05d][%+d][% d][%-10f][%10f][%.3p][%5.2f][%-4m][%#o]\n"],
-            &["-printf", "[%10s][%-10s][%10i][%3y]\n"],
-            &["-printf", "a\\tb\\\\c\\101\\0d\\n"],
-            &["-printf", "%p\\c", "-printf", "|%f\n"],
-            &["-printf", "%%p %F\n"],
-            &["-name", "*.c", "-printf", "%f\\n", "-printf", "%h\n"],
-            // -ls widens its owner columns after a nameless id, so in a
-            // parallel walk only the order-independent part compares.
-            &["!", "-name", "orphan", "-ls"],
-            &["-name", "orphan", "-ls"],
-            &["-type", "l", "-ls"],
-            &["!", "-name", "orphan", "-fls", "/dev/stdout"],
-            &["-fprint", "/dev/stdout"],
-            &["-fprint0", "/dev/stdout"],
-            &["-fprintf", "/dev/stdout", "%p %s\n"],
-            &["-print", "-fprint", "/dev/stdout"],
-            // A followed link is its target: %l empty, -ls without "->".
-            &["-L", ".", "-maxdepth", "1", "-printf", "%p|%l|%y|%Y\n"],
-            &["-H", "ldir", "a/link", "dangling", "-printf", "%p|%l\n"],
-            &["-L", ".", "-maxdepth", "1", "-type", "l", "-ls"],
-        ],
-    );
+    cases(t.path(), &command_lines::section("find/printf_and_ls", 22));
     // Warnings at parse time.
     cases(t.path(), &[&["-maxdepth", "0", "-printf", "%z\\q\n"]]);
 }
@@ -482,23 +349,18 @@ fn output_files() {
             f("p"),
         ]
     };
-    let g = Command::new("find")
-        .arg(".")
-        .args(mk(out_g.path()))
-        .current_dir(t.path())
-        .env("TZ", "UTC")
-        .env("LC_ALL", "C")
-        .status()
-        .unwrap();
-    let o = Command::new(env!("CARGO_BIN_EXE_lfind"))
-        .arg(".")
-        .args(mk(out_o.path()))
-        .current_dir(t.path())
-        .env("TZ", "UTC")
-        .env("LC_ALL", "C")
-        .status()
-        .unwrap();
-    assert_eq!(g.code(), o.code());
+    let run = |prog: &str, out: &Path| {
+        let st = Command::new(prog)
+            .arg(".")
+            .args(mk(out))
+            .current_dir(t.path())
+            .env("TZ", "UTC")
+            .env("LC_ALL", "C")
+            .status()
+            .unwrap();
+        st.code()
+    };
+    assert_eq!(run("find", out_g.path()), run(env!("CARGO_BIN_EXE_lfind"), out_o.path()));
     for n in ["p", "p0", "pf", "ls"] {
         let a = std::fs::read(out_g.join(n)).unwrap();
         let b = std::fs::read(out_o.join(n)).unwrap();
@@ -510,15 +372,7 @@ fn output_files() {
 fn quit_and_order() {
     let t = nasty();
     // -quit: exactly GNU's output, in order.
-    for c in [
-        &["-name", "file.c", "-quit"][..],
-        &["-print", "-quit"],
-        &["-type", "f", "-print", "-quit"],
-        &["-name", "deep.txt", "-print", "-quit"],
-        &["a", "a", "-name", "b", "-print", "-quit"],
-        &["-depth", "-name", "b", "-print", "-quit"],
-        &["-name", "nothing", "-quit"],
-    ] {
+    for c in command_lines::section("find/quit_and_order", 7) {
         compare("lfind", &run_in(t.path(), c), Stderr::Exact);
     }
     // -depth prints children before parents (ordered walk: GNU's order).
@@ -530,26 +384,7 @@ fn quit_and_order() {
 #[test]
 fn exec_family() {
     let t = nasty();
-    cases(
-        t.path(),
-        &[
-            &["-exec", "echo", "{}", ";"],
-            &["-name", "*.c", "-exec", "echo", "<{}>", "x{}y{}", ";"],
-            &["-exec", "printf", "%s\\n", "{}", "+"],
-            &["-type", "f", "-exec", "test", "-s", "{}", ";", "-print"],
-            &["-execdir", "echo", "{}", ";"],
-            &["-execdir", "printf", "%s\\n", "{}", "+"],
-            &["a", "-execdir", "pwd", ";"],
-            &["-name", "*.c", "-exec", "sh", "-c", "exit 1", ";"],
-            &["-name", "*.c", "-exec", "false", "{}", "+"],
-            &["-name", "*.c", "-exec", "nosuchcmd", "{}", ";"],
-            &["-name", "*.c", "-exec", "nosuchcmd", "{}", "+"],
-            &["-name", "*.c", "-exec", "sh", "-c", "kill $$", ";"],
-            &["-name", "a", "-exec", "echo", "{}", "{}", ";"],
-            &["-exec"],
-            &["-exec", "echo", "{}", "x", "+"],
-        ],
-    );
+    cases(t.path(), &command_lines::section("find/exec_family", 15));
     // -ok/-okdir read answers from stdin, prompts on stderr: exact.
     for c in [
         &["-name", "*.c", "-ok", "echo", "yes", "{}", ";"][..],
@@ -597,20 +432,7 @@ fn scratch(make: &dyn Fn() -> TempDir, a: &[&str]) {
 
 #[test]
 fn delete_and_mutating_exec() {
-    for a in [
-        &["-name", "*.c", "-delete"][..],
-        &["-type", "f", "-delete"],
-        &["-path", "./a*", "-delete"],
-        &["-name", "a", "-delete"],
-        &["-mindepth", "1", "-delete"],
-        &["-delete", "-print"],
-        &["-empty", "-delete"],
-        &["-name", "s5*", "-exec", "rm", "{}", ";"],
-        &["-name", "*.c", "-execdir", "mv", "{}", "{}.moved", ";"],
-        &["-type", "f", "-name", "s*", "-exec", "rm", "{}", "+"],
-        &["-maxdepth", "0", "-delete"],
-        &["-depth", "-name", "b", "-prune", "-o", "-name", "*.c", "-delete"],
-    ] {
+    for a in command_lines::section("find/delete_and_mutating_exec", 12) {
         scratch(&nasty, a);
     }
 }
@@ -618,110 +440,7 @@ fn delete_and_mutating_exec() {
 #[test]
 fn errors_and_messages() {
     let t = nasty();
-    cases(
-        t.path(),
-        &[
-            &["nonexistent"],
-            &["nonexistent", ".", "-maxdepth", "0"],
-            &["-L", "."],
-            &["-L", "loop"],
-            &["loop", "-print"],
-            &["-foo"],
-            &["-name"],
-            &["x", "-name", "a", "b"],
-            &["(", "-name", "a"],
-            &["-name", "a", ")"],
-            &["-size", "3x"],
-            &["-size", "3k5"],
-            &[".", "-newermt"],
-            &[".", "-newerma"],
-            &[".", "-newerqt", "x"],
-            &["-mtime", "x"],
-            &["-user", "nosuchuser"],
-            &["-group", "nosuchgroup"],
-            &["-type", "z"],
-            &["-type", "f,"],
-            &["-type", "fd"],
-            &["-type", "f,f"],
-            &["-perm", "999"],
-            &["-regextype", "foo"],
-            &["-D", "help"],
-            &["-D", "foo,help"],
-            &["-D", "exec,bogus", "-maxdepth", "0"],
-            // Regex errors: GNU's prefix, its message per type.
-            &["-regex", "["],
-            &["-regex", "[^"],
-            &["-regex", "[a"],
-            &["-regextype", "posix-extended", "-regex", "[[:foo:]]"],
-            &["-regextype", "posix-extended", "-regex", "[z-a]"],
-            &["-regextype", "posix-basic", "-regex", "[[:digit:]-z]"],
-            &["-regextype", "posix-extended", "-regex", "*a"],
-            &["-regextype", "posix-awk", "-regex", "a|+b"],
-            &["-regextype", "posix-extended", "-regex", "^*"],
-            &["-regextype", "posix-basic", "-regex", "a**"],
-            &["-regextype", "sed", "-regex", "\\{1\\}"],
-            &["-regextype", "posix-extended", "-regex", "a{x}"],
-            &["-regextype", "posix-extended", "-regex", "a{1"],
-            &["-regextype", "posix-basic", "-regex", "a\\{2,1\\}"],
-            &["-regex", "a\\"],
-            &["-newer", "nonexist"],
-            &["-printf", "%"],
-            &["!"],
-            &["(", ")"],
-            &["-o"],
-            &["-print", "-o"],
-            &["!", "-o", "-print"],
-            &["-maxdepth", "-1"],
-            &["-mindepth", "x"],
-            &["-links", "x"],
-            &["-inum", "+x"],
-            &[")"],
-            &[","],
-            &["-newerXt", "x"],
-            &["-newermt", "junk"],
-            &["-samefile", "nonexist"],
-            &["-fprintf", "/dev/null"],
-            &["-O3", "-D", "stat", ".", "-maxdepth", "0"],
-            &["-H", "-L", "-P", ".", "-maxdepth", "0"],
-            &["--", ".", "-maxdepth", "0"],
-            &["-name", "x", "-prune", "-o", "-delete"],
-            // -type lists: GNU checks the letter, then a duplicate, then
-            // the separator.
-            &["-type", ",f"],
-            &["-type", "f,,d"],
-            &["-type", "f,f,"],
-            &["-type", "ff"],
-            // -exec's terminators and the batched form's `{}` rules.
-            &["-exec", ";"],
-            &["-exec", "echo", "{}x", "+"],
-            &["-execdir", "echo", "a{}", "+"],
-            &["-exec", "echo", "{}", "{}", "+"],
-            &["-execdir", "echo", "{}x", "{}", "+"],
-            &["-okdir", "echo", "{}x", "+"],
-            &[".", "-maxdepth", "0", "-exec", "{}", "+"],
-            &[".", "-maxdepth", "0", "-exec", "echo", "{}", "+", ";"],
-            // Reserved -printf directives are errors, others warnings.
-            &["-printf", "%{"],
-            &["-printf", "%5["],
-            &["-printf", "%("],
-            &["-maxdepth", "1", "-printf", "%)%}%]\\n"],
-            // Warnings: -warn/-nowarn are positional; -path's is printed
-            // even under -nowarn; each comes before a later fatal error.
-            &["-warn", "-name", "a/b"],
-            &["-warn", "-iname", "a/b", "-nowarn", "-name", "c/d"],
-            &["-nowarn", "-name", "a/b"],
-            &["-lname", "a/b", "-warn"],
-            &["-path", "a/"],
-            &["-nowarn", "-iwholename", "/"],
-            &["-warn", "-name", "a", "-print", "-maxdepth", "1"],
-            &["-warn", "(", "-name", "a", ")", "-depth"],
-            &["-warn", "!", "-name", "a", "-mindepth", "1", "-nowarn", "-xdev"],
-            &["-warn", "-daystart", "-maxdepth", "1", "-true", "-noleaf"],
-            &["-warn", "-d", "-name", "x"],
-            &["-warn", "-name", "a/b", "-foo"],
-            &["-path", "a/", "-foo"],
-        ],
-    );
+    cases(t.path(), &command_lines::section("find/errors_and_messages", 92));
     // POSIXLY_CORRECT silences every one of them.
     let posix = |v: &[&str]| run_in(t.path(), v).env("POSIXLY_CORRECT", "1");
     check_all(
@@ -757,20 +476,7 @@ fn unreadable_directories() {
     chmod(&t.join("top/ro"), 0o444);
     chmod(&t.join("top/rw"), 0o666);
     chmod(&t.join("top/exe"), 0o755);
-    for c in [
-        &["top"][..],
-        &["top", "-type", "f"],
-        &["top", "-depth"],
-        &["top", "-readable"],
-        &["top", "-writable"],
-        &["top", "-executable"],
-        &["top", "-name", "secret"],
-        &["top", "-size", "+0"],
-        &["top", "-empty"],
-        &["top", "-printf", "%p %s\n"],
-        &["top/closed/secret"],
-        &["top", "-ignore_readdir_race"],
-    ] {
+    for c in command_lines::section("find/unreadable_directories", 12) {
         let r = run_in(t.path(), c).unprivileged();
         compare_sorted("lfind", &r, Stderr::Exact);
     }
@@ -795,16 +501,7 @@ fn deeper_than_path_max() {
         t
     };
     let t = deep(30, true);
-    cases(
-        t.path(),
-        &[
-            &["-name", "leaf"],
-            &["-type", "d", "-name", "*29"],
-            &["-printf", "%d %s\n"],
-            &["-depth", "-name", "leaf", "-printf", "%d\n"],
-            &["-size", "-1k", "-printf", "%d %y\n"],
-        ],
-    );
+    cases(t.path(), &command_lines::section("find/deeper_than_path_max", 5));
     scratch(&|| deep(25, false), &["-mindepth", "1", "-delete"]);
 }
 
@@ -855,13 +552,7 @@ fn sorted_walk() {
 #[test]
 fn parallel_walk_prints_parents_first() {
     let t = wide();
-    let cases: &[&[&str]] = &[
-        &["."],
-        &[".", "-type", "d"],
-        &[".", "-type", "d", "-size", "-100k"],
-        &[".", "-print0"],
-        &["d1", "d3", "d5", "-fprint", "out"],
-    ];
+    let cases: &[&[&str]] = &command_lines::section("find/parallel_walk_prints_parents_first", 5);
     for b in crate::util::BACKENDS {
         for c in cases {
             // Several runs: the fault was a race, seen in 4 of 6 runs.
@@ -1172,31 +863,7 @@ fn links_through_files() {
             "l:d/up:../file/y/z",
         ],
     );
-    cases(
-        t.path(),
-        &[
-            &[".", "-xtype", "l"],
-            &[".", "-printf", "%p %Y %y\n"],
-            &[".", "-type", "l", "-printf", "%Y\n"],
-            &["-L", ".", "-printf", "%p %y %Y %s\n"],
-            &["-L", ".", "-name", "link", "-print", "-size", "0", "-print"],
-            &["-L", ".", "-xtype", "l"],
-            &["-L", ".", "-type", "l"],
-            &["-L", ".", "-samefile", "file"],
-            &["-H", "link", "-samefile", "file"],
-            &["-H", "dang", "-samefile", "file"],
-            &["-H", "link", "dang", "d/up", "-print"],
-            &["-L", "d", "-ls"],
-            // The integer tests' numbers are read as strtoumax reads them.
-            &[".", "-maxdepth", "0", "-uid", "-+1"],
-            &[".", "-maxdepth", "0", "-gid", "-+1"],
-            &[".", "-maxdepth", "0", "-uid", "+ +0"],
-            &[".", "-maxdepth", "0", "-links", " 2"],
-            &[".", "-maxdepth", "0", "-inum", "-+-1"],
-            &[".", "-maxdepth", "0", "-uid", "1 "],
-            &[".", "-maxdepth", "0", "-gid", "++0"],
-        ],
-    );
+    cases(t.path(), &command_lines::section("find/links_through_files", 19));
 }
 
 /// %h, %f and %P of starting points that end in slashes (only a starting
@@ -1243,13 +910,7 @@ fn execdir_insecure_path() {
         "/usr/bin:/bin:rel:.",
         "/usr/bin:/bin",
     ] {
-        for a in [
-            &["a", "-print", "-execdir", "echo", "{}", ";"][..],
-            &["a", "-execdir", "echo", "{}", "+"],
-            &["a", "-name", "none", "-okdir", "echo", "{}", ";"],
-            &["a", "-execdir", "echo"],
-            &["a", "-exec", "echo", "{}", ";"],
-        ] {
+        for a in command_lines::section("find/execdir_insecure_path", 5) {
             // Quoted names in messages are 'x' in C and ‘x’ in UTF-8 locales:
             // find's quoting in messages is another change, so C only there.
             let first_bad = path.split(':').find(|e| !e.starts_with('/'));
@@ -1662,24 +1323,7 @@ fn bind_mount_cycles() {
     let Some(_m2) = crate::util::BindMount::new(TEST, &t.join("v/a"), &t.join("v/a/b/c")) else {
         return;
     };
-    cases(
-        t.path(),
-        &[
-            &["a"],
-            &["a/b"],
-            &["a", "-size", "+0"],
-            &["a", "-xdev"],
-            &["-L", "a"],
-            &["-H", "a"],
-            &["a", "-depth"],
-            &["a", "-mindepth", "2"],
-            &["v/a/b"],
-            &["v/a"],
-            &["v/a", "-type", "d", "-links", "+0"],
-            &[".", "-name", "f"],
-            &["a", "v"],
-        ],
-    );
+    cases(t.path(), &command_lines::section("find/bind_mount_cycles", 13));
 }
 
 /// GNU's tests/du/long-sloop.sh for find: under -L (or -follow) a chain
@@ -1691,16 +1335,7 @@ fn symlink_chain_longer_than_one_resolution_follows() {
     let t = crate::util::symlink_chain("find-sloop");
     cases(
         t.path(),
-        &[
-            &["-L", "1"],
-            &["-L", "1", "-type", "d"],
-            &["-L", "1", "-name", "s", "-size", "-1k"],
-            &["1", "-follow"],
-            &["-H", "1"],
-            &["1"],
-            &["-L", "l1"],
-            &["-H", "l1", "-follow"],
-        ],
+        &command_lines::section("find/symlink_chain_longer_than_one_resolution_follows", 8),
     );
 }
 
@@ -1715,42 +1350,25 @@ fn symlink_chain_longer_than_one_resolution_follows() {
 fn directory_moved_during_the_walk() {
     let args = ["T/U", "d2"];
     let gnu = Path::new(crate::util::gnu("lfind"));
-    let mv = |prog: &Path, backend| {
-        crate::util::run_while_moving(
-            &crate::util::moving_tree,
-            "T/U/3/a/b",
-            "T/U/3/b",
-            prog,
-            "find",
-            &args,
-            backend,
-        )
+    let mv = |prog: &Path, args: &[&str], backend| {
+        crate::util::run_while_moving(prog, "find", args, backend)
     };
     let tops = |out: &[u8]| -> Vec<Vec<u8>> {
-        let names = ["T/U", "T/U/3", "T/U/3/a", "T/U/3/a/b", "d2"];
         let mut v: Vec<Vec<u8>> = out
             .split(|&c| c == b'\n')
-            .filter(|n| names.iter().any(|x| x.as_bytes() == *n))
+            .filter(|n| crate::util::MOVING_TOPS.iter().any(|x| x.as_bytes() == *n))
             .map(<[u8]>::to_vec)
             .collect();
         v.sort();
         v
     };
-    let want = mv(gnu, None);
+    let want = mv(gnu, &args, None);
     assert_eq!(want.status.code(), Some(1), "GNU find: {}", String::from_utf8_lossy(&want.stderr));
     for b in crate::util::BACKENDS {
         for extra in [&[][..], &["-j1"]] {
             let mut a: Vec<&str> = extra.to_vec();
             a.extend(args);
-            let got = crate::util::run_while_moving(
-                &crate::util::moving_tree,
-                "T/U/3/a/b",
-                "T/U/3/b",
-                &crate::util::ours("lfind"),
-                "find",
-                &a,
-                Some(b),
-            );
+            let got = mv(&crate::util::ours("lfind"), &a, Some(b));
             let ctx = || crate::util::context(&format!("lfind [{b}] {a:?}"), &want, &got);
             assert_eq!(got.status.code(), want.status.code(), "{}", ctx());
             assert_eq!(got.stderr, want.stderr, "{}", ctx());

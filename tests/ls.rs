@@ -7,6 +7,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::process::Command;
 
+use crate::command_lines;
 use crate::util::{build_tree, compare, have, raw_name, same_bytes, Cases, Run, Stderr, TempDir};
 
 /// The fixture tree lives one level down, so that `..` (listed by -a) is
@@ -192,237 +193,11 @@ crate::util::in_locales!(
     ascii_names_in_collation_order,
 );
 
-const LISTINGS: &[&[&str]] = &[
-    &[],
-    &["-a"],
-    &["-A"],
-    &["-1"],
-    &["-l"],
-    &["-al"],
-    &["-lA"],
-    &["-C"],
-    &["-x"],
-    &["-m"],
-    &["-Cw40"],
-    &["-xw40"],
-    &["-mw40"],
-    &["-w", "0", "-C"],
-    &["-C", "-w", "200"],
-    &["-C", "-T", "0"],
-    &["-C", "-T", "3"],
-    &["-lr"],
-    &["-lt"],
-    &["-ltr"],
-    &["-lS"],
-    &["-lSr"],
-    &["-lX"],
-    &["-lv"],
-    &["-v"],
-    &["-U"],
-    &["-f"],
-    &["-lf"],
-    &["-fl"],
-    &["-lc"],
-    &["-lu"],
-    &["-c"],
-    &["-lct"],
-    &["--sort=size"],
-    &["--sort=time"],
-    &["--sort=extension"],
-    &["--sort=version"],
-    &["--sort=width"],
-    &["--sort=none"],
-    &["--group-directories-first"],
-    &["--group-directories-first", "-l"],
-    &["--group-directories-first", "-r"],
-    &["-lh"],
-    &["-l", "--si"],
-    &["-ls"],
-    &["-s"],
-    &["-sk"],
-    &["-sh"],
-    &["-Cs"],
-    &["-li"],
-    &["-i"],
-    &["-Ci"],
-    &["-mi"],
-    &["-ln"],
-    &["-lg"],
-    &["-lo"],
-    &["-lG"],
-    &["-l", "--author"],
-    &["-log"],
-    &["-l", "--block-size=K"],
-    &["-l", "--block-size=1K"],
-    &["-l", "--block-size=MB"],
-    &["-s", "--block-size=512"],
-    &["-F"],
-    &["-lF"],
-    &["-CF"],
-    &["-p"],
-    &["-lp"],
-    &["--file-type"],
-    &["-l", "--file-type"],
-    &["--indicator-style=classify"],
-    &["--indicator-style=slash"],
-    &["--indicator-style=none"],
-    &["--classify=never"],
-    &["--classify=auto"],
-    &["-Q"],
-    &["-b"],
-    &["-q"],
-    &["-N"],
-    &["-bF"],
-    &["-lQ"],
-    &["--quoting-style=literal"],
-    &["--quoting-style=shell"],
-    &["--quoting-style=shell-always"],
-    &["--quoting-style=shell-escape"],
-    &["--quoting-style=shell-escape-always"],
-    &["--quoting-style=c"],
-    &["--quoting-style=c-maybe"],
-    &["--quoting-style=escape"],
-    &["--quoting-style=locale"],
-    &["--quoting-style=clocale"],
-    &["--quoting-style=shell", "-C"],
-    &["--quoting-style=shell", "-l"],
-    &["--quoting-style=shell-escape", "-x"],
-    &["--quoting-style=shell", "-F"],
-    &["--quoting-style=c-maybe", "-C"],
-    &["--show-control-chars"],
-    &["--hide-control-chars", "-C"],
-    &["-R"],
-    &["-lR"],
-    &["-aR"],
-    &["-RC"],
-    &["-d"],
-    &["-ld"],
-    &["-d", "dir", "plain"],
-    &["-L"],
-    &["-lL"],
-    &["-H", "-l", "dirlink", "link", "dangling"],
-    &["-l", "dirlink", "link", "dangling"],
-    &["dirlink", "link", "dangling"],
-    &["--dereference-command-line-symlink-to-dir", "-l", "dirlink"],
-    &["-F", "dirlink"],
-    &["-d", "dirlink"],
-    &["--full-time"],
-    &["-l", "--time-style=full-iso"],
-    &["-l", "--time-style=long-iso"],
-    &["-l", "--time-style=iso"],
-    &["-l", "--time-style=locale"],
-    &["-l", "--time-style=posix-iso"],
-    &["-l", "--time-style=+%Y|%m|%d|%H|%M|%S|%N|%3N|%z|%:z|%Z|%a|%A|%b|%B|%j|%s|%%"],
-    &["-l", "--time-style=+%e %k %l %p %I %u %w %U %W %V %G %g %C %y %D %F %T %R %r %c %x %X"],
-    &["-l", "--time-style=+%-d %_m %05Y %^b %#Z %10N %-N"],
-    &["-l", "--time-style=+old %Y\nnew %H:%M"],
-    &["-l", "--time=atime"],
-    &["-l", "--time=ctime"],
-    &["-l", "--time=mtime"],
-    &["-t", "--time=access"],
-    &["-I", "*.txt"],
-    &["-I", "[a-c]*", "-I", "v*"],
-    &["--ignore=*"],
-    &["--hide=s*"],
-    &["-a", "--hide=s*"],
-    &["-B"],
-    &["-aB"],
-    &["--zero"],
-    &["--zero", "-l"],
-    &["-C", "--zero"],
-    &["--zero", "-C"],
-    &["--zero", "-R"],
-    &["--zero", "dir", "plain", "sticky"],
-    &["-l", "-D", "--zero"],
-    &["-Z"],
-    &["-lZ"],
-    &["-1", "--color=always"],
-    &["-l", "--color=always"],
-    &["-C", "--color=always"],
-    &["-F", "--color=always"],
-    &["-lR", "--color=always"],
-    &["--color=never"],
-    &["--color=auto"],
-    &["--colour=always", "-x"],
-    &["--hyperlink=always"],
-    &["-l", "--hyperlink=always"],
-    &["-C", "--hyperlink=always", "--quoting-style=shell"],
-    &["--hyperlink=never"],
-    &["-rS", "-s", "-h"],
-    &["--format=long"],
-    &["--format=verbose"],
-    &["--format=commas"],
-    &["--format=across"],
-    &["--format=horizontal"],
-    &["--format=vertical"],
-    &["--format=single-column"],
-    &["-l1"],
-    &["-1l"],
-    &["-Cl"],
-    &["--all", "--almost-all"],
-    &["--reverse", "--recursive", "dir"],
-    &["--inode", "--size", "--numeric-uid-gid"],
-    &["--directory", "--dereference", "dirlink"],
-    &["--kibibytes", "--size"],
-    &["--width=50", "--tabsize=4", "-C"],
-    &["--literal", "--escape"],
-    &["--escape", "--quote-name"],
-    &["-lD"],
-    &["-lDR"],
-    &["-lDa", "--quoting-style=c"],
-    &["-D"],
-    &["-lD", "dir", "plain", "link"],
-    &["-l", "--time=birth"],
-    &["--time=birth"],
-    &["-lu", "--full-time"],
-    &["-lc", "--time-style=+%s.%N"],
-    &["-s", "--si"],
-    &["-sk", "--si"],
-    &["-l", "--block-size=human-readable"],
-    &["-l", "--block-size=si"],
-    &["-l", "--block-size='1"],
-    &["-lL", "--color=always"],
-    &["-L", "--color=always", "-F"],
-    &["-R", "--color=always", "dir"],
-    &["--color=always", "--group-directories-first"],
-    &["-lai", "--author", "-s"],
-    &["-lgo"],
-    &["-lnG"],
-    &["-1F", "--hide-control-chars"],
-    &["-x", "--quoting-style=shell-escape-always", "-w", "70"],
-    &["-m", "--quoting-style=shell", "-w", "50"],
-    &["-C", "-i", "-s", "-w", "100"],
-    &["-x", "-i", "-s", "-F", "-w", "100"],
-    &["-C", "--color=always", "-w", "100"],
-    &["-C", "-Z"],
-    &["-t", "-r", "-1"],
-    &["-S", "-r", "-1"],
-    &["-X", "-r", "-1"],
-    &["-v", "-r", "-1"],
-    &["-U", "-r", "-1"],
-    &["-ltu"],
-    &["-ltc"],
-    &["-u"],
-    &["--sort=time", "--time=ctime", "-1"],
-    // -k gives way to -h/--si/--block-size in either order.
-    &["-t", "--block-size=1", "-k", "-s"],
-    &["-s", "-h", "-k"],
-    &["-k", "-s", "--block-size=1"],
-    // --sort=width counts the alignment space of unquoted names.
-    &["--quoting-style=shell-escape", "-la", "--sort=width"],
-    &["-C", "-w", "80", "--quoting-style=shell", "--sort=width"],
-    // --dired: colour bytes are not counted; hyperlinks turn it off.
-    &["-lDa", "--color=always"],
-    &["-lDR", "--color=always", "--quoting-style=shell-escape"],
-    &["-lD", "--hyperlink=always"],
-    &["-lD", "--zero", "--hyperlink=always"],
-];
-
 #[test]
 fn listings_match_gnu() {
     let t = fixture();
     let mut c = Cases::new("listings");
-    for args in LISTINGS {
+    for args in command_lines::section("ls/listings", 220) {
         c.ls(t.path(), args);
     }
     c.finish();
@@ -446,20 +221,7 @@ fn ignore_patterns_match_gnu() {
 fn listings_without_d_type() {
     let t = fixture();
     let mut c = Cases::new("no-dtype");
-    for args in [
-        &[][..],
-        &["-F"],
-        &["-p"],
-        &["-R"],
-        &["-l"],
-        &["-i"],
-        &["--color=always"],
-        &["--color=always", "-l"],
-        &["--group-directories-first"],
-        &["--file-type", "-C"],
-        // Not -L: where following a link fails, GNU (seeing the real
-        // d_type) still knows it is a link; without d_type nobody can.
-    ] {
+    for args in command_lines::section("ls/listings_without_d_type", 10) {
         c.ls_env(t.path(), args, &[("RINGUTILS_TEST_IGNORE_DTYPE", "1"), ("TERM", "xterm")]);
     }
     c.finish();
@@ -582,63 +344,7 @@ fn usage_errors() {
     let mut c = Cases::new("usage");
     let t = fixture();
     let d = t.path();
-    for args in [
-        &["-y"][..],
-        &["--bogus"],
-        &["--co"],
-        &["--sort=bogus"],
-        &["--sort"],
-        &["--time=bogus"],
-        &["--format=bogus"],
-        &["--color=bogus"],
-        &["--indicator-style=x"],
-        &["--quoting-style=x"],
-        // argmatch: prefixes of synonyms are not ambiguous, "" is.
-        &["--color=n"],
-        &["--color="],
-        &["--sort="],
-        &["--quoting-style=s"],
-        &["-l", "--time=a"],
-        &["-w", "x"],
-        &["-w"],
-        &["-T", "x"],
-        // quote() of a value (locale style: C escapes) and xstrtol's raw '%s'.
-        &["-w", "a'b\\c\n"],
-        &["-T", "t\tb"],
-        &["--block-size=a'b\\c"],
-        &["--block-size=1\n2"],
-        &["--block-size=0"],
-        &["--block-size=x"],
-        &["--block-size=0Y"],
-        &["--block-size=0x"],
-        &["--block-size= K"],
-        &["--block-size=+K"],
-        &["--time-style=bogus", "-l"],
-        // argmatch abbreviations; posix-STYLE is the locale style in C.
-        &["--time-style=l", "-l"],
-        &["--time-style=lo", "-l"],
-        &["--time-style=long", "-l"],
-        &["--time-style=f", "-l"],
-        &["--time-style=posix-bogus", "-l"],
-        &["--all=x"],
-        &["-I"],
-        &["-w", "0x10", "-C"],
-        &["-w", "010", "-C"],
-        &["-w", "+20", "-x"],
-        &["-w", " 20", "-C"],
-        &["-w", "-1"],
-        &["-w", "99999999999999999999", "-C"],
-        &["-w", "9223372036854775808", "-x"],
-        &["-T", "0x2", "-C"],
-        &["-T", "-1"],
-        &["-T", "99999999999999999999"],
-        &["--tabsize=07", "-C"],
-        &["--d=x"],
-        &["--tim"],
-        &["--zero=1"],
-        &["-y", "--help"],
-        &["-l", "--", "--bogus"],
-    ] {
+    for args in command_lines::section("ls/usage_errors", 52) {
         c.ls(d, args);
     }
     for bs in [
@@ -754,20 +460,7 @@ fn long_listing_of_a_big_directory() {
     if have("setfacl") {
         let _ = Command::new("setfacl").args(["-m", "u:nobody:r"]).arg(t.join("f00005")).status();
     }
-    for args in [
-        &["-l"][..],
-        &["-al"],
-        &["-ln"],
-        &["-lr"],
-        &["-lS"],
-        &["-lt"],
-        &["-lU"],
-        &["-lis"],
-        &["-lh", "--full-time"],
-        &["-l", "--quoting-style=shell-escape"],
-        &["-l", "--color=always"],
-        &["-lgo", "--si"],
-    ] {
+    for args in command_lines::section("ls/long_listing_of_a_big_directory", 12) {
         c.ls(&t, args);
         c.ls_env(&t, args, &[("LC_ALL", "en_US.UTF-8")]);
     }
@@ -866,21 +559,7 @@ fn unprivileged_permission_errors() {
             "m:deep/locked:000",
         ],
     );
-    for args in [
-        &["closed"][..],
-        &["-l", "noexec"],
-        &["noexec"],
-        &["-F", "noexec"],
-        &["-R"],
-        &["-lR"],
-        &["open", "closed", "noexec"],
-        &["-d", "closed"],
-        &["-l", "closed/y"],
-        &["-li", "noexec"],
-        &["-is", "noexec"],
-        &["-l", "--color=always", "noexec"],
-        &["-lR", "--dired", "."],
-    ] {
+    for args in command_lines::section("ls/unprivileged_permission_errors", 13) {
         // setpriv runs the binaries by path, so program names in messages
         // differ; compare stdout, status and whether stderr is empty.
         compare("lsr", &Run::new(args).cwd(r).unprivileged(), Stderr::Presence);
@@ -905,18 +584,9 @@ fn quoting_styles_cover_every_byte() {
             let _ = std::fs::write(raw_name(t.path(), &name), b"");
         }
     }
-    for style in [
-        "literal",
-        "shell",
-        "shell-always",
-        "shell-escape",
-        "shell-escape-always",
-        "c",
-        "c-maybe",
-        "escape",
-        "locale",
-        "clocale",
-    ] {
+    // Every style GNU accepts (its own list, the one its usage error
+    // prints: `usage_errors` compares that message with GNU's).
+    for style in cli::quote::Style::NAMES {
         let q = format!("--quoting-style={style}");
         c.ls(t.path(), &[&q, "-a"]);
         c.ls(t.path(), &[&q, "-aF"]);
@@ -1469,21 +1139,7 @@ fn selinux_contexts() {
     label("link", "system_u:object_r:symlink_t:s0", false);
     let _ = Command::new("setfacl").args(["-m", "u:nobody:r"]).arg(r.join("both")).status();
     let mut c = Cases::new("selinux");
-    for args in [
-        &["-l"][..],
-        &["-la"],
-        &["-lZ"],
-        &["-Z"],
-        &["-Zm"],
-        &["-Z", "-C", "-w", "120"],
-        &["-Zi1s"],
-        &["-ld", ".", "sub", "link", "plain"],
-        &["-lZ", "labelled", "sub", "plain"],
-        &["-lR"],
-        &["-lZR"],
-        &["-lL"],
-        &["-ZL", "link"],
-    ] {
+    for args in command_lines::section("ls/selinux_contexts", 13) {
         c.ls(&r, args);
     }
     c.finish();
@@ -1535,18 +1191,7 @@ fn clear_to_end_of_line_with_colour() {
     let mut c = Cases::new("clear to end of line");
     for ls_colors in [dircolors.as_str(), ""] {
         for columns in ["120", "80", "100", "", "0", "zz"] {
-            for args in [
-                &["-l", "--color=always"][..],
-                &["-lo", "--color=always"],
-                &["-lgo", "--color=always"],
-                &["-lin", "--color=always"],
-                &["-ls", "--author", "--color=always"],
-                &["-l", "--color=always", "--time-style=+%s"],
-                &["-1", "--color=always"],
-                &["-C", "--color=always"],
-                &["-l", "-w", "90", "--color=always"],
-                &["-l", "--color=never"],
-            ] {
+            for args in command_lines::section("ls/clear_to_end_of_line_with_colour", 10) {
                 let mut a = args.to_vec();
                 a.push("bin");
                 c.ls_env(t.path(), &a, &[("LS_COLORS", ls_colors), ("COLUMNS", columns)]);
@@ -1652,17 +1297,7 @@ fn recursion_into_a_bind_mount_of_an_ancestor() {
     }
     let _mounted = Unmount(a.join("b"));
     let mut c = Cases::new("bind-loop");
-    for args in [
-        &["-R", "a"][..],
-        &["-lR", "a"],
-        &["-Ra", "a"],
-        &["-R", "a/b"],
-        &["-R", "a", "a/b"],
-        &["-R"],
-        &["-RL", "a"],
-        &["-RL", "a/c"],
-        &["-R", "--color=always", "a"],
-    ] {
+    for args in command_lines::section("ls/recursion_into_a_bind_mount_of_an_ancestor", 9) {
         c.ls(r, args);
     }
     c.finish();

@@ -12,6 +12,7 @@
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
+use crate::command_lines;
 use crate::util::{self, build_tree, sorted_records, Cases, TempDir, NOBODY};
 
 const RANKS: [usize; 3] = [1, 2, 4];
@@ -203,68 +204,26 @@ fn tree(root: &Path) {
     build_tree(root, &spec);
 }
 
-#[test]
-fn mpi_lfind_matches_gnu() {
-    let tmp = TempDir::new("mpi-find");
+/// `tool` with each command line of its section of command_lines/mpi.txt
+/// (named after the test) on the differential tree, against GNU's tool.
+fn matches_gnu(test: &'static str, tool: &'static str, count: usize) {
+    let tmp = TempDir::new(test);
     tree(tmp.path());
-    let mut cases = Cases::new("mpi_lfind_matches_gnu");
-    let exprs: &[&[&str]] = &[
-        &["t"],
-        &["t", "-print0"],
-        &["t", "-name", "*1*", "-type", "f"],
-        &["t", "-type", "d"],
-        &["t", "-maxdepth", "2"],
-        &["t", "-mindepth", "3", "-type", "f"],
-        &["t", "-depth"],
-        &["t", "-ls"],
-        &["t", "-printf", "%p %s %n %y %d\\n"],
-        &["-L", "t"],
-        &["t", "-xdev", "-name", "small*"],
-        &["t", "-size", "+4k"],
-        &["t", "-links", "+2"],
-        &["t", "-samefile", "t/shared"],
-        &["t", "-name", "e1", "-prune", "-o", "-print"],
-        &["t", "-name", "small5", "-quit"],
-        &["t", "-empty"],
-        &["t", "t/sub", "missing"],
-        &["t/d03", "-newer", "t/shared", "-o", "-true"],
-    ];
-    for e in exprs {
-        differential(&mut cases, "lfind", e, tmp.path(), false);
+    let mut cases = Cases::new(test);
+    for args in command_lines::section(&format!("mpi/{test}"), count) {
+        differential(&mut cases, tool, args, tmp.path(), false);
     }
     cases.finish();
 }
 
 #[test]
+fn mpi_lfind_matches_gnu() {
+    matches_gnu("mpi_lfind_matches_gnu", "lfind", 19);
+}
+
+#[test]
 fn mpi_ldu_matches_gnu() {
-    let tmp = TempDir::new("mpi-du");
-    tree(tmp.path());
-    let mut cases = Cases::new("mpi_ldu_matches_gnu");
-    let opts: &[&[&str]] = &[
-        &["t"],
-        &["-a", "t"],
-        &["-s", "t"],
-        &["-c", "t", "t/sub"],
-        &["-S", "t"],
-        &["-x", "t"],
-        &["--inodes", "-a", "t"],
-        &["-b", "-a", "t"],
-        &["-h", "t"],
-        &["-d", "1", "t"],
-        &["-l", "-a", "t"],
-        &["-L", "t"],
-        &["-a", "--time", "t"],
-        &["-k", "-c", "t/d01", "t/d02", "t/shared"],
-        &["-0", "-a", "t"],
-        &["--exclude=*1*", "-a", "t"],
-        &["-t", "8k", "t"],
-        &["--apparent-size", "--si", "-a", "t"],
-        &["t", "missing"],
-    ];
-    for o in opts {
-        differential(&mut cases, "ldu", o, tmp.path(), false);
-    }
-    cases.finish();
+    matches_gnu("mpi_ldu_matches_gnu", "ldu", 19);
 }
 
 /// Rank 0 holding almost no records in memory (`RINGUTILS_MPI_MEMORY`):

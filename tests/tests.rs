@@ -2,6 +2,7 @@
 
 mod browse;
 mod cat;
+mod command_lines;
 mod du;
 mod extras;
 mod faults;

@@ -909,24 +909,16 @@ pub fn soft<F: FnOnce() + std::panic::UnwindSafe>(f: F) {
 /// is `ls::listings_match_gnu` with `LC_ALL=de_DE.UTF-8`, and the filter
 /// `ls::listings_match_gnu` selects all five.
 macro_rules! in_locales {
+    (@each $test:ident: $($name:ident $locale:literal),*) => {$(
+        #[test]
+        fn $name() {
+            $crate::util::in_locale(stringify!($test), $locale, super::$test);
+        }
+    )*};
     ($($test:ident),* $(,)?) => {$(
         mod $test {
-            #[test]
-            fn c_utf8() {
-                $crate::util::in_locale(stringify!($test), "C.UTF-8", super::$test);
-            }
-            #[test]
-            fn en_us() {
-                $crate::util::in_locale(stringify!($test), "en_US.UTF-8", super::$test);
-            }
-            #[test]
-            fn de_de() {
-                $crate::util::in_locale(stringify!($test), "de_DE.UTF-8", super::$test);
-            }
-            #[test]
-            fn ja_jp() {
-                $crate::util::in_locale(stringify!($test), "ja_JP.UTF-8", super::$test);
-            }
+            $crate::util::in_locales!(@each $test:
+                c_utf8 "C.UTF-8", en_us "en_US.UTF-8", de_de "de_DE.UTF-8", ja_jp "ja_JP.UTF-8");
         }
     )*};
 }
@@ -1405,7 +1397,7 @@ pub fn symlink_chain(tag: &str) -> TempDir {
 
 /// The tree of GNU's tests/du/move-dir-while-traversing.sh: `T/U/3/a/b`
 /// holds 50 chains of 23 directories, and `d2` is a second operand.
-pub fn moving_tree(d: &Path) {
+fn moving_tree(d: &Path) {
     std::fs::create_dir(d.join("d2")).unwrap();
     let long = "d/e/f/g/h/i/j/k/l/m/n/o/p/q/r/s/t/u/v/w/x/y/z";
     for i in 1..=50 {
@@ -1413,22 +1405,23 @@ pub fn moving_tree(d: &Path) {
     }
 }
 
+/// The directories of [`moving_tree`] whose own lines (or records) are
+/// compared: the operands and what lies between them and the moved one.
+pub const MOVING_TOPS: [&str; 5] = ["T/U", "T/U/3", "T/U/3/a", "T/U/3/a/b", "d2"];
+
 /// GNU's tests/du/move-dir-while-traversing.sh, for one program: a fresh
-/// tree under a new scratch directory (`make` builds it), the directory
-/// `watched` (relative) renamed to `dest` the moment anything opens it,
-/// then `program` (seeing `argv0` as its name) run there with `args` under
-/// `backend`. Returns its output.
+/// [`moving_tree`] under a new scratch directory, `T/U/3/a/b` renamed to
+/// `T/U/3/b` the moment anything opens it, then `program` (seeing `argv0`
+/// as its name) run there with `args` under `backend`. Returns its output.
 pub fn run_while_moving(
-    make: &dyn Fn(&Path),
-    watched: &str,
-    dest: &str,
     program: &Path,
     argv0: &str,
     args: &[&str],
     backend: Option<&str>,
 ) -> Output {
+    let (watched, dest) = ("T/U/3/a/b", "T/U/3/b");
     let t = TempDir::new("moving");
-    make(t.path());
+    moving_tree(t.path());
     let watch = libcw::inotify::OpenWatch::new(&t.join(watched)).expect("inotify watch");
     let run = Run::new(args).cwd(t.path());
     let (from, to) = (t.join(watched), t.join(dest));

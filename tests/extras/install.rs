@@ -72,27 +72,17 @@ fn installs_where_man_and_the_shells_look() {
     // directory and it registers the tool's function.
     let loader = Path::new("/usr/share/bash-completion/bash_completion");
     if loader.exists() {
+        // `script` run by a bash without the user's rc files, after
+        // sourcing the loader.
+        let bash = |script: &str| {
+            let script = format!("source {}; {script}", loader.display());
+            in_home(Command::new("bash").args(["--norc", "--noprofile", "-c", &script]), home, &bin)
+        };
         for tool in TOOLS {
-            let script = format!(
-                "source {}; __load_completion {tool} && complete -p {tool}",
-                loader.display()
-            );
-            let o = in_home(
-                Command::new("bash").args(["--norc", "--noprofile", "-c", &script]),
-                home,
-                &bin,
-            );
+            let o = bash(&format!("__load_completion {tool} && complete -p {tool}"));
             assert_eq!(ok(&o, "bash"), format!("complete -o default -F _{tool} {tool}\n"));
         }
-        let script = format!(
-            "source {}; __load_completion lsr; COMP_WORDS=(lsr --tr); COMP_CWORD=1; _lsr; echo \"${{COMPREPLY[@]}}\"",
-            loader.display()
-        );
-        let o = in_home(
-            Command::new("bash").args(["--norc", "--noprofile", "-c", &script]),
-            home,
-            &bin,
-        );
+        let o = bash("__load_completion lsr; COMP_WORDS=(lsr --tr); COMP_CWORD=1; _lsr; echo \"${COMPREPLY[@]}\"");
         assert_eq!(ok(&o, "bash completing"), "--tree --tree=\n");
     } else {
         util::prerequisite_missing(test, "bash-completion is not installed");

@@ -4,6 +4,7 @@
 //! them (so GNU's command lines stay GNU's, byte for byte).
 
 use super::{gnu, run, text};
+use crate::command_lines;
 use crate::util::{self, build_tree, Run, TempDir, BACKENDS};
 
 /// `-s` and `-j` after the starting points say where they go (status 1,
@@ -83,18 +84,7 @@ fn abbreviations_keep_gnus_meaning() {
     let t = TempDir::new("extras-opts-abbrev");
     build_tree(t.path(), &["d:d", "f:d/a b:x", "f:d/c:yy", "l:d/l:c"]);
     for b in BACKENDS {
-        for (tool, args) in [
-            ("lsr", &["--l", "d"][..]),
-            ("lsr", &["--t", "d"]),
-            ("lsr", &["--i", "d"]),
-            ("lsr", &["--in", "d"]),
-            ("lsr", &["--h", "d"]),
-            ("ldu", &["--i", "d"]),
-            ("ldu", &["--in", "d"]),
-            ("ldu", &["--e", "d"]),
-            ("ldu", &["--ex=c", "d"]),
-            ("ldu", &["--b", "d"]),
-        ] {
+        for (tool, args) in command_lines::tools("extras/abbreviations_keep_gnus_meaning", 10) {
             let ours = run(tool, t.path(), args, b, &[]);
             let g = gnu(util::gnu_name(tool), t.path(), args, &[]);
             let name = util::gnu_name(tool);

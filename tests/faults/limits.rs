@@ -6,6 +6,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use super::{deep_chain, many_files, Scratch};
+use crate::command_lines;
 use crate::util::{self, compare_case, root, skip, Case, Prog, Res, TempDir};
 
 /// 2,000 directories side by side (each with a file) and a chain 60
@@ -28,16 +29,8 @@ fn deep_and_wide(t: &Path) {
 fn sixteen_descriptors_deep_and_wide() {
     let t = TempDir::new("nofile");
     deep_and_wide(t.path());
-    let cases: &[(&str, &[&str])] = &[
-        ("lfind", &["t"]),
-        ("lfind", &["t", "-depth", "-printf", "%p %d\n"]),
-        ("lfind", &["t", "-name", "f", "-execdir", "true", "{}", "+"]),
-        ("lfind", &["-L", "t", "-type", "d"]),
-        ("ldu", &["t"]),
-        ("ldu", &["-a", "-L", "t"]),
-        ("lsr", &["-R", "t"]),
-        ("lsr", &["-lR", "t/deep"]),
-    ];
+    let cases: &[(&str, &[&str])] =
+        &command_lines::tools("faults/sixteen_descriptors_deep_and_wide", 8);
     for (tool, args) in cases {
         let case = Case::new(tool, *args).cwd(t.path()).pre("ulimit -n 16");
         compare_case(&case, true);
@@ -79,19 +72,11 @@ fn no_threads() {
     let root_dir = t.join("t");
     std::fs::create_dir(&root_dir).unwrap();
     for d in 0..20 {
-        let dir = root_dir.join(format!("d{d:02}"));
-        std::fs::create_dir(&dir).unwrap();
         // Big enough for the pool and the walker's stat sharing to want help.
-        many_files(&dir, "f", 1500);
+        many_files(&root_dir.join(format!("d{d:02}")), "f", 1500);
     }
     std::fs::write(root_dir.join("data"), vec![b'z'; 300_000]).unwrap();
-    for (tool, args) in [
-        ("lsr", &["-lR", "t"][..]),
-        ("lsr", &["-l", "t/d00"]),
-        ("lfind", &["t", "-size", "-1k"]),
-        ("ldu", &["-a", "t"]),
-        ("lcat", &["t/data", "t/data"]),
-    ] {
+    for (tool, args) in command_lines::tools("faults/no_threads", 5) {
         let case = Case::new(tool, args).cwd(t.path()).unprivileged().pre("ulimit -u 1");
         compare_case(&case, true);
     }
@@ -205,9 +190,7 @@ fn sixteen_descriptors_on_a_slow_fs() {
     let t = TempDir::new("nofile-slow");
     let src = t.join("src");
     for d in 0..20 {
-        let dir = src.join(format!("w{d:02}"));
-        std::fs::create_dir_all(&dir).unwrap();
-        many_files(&dir, "f", 3);
+        many_files(&src.join(format!("w{d:02}")), "f", 3);
     }
     deep_chain(&src, 20);
     let mp = t.join("mnt");

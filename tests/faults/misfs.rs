@@ -8,6 +8,7 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
+use crate::command_lines;
 use crate::slowmount;
 use crate::util::{self, compare_case, skip, Case, TempDir};
 
@@ -108,23 +109,7 @@ fn eio_and_vanishing_names() {
     let src = source(&t);
     let mp = t.join("mnt");
     let Some(_m) = Mount::start(&src, &mp, FAULTS, "0") else { return };
-    let cases: &[(&str, &[&str])] = &[
-        ("lsr", &["-l", "d"]),
-        ("lsr", &["d", "big"]),
-        ("lsr", &["-lR", "."]),
-        ("lsr", &["-l", "d/badlink", "d/badstat", "d/ok"]),
-        ("lfind", &["."]),
-        ("lfind", &[".", "-printf", "%p %s %y\n"]),
-        ("lfind", &[".", "-depth", "-name", "*a*"]),
-        ("ldu", &["-a", "."]),
-        ("ldu", &["-s", "big"]),
-        ("ldu", &["-s", "d", "unopenable"]),
-        ("lfind", &["big", "d", "unopenable"]),
-        ("lsr", &["big", "d", "unopenable"]),
-        ("lcat", &["half"]),
-        ("lcat", &["d/ok", "d/badopen", "half", "d/ok"]),
-        ("lcat", &["-n", "half"]),
-    ];
+    let cases: &[(&str, &[&str])] = &command_lines::tools("faults/eio_and_vanishing_names", 15);
     for (tool, args) in cases {
         compare_case(&Case::new(tool, *args).cwd(&mp), true);
     }

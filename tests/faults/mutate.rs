@@ -10,6 +10,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
+use crate::command_lines;
 use crate::util::{self, Case, Prog, TempDir};
 
 /// The untouched part: its paths, as the walkers print them.
@@ -123,15 +124,7 @@ fn tree_changing_during_the_walk() {
         let stop = Arc::clone(&stop);
         std::thread::spawn(move || churn(&root, &stop))
     };
-    let runs: &[(&str, &[&str])] = &[
-        ("lfind", &["t"]),
-        ("lfind", &["t", "-depth"]),
-        ("lfind", &["t", "-printf", "%p\n", "-size", "-1k"]),
-        ("lfind", &["-L", "t"]),
-        ("ldu", &["-a", "t"]),
-        ("ldu", &["-aL", "t"]),
-        ("lsr", &["-lR", "t"]),
-    ];
+    let runs: &[(&str, &[&str])] = &command_lines::tools("faults/tree_changing_during_the_walk", 7);
     let expected_errors =
         ["No such file or directory", "Not a directory", "Too many levels of symbolic links"];
     let result = std::panic::catch_unwind(|| {
@@ -211,39 +204,8 @@ fn tree_changing_during_the_walk() {
 #[test]
 fn deleted_working_directory() {
     let t = TempDir::new("deleted-cwd");
-    let cases: &[(&'static str, &[&str])] = &[
-        ("lsr", &[]),
-        ("lsr", &["-la"]),
-        ("lsr", &["-a"]),
-        ("lsr", &["-A1"]),
-        ("lsr", &["-R"]),
-        ("lsr", &["-laR"]),
-        ("lsr", &["-d"]),
-        ("lsr", &["-ld", "."]),
-        ("lsr", &["-s"]),
-        ("lsr", &["-la", "."]),
-        ("lsr", &["--color=always", "-aF"]),
-        ("lfind", &[]),
-        ("lfind", &["."]),
-        ("lfind", &[".", "-type", "d"]),
-        ("lfind", &[".", "-name", "x"]),
-        ("lfind", &["-mindepth", "1"]),
-        ("lfind", &[".", "-empty"]),
-        ("lfind", &["-L", "."]),
-        ("lfind", &[".", "-depth"]),
-        ("lfind", &[".", "-delete"]),
-        ("lfind", &[".", "-printf", "%p %y %s %d\n"]),
-        ("lfind", &[".", "-printf", "%M %n %u %k %h %f\n"]),
-        ("ldu", &[]),
-        ("ldu", &["."]),
-        ("ldu", &["-s"]),
-        ("ldu", &["-a"]),
-        ("ldu", &["-d0"]),
-        ("ldu", &["-sh"]),
-        ("ldu", &["-b"]),
-        ("ldu", &["-L", "--inodes"]),
-        ("ldu", &["-x", "-c"]),
-    ];
+    let cases: &[(&'static str, &[&str])] =
+        &command_lines::tools("faults/deleted_working_directory", 31);
     for (tool, args) in cases {
         // bash creates and removes `d` afresh for each run.
         let c =

@@ -7,6 +7,7 @@ use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::command_lines;
 use crate::util::{self, compare_case, Case, TempDir};
 
 const ESCAPES: &[&[u8]] = &[
@@ -59,19 +60,7 @@ fn names_tree(parent: &Path) -> PathBuf {
 fn every_byte_like_gnu() {
     let t = TempDir::new("names");
     names_tree(t.path());
-    let cases: &[(&str, &[&str])] = &[
-        ("lsr", &["n"]),
-        ("lsr", &["-la", "n"]),
-        ("lsr", &["-R", "n"]),
-        ("lsr", &["-b", "n"]),
-        ("lsr", &["-Q", "n"]),
-        ("lsr", &["--quoting-style=shell-escape", "-x", "n"]),
-        ("lfind", &["n"]),
-        ("lfind", &["n", "-ls"]),
-        ("lfind", &["n", "-printf", "%f|%h|%l\n"]),
-        ("lfind", &["n", "-print0"]),
-        ("ldu", &["-a", "n"]),
-    ];
+    let cases: &[(&str, &[&str])] = &command_lines::tools("faults/every_byte_like_gnu", 11);
     for (tool, args) in cases {
         compare_case(&Case::new(tool, *args).cwd(t.path()), true);
     }

@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use super::{every_tool_args, small_tree, Scratch};
+use crate::command_lines;
 use crate::util::{self, check_like, compare_case, Case, Prog, TOOLS};
 
 /// Every tool on the small tree with stdout redirected by `redirect`.
@@ -69,14 +70,7 @@ fn broken_pipe_sigpipe_ignored() {
 fn head_n1_on_huge_listing() {
     let s = Scratch::new("head", "256m");
     s.dir_of_files("a-rather-long-file-name-", 100_000);
-    let cases: &[(&str, &[&str])] = &[
-        ("lsr", &["-l", "d"]),
-        ("lsr", &["d"]),
-        ("lfind", &["d"]),
-        ("lfind", &["d", "-ls"]),
-        ("ldu", &["-a", "d"]),
-        ("lcat", &["/dev/zero"]),
-    ];
+    let cases: &[(&str, &[&str])] = &command_lines::tools("faults/head_n1_on_huge_listing", 6);
     for (tool, args) in cases {
         let script = if *tool == "lcat" {
             "TOOL | head -c1 >/dev/null; exit ${PIPESTATUS[0]}"

@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use super::misfs::Mount;
 use super::{many_files, Scratch};
+use crate::command_lines;
 use crate::util::{self, kill_group, kill_pid, Case, Prog, Res, TempDir};
 
 const PROMPT: Duration = Duration::from_secs(5);
@@ -149,9 +150,7 @@ fn long_walk_interrupted() {
     let t = TempDir::new("sig-walk");
     let src = t.join("src");
     for d in 0..40 {
-        let dir = src.join(format!("d{d:02}"));
-        std::fs::create_dir_all(&dir).unwrap();
-        many_files(&dir, "f", 200);
+        many_files(&src.join(format!("d{d:02}")), "f", 200);
     }
     let mp = t.join("mnt");
     let Some(_m) = Mount::start(&src, &mp, &[], "20ms") else { return };
@@ -180,13 +179,7 @@ fn blocked_write_interrupted() {
     let s = Scratch::new("sig-write", "128m");
     s.dir_of_files("a-name-long-enough-to-fill-the-pipe-", 20_000);
     std::fs::write(s.join("data"), vec![b'y'; 8 << 20]).unwrap();
-    let cases: &[(&str, &[&str])] = &[
-        ("lsr", &["-l", "d"]),
-        ("lfind", &["d"]),
-        ("ldu", &["-a", "d"]),
-        ("lcat", &["data"]),
-        ("lcat", &["-n", "data"]),
-    ];
+    let cases: &[(&str, &[&str])] = &command_lines::tools("faults/blocked_write_interrupted", 5);
     for (tool, args) in cases {
         // The pipe's reader sleeps and never reads.
         let case = Case::new(tool, *args).cwd(s.path()).script("TOOL | sleep 300");
@@ -233,7 +226,6 @@ fn blocked_write_interrupted() {
 #[test]
 fn exec_child_not_orphaned() {
     let t = TempDir::new("sig-exec");
-    std::fs::create_dir(t.join("d")).unwrap();
     many_files(&t.join("d"), "f", 5);
     for args in [
         &["d", "-type", "f", "-exec", "sleep", "300", ";"][..],
@@ -313,23 +305,15 @@ fn run_harassed(case: &Case, prog: Prog) -> Res {
 fn stop_continue_and_bursts_change_nothing() {
     let s = Scratch::new("sig-bursts", "128m");
     for d in 0..8 {
-        let dir = s.join(format!("t/d{d}"));
-        std::fs::create_dir_all(&dir).unwrap();
-        many_files(&dir, "f", 2500);
+        many_files(&s.join(format!("t/d{d}")), "f", 2500);
     }
     std::fs::write(
         s.join("data"),
         (0..4u32 << 20).map(|i| (i % 61) as u8 + b' ').collect::<Vec<u8>>(),
     )
     .unwrap();
-    let cases: &[(&str, &[&str])] = &[
-        ("lsr", &["-lR", "t"]),
-        ("lfind", &["t", "-printf", "%p %s\n"]),
-        ("lfind", &["t", "-name", "f00001*", "-exec", "echo", "{}", ";"]),
-        ("ldu", &["-a", "t"]),
-        ("lcat", &["-n", "data"]),
-        ("lcat", &["data"]),
-    ];
+    let cases: &[(&str, &[&str])] =
+        &command_lines::tools("faults/stop_continue_and_bursts_change_nothing", 6);
     for (tool, args) in cases {
         let case = Case::new(tool, *args).cwd(s.path());
         let calm = case.run(Prog::Ours(Some("sync")));

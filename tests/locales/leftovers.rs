@@ -7,6 +7,7 @@
 use std::path::Path;
 use std::process::Command;
 
+use crate::command_lines;
 use crate::util::*;
 
 /// Runs each (tool, argument list) in each locale in `dir` (with `stdin`
@@ -188,20 +189,7 @@ fn quoted_values_in_errors() {
     for ty in ["foo", "it's", "é", "a\\b", "-x"] {
         cases.push(("lfind", strs(&["f", "-regextype", ty])));
     }
-    for (tool, args) in [
-        ("lfind", &["f", "-maxdepth", "é"][..]),
-        ("lfind", &["f", "-perm", "it's"]),
-        ("lsr", &["--sort=é", "f"]),
-        ("lsr", &["--format=it's", "f"]),
-        ("lsr", &["--indicator-style=x", "f"]),
-        ("lsr", &["--time=x", "f"]),
-        ("lsr", &["--block-size=é", "f"]),
-        ("lsr", &["-l", "--time-style=x", "f"]),
-        ("ldu", &["--time=é", "f"]),
-        ("ldu", &["-B", "it's", "f"]),
-        ("ldu", &["--threshold=x", "f"]),
-        ("ldu", &["-d", "é", "f"]),
-    ] {
+    for (tool, args) in command_lines::tools("locales/quoted_values_in_errors", 12) {
         cases.push((tool, strs(args)));
     }
     each_locale("quoted_values_in_errors", d, &cases, None, &[], compare);

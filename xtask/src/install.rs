@@ -29,13 +29,10 @@ const USAGE: &str = "usage: cargo xtask install [--prefix DIR] [--bin-dir DIR]";
 pub fn main(args: &[String]) -> Result<(), String> {
     let mut prefix = None;
     let mut bin_dir = None;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let (flag, inline) = match a.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
-            _ => (a.as_str(), None),
-        };
-        let mut value = || inline.clone().or_else(|| it.next().cloned()).ok_or(USAGE.to_string());
+    let mut words = crate::Words::new(args);
+    while let Some(flag) = words.next_word() {
+        let flag = flag.as_str();
+        let mut value = || words.value(flag).map_err(|_| USAGE.to_string());
         match flag {
             "--prefix" => prefix = Some(PathBuf::from(value()?)),
             "--bin-dir" => bin_dir = Some(PathBuf::from(value()?)),

@@ -602,33 +602,36 @@ mod tests {
         String::from_utf8(quote(s, st)).unwrap()
     }
 
+    /// Each family's corners: when a style quotes, with which quotes, and
+    /// how it writes what it cannot show.
     #[test]
-    fn shell_family() {
-        assert_eq!(q(b"plain.txt", Style::Shell), "plain.txt");
-        assert_eq!(q(b"a b", Style::Shell), "'a b'");
-        assert_eq!(q(b"it's", Style::Shell), "\"it's\"");
-        assert_eq!(q(b"a'b\"", Style::Shell), "'a'\\''b\"'");
-        assert_eq!(q(b"plain", Style::ShellAlways), "'plain'");
-        assert_eq!(q(b"a\nb", Style::ShellEscape), "'a'$'\\n''b'");
-        assert_eq!(q(b"\nb", Style::ShellEscape), "''$'\\n''b'");
-        assert_eq!(q(b"a\n", Style::ShellEscape), "'a'$'\\n'");
-        assert_eq!(q(b"\xff", Style::ShellEscapeAlways), "''$'\\377'");
-        assert_eq!(q(b"it's\n", Style::ShellEscape), "'''it'\\''s'$'\\n'");
-        assert_eq!(q(b"\x01a'\x01", Style::ShellEscape), "'\\001''a'\\'''$'\\001'");
-        assert_eq!(q(b"\x01", Style::Shell), "\x01");
-        assert_eq!(q(b"#x", Style::Shell), "'#x'");
-        assert_eq!(q(b"x#", Style::Shell), "x#");
-        assert_eq!(q(b"{", Style::Shell), "'{'");
-        assert_eq!(q(b"a{", Style::Shell), "a{");
-    }
-
-    #[test]
-    fn c_family() {
-        assert_eq!(q(b"a\"b\n", Style::C), "\"a\\\"b\\n\"");
-        assert_eq!(q(b"a b\\", Style::Escape), "a b\\\\");
-        assert_eq!(q(b"x'y", Style::Locale), "'x\\'y'");
-        assert_eq!(q(b"ab", Style::CMaybe), "ab");
-        assert_eq!(q(b"a\tb", Style::CMaybe), "\"a\\tb\"");
+    fn styles() {
+        for (name, style, want) in [
+            (&b"plain.txt"[..], Style::Shell, "plain.txt"),
+            (b"a b", Style::Shell, "'a b'"),
+            (b"it's", Style::Shell, "\"it's\""),
+            (b"a'b\"", Style::Shell, "'a'\\''b\"'"),
+            (b"plain", Style::ShellAlways, "'plain'"),
+            (b"a\nb", Style::ShellEscape, "'a'$'\\n''b'"),
+            (b"\nb", Style::ShellEscape, "''$'\\n''b'"),
+            (b"a\n", Style::ShellEscape, "'a'$'\\n'"),
+            (b"\xff", Style::ShellEscapeAlways, "''$'\\377'"),
+            (b"it's\n", Style::ShellEscape, "'''it'\\''s'$'\\n'"),
+            (b"\x01a'\x01", Style::ShellEscape, "'\\001''a'\\'''$'\\001'"),
+            (b"\x01", Style::Shell, "\x01"),
+            (b"#x", Style::Shell, "'#x'"),
+            (b"x#", Style::Shell, "x#"),
+            (b"{", Style::Shell, "'{'"),
+            (b"a{", Style::Shell, "a{"),
+            // The C family.
+            (b"a\"b\n", Style::C, "\"a\\\"b\\n\""),
+            (b"a b\\", Style::Escape, "a b\\\\"),
+            (b"x'y", Style::Locale, "'x\\'y'"),
+            (b"ab", Style::CMaybe, "ab"),
+            (b"a\tb", Style::CMaybe, "\"a\\tb\""),
+        ] {
+            assert_eq!(q(name, style), want, "{:?} {style:?}", String::from_utf8_lossy(name));
+        }
         let esc = Quoter::new(Style::Escape).with_extra(b" ");
         assert_eq!(esc.quote(b"a b"), b"a\\ b");
     }

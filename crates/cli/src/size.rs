@@ -348,30 +348,17 @@ mod tests {
 
     #[test]
     fn block_sizes() {
-        assert_eq!(
-            parse_block_size("K"),
-            Some(SizeFormat::Blocks { block: 1024, suffix: Some("K"), group: false })
-        );
-        assert_eq!(
-            parse_block_size("1K"),
-            Some(SizeFormat::Blocks { block: 1024, suffix: None, group: false })
-        );
-        assert_eq!(
-            parse_block_size("MB"),
-            Some(SizeFormat::Blocks { block: 1_000_000, suffix: Some("MB"), group: false })
-        );
-        assert_eq!(
-            parse_block_size("KB"),
-            Some(SizeFormat::Blocks { block: 1000, suffix: Some("kB"), group: false })
-        );
-        assert_eq!(
-            parse_block_size("0x10"),
-            Some(SizeFormat::Blocks { block: 16, suffix: None, group: false })
-        );
-        assert_eq!(
-            parse_block_size("010"),
-            Some(SizeFormat::Blocks { block: 8, suffix: None, group: false })
-        );
+        let blocks = |block, suffix| Some(SizeFormat::Blocks { block, suffix, group: false });
+        for (arg, want) in [
+            ("K", blocks(1024, Some("K"))),
+            ("1K", blocks(1024, None)),
+            ("MB", blocks(1_000_000, Some("MB"))),
+            ("KB", blocks(1000, Some("kB"))),
+            ("0x10", blocks(16, None)),
+            ("010", blocks(8, None)),
+        ] {
+            assert_eq!(parse_block_size(arg), want, "{arg}");
+        }
         assert_eq!(parse_block_size_checked("1.5K"), Err(NumError::InvalidSuffix(1)));
         assert_eq!(parse_block_size_checked("1Z"), Err(NumError::TooLarge));
         assert_eq!(parse_block_size_checked("B"), Err(NumError::Invalid));

@@ -113,12 +113,17 @@ impl Exclude {
 mod tests {
     use super::*;
 
+    fn excluding(patterns: &[&[u8]]) -> Exclude {
+        let mut e = Exclude::default();
+        for p in patterns {
+            e.add(p);
+        }
+        e
+    }
+
     #[test]
     fn tails() {
-        let mut e = Exclude::default();
-        e.add(b"*.o");
-        e.add(b"build");
-        e.add(b"x/y");
+        let e = excluding(&[b"*.o", b"build", b"x/y"]);
         assert!(e.matches(b"src/a.o"));
         assert!(e.matches(b"a/build"));
         assert!(!e.matches(b"a/builder"));
@@ -137,10 +142,7 @@ mod tests {
 
     #[test]
     fn literal_patterns() {
-        let mut e = Exclude::default();
-        e.add(b"a\\b");
-        e.add(b"c\\");
-        e.add(b"\\*x");
+        let e = excluding(&[b"a\\b", b"c\\", b"\\*x"]);
         assert!(e.matches(b"d/ab"));
         assert!(!e.matches(b"d/a\\b"));
         assert!(e.matches(b"d/c\\"));

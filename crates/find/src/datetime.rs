@@ -1093,21 +1093,22 @@ pub(crate) mod tests {
         ZONE.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Parses `TZ="zone" input` at `now` (whole seconds) for each row and
-    /// compares with GNU's answer as `date +%s.%N` prints it; lists every
-    /// row that differs.
-    fn check(zone: &str, now: i64, rows: &[(&str, Option<&str>)]) {
+    /// Parses `TZ="zone" input` at `now` (whole seconds) for each row of
+    /// the section `name` of datetime.tsv and compares with GNU's answer as
+    /// `date +%s.%N` prints it; lists every row that differs.
+    fn check(name: &str, count: usize) {
+        use crate::gnu_answers::{section, text};
+        let sec = section(include_str!("gnu_answers/datetime.tsv"), name, count);
+        let (zone, now) = (&sec.header[0], sec.header[1].parse::<i64>().expect("NOW"));
         let _g = zone_lock();
-        let bad: Vec<String> = rows
-            .iter()
-            .filter_map(|&(input, want)| {
-                let full = format!("TZ=\"{zone}\" {input}");
-                let got = parse(full.as_bytes(), Timestamp::new(now, 0))
-                    .map(|t| format!("{}.{:09}", t.secs, t.nsec));
-                (got.as_deref() != want).then(|| format!("{input:?}: ours {got:?}, GNU's {want:?}"))
-            })
-            .collect();
-        assert!(bad.is_empty(), "{} of {} rows differ:\n{}", bad.len(), rows.len(), bad.join("\n"));
+        sec.check(|row| {
+            let (input, want) = (text(&row[0]), text(&row[1]));
+            let want = (want != "invalid date").then_some(want);
+            let full = format!("TZ=\"{zone}\" {input}");
+            let got = parse(full.as_bytes(), Timestamp::new(now, 0))
+                .map(|t| format!("{}.{:09}", t.secs, t.nsec));
+            (got.as_deref() != want).then(|| format!("{input:?}: ours {got:?}, GNU's {want:?}"))
+        });
     }
 
     // Only dates with their own zone: the test process's TZ is not ours.
@@ -1135,572 +1136,105 @@ pub(crate) mod tests {
 
     // ISO 8601 dates and times, with and without `T`, fractions of a second (`.` and `,`), zones `Z`, `+hh:mm`, `-hhmm`; out-of-range fields refused.
     // GNU: TZ=UTC0 LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 FAKETIME='2020-02-29 12:34:56' \
-    //   date -d 'TZ="UTC0" INPUT' +%s.%N  (None: date said "invalid date")
+    //   date -d 'TZ="UTC0" INPUT' +%s.%N  (answers in gnu_answers/datetime.tsv)
     #[test]
     fn iso_8601_dates_and_times() {
-        check(
-            "UTC0",
-            1582979696,
-            &[
-                ("2020-01-15", Some("1579046400.000000000")),
-                ("2020-01-15 13:45", Some("1579095900.000000000")),
-                ("2020-01-15 13:45:30", Some("1579095930.000000000")),
-                ("2020-01-15T13:45:30", Some("1579095930.000000000")),
-                ("2020-01-15t13:45:30", Some("1579095930.000000000")),
-                ("2020-01-15T13:45", Some("1579095900.000000000")),
-                ("2020-01-15T13", None),
-                ("2020-01-15 13:45:30.5", Some("1579095930.500000000")),
-                ("2020-01-15 13:45:30,25", Some("1579095930.250000000")),
-                ("2020-01-15T13:45:30.123456789", Some("1579095930.123456789")),
-                ("2020-01-15T13:45:30.1234567891", Some("1579095930.123456789")),
-                ("2020-01-15T13:45:30.9999999999", Some("1579095930.999999999")),
-                ("2020-01-15T13:45:30Z", Some("1579095930.000000000")),
-                ("2020-01-15T13:45:30+05:30", Some("1579076130.000000000")),
-                ("2020-01-15T13:45:30-0800", Some("1579124730.000000000")),
-                ("2020-01-15T13:45:30.5-08", Some("1579124730.500000000")),
-                ("2020-01-15 13:45:30 +05:30", Some("1579076130.000000000")),
-                ("2020-01-15 13:45:30 UTC", Some("1579095930.000000000")),
-                ("2020-01-15 13:45:30 Z", Some("1579095930.000000000")),
-                ("2020-01-15T13:45:30 Z", Some("1579095930.000000000")),
-                ("1970-01-01 00:00:00 UTC", Some("0.000000000")),
-                ("1969-12-31 23:59:59.5 UTC", Some("-1.500000000")),
-                ("1900-01-01 UTC", Some("-2208988800.000000000")),
-                ("2038-01-19 03:14:08 UTC", Some("2147483648.000000000")),
-                ("9999-12-31 23:59:59 UTC", Some("253402300799.000000000")),
-                ("0001-01-01 UTC", Some("-62135596800.000000000")),
-                ("2020-1-5", Some("1578182400.000000000")),
-                ("2020-01-15 1:2:3", Some("1579050123.000000000")),
-                ("2020-01-15T25:00", None),
-                ("2020-01-15 23:60", None),
-                ("2020-01-15 23:59:60", None),
-                ("2020-01-15 23:59:61", None),
-                ("2020-00-10", None),
-                ("2020-01-00", None),
-                ("2020-01-32", None),
-                ("20200115", Some("1579046400.000000000")),
-                ("20200115T1345", Some("1579121100.000000000")),
-                ("2020-01-15 1345", Some("1579095900.000000000")),
-                ("2020-01-15T13:45:30Z+1", Some("1579092330.000000000")),
-            ],
-        );
+        check("iso_8601_dates_and_times", 39);
     }
 
     // Zone abbreviations, military letters, numeric offsets, `UTC+3`, `DST` after a zone, and two zones (refused).
     // GNU: TZ=UTC0 LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 FAKETIME='2020-02-29 12:34:56' \
-    //   date -d 'TZ="UTC0" INPUT' +%s.%N  (None: date said "invalid date")
+    //   date -d 'TZ="UTC0" INPUT' +%s.%N  (answers in gnu_answers/datetime.tsv)
     #[test]
     fn named_and_numeric_zones() {
-        check(
-            "UTC0",
-            1582979696,
-            &[
-                ("2020-01-15 12:00 EST", Some("1579107600.000000000")),
-                ("2020-01-15 12:00 EDT", Some("1579104000.000000000")),
-                ("2020-01-15 12:00 CET", Some("1579086000.000000000")),
-                ("2020-01-15 12:00 CEST", Some("1579082400.000000000")),
-                ("2020-01-15 12:00 PST", Some("1579118400.000000000")),
-                ("2020-01-15 12:00 JST", Some("1579057200.000000000")),
-                ("2020-01-15 12:00 IST", Some("1579069800.000000000")),
-                ("2020-01-15 12:00 BST", Some("1579086000.000000000")),
-                ("2020-01-15 12:00 MSK", Some("1579078800.000000000")),
-                ("2020-01-15 12:00 NZDT", Some("1579042800.000000000")),
-                ("2020-01-15 12:00 GMT", Some("1579089600.000000000")),
-                ("2020-01-15 12:00 UT", Some("1579089600.000000000")),
-                ("2020-01-15 12:00 WET", Some("1579089600.000000000")),
-                ("2020-01-15 12:00 AKST", Some("1579122000.000000000")),
-                ("2020-01-15 12:00 HST", Some("1579125600.000000000")),
-                ("2020-01-15 12:00 NST", Some("1579102200.000000000")),
-                ("2020-01-15 12:00 A", Some("1579086000.000000000")),
-                ("2020-01-15 12:00 M", Some("1579046400.000000000")),
-                ("2020-01-15 12:00 N", Some("1579093200.000000000")),
-                ("2020-01-15 12:00 Y", Some("1579132800.000000000")),
-                ("2020-01-15 12:00 J", None),
-                ("2020-01-15 12:00 +0530", Some("1579069800.000000000")),
-                ("2020-01-15 12:00 -08", Some("1579118400.000000000")),
-                ("2020-01-15 12:00 +5", Some("1579071600.000000000")),
-                ("2020-01-15 12:00 +12:45", Some("1579043700.000000000")),
-                ("2020-01-15 12:00 +24:00", Some("1579003200.000000000")),
-                ("2020-01-15 12:00 +24:01", None),
-                ("2020-01-15 12:00 +2400", Some("1579003200.000000000")),
-                ("2020-01-15 12:00 +25", None),
-                ("2020-01-15 12:00 +05:60", Some("1579068000.000000000")),
-                ("2020-01-15 12:00 UTC+3", Some("1579078800.000000000")),
-                ("2020-01-15 12:00 UTC-03:30", Some("1579102200.000000000")),
-                ("2020-01-15 12:00 GMT+1", Some("1579086000.000000000")),
-                ("2020-01-15 12:00 EST+1", Some("1579104000.000000000")),
-                ("2020-01-15 12:00 EST DST", Some("1579104000.000000000")),
-                ("2020-01-15 12:00 CET DST", Some("1579082400.000000000")),
-                ("2020-01-15 12:00 EDT DST", None),
-                ("2020-01-15 12:00 utc", Some("1579089600.000000000")),
-                ("2020-01-15 12:00 U.T.C.", Some("1579089600.000000000")),
-                ("2020-01-15 12:00 E.S.T.", Some("1579107600.000000000")),
-                ("2020-01-15 12:00 UTC UTC", None),
-                ("2020-01-15 12:00 +01:00 UTC", None),
-                ("2020-01-15 12:00 XYZ", None),
-                ("12:00 EST 2020-01-15", Some("1579107600.000000000")),
-                ("EST 2020-01-15 12:00", Some("1579107600.000000000")),
-                ("2020-01-15 EST", Some("1579064400.000000000")),
-                ("2020-01-15 12:00:00.75 JST", Some("1579057200.750000000")),
-                ("Jan 15 2020 12:00 pm EST", Some("1579107600.000000000")),
-            ],
-        );
+        check("named_and_numeric_zones", 48);
     }
 
     // Month names and abbreviations, `m/d[/y]`, `y/m/d`, `d-mon-y`, weekday with a date, comments in parentheses.
     // GNU: TZ=UTC0 LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 FAKETIME='2020-02-29 12:34:56' \
-    //   date -d 'TZ="UTC0" INPUT' +%s.%N  (None: date said "invalid date")
+    //   date -d 'TZ="UTC0" INPUT' +%s.%N  (answers in gnu_answers/datetime.tsv)
     #[test]
     fn month_names_and_calendar_forms() {
-        check(
-            "UTC0",
-            1582979696,
-            &[
-                ("Jan 15 2023", Some("1673740800.000000000")),
-                ("15 Jan 2023", Some("1673740800.000000000")),
-                ("January 15, 2023", Some("1673740800.000000000")),
-                ("january 15,2023", None),
-                ("15-jan-2023", Some("1673740800.000000000")),
-                ("jan-15-2023", Some("1673740800.000000000")),
-                ("15 jAnUaRy 23", Some("1673740800.000000000")),
-                ("Sept 3 2021", Some("1630627200.000000000")),
-                ("sep. 3 2021", Some("1630627200.000000000")),
-                ("SEPT. 3 2021", None),
-                ("Septe 3 2021", None),
-                ("Janu 3 2021", None),
-                ("1/15/2023", Some("1673740800.000000000")),
-                ("2023/1/15", Some("1673740800.000000000")),
-                ("1/15", Some("1579046400.000000000")),
-                ("1/15/23", Some("1673740800.000000000")),
-                ("13/1/2023", None),
-                ("dec 25", Some("1608854400.000000000")),
-                ("25 dec", Some("1608854400.000000000")),
-                ("Feb 29 2021", None),
-                ("Feb 29 2024", Some("1709164800.000000000")),
-                ("Feb 30 2024", None),
-                ("Thu, 14 Dec 1991 01:01:00 +0100", Some("692668860.000000000")),
-                ("Sat 2020-02-29", Some("1582934400.000000000")),
-                ("Mon 2020-02-29", Some("1582934400.000000000")),
-                ("Monday, Jan 6 2020 10:00", Some("1578304800.000000000")),
-                ("tues 2020-01-07", Some("1578355200.000000000")),
-                ("wednes 2020-01-08", Some("1578441600.000000000")),
-                ("thur 2020-01-09", Some("1578528000.000000000")),
-                ("thurs 2020-01-09", Some("1578528000.000000000")),
-                ("wed. 2020-01-08", Some("1578441600.000000000")),
-                ("2020-01-15 (a comment) 10:00", Some("1579082400.000000000")),
-                ("(leading) 2020-01-15", Some("1579046400.000000000")),
-                ("2020-01-15 (nested (comment)) 10:00", Some("1579082400.000000000")),
-                ("2020-01-15 (unclosed", Some("1579046400.000000000")),
-                ("2020-01-15 10:00)", None),
-                ("Jan 2020", None),
-                ("jan", None),
-                ("15 jan -2023", Some("1673740800.000000000")),
-                ("may 5 1500", Some("-14821056000.000000000")),
-                ("2023 jan 15", None),
-                ("jan 15 2023 2024", Some("1673814240.000000000")),
-                ("2023-jan-15", None),
-            ],
-        );
+        check("month_names_and_calendar_forms", 43);
     }
 
     // Relative items from a leap day: signed counts, `ago`, `last`/`next`/`this`, fortnights, months and years that carry over.
     // GNU: TZ=UTC0 LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 FAKETIME='2020-02-29 12:34:56' \
-    //   date -d 'TZ="UTC0" INPUT' +%s.%N  (None: date said "invalid date")
+    //   date -d 'TZ="UTC0" INPUT' +%s.%N  (answers in gnu_answers/datetime.tsv)
     #[test]
     fn relative_units() {
-        check(
-            "UTC0",
-            1582979696,
-            &[
-                ("", Some("1582934400.000000000")),
-                ("now", Some("1582979696.000000000")),
-                ("today", Some("1582979696.000000000")),
-                ("yesterday", Some("1582893296.000000000")),
-                ("tomorrow", Some("1583066096.000000000")),
-                ("+3 days", Some("1583238896.000000000")),
-                ("-3 days", Some("1582720496.000000000")),
-                ("3 days ago", Some("1582720496.000000000")),
-                ("-3 days ago", Some("1583238896.000000000")),
-                ("last week", Some("1582374896.000000000")),
-                ("next week", Some("1583584496.000000000")),
-                ("this week", Some("1582979696.000000000")),
-                ("2 hours ago", Some("1582972496.000000000")),
-                ("fortnight", Some("1584189296.000000000")),
-                ("fortnight ago", Some("1581770096.000000000")),
-                ("2 fortnights", Some("1585398896.000000000")),
-                ("1 month", Some("1585485296.000000000")),
-                ("last month", Some("1580301296.000000000")),
-                ("next month", Some("1585485296.000000000")),
-                ("+1 year", Some("1614602096.000000000")),
-                ("-1 year", Some("1551443696.000000000")),
-                ("4 years", Some("1709210096.000000000")),
-                ("last year", Some("1551443696.000000000")),
-                ("90 minutes", Some("1582985096.000000000")),
-                ("1 min", Some("1582979756.000000000")),
-                ("30 sec ago", Some("1582979666.000000000")),
-                ("1.5 seconds", Some("1582979697.500000000")),
-                ("-1.25 sec", Some("1582979694.750000000")),
-                ("1.5 minutes", None),
-                ("1 hour 30 minutes", Some("1582985096.000000000")),
-            ],
-        );
+        check("relative_units", 30);
     }
 
     // Relative items combined with each other and with a time of day; the unit words alone; ordinals used as counts.
     // GNU: TZ=UTC0 LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 FAKETIME='2020-02-29 12:34:56' \
-    //   date -d 'TZ="UTC0" INPUT' +%s.%N  (None: date said "invalid date")
+    //   date -d 'TZ="UTC0" INPUT' +%s.%N  (answers in gnu_answers/datetime.tsv)
     #[test]
     fn relative_combinations() {
-        check(
-            "UTC0",
-            1582979696,
-            &[
-                ("1 day 2 hours ago", Some("1583058896.000000000")),
-                ("1 week 1 day", Some("1583670896.000000000")),
-                ("+1 day -1 hour", Some("1583062496.000000000")),
-                ("12:00", Some("1582977600.000000000")),
-                ("12:00 tomorrow", Some("1583064000.000000000")),
-                ("tomorrow 12:00", Some("1583064000.000000000")),
-                ("yesterday noon", None),
-                ("noon", None),
-                ("midnight", None),
-                ("eleventh day", Some("1583930096.000000000")),
-                ("next day", Some("1583066096.000000000")),
-                ("last hour", Some("1582976096.000000000")),
-                ("this day", Some("1582979696.000000000")),
-                ("ago", None),
-                ("next", None),
-                ("1 ago", None),
-                ("day", Some("1583066096.000000000")),
-                ("days", Some("1583066096.000000000")),
-                ("hour ago", Some("1582976096.000000000")),
-                ("now ago", None),
-                ("tomorrow tomorrow", Some("1583152496.000000000")),
-                ("yesterday 2 days ago", Some("1582720496.000000000")),
-                ("2 days ago 3 hours", Some("1582817696.000000000")),
-                ("0 days", Some("1582979696.000000000")),
-                ("+0 seconds", Some("1582979696.000000000")),
-                ("9999999999 years", None),
-                ("100 years ago", Some("-1572780304.000000000")),
-                ("-2147483649 seconds", Some("-564503953.000000000")),
-            ],
-        );
+        check("relative_combinations", 28);
     }
 
     // Days of the week (now is a Saturday): bare, `next`/`last`/`this`, ordinals, `second` (a unit, not an ordinal).
     // GNU: TZ=UTC0 LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 FAKETIME='2020-02-29 12:34:56' \
-    //   date -d 'TZ="UTC0" INPUT' +%s.%N  (None: date said "invalid date")
+    //   date -d 'TZ="UTC0" INPUT' +%s.%N  (answers in gnu_answers/datetime.tsv)
     #[test]
     fn weekdays_and_ordinals() {
-        check(
-            "UTC0",
-            1582979696,
-            &[
-                ("monday", Some("1583107200.000000000")),
-                ("mon", Some("1583107200.000000000")),
-                ("next monday", Some("1583107200.000000000")),
-                ("last monday", Some("1582502400.000000000")),
-                ("last friday", Some("1582848000.000000000")),
-                ("this saturday", Some("1582934400.000000000")),
-                ("saturday", Some("1582934400.000000000")),
-                ("next saturday", Some("1583539200.000000000")),
-                ("last saturday", Some("1582329600.000000000")),
-                ("third friday", Some("1584662400.000000000")),
-                ("first monday", Some("1583107200.000000000")),
-                ("second monday", Some("1583107201.000000000")),
-                ("2 monday", Some("1583712000.000000000")),
-                ("-1 monday", None),
-                ("monday 10:00", Some("1583143200.000000000")),
-                ("monday next week", Some("1583712000.000000000")),
-                ("sunday ago", None),
-                ("twelfth thursday", Some("1590019200.000000000")),
-                ("sun", Some("1583020800.000000000")),
-                ("fri", Some("1583452800.000000000")),
-                ("friday 2020-03-06", Some("1583452800.000000000")),
-                ("last sat 12:00", Some("1582372800.000000000")),
-                ("this friday", Some("1583452800.000000000")),
-                ("next tues", Some("1583193600.000000000")),
-                ("fifth wednesday", Some("1585699200.000000000")),
-                ("monday, 9:00", Some("1583139600.000000000")),
-                ("0 monday", Some("1583107200.000000000")),
-            ],
-        );
+        check("weekdays_and_ordinals", 27);
     }
 
     // 12-hour clocks: `12am` is midnight, `12pm` noon, 0 and 13 refused, `a.m.` spelling, no offset after a meridian.
     // GNU: TZ=UTC0 LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 FAKETIME='2020-02-29 12:34:56' \
-    //   date -d 'TZ="UTC0" INPUT' +%s.%N  (None: date said "invalid date")
+    //   date -d 'TZ="UTC0" INPUT' +%s.%N  (answers in gnu_answers/datetime.tsv)
     #[test]
     fn twelve_hour_clock() {
-        check(
-            "UTC0",
-            1582979696,
-            &[
-                ("2020-01-15 12am", Some("1579046400.000000000")),
-                ("2020-01-15 12pm", Some("1579089600.000000000")),
-                ("2020-01-15 12:30 am", Some("1579048200.000000000")),
-                ("2020-01-15 12:30 pm", Some("1579091400.000000000")),
-                ("2020-01-15 1 pm", Some("1579093200.000000000")),
-                ("2020-01-15 1pm", Some("1579093200.000000000")),
-                ("2020-01-15 11:59:59.5 PM", Some("1579132799.500000000")),
-                ("2020-01-15 13pm", None),
-                ("2020-01-15 0am", None),
-                ("2020-01-15 0:30am", None),
-                ("2020-01-15 12:00 a.m.", Some("1579046400.000000000")),
-                ("2020-01-15 3p.m.", Some("1579100400.000000000")),
-                ("2020-01-15 3 P.M.", Some("1579100400.000000000")),
-                ("2020-01-15 3 pm UTC", Some("1579100400.000000000")),
-                ("2020-01-15 3pm +0100", None),
-                ("2020-01-15 3:15pm-0100", None),
-                ("2020-01-15 09:15 AM", Some("1579079700.000000000")),
-                ("2020-01-15 am", None),
-                ("2020-01-15 12:00 pm pm", None),
-                ("2020-01-15 13:00 pm", None),
-                ("3pm", Some("1582988400.000000000")),
-                ("12am tomorrow", Some("1583020800.000000000")),
-            ],
-        );
+        check("twelve_hour_clock", 22);
     }
 
     // Two-digit years (69-99 are 19xx, 00-68 20xx), other widths kept as written, bare `yymmdd` numbers.
     // GNU: TZ=UTC0 LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 FAKETIME='2020-02-29 12:34:56' \
-    //   date -d 'TZ="UTC0" INPUT' +%s.%N  (None: date said "invalid date")
+    //   date -d 'TZ="UTC0" INPUT' +%s.%N  (answers in gnu_answers/datetime.tsv)
     #[test]
     fn two_digit_years() {
-        check(
-            "UTC0",
-            1582979696,
-            &[
-                ("1/2/69", Some("-31449600.000000000")),
-                ("1/2/68", Some("3092688000.000000000")),
-                ("69-01-01", Some("-31536000.000000000")),
-                ("68-01-01", Some("3092601600.000000000")),
-                ("00-1-1", Some("946684800.000000000")),
-                ("99-12-31", Some("946598400.000000000")),
-                ("Jan 1 70", None),
-                ("1 Jan 05", Some("1104537600.000000000")),
-                ("0069-01-01", Some("-59989680000.000000000")),
-                ("069-01-01", Some("-59989680000.000000000")),
-                ("1/2/069", Some("-59989593600.000000000")),
-                ("1/2/0", Some("-62167132800.000000000")),
-                ("jan 1 0", Some("1577836800.000000000")),
-                ("Jan 1 99 10:00", None),
-                ("6901-01-01", Some("155607350400.000000000")),
-                ("700101", Some("0.000000000")),
-                ("690101", Some("-31536000.000000000")),
-                ("10101", Some("-62135596800.000000000")),
-                ("991231 1200", Some("946641600.000000000")),
-                ("12/31/99 23:59:59", Some("946684799.000000000")),
-            ],
-        );
+        check("two_digit_years", 20);
     }
 
     // Leap days, and months and years added across them (the day carries over).
     // GNU: TZ=UTC0 LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 FAKETIME='2020-02-29 12:34:56' \
-    //   date -d 'TZ="UTC0" INPUT' +%s.%N  (None: date said "invalid date")
+    //   date -d 'TZ="UTC0" INPUT' +%s.%N  (answers in gnu_answers/datetime.tsv)
     #[test]
     fn leap_days() {
-        check(
-            "UTC0",
-            1582979696,
-            &[
-                ("2020-02-29", Some("1582934400.000000000")),
-                ("2021-02-29", None),
-                ("1900-02-29", None),
-                ("2000-02-29", Some("951782400.000000000")),
-                ("2100-02-29", None),
-                ("2400-02-29", Some("13574563200.000000000")),
-                ("2020-02-29 +1 year", Some("1614556800.000000000")),
-                ("2024-02-29 -1 year", Some("1677628800.000000000")),
-                ("2020-02-29 +4 years", Some("1709164800.000000000")),
-                ("2020-01-31 +1 month", Some("1583107200.000000000")),
-                ("2020-03-31 -1 month", Some("1583107200.000000000")),
-                ("2019-01-31 +1 month", Some("1551571200.000000000")),
-                ("2019-02-28 +1 day", Some("1551398400.000000000")),
-                ("2020-02-28 +1 day", Some("1582934400.000000000")),
-                ("2020-02-29 +1 day", Some("1583020800.000000000")),
-                ("2020-02-29 23:59:59 +1 second", Some("1583017200.000000000")),
-                ("2020-02-29 -365 days", Some("1551398400.000000000")),
-                ("feb 29", Some("1582934400.000000000")),
-                ("29 feb", Some("1582934400.000000000")),
-                ("2/29", Some("1582934400.000000000")),
-                ("2/30", None),
-                ("2020-02-29 12:00 +12 months", Some("1585440000.000000000")),
-                ("2020-02-29 +1 year -1 day", Some("1614470400.000000000")),
-            ],
-        );
+        check("leap_days", 23);
     }
 
     // Local time in Europe/Berlin around its 2020 changes: a skipped hour is refused, a repeated one resolved, `CET`/`CEST` checked against the date.
     // GNU: TZ=UTC0 LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 FAKETIME='2020-02-29 12:34:56' \
-    //   date -d 'TZ="Europe/Berlin" INPUT' +%s.%N  (None: date said "invalid date")
+    //   date -d 'TZ="Europe/Berlin" INPUT' +%s.%N  (answers in gnu_answers/datetime.tsv)
     #[test]
     fn dst_europe_berlin() {
-        check(
-            "Europe/Berlin",
-            1582979696,
-            &[
-                ("2020-03-29 01:59:59", Some("1585443599.000000000")),
-                ("2020-03-29 02:00", None),
-                ("2020-03-29 02:30", None),
-                ("2020-03-29 03:00", Some("1585443600.000000000")),
-                ("2020-10-25 01:59", Some("1603583940.000000000")),
-                ("2020-10-25 03:00", Some("1603591200.000000000")),
-                ("2020-10-25 02:30 CEST", Some("1603585800.000000000")),
-                ("2020-10-25 02:30 CET", Some("1603589400.000000000")),
-                ("2020-10-25 02:30 CEST DST", Some("1603585800.000000000")),
-                ("2020-01-15 12:00 CEST", None),
-                ("2020-07-15 12:00 CET", None),
-                ("2020-07-15 12:00 CEST", Some("1594807200.000000000")),
-                ("2020-07-15 12:00 CET DST", Some("1594807200.000000000")),
-                ("2020-07-15 12:00 EST", Some("1594832400.000000000")),
-                ("2020-03-28 12:00 +1 day", Some("1585479600.000000000")),
-                ("2020-03-28 12:00 +24 hours", Some("1585314000.000000000")),
-                ("2020-03-29 00:00 +3 hours", Some("1585432800.000000000")),
-                ("2020-03-29 01:00 +1 hour", Some("1585443600.000000000")),
-                ("2020-10-24 02:30 +1 day", Some("1603589400.000000000")),
-                ("2020-03-28 12:00 next sunday", Some("1585393200.000000000")),
-                ("2020-03-29", Some("1585436400.000000000")),
-                ("2020-03-29 12:00 UTC", Some("1585483200.000000000")),
-                ("2020-07-01", Some("1593554400.000000000")),
-                ("2020-07-01 12:00 +02:00", Some("1593597600.000000000")),
-                ("2020-01-15 12:00 CET +1 day", Some("1579172400.000000000")),
-                ("+1 month", Some("1585485296.000000000")),
-                ("2020-03-28 12:00 1 day", Some("1585476000.000000000")),
-                ("2020-03-29 12:00 yesterday", Some("1585393200.000000000")),
-                ("2020-10-24 12:00 1 day", Some("1603623600.000000000")),
-                ("2020-10-25 12:00 1 day ago", Some("1603533600.000000000")),
-                ("2020-03-01 1 month", Some("1585692000.000000000")),
-                ("2020-03-22 12:00 next sunday", Some("1584874800.000000000")),
-                ("2020-03-28 12:00 24 hours", Some("1585479600.000000000")),
-            ],
-        );
+        check("dst_europe_berlin", 33);
     }
 
     // Local time in America/New_York, now just after its 2021 spring change: the skipped hour, the repeated one, and days from now across the change.
     // GNU: TZ=UTC0 LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 FAKETIME='2021-03-14 12:00:00' \
-    //   date -d 'TZ="America/New_York" INPUT' +%s.%N  (None: date said "invalid date")
+    //   date -d 'TZ="America/New_York" INPUT' +%s.%N  (answers in gnu_answers/datetime.tsv)
     #[test]
     fn dst_new_york() {
-        check(
-            "America/New_York",
-            1615723200,
-            &[
-                ("2021-03-14 01:59", Some("1615705140.000000000")),
-                ("2021-03-14 02:30", None),
-                ("2021-03-14 03:00", Some("1615705200.000000000")),
-                ("2021-11-07 00:59", Some("1636261140.000000000")),
-                ("2021-11-07 01:30 EDT", Some("1636263000.000000000")),
-                ("2021-11-07 01:30 EST", Some("1636266600.000000000")),
-                ("2021-11-07 02:00", Some("1636268400.000000000")),
-                ("2021-11-06 01:30 +1 day", Some("1636245000.000000000")),
-                ("2021-03-13 12:00 +1 day", Some("1615719600.000000000")),
-                ("2021-03-13 12:00 +24 hours", Some("1615554000.000000000")),
-                ("2021-11-07 12:00 EST", Some("1636304400.000000000")),
-                ("2021-07-04 12:00 EST", None),
-                ("2021-07-04 12:00 EDT", Some("1625414400.000000000")),
-                ("2021-07-04 12:00 EST DST", Some("1625414400.000000000")),
-                ("yesterday", Some("1615636800.000000000")),
-                ("tomorrow", Some("1615809600.000000000")),
-                ("next week", Some("1616328000.000000000")),
-                ("now", Some("1615723200.000000000")),
-                ("today", Some("1615723200.000000000")),
-                ("monday", Some("1615780800.000000000")),
-                ("last sunday", Some("1615093200.000000000")),
-                ("12:00", Some("1615737600.000000000")),
-                ("", Some("1615698000.000000000")),
-                ("+1 month", Some("1618401600.000000000")),
-                ("-8 months", Some("1594728000.000000000")),
-                ("2 days ago", Some("1615550400.000000000")),
-                ("1 week ago", Some("1615118400.000000000")),
-                ("last saturday", Some("1615611600.000000000")),
-                ("-1 month", Some("1613304000.000000000")),
-                ("2021-03-14 08:00 yesterday", Some("1615640400.000000000")),
-                ("2021-03-14 08:00 -24 hours", Some("1615798800.000000000")),
-                ("2021-07-04 12:00 PST", Some("1625428800.000000000")),
-                ("2021-12-04 12:00 EDT", None),
-                ("2021-12-04 12:00 EST", Some("1638637200.000000000")),
-            ],
-        );
+        check("dst_new_york", 34);
     }
 
     // `@SECONDS[.FRACTION]`: signs, spaces, fractions floored to nanoseconds, comments; nothing else after it.
     // GNU: TZ=UTC0 LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 FAKETIME='2020-02-29 12:34:56' \
-    //   date -d 'TZ="UTC0" INPUT' +%s.%N  (None: date said "invalid date")
+    //   date -d 'TZ="UTC0" INPUT' +%s.%N  (answers in gnu_answers/datetime.tsv)
     #[test]
     fn epoch_seconds() {
-        check(
-            "UTC0",
-            1582979696,
-            &[
-                ("@0", Some("0.000000000")),
-                ("@-1", Some("-1.000000000")),
-                ("@1.5", Some("1.500000000")),
-                ("@-1.5", Some("-2.500000000")),
-                ("@ 12", Some("12.000000000")),
-                ("@12 ", Some("12.000000000")),
-                ("@+5", Some("5.000000000")),
-                ("@- 5", Some("-5.000000000")),
-                ("@1e3", None),
-                ("@1234567890.123456789123", Some("1234567890.123456789")),
-                ("@-0.000000001", Some("-1.999999999")),
-                ("@1,5", Some("1.500000000")),
-                ("@", None),
-                ("@x", None),
-                ("@1 day", None),
-                ("@1 UTC", None),
-                ("@(c) 5", Some("5.000000000")),
-                ("@5 (c)", Some("5.000000000")),
-                (" @5", Some("5.000000000")),
-                ("@1.5.5", None),
-                ("@.5", None),
-                ("@5.", None),
-            ],
-        );
+        check("epoch_seconds", 22);
     }
 
     // What GNU refuses (date exits 1), and odd inputs it takes: a sign with no number is dropped, `1e3 days` is 01:00 in zone E plus 3 days.
     // GNU: TZ=UTC0 LD_PRELOAD=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 FAKETIME='2020-02-29 12:34:56' \
-    //   date -d 'TZ="UTC0" INPUT' +%s.%N  (None: date said "invalid date")
+    //   date -d 'TZ="UTC0" INPUT' +%s.%N  (answers in gnu_answers/datetime.tsv)
     #[test]
     fn rejected_and_odd_inputs() {
-        check(
-            "UTC0",
-            1582979696,
-            &[
-                ("garbage", None),
-                ("2020-13-01", None),
-                ("25:00", None),
-                ("24:00", None),
-                ("12:60", None),
-                ("12:00:60", None),
-                ("1 2 3", None),
-                ("jan jan", None),
-                ("2020-01-01 2020-01-02", None),
-                ("10:00 11:00", None),
-                ("monday tuesday", None),
-                ("tomorrow ago", None),
-                ("+", Some("1582934400.000000000")),
-                ("-", Some("1582934400.000000000")),
-                ("+ 1", None),
-                ("1 +", Some("1582938000.000000000")),
-                ("1-", Some("1582938000.000000000")),
-                ("2020-01-15 +", Some("1579046400.000000000")),
-                ("12:", None),
-                (":30", None),
-                ("12::30", None),
-                ("1:2:3:4", None),
-                ("2020--01-15", Some("1579046400.000000000")),
-                ("2020-01-15-", Some("1579046400.000000000")),
-                ("#", None),
-                ("2020-01-15 @5", None),
-                ("1 day after", None),
-                ("1e3 days", Some("1583179200.000000000")),
-                ("0x10", None),
-                ("１２:００", None),
-                ("2020-01-15 12.30", None),
-                ("12h30", None),
-                ("TZ=\"UTC0\" 2020-01-15", None),
-            ],
-        );
+        check("rejected_and_odd_inputs", 33);
     }
 }

@@ -47,6 +47,8 @@ mod datetime;
 mod eval;
 mod exec;
 mod expr;
+#[cfg(test)]
+mod gnu_answers;
 mod parse;
 mod perm;
 pub mod primaries;

@@ -1391,19 +1391,19 @@ mod tests {
         (status, text.replace(&format!("'{} --help'", cli::progname()), "'find --help'"))
     }
 
-    /// Compares each row's GNU exit status and stderr with ours; lists
-    /// every row that differs.
-    fn check(rows: &[(&[&str], i32, &str)]) {
-        let bad: Vec<String> = rows
-            .iter()
-            .filter_map(|&(args, status, stderr)| {
-                let ours = gnu_view(args);
-                (ours.0 != status || ours.1 != stderr).then(|| {
-                    format!("{args:?}\n  ours:  {ours:?}\n  GNU's: {:?}", (status, stderr))
-                })
-            })
-            .collect();
-        assert!(bad.is_empty(), "{} of {} rows differ:\n{}", bad.len(), rows.len(), bad.join("\n"));
+    /// Compares GNU's exit status and stderr with ours for each row of the
+    /// section `name` of parse.tsv; lists every row that differs.
+    fn check(name: &str, count: usize) {
+        use crate::gnu_answers::{section, text};
+        section(include_str!("gnu_answers/parse.tsv"), name, count).check(|row| {
+            let [status, args @ .., stderr] = row else { panic!("short row {row:?}") };
+            let status: i32 = text(status).parse().expect("exit status");
+            let (args, stderr): (Vec<&str>, &str) =
+                (args.iter().map(|a| text(a)).collect(), text(stderr));
+            let ours = gnu_view(&args);
+            (ours.0 != status || ours.1 != stderr)
+                .then(|| format!("{args:?}\n  ours:  {ours:?}\n  GNU's: {:?}", (status, stderr)))
+        });
     }
 
     /// The plan of a command line GNU accepts.
@@ -1464,482 +1464,84 @@ mod tests {
     // GNU: cd EMPTY_DIR && LC_ALL=C find ARGS </dev/null: exit status, stderr.
     #[test]
     fn missing_arguments() {
-        check(&[
-            (&["-name"], 1, "find: missing argument to `-name'\n"),
-            (&["-iname"], 1, "find: missing argument to `-iname'\n"),
-            (&["-path"], 1, "find: missing argument to `-path'\n"),
-            (&["-type"], 1, "find: missing argument to `-type'\n"),
-            (&["-xtype"], 1, "find: missing argument to `-xtype'\n"),
-            (&["-size"], 1, "find: missing argument to `-size'\n"),
-            (&["-perm"], 1, "find: missing argument to `-perm'\n"),
-            (&["-newer"], 1, "find: missing argument to `-newer'\n"),
-            (&["-maxdepth"], 1, "find: missing argument to `-maxdepth'\n"),
-            (&["-mindepth"], 1, "find: missing argument to `-mindepth'\n"),
-            (&["-printf"], 1, "find: missing argument to `-printf'\n"),
-            (&["-fprintf"], 1, "find: missing argument to `-fprintf'\n"),
-            (
-                &["-fprintf", "/nonexistent/out"],
-                1,
-                "find: invalid argument `/nonexistent/out' to `-fprintf'\n",
-            ),
-            (&["-newermt"], 1, "find: The '-newermt' test needs an argument\n"),
-            (&["-newerat"], 1, "find: The '-newerat' test needs an argument\n"),
-            (&["-regextype"], 1, "find: missing argument to `-regextype'\n"),
-            (&["-user"], 1, "find: missing argument to `-user'\n"),
-            (&["-group"], 1, "find: missing argument to `-group'\n"),
-            (&["-mtime"], 1, "find: missing argument to `-mtime'\n"),
-            (&["-mmin"], 1, "find: missing argument to `-mmin'\n"),
-            (&["-used"], 1, "find: missing argument to `-used'\n"),
-            (&["-uid"], 1, "find: invalid argument `-uid' to `-uid'\n"),
-            (&["-gid"], 1, "find: invalid argument `-gid' to `-gid'\n"),
-            (&["-links"], 1, "find: invalid argument `-links' to `-links'\n"),
-            (&["-inum"], 1, "find: invalid argument `-inum' to `-inum'\n"),
-            (&["-samefile"], 1, "find: missing argument to `-samefile'\n"),
-            (&["-fstype"], 1, "find: missing argument to `-fstype'\n"),
-            (&["-fprint"], 1, "find: missing argument to `-fprint'\n"),
-            (&["-fls"], 1, "find: missing argument to `-fls'\n"),
-            (&["-lname"], 1, "find: missing argument to `-lname'\n"),
-            (&["-regex"], 1, "find: missing argument to `-regex'\n"),
-            (&["-files0-from"], 1, "find: missing argument to `-files0-from'\n"),
-            (&["-name", "a", "-o", "-path"], 1, "find: missing argument to `-path'\n"),
-            (&["!", "-size"], 1, "find: missing argument to `-size'\n"),
-        ]);
+        check("missing_arguments", 34);
     }
 
     // -type and -xtype lists: unknown letters, duplicates, separators, and doors (D), which GNU refuses on Linux.
     // GNU: cd EMPTY_DIR && LC_ALL=C find ARGS </dev/null: exit status, stderr.
     #[test]
     fn type_letters() {
-        check(&[
-            (&["-type", "x"], 1, "find: Unknown argument to -type: x\n"),
-            (&["-type", ""], 1, "find: Arguments to -type should contain at least one letter\n"),
-            (&["-type", "f,"], 1, "find: Last file type in list argument to -type is missing, i.e., list is ending on: ','\n"),
-            (&["-type", "f,f"], 1, "find: Duplicate file type 'f' in the argument list to -type.\n"),
-            (&["-type", "fd"], 1, "find: Must separate multiple arguments to -type using: ','\n"),
-            (&["-type", ",f"], 1, "find: Unknown argument to -type: ,\n"),
-            (&["-type", "f,,d"], 1, "find: Unknown argument to -type: ,\n"),
-            (&["-type", "f,d,x"], 1, "find: Unknown argument to -type: x\n"),
-            (&["-type", "d,f,l,p,s,b,c,D"], 1, "find: -type D is not supported because Solaris doors are not supported on the platform find was compiled on.\n"),
-            (&["-type", "D"], 1, "find: -type D is not supported because Solaris doors are not supported on the platform find was compiled on.\n"),
-            (&["-type", "D,D"], 1, "find: -type D is not supported because Solaris doors are not supported on the platform find was compiled on.\n"),
-            (&["-type", "x,D"], 1, "find: Unknown argument to -type: x\n"),
-            (&["-type", "d,d"], 1, "find: Duplicate file type 'd' in the argument list to -type.\n"),
-            (&["-type", "F"], 1, "find: Unknown argument to -type: F\n"),
-            (&["-xtype", "q"], 1, "find: Unknown argument to -xtype: q\n"),
-            (&["-xtype", "ff"], 1, "find: Must separate multiple arguments to -xtype using: ','\n"),
-            (&["-xtype", "D"], 1, "find: -xtype D is not supported because Solaris doors are not supported on the platform find was compiled on.\n"),
-            (&["-xtype", "l,"], 1, "find: Last file type in list argument to -xtype is missing, i.e., list is ending on: ','\n"),
-            (&["-type", "f,d,l,p,s,b,c"], 0, ""),
-            (&["-xtype", "b,c,d,p,f,l,s"], 0, ""),
-        ]);
+        check("type_letters", 20);
     }
 
     // -size: the unit is the last byte, the number before it reads as strtoumax does after the sign (blanks and one `+`).
     // GNU: cd EMPTY_DIR && LC_ALL=C find ARGS </dev/null: exit status, stderr.
     #[test]
     fn size_arguments() {
-        check(&[
-            (&["-size", "3x"], 1, "find: invalid -size type `x'\n"),
-            (&["-size", "+"], 1, "find: invalid -size type `+'\n"),
-            (&["-size", "-"], 1, "find: invalid -size type `-'\n"),
-            (&["-size", ""], 1, "find: invalid null argument to -size\n"),
-            (&["-size", "k"], 1, "find: Invalid argument `k' to -size\n"),
-            (&["-size", "3k5"], 1, "find: Invalid argument `3k5' to -size\n"),
-            (&["-size", "1.5M"], 1, "find: Invalid argument `1.5M' to -size\n"),
-            (&["-size", "+-1"], 1, "find: Invalid argument `+-1' to -size\n"),
-            (&["-size", "10kk"], 1, "find: Invalid argument `10kk' to -size\n"),
-            (&["-size", "-5T"], 1, "find: invalid -size type `T'\n"),
-            (&["-size", "5 "], 1, "find: invalid -size type ` '\n"),
-            (&["-size", "5 k"], 1, "find: Invalid argument `5 k' to -size\n"),
-            (&["-size", " -5"], 1, "find: Invalid argument ` -5' to -size\n"),
-            (&["-size", "+ -5"], 1, "find: Invalid argument `+ -5' to -size\n"),
-            (
-                &["-size", "99999999999999999999"],
-                1,
-                "find: Invalid argument `99999999999999999999' to -size\n",
-            ),
-            (&["-size", " 5"], 0, ""),
-            (&["-size", "+ 5"], 0, ""),
-            (&["-size", "++5"], 0, ""),
-            (&["-size", "-+5"], 0, ""),
-            (&["-size", " 5k"], 0, ""),
-            (&["-size", "\t5c"], 0, ""),
-            (&["-size", " +5"], 0, ""),
-            (&["-size", "18446744073709551615c"], 0, ""),
-            (&["-size", "0"], 0, ""),
-            (&["-size", "+1G"], 0, ""),
-            (&["-size", "-1w"], 0, ""),
-            (&["-size", "2b"], 0, ""),
-            (&["-size", "7M"], 0, ""),
-            (&["-size", "1K"], 1, "find: invalid -size type `K'\n"),
-            (&["-size", "1m"], 1, "find: invalid -size type `m'\n"),
-        ]);
+        check("size_arguments", 30);
     }
 
     // -perm: octal and symbolic modes refused or taken; `+` then an octal digit is the old form GNU refuses; /000 warns.
     // GNU: cd EMPTY_DIR && LC_ALL=C find ARGS </dev/null: exit status, stderr.
     #[test]
     fn perm_modes() {
-        check(&[
-            (&["-perm", "999"], 1, "find: invalid mode '999'\n"),
-            (&["-perm", "u+q"], 1, "find: invalid mode 'u+q'\n"),
-            (&["-perm", ""], 1, "find: invalid mode ''\n"),
-            (&["-perm", "-"], 1, "find: invalid mode '-'\n"),
-            (&["-perm", "/"], 1, "find: invalid mode '/'\n"),
-            (&["-perm", "17777"], 1, "find: invalid mode '17777'\n"),
-            (&["-perm", "u=rwx,"], 1, "find: invalid mode 'u=rwx,'\n"),
-            (&["-perm", ",u=r"], 1, "find: invalid mode ',u=r'\n"),
-            (&["-perm", "u"], 1, "find: invalid mode 'u'\n"),
-            (&["-perm", "ug"], 1, "find: invalid mode 'ug'\n"),
-            (&["-perm", "8"], 1, "find: invalid mode '8'\n"),
-            (&["-perm", "u+r,"], 1, "find: invalid mode 'u+r,'\n"),
-            (&["-perm", "-/644"], 1, "find: invalid mode '-/644'\n"),
-            (&["-perm", "a+9"], 1, "find: invalid mode 'a+9'\n"),
-            (&["-perm", "+644"], 1, "find: invalid mode '+644'\n"),
-            (&["-perm", "+0"], 1, "find: invalid mode '+0'\n"),
-            (&["-perm", "+7"], 1, "find: invalid mode '+7'\n"),
-            (&["-perm", "-+644"], 0, ""),
-            (&["-perm", "/+644"], 0, ""),
-            (&["-perm", "u=644"], 1, "find: invalid mode 'u=644'\n"),
-            (&["-perm", "+"], 0, ""),
-            (&["-perm", "--644"], 0, ""),
-            (&["-perm", "=644"], 0, ""),
-            (&["-perm", "u+rw+x"], 0, ""),
-            (&["-perm", "u=g"], 0, ""),
-            (&["-perm", "g=u+w"], 0, ""),
-            (&["-perm", "u+rw,g-x,o=X"], 0, ""),
-            (&["-perm", "/000"], 0, "find: warning: you have specified a mode pattern /000 (which is equivalent to /000). The meaning of -perm /000 has now been changed to be consistent with -perm -000; that is, while it used to match no files, it now matches all files.\n"),
-            (&["-perm", "/u-r"], 0, "find: warning: you have specified a mode pattern /u-r (which is equivalent to /000). The meaning of -perm /000 has now been changed to be consistent with -perm -000; that is, while it used to match no files, it now matches all files.\n"),
-            (&["-perm", "-000"], 0, ""),
-            (&["-perm", "+t"], 0, ""),
-            (&["-perm", "+8"], 1, "find: invalid mode '+8'\n"),
-        ]);
+        check("perm_modes", 32);
     }
 
     // -newerXY letters (t only as the second), unreadable dates, and reference files that don't exist.
     // GNU: cd EMPTY_DIR && LC_ALL=C find ARGS </dev/null: exit status, stderr.
     #[test]
     fn newer_and_reference_files() {
-        check(&[
-            (&["-newerxt", "x"], 1, "find: invalid predicate `-newerxt'\n"),
-            (&["-newermq", "x"], 1, "find: invalid predicate `-newermq'\n"),
-            (&["-newertm", "x"], 1, "find: invalid predicate `-newertm'\n"),
-            (&["-newertt", "x"], 1, "find: invalid predicate `-newertt'\n"),
-            (
-                &["-newermt", "garbage"],
-                1,
-                "find: I cannot figure out how to interpret 'garbage' as a date or time\n",
-            ),
-            (
-                &["-newermt", "2020-13-01"],
-                1,
-                "find: I cannot figure out how to interpret '2020-13-01' as a date or time\n",
-            ),
-            (
-                &["-newermt", "25:00"],
-                1,
-                "find: I cannot figure out how to interpret '25:00' as a date or time\n",
-            ),
-            (
-                &["-newerat", "@"],
-                1,
-                "find: I cannot figure out how to interpret '@' as a date or time\n",
-            ),
-            (&["-newerm"], 1, "find: unknown predicate `-newerm'\n"),
-            (&["-newermtt", "x"], 1, "find: unknown predicate `-newermtt'\n"),
-            (&["-newermm", "/nonexistent"], 1, "find: '/nonexistent': No such file or directory\n"),
-            (&["-newer", "/nonexistent"], 1, "find: '/nonexistent': No such file or directory\n"),
-            (
-                &["-anewer", "/nonexistent/x"],
-                1,
-                "find: '/nonexistent/x': No such file or directory\n",
-            ),
-            (&["-cnewer", "/nonexistent"], 1, "find: '/nonexistent': No such file or directory\n"),
-            (
-                &["-samefile", "/nonexistent"],
-                1,
-                "find: '/nonexistent': No such file or directory\n",
-            ),
-            (&["-newermt", "2020-01-01 UTC"], 0, ""),
-            (&["-newerct", "@0"], 0, ""),
-            (&["-neweram", "/"], 0, ""),
-            (&["-newermc", "/"], 0, ""),
-        ]);
+        check("newer_and_reference_files", 19);
     }
 
     // Operators with nothing before or after them, `(`/`)` unbalanced or empty, in GNU's words for each position.
     // GNU: cd EMPTY_DIR && LC_ALL=C find ARGS </dev/null: exit status, stderr.
     #[test]
     fn operators_and_parentheses() {
-        check(&[
-            (&["("], 1, "find: invalid expression; expected to find a ')' but didn't see one. Perhaps you need an extra predicate after '('\n"),
-            (&["(", "-name", "a"], 1, "find: invalid expression; I was expecting to find a ')' somewhere but did not see one.\n"),
-            (&["(", ")"], 1, "find: invalid expression; empty parentheses are not allowed.\n"),
-            (&["-name", "a", ")"], 1, "find: you have too many ')'\n"),
-            (&["!"], 1, "find: expected an expression after '!'\n"),
-            (&["-not"], 1, "find: expected an expression after '-not'\n"),
-            (&["-name", "a", "-o"], 1, "find: expected an expression after '-o'\n"),
-            (&["-name", "a", "-or"], 1, "find: expected an expression after '-or'\n"),
-            (&["-name", "a", "-a"], 1, "find: expected an expression after '-a'\n"),
-            (&["-name", "a", "-and"], 1, "find: expected an expression after '-and'\n"),
-            (&["-name", "a", ","], 1, "find: expected an expression after ','\n"),
-            (&["-a"], 1, "find: invalid expression; you have used a binary operator '-a' with nothing before it.\n"),
-            (&["-o", "-name", "a"], 1, "find: invalid expression; you have used a binary operator '-o' with nothing before it.\n"),
-            (&["-print", "-o"], 1, "find: invalid expression\n"),
-            (&["-print", "-a"], 1, "find: invalid expression\n"),
-            (&["-print", ","], 1, "find: invalid expression\n"),
-            (&["!", "-o"], 1, "find: invalid expression; you have used a binary operator '-o' with nothing before it.\n"),
-            (&["!", "-a", "-name", "a"], 1, "find: invalid expression; you have used a binary operator '-a' with nothing before it.\n"),
-            (&["!", "!"], 1, "find: expected an expression after '!'\n"),
-            (&["(", "!", ")"], 1, "find: expected an expression between '!' and ')'\n"),
-            (&["(", "-name", "a", "-o", ")"], 1, "find: expected an expression between '-o' and ')'\n"),
-            (&["(", "-name", "a", ",", ")"], 1, "find: expected an expression between ',' and ')'\n"),
-            (&["(", "-name", "a", "-a", ")"], 1, "find: expected an expression between '-a' and ')'\n"),
-            (&["(", "-name", "a", "-and", ")"], 1, "find: expected an expression between '-and' and ')'\n"),
-            (&["(", "-not", ")"], 1, "find: expected an expression between '-not' and ')'\n"),
-            (&["-name", "a", "!", ")"], 1, "find: expected an expression between '!' and ')'\n"),
-            (&["-name", "a", "-o", ")"], 1, "find: expected an expression between '-o' and ')'\n"),
-            (&["-print", "-o", ")"], 1, "find: expected an expression between '-o' and ')'\n"),
-            (&["(", "!", "-o", ")"], 1, "find: invalid expression; you have used a binary operator '-o' with nothing before it.\n"),
-            (&["(", "-o", ")"], 1, "find: invalid expression; you have used a binary operator '-o' with nothing before it.\n"),
-            (&["!", "(", ")"], 1, "find: invalid expression; empty parentheses are not allowed.\n"),
-            (&["-name", "a", "(", ")"], 1, "find: invalid expression; empty parentheses are not allowed.\n"),
-            (&["(", "(", "-name", "a", ")"], 1, "find: invalid expression; I was expecting to find a ')' somewhere but did not see one.\n"),
-            (&["-name", "a", ")", ")"], 1, "find: you have too many ')'\n"),
-            (&["-name", "a", "-o", "-o"], 1, "find: invalid expression; you have used a binary operator '-o' with nothing before it.\n"),
-            (&["-name", "a", "-o", "-a", "-name", "b"], 1, "find: invalid expression; you have used a binary operator '-a' with nothing before it.\n"),
-            (&["-name", "a", ",", ","], 1, "find: invalid expression; you have used a binary operator ',' with nothing before it.\n"),
-            (&["-name", "a", "!", "-o"], 1, "find: invalid expression; you have used a binary operator '-o' with nothing before it.\n"),
-            (&["(", "-name", "a", ")", "("], 1, "find: invalid expression; expected to find a ')' but didn't see one. Perhaps you need an extra predicate after '('\n"),
-            (&["-name", "a", "(", "-name", "b"], 1, "find: invalid expression; I was expecting to find a ')' somewhere but did not see one.\n"),
-        ]);
+        check("operators_and_parentheses", 40);
     }
 
     // -maxdepth/-mindepth (digits only, at most INT_MAX), -regextype names, regex syntax errors, -printf formats GNU refuses (a directive cut short by the end is `%\\0', GNU reading the terminating NUL).
     // GNU: cd EMPTY_DIR && LC_ALL=C find ARGS </dev/null: exit status, stderr.
     #[test]
     fn depth_regextype_and_printf_errors() {
-        check(&[
-            (&["-maxdepth", "-1"], 1, "find: Expected a positive decimal integer argument to -maxdepth, but got '-1'\n"),
-            (&["-maxdepth", "x"], 1, "find: Expected a positive decimal integer argument to -maxdepth, but got 'x'\n"),
-            (&["-maxdepth", ""], 1, "find: Expected a positive decimal integer argument to -maxdepth, but got ''\n"),
-            (&["-maxdepth", "1x"], 1, "find: Expected a positive decimal integer argument to -maxdepth, but got '1x'\n"),
-            (&["-maxdepth", "+1"], 1, "find: Expected a positive decimal integer argument to -maxdepth, but got '+1'\n"),
-            (&["-maxdepth", " 1"], 1, "find: Expected a positive decimal integer argument to -maxdepth, but got ' 1'\n"),
-            (&["-mindepth", "-1"], 1, "find: Expected a positive decimal integer argument to -mindepth, but got '-1'\n"),
-            (&["-maxdepth", "99999999999999999999"], 1, "find: 99999999999999999999: Numerical result out of range\n"),
-            (&["-maxdepth", "2147483648"], 1, "find: 2147483648: Numerical result out of range\n"),
-            (&["-mindepth", "2147483648"], 1, "find: 2147483648: Numerical result out of range\n"),
-            (&["-maxdepth", "2147483647"], 0, ""),
-            (&["-maxdepth", "00000000000000000000001"], 0, ""),
-            (&["-regextype", "foo"], 1, "find: Unknown regular expression type 'foo'; valid types are 'findutils-default', 'ed', 'emacs', 'gnu-awk', 'grep', 'posix-awk', 'awk', 'posix-basic', 'posix-egrep', 'egrep', 'posix-extended', 'posix-minimal-basic', 'sed'.\n"),
-            (&["-regextype", "help"], 1, "find: Unknown regular expression type 'help'; valid types are 'findutils-default', 'ed', 'emacs', 'gnu-awk', 'grep', 'posix-awk', 'awk', 'posix-basic', 'posix-egrep', 'egrep', 'posix-extended', 'posix-minimal-basic', 'sed'.\n"),
-            (&["-regex", "a\\("], 1, "find: failed to compile regular expression 'a\\(': Unmatched ( or \\(\n"),
-            (&["-regex", "("], 0, ""),
-            (&["-regextype", "posix-extended", "-regex", "("], 1, "find: failed to compile regular expression '(': Unmatched ( or \\(\n"),
-            (&["-regextype", "posix-extended", "-regex", "a{1"], 1, "find: failed to compile regular expression 'a{1': Unmatched \\{\n"),
-            (&["-regextype", "posix-basic", "-regex", "a\\{1"], 1, "find: failed to compile regular expression 'a\\{1': Unmatched \\{\n"),
-            (&["-printf", "%"], 1, "find: error: % at end of format string\n"),
-            (&["-printf", "abc%"], 1, "find: error: % at end of format string\n"),
-            (&["-printf", "%{"], 1, "find: error: the format directive `%{' is reserved for future use\n"),
-            (&["-printf", "%["], 1, "find: error: the format directive `%[' is reserved for future use\n"),
-            (&["-printf", "%("], 1, "find: error: the format directive `%(' is reserved for future use\n"),
-            (&["-printf", "%5"], 1, "find: error: the format directive `%\u{0}' is reserved for future use\n"),
-            (&["-printf", "%-"], 1, "find: error: the format directive `%\u{0}' is reserved for future use\n"),
-            (&["-printf", "%5.3"], 1, "find: error: the format directive `%\u{0}' is reserved for future use\n"),
-            (&["-printf", "% "], 1, "find: error: the format directive `%\u{0}' is reserved for future use\n"),
-            (&["-printf", "%."], 1, "find: error: the format directive `%\u{0}' is reserved for future use\n"),
-            (&["-fprintf", "/dev/null", "%"], 1, "find: error: % at end of format string\n"),
-            (&["-printf", "\\q%Q%A"], 0, "find: warning: unrecognized escape `\\q'\nfind: warning: unrecognized format directive `%Q'\nfind: warning: format directive `%A' should be followed by another character\n"),
-        ]);
+        check("depth_regextype_and_printf_errors", 31);
     }
 
     // -exec/-ok command lines: `;` ends them; `+` does after a word with {} (not for -ok), and then {} must stand alone, once.
     // GNU: cd EMPTY_DIR && LC_ALL=C find ARGS </dev/null: exit status, stderr.
     #[test]
     fn exec_forms() {
-        check(&[
-            (&["-exec"], 1, "find: missing argument to `-exec'\n"),
-            (&["-exec", "echo"], 1, "find: missing argument to `-exec'\n"),
-            (&["-exec", "echo", "{}"], 1, "find: missing argument to `-exec'\n"),
-            (&["-exec", "echo", "{}", "x", "+"], 1, "find: missing argument to `-exec'\n"),
-            (&["-exec", ";"], 1, "find: invalid argument `;' to `-exec'\n"),
-            (&["-exec", "+"], 1, "find: missing argument to `-exec'\n"),
-            (&["-exec", "echo", "{}", "{}", "+"], 1, "find: Only one instance of {} is supported with -exec ... +\n"),
-            (&["-exec", "echo", "a{}", "+"], 1, "find: In '-exec ... {} +' the '{}' must appear by itself, but you specified 'a{}'\n"),
-            (&["-exec", "echo", "{}b", "+"], 1, "find: In '-exec ... {} +' the '{}' must appear by itself, but you specified '{}b'\n"),
-            (&["-exec", "echo", "{}{}", "+"], 1, "find: In '-exec ... {} +' the '{}' must appear by itself, but you specified '{}{}'\n"),
-            (&["-exec", "{}", "{}", "+"], 1, "find: Only one instance of {} is supported with -exec ... +\n"),
-            (&["-ok", "echo", "{}", "+"], 1, "find: missing argument to `-ok'\n"),
-            (&["-okdir", "echo", "{}", "+"], 1, "find: missing argument to `-okdir'\n"),
-            (&["-ok", ";"], 1, "find: invalid argument `;' to `-ok'\n"),
-            (&["-exec", "echo", "{}", "+", ";"], 1, "find: paths must precede expression: `;'\n"),
-            (&["-exec", "echo", "x{}y", "+", ";"], 1, "find: In '-exec ... {} +' the '{}' must appear by itself, but you specified 'x{}y'\n"),
-            (&["-exec", "echo", "{}", "a", "+"], 1, "find: missing argument to `-exec'\n"),
-            (&["-maxdepth", "0", "-exec", "echo", "+", ";"], 0, ""),
-            (&["-maxdepth", "0", "-exec", "echo", "{}x", ";"], 0, ""),
-            (&["-maxdepth", "0", "-exec", "echo", "{}", "{}", ";"], 0, ""),
-            (&["-maxdepth", "0", "-exec", "echo", "a", "{}", "b", "+", ";"], 0, ""),
-            (&["-maxdepth", "0", "-exec", "echo", "{", "}", "+", ";"], 0, ""),
-            (&["-maxdepth", "0", "-exec", "echo", "{}", "+", "-exec", "echo", "2", "{}", "+"], 0, ""),
-        ]);
+        check("exec_forms", 23);
     }
 
     // -O levels (0 to 65535, decimal digits only), -D flags, -H/-L/-P and `--` before the starting points, and the same names too late.
     // GNU: cd EMPTY_DIR && LC_ALL=C find ARGS </dev/null: exit status, stderr.
     #[test]
     fn leading_options() {
-        check(&[
-            (&["-O"], 1, "find: The -O option must be immediately followed by a decimal integer\n"),
-            (&["-Ofoo"], 1, "find: Please specify a decimal number immediately after -O\n"),
-            (&["-O-1"], 1, "find: Please specify a decimal number immediately after -O\n"),
-            (&["-O+1"], 1, "find: Please specify a decimal number immediately after -O\n"),
-            (&["-O1x"], 1, "find: Invalid optimisation level 1x\n"),
-            (&["-O0x1"], 1, "find: Invalid optimisation level 0x1\n"),
-            (&["-O1 "], 1, "find: Invalid optimisation level 1 \n"),
-            (&["-O65536"], 1, "find: Optimisation level 65536 is too high.  If you want to find files very quickly, consider using GNU locate.\n"),
-            (&["-O2147483648"], 1, "find: Optimisation level 2147483648 is too high.  If you want to find files very quickly, consider using GNU locate.\n"),
-            (&["-O18446744073709551615"], 1, "find: Optimisation level 18446744073709551615 is too high.  If you want to find files very quickly, consider using GNU locate.\n"),
-            (&["-O18446744073709551616"], 1, "find: Invalid optimisation level 18446744073709551616: Numerical result out of range\n"),
-            (&["-O99999999999999999999x"], 1, "find: Invalid optimisation level 99999999999999999999x\n"),
-            (&["-O0", "-O1", "-O2", "-O3"], 0, ""),
-            (&["-O4"], 0, ""),
-            (&["-O007"], 0, ""),
-            (&["-O65535"], 0, ""),
-            (&["-O1", "-O"], 1, "find: The -O option must be immediately followed by a decimal integer\n"),
-            (&["-D"], 1, "find: Missing argument after the -D option.\nTry 'find --help' for more information.\n"),
-            (&["-D", "foo"], 0, "find: Ignoring unrecognised debug flag 'foo'\n"),
-            (&["-D", "exec,bar"], 0, "find: Ignoring unrecognised debug flag 'exec'\n"),
-            (&["-H", "-L", "-P", "-foo"], 1, "find: unknown predicate `-foo'\n"),
-            (&["-H", "-x"], 1, "find: unknown predicate `-x'\n"),
-            (&["--", "-x"], 1, "find: unknown predicate `-x'\n"),
-            (&["-L", "--", "-foo"], 1, "find: unknown predicate `-foo'\n"),
-            (&[".", "-O3"], 1, "find: unknown predicate `-O3'\n"),
-            (&[".", "-D", "help"], 1, "find: unknown predicate `-D'\n"),
-            (&[".", "-H"], 1, "find: unknown predicate `-H'\n"),
-            // lfind's own leading options (not GNU's: no GNU row to match).
-            (&[".", "-s"], 1, "find: -s is an option: put it before the starting points\n"),
-            (&[".", "-j", "4"], 1, "find: -j is an option: put it before the starting points\n"),
-            (&[".", "-name", "x", "-j4"], 1, "find: -j4 is an option: put it before the starting points\n"),
-            (&["-s", ".", "-jx"], 1, "find: unknown predicate `-jx'\n"),
-        ]);
+        check("leading_options", 31);
     }
 
     // -uid/-gid/-links/-inum (strtoumax after the sign), the time tests (strtod, all of it), -used, -user, -group.
     // GNU: cd EMPTY_DIR && LC_ALL=C find ARGS </dev/null: exit status, stderr.
     #[test]
     fn numeric_and_name_arguments() {
-        check(&[
-            (&["-uid", "x"], 1, "find: invalid argument `x' to `-uid'\n"),
-            (&["-uid", ""], 1, "find: invalid argument `' to `-uid'\n"),
-            (&["-uid", " 1"], 0, ""),
-            (&["-uid", "+ 1"], 0, ""),
-            (&["-uid", "-+1"], 0, ""),
-            (&["-uid", "1 "], 1, "find: invalid argument `1 ' to `-uid'\n"),
-            (&["-uid", "--1"], 1, "find: invalid argument `--1' to `-uid'\n"),
-            (&["-gid", "+18446744073709551615"], 0, ""),
-            (
-                &["-gid", "18446744073709551616"],
-                1,
-                "find: invalid argument `18446744073709551616' to `-gid'\n",
-            ),
-            (&["-links", "-1"], 0, ""),
-            (&["-inum", "1x"], 1, "find: invalid argument `1x' to `-inum'\n"),
-            (&["-mtime", "x"], 1, "find: invalid argument `x' to `-mtime'\n"),
-            (&["-mtime", ""], 1, "find: invalid argument `' to `-mtime'\n"),
-            (&["-mtime", "1 "], 1, "find: invalid argument `1 ' to `-mtime'\n"),
-            (&["-mtime", " 1"], 0, ""),
-            (&["-mtime", "+-1"], 0, ""),
-            (&["-mtime", "1e2"], 0, ""),
-            (&["-mtime", "1e400"], 1, "find: invalid argument `1e400' to `-mtime'\n"),
-            (&["-mmin", "--1"], 0, ""),
-            (&["-amin", "a"], 1, "find: invalid argument `a' to `-amin'\n"),
-            (&["-cmin", "0x10"], 0, ""),
-            (&["-used", "x"], 1, "find: Invalid argument x to -used\n"),
-            (&["-used", ""], 1, "find: Invalid argument  to -used\n"),
-            (&["-used", "-1.5"], 0, ""),
-            (&["-user", ""], 1, "find: The argument to -user should not be empty\n"),
-            (
-                &["-user", "nosuchuser_zz"],
-                1,
-                "find: 'nosuchuser_zz' is not the name of a known user\n",
-            ),
-            (&["-user", "123456"], 0, ""),
-            (&["-user", "root"], 0, ""),
-            (&["-group", ""], 1, "find: argument to -group is empty, but should be a group name\n"),
-            (
-                &["-group", "nosuchgroup_zz"],
-                1,
-                "find: 'nosuchgroup_zz' is not the name of an existing group\n",
-            ),
-            (&["-group", "0"], 0, ""),
-        ]);
+        check("numeric_and_name_arguments", 31);
     }
 
     // Warnings, with -warn or -nowarn given (the default follows standard input being a terminal): global options after other arguments, -name with a `/`, -path ending in `/` (even under -nowarn), -d, -D flags.
     // GNU: cd EMPTY_DIR && LC_ALL=C find ARGS </dev/null: exit status, stderr.
     #[test]
     fn warnings() {
-        check(&[
-            (&["-warn", "-name", "a", "-maxdepth", "1"], 0, "find: warning: you have specified the global option -maxdepth after the argument -name, but global options are not positional, i.e., -maxdepth affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\n"),
-            (&["-nowarn", "-name", "a", "-maxdepth", "1"], 0, ""),
-            (&["-warn", "-maxdepth", "1", "-name", "a"], 0, ""),
-            (&["-warn", "!", "-maxdepth", "1"], 0, "find: warning: you have specified the global option -maxdepth after the argument !, but global options are not positional, i.e., -maxdepth affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\n"),
-            (&["-warn", "(", "-depth", ")"], 0, "find: warning: you have specified the global option -depth after the argument (, but global options are not positional, i.e., -depth affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\n"),
-            (&["-warn", "-print", "-depth"], 0, "find: warning: you have specified the global option -depth after the argument -print, but global options are not positional, i.e., -depth affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\n"),
-            (&["-warn", "-name", "a", "-mindepth", "1", "-xdev"], 0, "find: warning: you have specified the global option -mindepth after the argument -name, but global options are not positional, i.e., -mindepth affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\nfind: warning: you have specified the global option -xdev after the argument -name, but global options are not positional, i.e., -xdev affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\n"),
-            (&["-warn", "-true", "-d"], 0, "find: warning: you have specified the global option -d after the argument -true, but global options are not positional, i.e., -d affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\nfind: warning: the -d option is deprecated; please use -depth instead, because the latter is a POSIX-compliant feature.\n"),
-            (&["-warn", "-d"], 0, "find: warning: the -d option is deprecated; please use -depth instead, because the latter is a POSIX-compliant feature.\n"),
-            (&["-nowarn", "-d"], 0, ""),
-            (&["-warn", "-name", "a/b"], 0, "find: warning: '-name' matches against basenames only, but the given pattern contains a directory separator ('/'), thus the expression will evaluate to false all the time.  Did you mean '-wholename'?\n"),
-            (&["-nowarn", "-name", "a/b"], 0, ""),
-            (&["-warn", "-iname", "a/b"], 0, "find: warning: '-iname' matches against basenames only, but the given pattern contains a directory separator ('/'), thus the expression will evaluate to false all the time.  Did you mean '-iwholename'?\n"),
-            (&["-warn", "-name", "/"], 0, "find: warning: '-name' matches against basenames only, but the given pattern contains a directory separator ('/'), thus the expression will evaluate to false all the time.  Did you mean '-wholename'?\n"),
-            (&["-nowarn", "-path", "a/"], 0, "find: warning: -path a/ will not match anything because it ends with /.\n"),
-            (&["-nowarn", "-ipath", "a/"], 0, "find: warning: -ipath a/ will not match anything because it ends with /.\n"),
-            (&["-nowarn", "-wholename", "a/"], 0, "find: warning: -wholename a/ will not match anything because it ends with /.\n"),
-            (&["-warn", "-perm", "/000"], 0, "find: warning: you have specified a mode pattern /000 (which is equivalent to /000). The meaning of -perm /000 has now been changed to be consistent with -perm -000; that is, while it used to match no files, it now matches all files.\n"),
-            (&["-warn", "-name", "x", "-noleaf"], 0, "find: warning: you have specified the global option -noleaf after the argument -name, but global options are not positional, i.e., -noleaf affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\n"),
-            (&["-warn", "-name", "x", "-regextype", "emacs"], 0, ""),
-            (&["-warn", "-name", "x", "-follow"], 0, ""),
-            (&["-warn", "-name", "x", "-daystart"], 0, ""),
-            (&["-warn", "-name", "x", "-ignore_readdir_race"], 0, "find: warning: you have specified the global option -ignore_readdir_race after the argument -name, but global options are not positional, i.e., -ignore_readdir_race affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\n"),
-            (&["-warn", "-name", "x", "-mount"], 0, "find: warning: you have specified the global option -mount after the argument -name, but global options are not positional, i.e., -mount affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\n"),
-            (&["-warn", "-name", "x", "-nowarn", "-maxdepth", "0"], 0, ""),
-            (&["-nowarn", "-name", "x", "-warn", "-maxdepth", "0"], 0, "find: warning: you have specified the global option -maxdepth after the argument -name, but global options are not positional, i.e., -maxdepth affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\n"),
-            (&["-warn", "-name", "x", "-depth", "-xdev"], 0, "find: warning: you have specified the global option -depth after the argument -name, but global options are not positional, i.e., -depth affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\nfind: warning: you have specified the global option -xdev after the argument -name, but global options are not positional, i.e., -xdev affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\n"),
-            (&["-warn", "-name", "a/", "-maxdepth", "0", "-foo"], 1, "find: warning: '-name' matches against basenames only, but the given pattern contains a directory separator ('/'), thus the expression will evaluate to false all the time.  Did you mean '-wholename'?\nfind: warning: you have specified the global option -maxdepth after the argument -name, but global options are not positional, i.e., -maxdepth affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\nfind: unknown predicate `-foo'\n"),
-            (&["-warn", "-printf", "\\q%Q", "-maxdepth", "0"], 0, "find: warning: unrecognized escape `\\q'\nfind: warning: unrecognized format directive `%Q'\nfind: warning: you have specified the global option -maxdepth after the argument -printf, but global options are not positional, i.e., -maxdepth affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\n"),
-            (&["-warn", "-mindepth", "1", "-maxdepth", "0", "-mindepth", "2"], 0, ""),
-            (&["-warn", "-prune", "-maxdepth", "0"], 0, "find: warning: you have specified the global option -maxdepth after the argument -prune, but global options are not positional, i.e., -maxdepth affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\n"),
-            (&["-warn", "-newer", "/", "-maxdepth", "0"], 0, "find: warning: you have specified the global option -maxdepth after the argument -newer, but global options are not positional, i.e., -maxdepth affects tests specified before it as well as those specified after it.  Please specify global options before other arguments.\n"),
-            (&["-warn", "-D", "foo"], 1, "find: unknown predicate `-D'\n"),
-            (&["-D", "foo,bar", "-warn", "-name", "a/b"], 0, "find: Ignoring unrecognised debug flag 'foo'\nfind: Ignoring unrecognised debug flag 'foo'\nfind: warning: '-name' matches against basenames only, but the given pattern contains a directory separator ('/'), thus the expression will evaluate to false all the time.  Did you mean '-wholename'?\n"),
-        ]);
+        check("warnings", 34);
     }
 
     // A starting point after the expression: when it names an existing file GNU adds which predicate it followed.
     // GNU: cd EMPTY_DIR && LC_ALL=C find ARGS </dev/null: exit status, stderr.
     #[test]
     fn stray_paths() {
-        check(&[
-            (&["-name", "a", "b"], 1, "find: paths must precede expression: `b'\n"),
-            (&["x", "-name", "a", "b"], 1, "find: paths must precede expression: `b'\n"),
-            (&["-name", "a", "-print", "b", "c"], 1, "find: paths must precede expression: `b'\n"),
-            (&["-name", "a", "/"], 1, "find: paths must precede expression: `/'\nfind: possible unquoted pattern after predicate `-name'?\n"),
-            (&["-print", "/"], 1, "find: paths must precede expression: `/'\nfind: possible unquoted pattern after predicate `-print'?\n"),
-            (&["-name", "a", "-o", "/"], 1, "find: paths must precede expression: `/'\nfind: possible unquoted pattern after predicate `-o'?\n"),
-            (&["(", "-name", "a", ")", "/"], 1, "find: paths must precede expression: `/'\nfind: possible unquoted pattern after predicate `)'?\n"),
-            (&["!", "/"], 1, "find: paths must precede expression: `/'\nfind: possible unquoted pattern after predicate `!'?\n"),
-            (&["-name", "a", ",", "/"], 1, "find: paths must precede expression: `/'\nfind: possible unquoted pattern after predicate `,'?\n"),
-            (&["-name", "a", "(", "/", ")"], 1, "find: paths must precede expression: `/'\nfind: possible unquoted pattern after predicate `('?\n"),
-            (&["-newer", "/", "/"], 1, "find: paths must precede expression: `/'\nfind: possible unquoted pattern after predicate `-newer'?\n"),
-            (&["-exec", "echo", ";", "/"], 1, "find: paths must precede expression: `/'\nfind: possible unquoted pattern after predicate `-exec'?\n"),
-            (&["-maxdepth", "0", "/"], 1, "find: paths must precede expression: `/'\nfind: possible unquoted pattern after predicate `-maxdepth'?\n"),
-            (&["-name", "a", "/nonexistent"], 1, "find: paths must precede expression: `/nonexistent'\n"),
-            (&["-name", "a", "-o", "-true", "/"], 1, "find: paths must precede expression: `/'\nfind: possible unquoted pattern after predicate `-true'?\n"),
-            (&["-files0-from", "x", "/"], 1, "find: paths must precede expression: `/'\nfind: possible unquoted pattern after predicate `-files0-from'?\n"),
-        ]);
+        check("stray_paths", 16);
     }
 
     // The parsed tree: precedence (! over -a over -o over ,), implied -a,
@@ -2178,13 +1780,7 @@ mod tests {
     // GNU: cd EMPTY_DIR && LC_ALL=C find ARGS </dev/null: exit status, stderr.
     #[test]
     fn files0_from_refusals() {
-        check(&[
-            (&["a", "-files0-from", "x"], 1, "find: extra operand 'a'\nfind: file operands cannot be combined with -files0-from\n"),
-            (&["-files0-from", "x", "a"], 1, "find: paths must precede expression: `a'\n"),
-            (&["-files0-from", "-", "-ok", "echo", ";"], 1, "find: option -files0-from reading from standard input cannot be combined with -ok, -okdir\n\n"),
-            (&["-files0-from", "-", "-okdir", "echo", ";"], 1, "find: option -files0-from reading from standard input cannot be combined with -ok, -okdir\n\n"),
-            (&["-files0-from", "-", "-exec", "echo", ";"], 0, ""),
-        ]);
+        check("files0_from_refusals", 5);
     }
 
     // GNU: LC_ALL=C find -D help (exit status 0, this on stdout).

@@ -357,6 +357,14 @@ enum Value {
     Oct(i64),
 }
 
+/// %u and %g: the name, or the number where there is none (as GNU).
+fn push_name_or_id(out: &mut Vec<u8>, name: Option<Vec<u8>>, id: u32) {
+    match name {
+        Some(n) => out.extend_from_slice(&n),
+        None => push_u(out, id as u64),
+    }
+}
+
 fn push_u(out: &mut Vec<u8>, n: u64) {
     out.extend_from_slice(n.to_string().as_bytes());
 }
@@ -441,10 +449,7 @@ fn directive(out: &mut Vec<u8>, d: Dir, info: &mut dyn Info) -> Value {
         }
         Dir::Group => {
             let gid = s(st).stx_gid;
-            match info.group(gid) {
-                Some(n) => out.extend_from_slice(&n),
-                None => push_u(out, gid as u64),
-            }
+            push_name_or_id(out, info.group(gid), gid);
         }
         Dir::Gid => push_u(out, s(st).stx_gid as u64),
         Dir::Dirname => out.extend_from_slice(dir_name(info.path())),
@@ -476,10 +481,7 @@ fn directive(out: &mut Vec<u8>, d: Dir, info: &mut dyn Info) -> Value {
         }
         Dir::User => {
             let uid = s(st).stx_uid;
-            match info.user(uid) {
-                Some(n) => out.extend_from_slice(&n),
-                None => push_u(out, uid as u64),
-            }
+            push_name_or_id(out, info.user(uid), uid);
         }
         Dir::Uid => push_u(out, s(st).stx_uid as u64),
         Dir::Type => out.push(info.type_letter()),
@@ -638,34 +640,36 @@ mod tests {
         }
     }
 
-    /// Compiles each row's format and renders it for a/b/file in `zone`;
+    /// Compiles the format of each row of the section `name` of
+    /// printf.tsv and renders it for a/b/file in the section's zone;
     /// compares the bytes and the warnings with GNU's, listing every row
     /// that differs.
-    fn check(zone: &str, rows: &[(&str, &[u8], &[&str])]) {
+    fn check(name: &str, count: usize) {
+        use crate::gnu_answers::{section, text};
+        let sec = section(include_str!("gnu_answers/printf.tsv"), name, count);
+        let zone = &sec.header[0];
         let _g = crate::datetime::tests::zone_lock();
-        let bad: Vec<String> = rows
-            .iter()
-            .filter_map(|&(fmt, out, warnings)| {
-                let mut warned = Vec::new();
-                let got = libcw::time::with_zone(zone.as_bytes(), || {
-                    let f =
-                        Format::parse(fmt.as_bytes(), &mut |w| warned.push(w)).map_err(|e| e.0)?;
-                    let mut buf = Vec::new();
-                    f.render(&mut buf, &mut Fake::new(b"a/b/file", b"a/b/file", 0), false);
-                    Ok::<_, String>(buf)
-                })
-                .expect("zone");
-                let ok = got.as_deref() == Ok(out) && warned == warnings;
-                (!ok).then(|| {
-                    let got = got.map(|b| String::from_utf8_lossy(&b).into_owned());
-                    format!(
-                        "{fmt:?}\n  ours:  {got:?} {warned:?}\n  GNU's: {:?} {warnings:?}",
-                        String::from_utf8_lossy(out)
-                    )
-                })
+        sec.check(|row| {
+            let [fmt, out, warnings @ ..] = row else { panic!("short row {row:?}") };
+            let (fmt, warnings): (&str, Vec<&str>) =
+                (text(fmt), warnings.iter().map(|w| text(w)).collect());
+            let mut warned = Vec::new();
+            let got = libcw::time::with_zone(zone.as_bytes(), || {
+                let f = Format::parse(fmt.as_bytes(), &mut |w| warned.push(w)).map_err(|e| e.0)?;
+                let mut buf = Vec::new();
+                f.render(&mut buf, &mut Fake::new(b"a/b/file", b"a/b/file", 0), false);
+                Ok::<_, String>(buf)
             })
-            .collect();
-        assert!(bad.is_empty(), "{} of {} rows differ:\n{}", bad.len(), rows.len(), bad.join("\n"));
+            .expect("zone");
+            let ok = got.as_ref() == Ok(out) && warned == warnings;
+            (!ok).then(|| {
+                let got = got.map(|b| String::from_utf8_lossy(&b).into_owned());
+                format!(
+                    "{fmt:?}\n  ours:  {got:?} {warned:?}\n  GNU's: {:?} {warnings:?}",
+                    String::from_utf8_lossy(out)
+                )
+            })
+        });
     }
 
     // Backslash escapes: the C ones, octal (at most three digits, the byte kept), `\\c` stopping the output, unknown ones kept with a warning; `%%`; unknown directives kept as written.
@@ -673,51 +677,7 @@ mod tests {
     // (stdout; warnings from stderr without `find: `), a/b/file as in Fake.
     #[test]
     fn escapes() {
-        check(
-            "UTC0",
-            &[
-                ("\\a\\b\\f\\n\\r\\t\\v", b"\x07\x08\x0c\n\r\t\x0b", &[]),
-                ("x\\\\y", b"x\\y", &[]),
-                ("\\0|\\00|\\000|\\0000", b"\x00|\x00|\x00|\x000", &[]),
-                ("\\101\\1012\\60\\7", b"AA20\x07", &[]),
-                (
-                    "\\18\\8\\9",
-                    b"\x018\\8\\9",
-                    &["warning: unrecognized escape `\\8'", "warning: unrecognized escape `\\9'"],
-                ),
-                ("\\400\\777", b"\x00\xff", &[]),
-                ("a\\cb%p", b"a", &[]),
-                ("%p\\c", b"a/b/file", &[]),
-                (
-                    "\\q\\z\\e",
-                    b"\\q\\z\\e",
-                    &[
-                        "warning: unrecognized escape `\\q'",
-                        "warning: unrecognized escape `\\z'",
-                        "warning: unrecognized escape `\\e'",
-                    ],
-                ),
-                ("\\", b"\\", &["warning: escape `\\' followed by nothing at all"]),
-                ("a\\", b"a\\", &["warning: escape `\\' followed by nothing at all"]),
-                ("%%|%%%%|100%%", b"%|%%|100%", &[]),
-                ("%Q|%p", b"%Q|a/b/file", &["warning: unrecognized format directive `%Q'"]),
-                ("%5Q", b"%5Q", &["warning: unrecognized format directive `%Q'"]),
-                ("%-5Q|", b"%-5Q|", &["warning: unrecognized format directive `%Q'"]),
-                (
-                    "%A",
-                    b"%A",
-                    &["warning: format directive `%A' should be followed by another character"],
-                ),
-                ("\\x41", b"\\x41", &["warning: unrecognized escape `\\x'"]),
-                (
-                    "\\\"\\'",
-                    b"\\\"\\'",
-                    &["warning: unrecognized escape `\\\"'", "warning: unrecognized escape `\\''"],
-                ),
-                ("%%p%p", b"%pa/b/file", &[]),
-                ("%\\n", b"%\\n", &["warning: unrecognized format directive `%\\'"]),
-            ],
-        );
+        check("escapes", 20);
     }
 
     // Flags, width and precision: %d and %m take numeric flags (%m: `#` but no sign), %s %n %U %G %k %b %i are strings (width, and precision cuts), %S is C's %g.
@@ -725,19 +685,7 @@ mod tests {
     // (stdout; warnings from stderr without `find: `), a/b/file as in Fake.
     #[test]
     fn numeric_directives_and_flags() {
-        check("UTC0", &[
-            ("[%s][%5s][%-5s|][%05s][%+s][% s][%.1s][%#s]", b"[5][    5][5    |][    5][5][5][5][5]", &[]),
-            ("[%d][%5d][%-5d|][%05d][%+d][% d][%.3d][%5.3d][%-05d|][%+05d]", b"[0][    0][0    |][00000][+0][ 0][000][  000][0    |][+0000]", &[]),
-            ("[%m][%5m][%-5m|][%05m][%+m][% m][%.5m][%#m][%#5m][%#05m][%-#5m|][%#.3m][%#.4m]", b"[640][  640][640  |][00640][640][640][00640][0640][ 0640][00640][0640 |][0640][0640]", &[]),
-            ("[%n][%05n][%.3n][%U][%5U][%05U][%-6G|][%+G][%.1U][%.0G]", b"[2][    2][2][1234][ 1234][ 1234][5678  |][5678][1][]", &[]),
-            ("[%k][%05k][%5b][%-3k|][%.0k][%b]", b"[4][    4][    8][4  |][][8]", &[]),
-            ("[%S][%5.2S][%-8S|][%+S][%08.3S][%#S][% S][%.0S][%10.4S|][%-+9.1S|]", b"[819.2][8.2e+02][819.2   |][+819.2][00000819][819.200][ 819.2][8e+02][     819.2|][+8e+02   |]", &[]),
-            ("[%y][%Y][%3y][%-3Y|][%.0y]", b"[f][f][  f][f  |][]", &[]),
-            ("[%M][%12M][%-12M|][%.4M]", b"[-rw-r-----][  -rw-r-----][-rw-r-----  |][-rw-]", &[]),
-            ("[%i][%12i][%D]", b"[10133665][    10133665][65024]", &[]),
-            ("[%u][%g][%-6u|][%8g]", b"[1234][5678][1234  |][    5678]", &[]),
-            ("[%l][%5l][%F][%6F][%-6F|]", b"[][     ][ext4][  ext4][ext4  |]", &[]),
-        ]);
+        check("numeric_directives_and_flags", 11);
     }
 
     // Times in UTC: %t/%a as ctime with nanoseconds, %T@, and %Tk for each strftime letter (%TS with the fraction, %T+ GNU's own).
@@ -745,19 +693,7 @@ mod tests {
     // (stdout; warnings from stderr without `find: `), a/b/file as in Fake.
     #[test]
     fn times_in_utc() {
-        check("UTC0", &[
-            ("%t|%a", b"Fri Feb 13 23:31:30.5000000000 2009|Sun Sep  9 01:46:40.2500000000 2001", &[]),
-            ("%T@|%A@|%T+", b"1234567890.5000000000|1000000000.2500000000|2009-02-13+23:31:30.5000000000", &[]),
-            ("%TY-%Tm-%Td %TH:%TM:%TS", b"2009-02-13 23:31:30.5000000000", &[]),
-            ("%Ta %TA %Tb %TB %Th %Tc", b"Fri Friday Feb February Feb Fri Feb 13 23:31:30 2009", &[]),
-            ("%TD|%TF|%Tr|%TR|%TT|%TX|%Tx", b"02/13/09|2009-02-13|11:31:30 PM|23:31|23:31:30.5000000000|23:31:30.5000000000|02/13/09", &[]),
-            ("%Tj|%Tk|%Tl|%Tp|%Ts|%TU|%TV|%TW|%Tw|%Tu|%Tg|%TG|%Te|%TC|%Ty", b"044|23|11|PM|1234567890|06|07|06|5|5|09|2009|13|20|09", &[]),
-            ("%Tz|%TZ", b"+0000|UTC", &[]),
-            ("%AY-%Am-%Ad %AH:%AM:%AS", b"2001-09-09 01:46:40.2500000000", &[]),
-            ("[%20t][%-26t|][%.3t][%12T@][%.5T+]", b"[Fri Feb 13 23:31:30.5000000000 2009][Fri Feb 13 23:31:30.5000000000 2009|][Fri][1234567890.5000000000][2009-]", &[]),
-            ("%TQ|%T%|%Tn", b"%Q|%|\n", &[]),
-            ("%TP|%AP|%T%|%TE|%TJ|%TK|%TL|%TN|%TO|%Tf|%Ti|%To|%Tq|%Tv|%T#|%T0|%T.|%T-", b"pm|am|%|%E|%J|%K|%L|%N|%O|%f|%i|%o|%q|%v|%#|%0|%.|%-", &[]),
-        ]);
+        check("times_in_utc", 11);
     }
 
     // The same in Europe/Berlin (winter: CET, +0100; the mtime falls on the next day).
@@ -765,19 +701,7 @@ mod tests {
     // (stdout; warnings from stderr without `find: `), a/b/file as in Fake.
     #[test]
     fn times_in_berlin() {
-        check("Europe/Berlin", &[
-            ("%t|%a", b"Sat Feb 14 00:31:30.5000000000 2009|Sun Sep  9 03:46:40.2500000000 2001", &[]),
-            ("%T@|%A@|%T+", b"1234567890.5000000000|1000000000.2500000000|2009-02-14+00:31:30.5000000000", &[]),
-            ("%TY-%Tm-%Td %TH:%TM:%TS", b"2009-02-14 00:31:30.5000000000", &[]),
-            ("%Ta %TA %Tb %TB %Th %Tc", b"Sat Saturday Feb February Feb Sat Feb 14 00:31:30 2009", &[]),
-            ("%TD|%TF|%Tr|%TR|%TT|%TX|%Tx", b"02/14/09|2009-02-14|12:31:30 AM|00:31|00:31:30.5000000000|00:31:30.5000000000|02/14/09", &[]),
-            ("%Tj|%Tk|%Tl|%Tp|%Ts|%TU|%TV|%TW|%Tw|%Tu|%Tg|%TG|%Te|%TC|%Ty", b"045| 0|12|AM|1234567890|06|07|06|6|6|09|2009|14|20|09", &[]),
-            ("%Tz|%TZ", b"+0100|CET", &[]),
-            ("%AY-%Am-%Ad %AH:%AM:%AS", b"2001-09-09 03:46:40.2500000000", &[]),
-            ("[%20t][%-26t|][%.3t][%12T@][%.5T+]", b"[Sat Feb 14 00:31:30.5000000000 2009][Sat Feb 14 00:31:30.5000000000 2009|][Sat][1234567890.5000000000][2009-]", &[]),
-            ("%TQ|%T%|%Tn", b"%Q|%|\n", &[]),
-            ("%TP|%AP|%T%|%TE|%TJ|%TK|%TL|%TN|%TO|%Tf|%Ti|%To|%Tq|%Tv|%T#|%T0|%T.|%T-", b"am|am|%|%E|%J|%K|%L|%N|%O|%f|%i|%o|%q|%v|%#|%0|%.|%-", &[]),
-        ]);
+        check("times_in_berlin", 11);
     }
 
     // The same in America/New_York (winter: EST, -0500; the atime falls on the previous day).
@@ -785,19 +709,7 @@ mod tests {
     // (stdout; warnings from stderr without `find: `), a/b/file as in Fake.
     #[test]
     fn times_in_new_york() {
-        check("America/New_York", &[
-            ("%t|%a", b"Fri Feb 13 18:31:30.5000000000 2009|Sat Sep  8 21:46:40.2500000000 2001", &[]),
-            ("%T@|%A@|%T+", b"1234567890.5000000000|1000000000.2500000000|2009-02-13+18:31:30.5000000000", &[]),
-            ("%TY-%Tm-%Td %TH:%TM:%TS", b"2009-02-13 18:31:30.5000000000", &[]),
-            ("%Ta %TA %Tb %TB %Th %Tc", b"Fri Friday Feb February Feb Fri Feb 13 18:31:30 2009", &[]),
-            ("%TD|%TF|%Tr|%TR|%TT|%TX|%Tx", b"02/13/09|2009-02-13|06:31:30 PM|18:31|18:31:30.5000000000|18:31:30.5000000000|02/13/09", &[]),
-            ("%Tj|%Tk|%Tl|%Tp|%Ts|%TU|%TV|%TW|%Tw|%Tu|%Tg|%TG|%Te|%TC|%Ty", b"044|18| 6|PM|1234567890|06|07|06|5|5|09|2009|13|20|09", &[]),
-            ("%Tz|%TZ", b"-0500|EST", &[]),
-            ("%AY-%Am-%Ad %AH:%AM:%AS", b"2001-09-08 21:46:40.2500000000", &[]),
-            ("[%20t][%-26t|][%.3t][%12T@][%.5T+]", b"[Fri Feb 13 18:31:30.5000000000 2009][Fri Feb 13 18:31:30.5000000000 2009|][Fri][1234567890.5000000000][2009-]", &[]),
-            ("%TQ|%T%|%Tn", b"%Q|%|\n", &[]),
-            ("%TP|%AP|%T%|%TE|%TJ|%TK|%TL|%TN|%TO|%Tf|%Ti|%To|%Tq|%Tv|%T#|%T0|%T.|%T-", b"pm|pm|%|%E|%J|%K|%L|%N|%O|%f|%i|%o|%q|%v|%#|%0|%.|%-", &[]),
-        ]);
+        check("times_in_new_york", 11);
     }
 
     // %f, %h, %P (and a width, a precision) for the starting points

@@ -451,20 +451,19 @@ impl<'a> Cells<'a> {
     }
 
     /// The column widths that fit the line, entries running down (`-C`)
-    /// or across (`-x`).
-    fn fit(&self, down: bool, s: &mut Scratch) -> Vec<usize> {
+    /// or across (`-x`); None when there is nothing to print.
+    fn fit(&self, down: bool, s: &mut Scratch) -> Option<Vec<usize>> {
+        if self.entries.is_empty() {
+            return None;
+        }
         let widths: Vec<usize> = self.entries.iter().map(|e| self.measure(e, s)).collect();
-        fit(&widths, self.plan.width, down)
+        Some(fit(&widths, self.plan.width, down))
     }
 
     /// `-C`: entries run down the columns.
     fn down_columns<S: Sink>(&self, painter: &mut Painter, out: &mut S, s: &mut Scratch) {
-        let n = self.entries.len();
-        if n == 0 {
-            return;
-        }
-        let cols = self.fit(true, s);
-        let ncols = cols.len();
+        let Some(cols) = self.fit(true, s) else { return };
+        let (n, ncols) = (self.entries.len(), cols.len());
         let rows = n.div_ceil(ncols);
         for row in 0..rows {
             let mut col = 0;
@@ -488,12 +487,8 @@ impl<'a> Cells<'a> {
 
     /// `-x`: entries run across the rows.
     fn across<S: Sink>(&self, painter: &mut Painter, out: &mut S, s: &mut Scratch) {
-        let n = self.entries.len();
-        if n == 0 {
-            return;
-        }
-        let cols = self.fit(false, s);
-        let ncols = cols.len();
+        let Some(cols) = self.fit(false, s) else { return };
+        let (n, ncols) = (self.entries.len(), cols.len());
         let mut pos = 0;
         let mut w = self.draw(painter, out.buf(), 0, 0, s);
         let mut max = cols[0];

@@ -548,21 +548,7 @@ impl Engine {
             // One buffer for every entry's path (the arena copies it).
             let mut p = std::mem::take(&mut self.asks.path);
             let dfd = self.ring_xattr_path(i, &mut p);
-            if acl {
-                self.push_part(i, P_ACL, |e, t, _| {
-                    e.getxattr(t, dfd, &p, ACL_ACCESS, true, Vec::new())
-                });
-                if kind == dtype::DIR {
-                    self.push_part(i, P_ACL_DEFAULT, |e, t, _| {
-                        e.getxattr(t, dfd, &p, ACL_DEFAULT, true, Vec::new())
-                    });
-                }
-            }
-            if label && self.labels_here() {
-                self.push_part(i, P_LABEL, |e, t, _| {
-                    e.getxattr(t, dfd, &p, SELINUX, !link, Vec::with_capacity(256))
-                });
-            }
+            self.push_getxattrs(i, (dfd, &p), kind == dtype::DIR, acl, label, !link);
             self.asks.path = p;
         } else if acl {
             let b = self.asks.list_bufs.pop().unwrap_or_default();
@@ -633,19 +619,36 @@ impl Engine {
             self.push_part(i, P_LIST, |e, t, _| e.listxattr(t, cwd, &p, true, b));
             return;
         }
+        self.push_getxattrs(i, (cwd, &p), kind == dtype::DIR, acl, label, true);
+    }
+
+    /// Pushes one GETXATTR for each of entry `i`'s questions asked by path
+    /// (`at`: a directory descriptor and a path under it): its access ACL,
+    /// a directory's default ACL, and its label (`follow_label`: through a
+    /// symbolic link).
+    fn push_getxattrs(
+        &mut self,
+        i: u32,
+        at: (RawFd, &[u8]),
+        dir: bool,
+        acl: bool,
+        label: bool,
+        follow_label: bool,
+    ) {
+        let (dirfd, p) = at;
         if acl {
             self.push_part(i, P_ACL, |e, t, _| {
-                e.getxattr(t, cwd, &p, ACL_ACCESS, true, Vec::new())
+                e.getxattr(t, dirfd, p, ACL_ACCESS, true, Vec::new())
             });
-            if kind == dtype::DIR {
+            if dir {
                 self.push_part(i, P_ACL_DEFAULT, |e, t, _| {
-                    e.getxattr(t, cwd, &p, ACL_DEFAULT, true, Vec::new())
+                    e.getxattr(t, dirfd, p, ACL_DEFAULT, true, Vec::new())
                 });
             }
         }
         if label && self.labels_here() {
             self.push_part(i, P_LABEL, |e, t, _| {
-                e.getxattr(t, cwd, &p, SELINUX, true, Vec::with_capacity(256))
+                e.getxattr(t, dirfd, p, SELINUX, follow_label, Vec::with_capacity(256))
             });
         }
     }

@@ -201,18 +201,10 @@ fn parse_args(args: &[String]) -> Result<Option<Options>, String> {
         faults: Vec::new(),
     };
     let mut mountpoint = None;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let (flag, inline) = match a.split_once('=') {
-            Some((f, v)) if f.starts_with("--") => (f, Some(v.to_string())),
-            _ => (a.as_str(), None),
-        };
-        let mut value = || {
-            inline
-                .clone()
-                .or_else(|| it.next().cloned())
-                .ok_or_else(|| format!("slowfs: {flag} needs a value"))
-        };
+    let mut words = crate::Words::new(args);
+    while let Some(a) = words.next_word() {
+        let flag = a.as_str();
+        let mut value = || words.value(flag).map_err(|e| format!("slowfs: {e}"));
         let bad = |e: String| format!("slowfs: {flag}: {e}");
         match flag {
             "-h" | "--help" => return Ok(None),
