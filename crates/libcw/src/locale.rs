@@ -10,6 +10,7 @@
 
 use std::cmp::Ordering;
 use std::ffi::{c_char, c_int, CStr};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use crate::time::Tm;
 
@@ -46,7 +47,9 @@ pub fn set_from_env() -> bool {
     // SAFETY: the argument is a static NUL-terminated string; the tools call
     // this first, on the main thread, before any other thread exists (glibc
     // requires that setlocale not race other locale users).
-    !unsafe { libc::setlocale(libc::LC_ALL, c"".as_ptr()) }.is_null()
+    let ok = !unsafe { libc::setlocale(libc::LC_ALL, c"".as_ptr()) }.is_null();
+    note_ctype();
+    ok
 }
 
 /// `setlocale(category, name)` with an explicit name (tests, and callers
@@ -54,7 +57,17 @@ pub fn set_from_env() -> bool {
 pub fn set_named(category: c_int, name: &CStr) -> bool {
     // SAFETY: name is NUL-terminated for the call; the caller guarantees no
     // other thread uses locale-dependent functions meanwhile (glibc's rule).
-    !unsafe { libc::setlocale(category, name.as_ptr()) }.is_null()
+    let ok = !unsafe { libc::setlocale(category, name.as_ptr()) }.is_null();
+    note_ctype();
+    ok
+}
+
+/// Whether LC_CTYPE's charset is UTF-8, noted at each setlocale for
+/// [`decode`].
+static CTYPE_UTF8: AtomicBool = AtomicBool::new(false);
+
+fn note_ctype() {
+    CTYPE_UTF8.store(langinfo(CODESET).eq_ignore_ascii_case(b"UTF-8"), Relaxed);
 }
 
 /// The name of the locale in force for `category` ("C", "de_DE.UTF-8", …).
@@ -127,7 +140,51 @@ pub enum Decoded {
 }
 
 /// `mbrtowc` on the start of `s` (non-empty), from the initial shift state.
+/// In a UTF-8 locale the answer is computed here: glibc's first `mbrtowc`
+/// loads its converter (gconv-modules.cache: 5 syscalls, a sixth of what
+/// `lsr -al` of 10,000 files may make in all).
 pub fn decode(s: &[u8]) -> Decoded {
+    if CTYPE_UTF8.load(Relaxed) {
+        return decode_utf8(s);
+    }
+    decode_mb(s)
+}
+
+/// glibc's UTF-8 `mbrtowc`, rule for rule (compared with it over every
+/// sequence of up to three bytes and the longer forms' corners, in
+/// `tests/locale_facts.rs`): the 5- and 6-byte forms of old UTF-8 and
+/// values past U+10FFFF decode; overlong forms and surrogates don't; a
+/// sequence cut short is incomplete only while every byte after the lead
+/// is a continuation byte.
+pub fn decode_utf8(s: &[u8]) -> Decoded {
+    let b0 = s[0];
+    let (len, lead) = match b0 {
+        0 => return Decoded::Char(0, 1),
+        1..=0x7f => return Decoded::Char(WChar::from(b0), 1),
+        0xc2..=0xdf => (2, b0 & 0x1f),
+        0xe0..=0xef => (3, b0 & 0x0f),
+        0xf0..=0xf7 => (4, b0 & 0x07),
+        0xf8..=0xfb => (5, b0 & 0x03),
+        0xfc..=0xfd => (6, b0 & 0x01),
+        _ => return Decoded::Invalid,
+    };
+    let have = s.len().min(len);
+    if s[1..have].iter().any(|&b| b & 0xc0 != 0x80) {
+        return Decoded::Invalid;
+    }
+    if have < len {
+        return Decoded::Incomplete;
+    }
+    let c = s[1..len].iter().fold(u32::from(lead), |c, &b| (c << 6) | u32::from(b & 0x3f));
+    const SHORTEST: [u32; 7] = [0, 0, 0x80, 0x800, 0x1_0000, 0x20_0000, 0x400_0000];
+    if c < SHORTEST[len] || (0xd800..0xe000).contains(&c) {
+        return Decoded::Invalid;
+    }
+    Decoded::Char(c as WChar, len)
+}
+
+/// glibc's `mbrtowc` itself.
+pub fn decode_mb(s: &[u8]) -> Decoded {
     let mut st = MbState::default();
     let mut wc: WChar = 0;
     // SAFETY: the pointer and length describe `s`; mbrtowc reads at most
