@@ -26,6 +26,18 @@ use crate::util::{self, TempDir, BACKENDS};
 /// `lsr -al` on 10,000 files with the io_uring backend: every syscall of
 /// the process. (Target ≤ 100; lsr in Zig does ~850, GNU ls ~30,000.)
 const LSR_AL_10K_URING_BUDGET: u64 = 100;
+/// The same listing in other locales, by LC_ALL and by LANG: what the
+/// locale's start-up adds (glibc's locale-archive, or a directory locale's
+/// files, gettext's catalog search, the catalogs read). Target ≤ 100 in
+/// every locale. Measured: C 82, en_US 103, de_DE and ja_JP 114 (their
+/// coreutils catalogs are found, read and converted), C.UTF-8 130 (a
+/// directory locale: ~5 syscalls for each of the 5 categories the tools
+/// use, plus the alias file); a run in four makes 3 more (one more ring
+/// wait, by timing). What is left over 100 is glibc's: gettext looks for
+/// 6 spellings of the locale's name in each category and reads
+/// locale.alias.
+const LSR_AL_10K_LOCALE_BUDGETS: &[(&str, u64)] =
+    &[("C.UTF-8", 136), ("en_US.UTF-8", 108), ("de_DE.UTF-8", 120), ("ja_JP.UTF-8", 120)];
 /// The engine alone on io_uring, beyond what the same process does on an
 /// empty directory: open + getdents + 10,000 statx + close, the stats pushed
 /// all at once and waited for all at once. Measured: 125 in all (16
@@ -409,6 +421,46 @@ fn lsr_long_listing_10k_uring_budget() {
         s.total,
         s.calls
     );
+}
+
+#[test]
+fn lsr_long_listing_10k_uring_budget_per_locale() {
+    if !strace_usable() {
+        return;
+    }
+    if !ringio::uring_available() {
+        util::skipped("lsr_long_listing_10k_uring_budget_per_locale", &ringio::uring_description());
+        return;
+    }
+    let t = flat_dir("sys-lsr-al-loc", 10_000);
+    let dir = t.path().as_os_str();
+    let installed = util::locales("lsr_long_listing_10k_uring_budget_per_locale");
+    let mut over = Vec::new();
+    for &(loc, budget) in LSR_AL_10K_LOCALE_BUDGETS {
+        if !installed.contains(&loc) {
+            continue;
+        }
+        for var in ["LC_ALL", "LANG"] {
+            // LANG counts only without LC_ALL, which `command` sets to C.
+            let env: &[(&str, &str)] =
+                if var == "LC_ALL" { &[("LC_ALL", loc)] } else { &[("LC_ALL", ""), ("LANG", loc)] };
+            let args: [&OsStr; 2] = ["-l".as_ref(), dir];
+            let ours = run(&util::ours("lsr"), &args, env);
+            let gnu = run(Path::new(util::gnu("lsr")), &args, env);
+            assert!(
+                ours.status.success() && ours.stdout == gnu.stdout,
+                "lsr -l ({var}={loc}) differs from GNU's, so its syscall count means nothing"
+            );
+            let mut env = env.to_vec();
+            env.push(("RINGIO_BACKEND", "uring"));
+            let s = count_syscalls(&util::ours("lsr"), &["-al".as_ref(), dir], &env).unwrap();
+            assert!(s.status.success());
+            if s.total > budget {
+                over.push(format!("{var}={loc}: {} > {budget}: {:?}", s.total, s.calls));
+            }
+        }
+    }
+    assert!(over.is_empty(), "lsr -al on 10,000 files (uring):\n{}", over.join("\n"));
 }
 
 /// `ls -1` needs no stat of any entry: d_type says enough. Checked from the

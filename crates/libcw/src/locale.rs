@@ -10,6 +10,7 @@
 
 use std::cmp::Ordering;
 use std::ffi::{c_char, c_int, CStr};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use crate::time::Tm;
 
@@ -42,11 +43,88 @@ pub use libc::{LC_ALL, LC_COLLATE, LC_CTYPE, LC_MESSAGES, LC_NUMERIC, LC_TIME};
 /// `setlocale(LC_ALL, "")`: the user's locale from LC_ALL, LC_*, LANG.
 /// glibc's all-or-nothing rule applies: when any category names a locale
 /// that isn't installed the call fails and everything stays "C", as in GNU.
+///
+/// When every category names the same locale (LC_ALL set, or LANG alone:
+/// the usual case), only the categories the tools consult are loaded. A
+/// locale kept as a directory of files rather than in locale-archive
+/// (Debian's C.UTF-8, what `localedef` makes under LOCPATH) costs ~5
+/// syscalls a category, and the seven others (LC_PAPER, LC_NAME …) cost 35
+/// of a `lsr -al` that otherwise makes ~130. One name for all means one
+/// answer for all: the locale is installed or not. (A directory missing
+/// only an unused category's file would fail GNU's call and not this one.)
 pub fn set_from_env() -> bool {
-    // SAFETY: the argument is a static NUL-terminated string; the tools call
-    // this first, on the main thread, before any other thread exists (glibc
-    // requires that setlocale not race other locale users).
-    !unsafe { libc::setlocale(libc::LC_ALL, c"".as_ptr()) }.is_null()
+    let ok = match same_name_for_all() {
+        Some(name) => set_used(&name),
+        // SAFETY: the argument is a static NUL-terminated string; the tools
+        // call this first, on the main thread, before any other thread
+        // exists (glibc requires that setlocale not race other locale users).
+        None => !unsafe { libc::setlocale(libc::LC_ALL, c"".as_ptr()) }.is_null(),
+    };
+    note_ctype();
+    ok
+}
+
+/// The categories some tool consults: LC_CTYPE (decoding, widths),
+/// LC_COLLATE (strcoll, fnmatch ranges), LC_TIME (month names, strftime),
+/// LC_NUMERIC (localeconv, strtod, printf) and LC_MESSAGES (gettext,
+/// strerror, rpmatch).
+const USED: [c_int; 5] = [LC_CTYPE, LC_COLLATE, LC_TIME, LC_NUMERIC, LC_MESSAGES];
+
+/// glibc's twelve categories' variables.
+const VARIABLES: [&str; 12] = [
+    "LC_CTYPE",
+    "LC_NUMERIC",
+    "LC_TIME",
+    "LC_COLLATE",
+    "LC_MONETARY",
+    "LC_MESSAGES",
+    "LC_PAPER",
+    "LC_NAME",
+    "LC_ADDRESS",
+    "LC_TELEPHONE",
+    "LC_MEASUREMENT",
+    "LC_IDENTIFICATION",
+];
+
+/// The locale name every category takes from the environment (glibc's
+/// order: LC_ALL, the category's variable, LANG; empty counts as unset),
+/// when they all take the same one and it is an ordinary name. `None`
+/// when they differ, or the name is "C"/"POSIX" (nothing to load) or one
+/// glibc treats specially (a path): `setlocale(LC_ALL, "")` decides then.
+fn same_name_for_all() -> Option<std::ffi::CString> {
+    let var = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    let name = match var("LC_ALL") {
+        Some(all) => all,
+        None => {
+            let lang = var("LANG");
+            let mut names = VARIABLES.iter().map(|k| var(k).or_else(|| lang.clone()));
+            let first = names.next()??;
+            if !names.all(|n| n.as_ref() == Some(&first)) {
+                return None;
+            }
+            first
+        }
+    };
+    let b = std::os::unix::ffi::OsStrExt::as_bytes(name.as_os_str());
+    if b == b"C" || b == b"POSIX" || b.contains(&b'/') {
+        return None;
+    }
+    std::ffi::CString::new(b).ok()
+}
+
+/// Sets the [`USED`] categories to `name`; if one fails (the locale isn't
+/// installed) everything goes back to "C", as a failed
+/// `setlocale(LC_ALL, "")` leaves it.
+fn set_used(name: &CStr) -> bool {
+    for c in USED {
+        // SAFETY: as in set_from_env: NUL-terminated, no other thread yet.
+        if unsafe { libc::setlocale(c, name.as_ptr()) }.is_null() {
+            // SAFETY: as above.
+            unsafe { libc::setlocale(libc::LC_ALL, c"C".as_ptr()) };
+            return false;
+        }
+    }
+    true
 }
 
 /// `setlocale(category, name)` with an explicit name (tests, and callers
@@ -54,7 +132,17 @@ pub fn set_from_env() -> bool {
 pub fn set_named(category: c_int, name: &CStr) -> bool {
     // SAFETY: name is NUL-terminated for the call; the caller guarantees no
     // other thread uses locale-dependent functions meanwhile (glibc's rule).
-    !unsafe { libc::setlocale(category, name.as_ptr()) }.is_null()
+    let ok = !unsafe { libc::setlocale(category, name.as_ptr()) }.is_null();
+    note_ctype();
+    ok
+}
+
+/// Whether LC_CTYPE's charset is UTF-8, noted at each setlocale for
+/// [`decode`].
+static CTYPE_UTF8: AtomicBool = AtomicBool::new(false);
+
+fn note_ctype() {
+    CTYPE_UTF8.store(langinfo(CODESET).eq_ignore_ascii_case(b"UTF-8"), Relaxed);
 }
 
 /// The name of the locale in force for `category` ("C", "de_DE.UTF-8", …).
@@ -127,7 +215,51 @@ pub enum Decoded {
 }
 
 /// `mbrtowc` on the start of `s` (non-empty), from the initial shift state.
+/// In a UTF-8 locale the answer is computed here: glibc's first `mbrtowc`
+/// loads its converter (gconv-modules.cache: 5 syscalls, a sixth of what
+/// `lsr -al` of 10,000 files may make in all).
 pub fn decode(s: &[u8]) -> Decoded {
+    if CTYPE_UTF8.load(Relaxed) {
+        return decode_utf8(s);
+    }
+    decode_mb(s)
+}
+
+/// glibc's UTF-8 `mbrtowc`, rule for rule (compared with it over every
+/// sequence of up to three bytes and the longer forms' corners, in
+/// `tests/locale_facts.rs`): the 5- and 6-byte forms of old UTF-8 and
+/// values past U+10FFFF decode; overlong forms and surrogates don't; a
+/// sequence cut short is incomplete only while every byte after the lead
+/// is a continuation byte.
+pub fn decode_utf8(s: &[u8]) -> Decoded {
+    let b0 = s[0];
+    let (len, lead) = match b0 {
+        0 => return Decoded::Char(0, 1),
+        1..=0x7f => return Decoded::Char(WChar::from(b0), 1),
+        0xc2..=0xdf => (2, b0 & 0x1f),
+        0xe0..=0xef => (3, b0 & 0x0f),
+        0xf0..=0xf7 => (4, b0 & 0x07),
+        0xf8..=0xfb => (5, b0 & 0x03),
+        0xfc..=0xfd => (6, b0 & 0x01),
+        _ => return Decoded::Invalid,
+    };
+    let have = s.len().min(len);
+    if s[1..have].iter().any(|&b| b & 0xc0 != 0x80) {
+        return Decoded::Invalid;
+    }
+    if have < len {
+        return Decoded::Incomplete;
+    }
+    let c = s[1..len].iter().fold(u32::from(lead), |c, &b| (c << 6) | u32::from(b & 0x3f));
+    const SHORTEST: [u32; 7] = [0, 0, 0x80, 0x800, 0x1_0000, 0x20_0000, 0x400_0000];
+    if c < SHORTEST[len] || (0xd800..0xe000).contains(&c) {
+        return Decoded::Invalid;
+    }
+    Decoded::Char(c as WChar, len)
+}
+
+/// glibc's `mbrtowc` itself.
+pub fn decode_mb(s: &[u8]) -> Decoded {
     let mut st = MbState::default();
     let mut wc: WChar = 0;
     // SAFETY: the pointer and length describe `s`; mbrtowc reads at most

@@ -171,4 +171,53 @@ fn facts() {
     c_utf8_collates_as_strcmp();
     en_us_keys_disagree_with_strcoll();
     ascii_first_level_is_per_character();
+    utf8_decoding_is_glibcs();
+}
+
+/// `locale::decode` decodes UTF-8 itself in a UTF-8 locale (sparing
+/// glibc's converter start-up); it must answer as glibc's `mbrtowc` does
+/// for every sequence of one to three bytes, and for the longer forms
+/// (4, 5 and 6 bytes, cut short or followed by more) over bytes at each
+/// boundary of the continuation range.
+fn utf8_decoding_is_glibcs() {
+    const EDGES: &[u8] = &[0, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0xa0, 0xbf, 0xc0, 0xc2, 0xf0, 0xff];
+    for loc in ["C.UTF-8", "en_US.UTF-8", "ja_JP.UTF-8"] {
+        if !set(loc) {
+            eprintln!("{loc} is not installed here: skipped");
+            continue;
+        }
+        let check = |s: &[u8]| {
+            assert_eq!(locale::decode_utf8(s), locale::decode_mb(s), "{s:x?} in {loc}");
+        };
+        for b0 in 0..=255u8 {
+            check(&[b0]);
+            for b1 in 0..=255u8 {
+                check(&[b0, b1]);
+                let thirds: &[u8] = if b0 >= 0xe0 { EDGES } else { &[0x41, 0x80] };
+                for &b2 in thirds {
+                    check(&[b0, b1, b2]);
+                }
+            }
+        }
+        for b0 in 0xe0..=0xffu8 {
+            for b1 in 0..=255u8 {
+                for b2 in 0..=255u8 {
+                    check(&[b0, b1, b2]);
+                }
+                if b0 < 0xf0 {
+                    continue;
+                }
+                for &b2 in EDGES {
+                    for &b3 in EDGES {
+                        for &b4 in EDGES {
+                            check(&[b0, b1, b2, b3]);
+                            check(&[b0, b1, b2, b3, b4]);
+                            check(&[b0, b1, b2, b3, b4, 0x80]);
+                            check(&[b0, b1, b2, b3, b4, 0x80, 0x41]);
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
