@@ -76,7 +76,10 @@ pub enum Workload {
     /// bytes on 2 vCPUs (loaded host, medians): warm 340 ms against 450 for
     /// the pool and 690 inline; caches dropped 0.9–1.2 s against 2.0–2.4
     /// for the pool and 2.5–4.9 inline (GNU cat 5.5–10 s). So the ring
-    /// where it works, else the batch default.
+    /// where it works, else inline: the pool hands each file's four steps
+    /// back and forth between threads (`cargo xtask bench cat`, warm: pool
+    /// 214 ms and 146 ms of CPU, 200,000 syscalls mostly futex; inline 121
+    /// ms, 73 of CPU), which only the cold case repays.
     Files,
 }
 
@@ -88,6 +91,7 @@ impl Workload {
             (Some(b), _) => b,
             (None, Workload::Chain) => Backend::Inline,
             (None, Workload::Files) if uring_available() => Backend::Uring,
+            (None, Workload::Files) => Backend::Inline,
             (None, _) => default_backend(),
         }
     }
