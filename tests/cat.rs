@@ -227,6 +227,118 @@ fn many_operands() {
     report("many");
 }
 
+/// Small files are read ahead (crates/cat/src/ahead.rs): many at once,
+/// yet the bytes, each error's place among them, and the exit status stay
+/// GNU's, whatever sits between the small files.
+#[test]
+fn small_files_read_ahead_keep_order_and_errors() {
+    let setup = |dir: &Path| {
+        fixtures(dir);
+        let mut rng = Rng(29);
+        for i in 0..150 {
+            let len = match i % 7 {
+                0 => 0,
+                1 => 1,
+                // Around the read-ahead limit (128 KiB) and the size at
+                // which a file read ahead is handed on (256 KiB).
+                2 if i % 3 == 0 => 128 * 1024 + i,
+                2 => 256 * 1024 + i,
+                _ => (rng.next() % 5000) as usize,
+            };
+            std::fs::write(dir.join(format!("s{i:03}")), rng.text(len)).unwrap();
+        }
+        build_tree(dir, &["d:dir", "p:fifo", "f:out:previous output\n"]);
+    };
+    for opts in ["", "-n ", "-sA "] {
+        for script in [
+            "cat OPTS s* | md5sum; echo rc=$?",
+            // A missing file and a directory in the middle.
+            "cat OPTS s00* missing s01* dir s02*; echo rc=$?",
+            "cat OPTS s00* missing s01* dir s02* | md5sum",
+            // Standard input among them, twice.
+            "printf 'in\\n' | cat OPTS s00* - s01* - s02*; echo rc=$?",
+            // A FIFO among them: its writer starts after cat does.
+            "(timeout 20 sh -c 'cat crlf > fifo' &); cat OPTS s00* fifo s01*; echo rc=$?",
+            // The output file among the inputs.
+            "cat OPTS s00* out s01* >> out; echo rc=$?; md5sum out",
+            "cat OPTS s00* out s01* > out; echo rc=$?; md5sum out",
+            // Empty files only, and files the kernel generates (size 0 in
+            // their stat, so read until the end; kallsyms is megabytes:
+            // handed on part-way).
+            "cat OPTS empty empty empty; echo rc=$?",
+            "cat OPTS /proc/version empty /proc/filesystems /proc/kallsyms nonl | md5sum",
+        ] {
+            cmp_script(&script.replace("OPTS ", opts), &setup);
+        }
+    }
+    report("read-ahead");
+}
+
+/// Files that grow while read ahead (their stat's size is a hint): each is
+/// read to its end, once, in its place.
+#[test]
+fn files_that_grow_while_read_ahead() {
+    use std::io::Write;
+    let t = TempDir::new("cat-grow");
+    let names: Vec<String> = (0..40).map(|i| format!("g{i:02}")).collect();
+    for n in &names {
+        std::fs::write(t.join(n), b"start\n").unwrap();
+    }
+    let dir = t.path().to_path_buf();
+    let writer_names = names.clone();
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stop_w = stop.clone();
+    let writer = std::thread::spawn(move || {
+        let mut files: Vec<std::fs::File> = writer_names
+            .iter()
+            .map(|n| std::fs::OpenOptions::new().append(true).open(dir.join(n)).unwrap())
+            .collect();
+        while !stop_w.load(Ordering::Relaxed) {
+            for f in &mut files {
+                f.write_all(&b"grown line\n".repeat(20)).unwrap();
+            }
+        }
+    });
+    let mut runs = 0;
+    for b in util::BACKENDS {
+        for _ in 0..5 {
+            let out = Command::new(util::ours("lcat"))
+                .args(&names)
+                .current_dir(t.path())
+                .env("RINGIO_BACKEND", b)
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(0), "{b}: {}", String::from_utf8_lossy(&out.stderr));
+            assert_eq!(grown_files(&out.stdout), Some(names.len()), "{b}: not 40 grown files");
+            runs += 1;
+        }
+    }
+    stop.store(true, Ordering::Relaxed);
+    writer.join().unwrap();
+    assert_eq!(runs, 15);
+}
+
+/// How many files `out` holds, each `start\n`, then whole `grown line\n`s,
+/// then maybe part of one (the writer was mid-write at the end); `None` if
+/// anything else is there (a byte repeated, lost or out of place).
+fn grown_files(mut out: &[u8]) -> Option<usize> {
+    let (start, line): (&[u8], &[u8]) = (b"start\n", b"grown line\n");
+    let mut files = 0;
+    while !out.is_empty() {
+        out = out.strip_prefix(start)?;
+        files += 1;
+        while let Some(rest) = out.strip_prefix(line) {
+            out = rest;
+        }
+        let part = out.iter().take_while(|&&c| c != b's').count().min(line.len() - 1);
+        if !line.starts_with(&out[..part]) {
+            return None;
+        }
+        out = &out[part..];
+    }
+    Some(files)
+}
+
 #[test]
 fn ten_megabyte_single_line() {
     let t = TempDir::new("cat-long");

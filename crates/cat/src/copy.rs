@@ -37,7 +37,7 @@
 //! without an engine operation (fstat, lseek, sendfile, copy_file_range,
 //! pipe sizing) use `ringio::sys::copy`.
 
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsRawFd, IntoRawFd, OwnedFd, RawFd};
 
 use ringio::sys::copy::{self as kc, Stat};
 use ringio::{Completion, Data, Engine, Errno, Workload};
@@ -177,9 +177,16 @@ impl Cat {
         }
     }
 
+    /// Standard output's (device, inode) when it is a regular file, the
+    /// case where an input may be the output.
+    pub fn output_id(&self) -> Option<(u64, u64)> {
+        (self.out_kind == Kind::Regular).then_some((self.out_dev, self.out_ino))
+    }
+
     /// Copies one operand (`-` is standard input) to standard output.
     pub fn operand(&mut self, name: &[u8]) -> Result<(), Error> {
         let file_err = |kind| Error::File(FileError { name: name.to_vec(), kind });
+        self.flush_raw()?;
         let stdin = name == b"-";
         let fd = if stdin {
             self.used_stdin = true;
@@ -192,12 +199,63 @@ impl Cat {
             self.eng.openat(0, libc::AT_FDCWD, name, libc::O_RDONLY, 0);
             self.complete().fd().map_err(|e| file_err(FileErrorKind::Open(e)))?
         };
+        self.copy_and_close(name, fd, !stdin)
+    }
+
+    /// An operand read ahead whole (see [`crate::ahead`]): its bytes, then
+    /// the error that ended it, if any.
+    pub fn whole(
+        &mut self,
+        name: &[u8],
+        data: &[u8],
+        err: Option<FileErrorKind>,
+    ) -> Result<(), Error> {
+        self.emit(data)?;
+        match err {
+            None => Ok(()),
+            Some(kind) => Err(Error::File(FileError { name: name.to_vec(), kind })),
+        }
+    }
+
+    /// An operand read ahead in part: `data`, then the rest from `fd`
+    /// (positioned after it) as any operand is copied.
+    pub fn partial(&mut self, name: &[u8], data: &[u8], fd: OwnedFd) -> Result<(), Error> {
+        self.emit(data)?;
+        self.flush_raw()?;
+        self.copy_and_close(name, fd.into_raw_fd(), true)
+    }
+
+    /// Bytes read ahead, formatted or as they are, into the output buffer
+    /// (written once it holds [`FLUSH_AT`]: one write for many small files).
+    fn emit(&mut self, data: &[u8]) -> Result<(), Fatal> {
+        match self.fmt.as_mut() {
+            Some(f) => f.feed(data, &mut self.outbuf),
+            None => self.outbuf.extend_from_slice(data),
+        }
+        if self.outbuf.len() >= FLUSH_AT {
+            self.flush().map_err(Fatal::Write)?;
+        }
+        Ok(())
+    }
+
+    /// Writes bytes read ahead before an operand copied straight to the
+    /// output (formatted output keeps collecting in order).
+    fn flush_raw(&mut self) -> Result<(), Fatal> {
+        if self.fmt.is_none() {
+            self.flush().map_err(Fatal::Write)?;
+        }
+        Ok(())
+    }
+
+    /// Copies the open `fd`, then closes it when `close`.
+    fn copy_and_close(&mut self, name: &[u8], fd: RawFd, close: bool) -> Result<(), Error> {
+        let file_err = |kind| Error::File(FileError { name: name.to_vec(), kind });
         let result = self.copy_fd(fd);
-        let closed = if stdin {
-            Ok(0)
-        } else {
+        let closed = if close {
             self.eng.close(0, fd);
             self.complete().result
+        } else {
+            Ok(0)
         };
         match result {
             Ok(()) => closed.map(|_| ()).map_err(|e| file_err(FileErrorKind::Close(e))),

@@ -4,9 +4,12 @@
 //! into a plan; [`copy`] moves the bytes (zero-copy where the kernel allows,
 //! see its module docs); [`format`] is the pure state machine for -b -E -n
 //! -s -T -v, unit-tested without any file system.
+//! With several operands, [`ahead`] reads the next small regular files
+//! ahead, many at once, and the copy loop takes their bytes in order.
 
 #![forbid(unsafe_code)]
 
+mod ahead;
 pub mod args;
 mod copy;
 mod error;
@@ -14,6 +17,7 @@ mod format;
 
 use std::ffi::OsString;
 
+use ahead::{Ahead, Taken};
 use args::Plan;
 use cli::{BadUsage, Command, Exit, Tool};
 use copy::{Cat, FinishError};
@@ -52,9 +56,25 @@ fn concatenate(plan: &Plan) -> u8 {
         Ok(c) => c,
         Err(f) => return fatal(&f),
     };
+    let mut ahead = Ahead::new(&plan.operands, cat.output_id());
     let mut status = 0;
-    for name in &plan.operands {
-        match cat.operand(name) {
+    for (i, name) in plan.operands.iter().enumerate() {
+        let taken = match ahead.as_mut() {
+            Some(a) => a.take(i),
+            None => Taken::InOrder,
+        };
+        let r = match taken {
+            Taken::InOrder => cat.operand(name),
+            Taken::Whole(buf, err) => {
+                let r = cat.whole(name, &buf, err);
+                if let Some(a) = ahead.as_mut() {
+                    a.recycle(buf);
+                }
+                r
+            }
+            Taken::Partial(buf, fd) => cat.partial(name, &buf, fd),
+        };
+        match r {
             Ok(()) => {}
             Err(Error::File(e)) => {
                 // Formatted output still pending goes first, so the message

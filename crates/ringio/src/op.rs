@@ -18,6 +18,9 @@ pub(crate) enum Op {
         path: PathPtr,
         flags: i32,
         mode: u32,
+        /// The caller has just stat'ed the path as a regular file (see
+        /// [`crate::Engine::open_regular`]).
+        regular: bool,
     },
     Close {
         fd: RawFd,
@@ -140,7 +143,7 @@ impl Op {
             unsafe { path.as_cstr() }
         };
         let (result, data) = match op {
-            Op::OpenAt { dirfd, path, flags, mode } => {
+            Op::OpenAt { dirfd, path, flags, mode, .. } => {
                 (sys::openat(dirfd, cstr(&path), flags, mode).map(|fd| fd as u64), Data::None)
             }
             Op::Close { fd } => (sys::close(fd).map(|()| 0), Data::None),

@@ -99,6 +99,67 @@ fn open_getdents_close_every_backend() {
     }
 }
 
+/// Regular files opened ahead (`open_regular`), many in flight, read at
+/// offsets until a read returns 0, closed: every byte once, on every
+/// backend; a missing one fails its open alone.
+#[test]
+fn open_regular_read_at_offsets_close_every_backend() {
+    let t = Scratch::new("regular");
+    let body = |i: usize| format!("{i}\n").repeat(i * 37);
+    for i in 0..200 {
+        std::fs::write(t.path().join(format!("f{i}")), body(i)).unwrap();
+    }
+    for b in Backend::ALL {
+        let mut eng = engine(b);
+        let mut got: HashMap<u64, Vec<u8>> = HashMap::new();
+        for i in 0..201u64 {
+            eng.open_regular(i, libc::AT_FDCWD, bytes(&t.path().join(format!("f{i}"))), 0);
+        }
+        let mut fds: HashMap<u64, i32> = HashMap::new();
+        let mut done = Vec::new();
+        let mut missing = 0;
+        while eng.outstanding() > 0 {
+            eng.wait(1, &mut done);
+            for mut c in done.drain(..) {
+                let t = c.token;
+                if let Some(&fd) = fds.get(&t) {
+                    match c.result {
+                        Ok(0) => {
+                            fds.remove(&t);
+                            got.insert(t, c.take_buf());
+                            eng.close(t, fd);
+                        }
+                        Ok(_) => {
+                            let mut buf = c.take_buf();
+                            buf.reserve(64);
+                            let at = buf.len() as u64;
+                            eng.read(t, fd, buf, Some(at));
+                        }
+                        Err(e) => panic!("backend {b:?}: read of f{t}: {e:?}"),
+                    }
+                } else if got.contains_key(&t) {
+                    assert_eq!(c.result, Ok(0), "backend {b:?}: close of f{t}");
+                } else {
+                    match c.fd() {
+                        Ok(fd) => {
+                            fds.insert(t, fd);
+                            eng.read(t, fd, Vec::with_capacity(16), Some(0));
+                        }
+                        Err(e) => {
+                            assert_eq!((t, e), (200, Errno::ENOENT), "backend {b:?}");
+                            missing += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(missing, 1, "backend {b:?}");
+        for i in 0..200u64 {
+            assert_eq!(got[&i], body(i as usize).into_bytes(), "backend {b:?}: f{i}");
+        }
+    }
+}
+
 #[test]
 fn statx_results_and_errors_every_backend() {
     let t = Scratch::new("stat");

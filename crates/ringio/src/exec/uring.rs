@@ -426,11 +426,13 @@ impl UringExec {
             // and then reads end-of-file at once (measured: `lcat fifo`
             // printed nothing while `cat fifo` waited). Some devices (ttys,
             // serial lines) differ likewise. Directory opens, the walkers'
-            // case, can't meet a FIFO, and an explicit O_NONBLOCK asks for
-            // that meaning anyway; every other open runs inline, as a plain
-            // syscall, like on the other executors.
-            Op::OpenAt { flags, .. } => {
-                if flags & (libc::O_DIRECTORY | libc::O_PATH | libc::O_NONBLOCK) == 0 {
+            // case, can't meet a FIFO, an explicit O_NONBLOCK asks for
+            // that meaning anyway, and a path just stat'ed as a regular file
+            // is no FIFO or device (one swapped in since is a race the
+            // caller accepts: see Engine::open_regular); every other open
+            // runs inline, as a plain syscall, like on the other executors.
+            Op::OpenAt { flags, regular, .. } => {
+                if !regular && flags & (libc::O_DIRECTORY | libc::O_PATH | libc::O_NONBLOCK) == 0 {
                     return false;
                 }
                 opcode::OpenAt::CODE
@@ -537,7 +539,7 @@ impl UringExec {
         slot.in_kernel = false;
         let Some(op) = slot.op.as_mut() else { return };
         let entry = match op {
-            Op::OpenAt { dirfd, path, flags, mode } => {
+            Op::OpenAt { dirfd, path, flags, mode, .. } => {
                 opcode::OpenAt::new(types::Fd(*dirfd), path.as_ptr())
                     .flags(*flags | libc::O_CLOEXEC)
                     .mode(*mode)
@@ -960,9 +962,13 @@ fn redo(op: &Op, done: usize) -> Redo {
         v
     };
     match op {
-        Op::OpenAt { dirfd, path, flags, mode } => {
-            Redo::Run(Op::OpenAt { dirfd: *dirfd, path: path.clone(), flags: *flags, mode: *mode })
-        }
+        Op::OpenAt { dirfd, path, flags, mode, regular } => Redo::Run(Op::OpenAt {
+            dirfd: *dirfd,
+            path: path.clone(),
+            flags: *flags,
+            mode: *mode,
+            regular: *regular,
+        }),
         Op::Statx { dirfd, path, flags, mask } => {
             Redo::Run(Op::Statx { dirfd: *dirfd, path: path.clone(), flags: *flags, mask: *mask })
         }

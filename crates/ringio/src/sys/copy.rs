@@ -37,6 +37,15 @@ pub fn position(fd: RawFd) -> Result<u64, Errno> {
     retry(|| unsafe { libc::lseek(fd, 0, libc::SEEK_CUR) as _ }).map(|p| p as u64)
 }
 
+/// Sets the file position of `fd` to `offset` (`lseek(fd, offset,
+/// SEEK_SET)`): a file read ahead at offsets hands its descriptor on at the
+/// position its reads reached.
+pub fn seek_to(fd: RawFd, offset: u64) -> Result<u64, Errno> {
+    // SAFETY: lseek touches no memory of ours.
+    retry(|| unsafe { libc::lseek(fd, offset as libc::off_t, libc::SEEK_SET) as _ })
+        .map(|p| p as u64)
+}
+
 /// One `sendfile(out_fd, in_fd, NULL, count)`: copies up to `count` bytes from
 /// `in_fd`'s file position (which advances) to `out_fd`. Returns 0 at end of
 /// input. `in_fd` must support splice reads (regular files, most special
