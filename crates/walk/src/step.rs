@@ -220,12 +220,12 @@ pub(crate) fn entry<V: Visitor>(
     let name_start = child_path(path, &node.path, name);
     let raw = list.ents[i];
     let depth = node.depth + 1;
-    let (st, stat_error, followed) = entry_stat(v, node, list, i, depth, path);
+    let (st, stat_error, followed) = entry_stat(v, node, list, i, raw.d_type, depth, path);
     let rel_name = if dirfd == libc::AT_FDCWD { &path[..] } else { name };
     let d_type = st.map_or(raw.d_type, dtype_of);
     let mut place = (node.mount_at, mounts::NONE);
     if d_type == dtype::DIR {
-        let child = Child { dirfd, rel: rel_name, ino: raw.ino, id: st.map(DevIno::of) };
+        let child = Child { dirfd, rel: rel_name, ino: raw.ino, id: None };
         match dir_place(fds, node, name, st, followed, child) {
             Ok(p) => place = p,
             Err(ancestor) => {
@@ -273,14 +273,16 @@ fn child_path(path: &mut Vec<u8>, dir: &[u8], name: &[u8]) -> usize {
 }
 
 /// Entry `i`'s stat, its error and whether it followed a symlink, as the
-/// listing has them, `path` being its whole path. Borrowed: a statx is
-/// 256 bytes, and only directories keep a copy.
+/// listing has them, `d_type` being its type from getdents and `path` its
+/// whole path. Borrowed: a statx is 256 bytes, and only directories keep a
+/// copy.
 #[inline]
 fn entry_stat<'l, V: Visitor>(
     v: &V,
     node: &Node<V>,
     list: &'l Listing,
     i: usize,
+    d_type: u8,
     depth: usize,
     path: &[u8],
 ) -> (Option<&'l Statx>, Option<Errno>, bool) {
@@ -298,7 +300,6 @@ fn entry_stat<'l, V: Visitor>(
     // not one adds no link to its parent's path) and only below a link
     // (with none above, the whole path follows as many as the name alone,
     // which resolved).
-    let d_type = list.ents[i].d_type;
     if d_type == dtype::LNK
         && found.1.is_none()
         && v.need_stat(list.name(i), d_type, depth) == StatNeed::Follow
@@ -346,6 +347,7 @@ fn dir_place<A>(
             None => true,
         },
     };
+    child.id = st.map(DevIno::of);
     if is_mount {
         // A mount point the listing didn't stat: its identity (getdents
         // gave the covered directory's inode), for the check only.
