@@ -220,7 +220,18 @@ pub(crate) fn entry<V: Visitor>(
     let name_start = child_path(path, &node.path, name);
     let raw = list.ents[i];
     let depth = node.depth + 1;
-    let (st, stat_error, followed) = entry_stat(v, node, list, i, raw.d_type, depth, path);
+    // Borrowed: a statx is 256 bytes, and only directories keep a copy.
+    let (mut st, mut stat_error, mut followed) = match list.stat(i) {
+        StatRef::None => (None, None, false),
+        StatRef::Ok { st, followed } => (Some(st), None, followed),
+        StatRef::Err(e) => (None, Some(e), false),
+    };
+    if raw.d_type == dtype::LNK
+        && stat_error.is_none()
+        && whole_path_loops(v, node, name, depth, path)
+    {
+        (st, stat_error, followed) = (None, Some(Errno(libc::ELOOP)), false);
+    }
     let rel_name = if dirfd == libc::AT_FDCWD { &path[..] } else { name };
     let d_type = st.map_or(raw.d_type, dtype_of);
     let mut place = (node.mount_at, mounts::NONE);
@@ -272,43 +283,26 @@ fn child_path(path: &mut Vec<u8>, dir: &[u8], name: &[u8]) -> usize {
     name_start
 }
 
-/// Entry `i`'s stat, its error and whether it followed a symlink, as the
-/// listing has them, `d_type` being its type from getdents and `path` its
-/// whole path. Borrowed: a statx is 256 bytes, and only directories keep a
-/// copy.
+/// Whether symlink `name` in `node`, which the visitor wants followed,
+/// fails to resolve by its whole path `path`. GNU's fts (FTS_LOGICAL)
+/// stats the whole path from the working directory, and the kernel gives
+/// up (ELOOP) after 40 symlinks in one resolution, those of the
+/// directories above counted too. The walker's stat, relative to the
+/// parent's descriptor, only counts this link's own: the whole path is
+/// asked again, for symlinks only (a name that is not one adds no link to
+/// its parent's path) and only below a link (with none above, the whole
+/// path follows as many as the name alone, which resolved).
 #[inline]
-fn entry_stat<'l, V: Visitor>(
+fn whole_path_loops<V: Visitor>(
     v: &V,
     node: &Node<V>,
-    list: &'l Listing,
-    i: usize,
-    d_type: u8,
+    name: &[u8],
     depth: usize,
     path: &[u8],
-) -> (Option<&'l Statx>, Option<Errno>, bool) {
-    let found = match list.stat(i) {
-        StatRef::None => (None, None, false),
-        StatRef::Ok { st, followed } => (Some(st), None, followed),
-        StatRef::Err(e) => (None, Some(e), false),
-    };
-    // A symlink followed where the visitor asks for that: GNU's fts
-    // (FTS_LOGICAL) stats the whole path from the working directory, and
-    // the kernel gives up (ELOOP) after 40 symlinks in one resolution,
-    // those of the directories above counted too. The walker's stat,
-    // relative to the parent's descriptor, only counts this link's own:
-    // the whole path is asked again, for symlinks only (a name that is
-    // not one adds no link to its parent's path) and only below a link
-    // (with none above, the whole path follows as many as the name alone,
-    // which resolved).
-    if d_type == dtype::LNK
-        && found.1.is_none()
-        && v.need_stat(list.name(i), d_type, depth) == StatNeed::Follow
+) -> bool {
+    v.need_stat(name, dtype::LNK, depth) == StatNeed::Follow
         && links_above(node)
         && too_many_links(path)
-    {
-        return (None, Some(Errno(libc::ELOOP)), false);
-    }
-    found
 }
 
 /// Where directory entry `child` (`name` in `node`) sits among mounts:
