@@ -76,7 +76,8 @@ impl<V: Visitor> Shared<V> {
     }
 }
 
-/// What the source of a fed walk ([`walk_fed`]) gives an idle thread.
+/// What the source of a fed walk (`walk_fed`, in `mpi` builds) gives an
+/// idle thread.
 #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) enum Fed<V: Visitor> {
     /// A root to walk alongside whatever is being walked.
