@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use crate::util::{self, build_tree, compare, compare_script, Rng, Run, Stderr, TempDir};
 
 /// Differential cases run (each under GNU and all three backends); printed
-/// with `--nocapture` for the issue note.
+/// with `--nocapture`, to tell how much a run covered.
 static CASES: AtomicUsize = AtomicUsize::new(0);
 
 fn cmp(run: &Run) {

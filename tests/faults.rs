@@ -4,7 +4,7 @@
 //! Every case runs its commands with a deadline ([`Case::run`]): a hang
 //! fails the case (the process group is killed) instead of blocking the
 //! suite. The deadlines are generous — they detect hangs, they don't
-//! measure speed; where the issue asks for "within a second" (signals,
+//! measure speed; where "within a second" is the aim (signals,
 //! `| head`), the bound is a few seconds to allow for a loaded 2-core
 //! machine, and the case says so. A condition the machine cannot set up
 //! (not root, no /dev/fuse, no seccomp) skips the case with a message.

@@ -198,8 +198,8 @@ fn gnu_help(prog: &str) -> Option<String> {
 }
 
 /// Scans GNU's own `--help` for the options it documents and reports
-/// which we lack: none may be missing, except those the tool's issue
-/// leaves out (find's -context and -files0-from).
+/// which we lack: none may be missing, except those left out on purpose
+/// (find's -context and -files0-from).
 #[test]
 fn gnu_options_we_lack() {
     let mut missing_all = Vec::new();

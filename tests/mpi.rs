@@ -29,7 +29,7 @@ fn run(tool: &str, n: usize, args: &[&str], cwd: &Path, opts: &RunOpts) -> Outpu
     } else {
         Command::new("timeout")
     };
-    // A hung mpirun ignores SIGTERM (research/mpi.md §1.5): -k.
+    // A hung mpirun ignores SIGTERM (docs/mpi.md, `| head`): -k.
     cmd.args(["-k", "5", "300"]);
     if n > 0 {
         cmd.args(["mpirun", "-q", "--oversubscribe", "-n", &n.to_string()]);

@@ -3,8 +3,8 @@
 //! no process of theirs left behind; SIGSTOP/SIGCONT and bursts of
 //! SIGWINCH/SIGCHLD change nothing in the output.
 //!
-//! "Promptly" is asserted as within 5 seconds of the signal: the issue asks
-//! for about one, and the slack is for a loaded 2-core machine. Hangs are
+//! "Promptly" is asserted as within 5 seconds of the signal: about one is
+//! the aim, and the slack is for a loaded 2-core machine. Hangs are
 //! caught by the deadline as everywhere in the suite.
 
 use std::io::Read;

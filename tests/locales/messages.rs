@@ -2,7 +2,7 @@
 //! catalogs (coreutils, findutils, and glibc's `libc` domain for getopt and
 //! regex texts) under GNU's msgids, so stderr must be byte-identical to
 //! GNU's in every locale, and under the LANGUAGE / partial-category /
-//! uninstalled-locale rules of locales.md §1 (checklist items 17 and 25).
+//! uninstalled-locale rules (`checklist` items 17 and 25).
 //!
 //! Each case is one shell script (so stdout can go to /dev/full) run once
 //! with GNU's tool and once per backend with ours, both first on PATH
@@ -13,7 +13,7 @@ use std::path::Path;
 use crate::util::*;
 
 /// The environments: each locale of [`LOCALES`] through LC_ALL, then the
-/// rules of §1 (LC_ALL emptied counts as unset).
+/// those rules (LC_ALL emptied counts as unset).
 fn environments(test: &str) -> Vec<String> {
     let mut v: Vec<String> = locales(test).iter().map(|l| format!("LC_ALL={l}")).collect();
     for l in ["de_DE.UTF-8", "ja_JP.UTF-8"] {

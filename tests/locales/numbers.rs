@@ -245,7 +245,7 @@ fn find_printf_numbers() {
     on_fixture("locales::numbers::find_printf_numbers", find_cases);
 }
 
-/// Checklist items 15 and 16 as the research wrote them.
+/// The commands of `checklist` items 15 and 16, in every locale tested.
 #[test]
 fn checklist_15_16() {
     let t = fixture();

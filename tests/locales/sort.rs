@@ -1,4 +1,4 @@
-//! Locale differential tests: sort order (research §2, checklist 1–5, 14).
+//! Locale differential tests: sort order (`checklist` items 1–5 and 14).
 //!
 //! GNU ls sorts names with strcoll in a stable merge sort over readdir
 //! order; both tools list the same directory, so ties (names strcoll calls

@@ -127,7 +127,7 @@ fn choices(c: Complete) -> Option<String> {
 }
 
 /// A bash completion function: option names (long ones that need a value
-/// with their `=`), the values they take (`--sort=` <TAB>, `-I` <TAB>),
+/// with their `=`), the values they take (`--sort=<TAB>`, `-I <TAB>`),
 /// file names otherwise. Self-contained: no bash-completion helpers.
 pub fn bash(d: &Doc) -> String {
     let f = format!("_{}", d.name);

@@ -4,8 +4,8 @@
 //! node of ~80 bytes plus its name per entry, with five pointers in it;
 //! indices and blocks need neither pointers nor a per-node allocation.
 //!
-//! The tree is built from a stream of [`Event`]s in document order (a
-//! directory, its entries, the directory's end: ncdu's JSON order, and the
+//! The tree is built from a stream of [`TreeSink`] calls in document order
+//! (a directory, its entries, the directory's end: ncdu's JSON order, and the
 //! order one sequential walk meets entries), so the scan, an imported file
 //! and a rescan share one [`Builder`]. Hard links are decided as GNU du
 //! decides them: the first link met in that order counts, the others are

@@ -309,6 +309,27 @@ fn headed(head: &'static std::ffi::CStr, v: &str, e: Option<ringio::Errno>) -> V
 fn apply(a: &mut Args, id: Id, v: Option<OsString>) -> Result<(), ArgError> {
     let val = || v.as_ref().map(s).unwrap_or_default();
     match id {
+        Id::Format
+        | Id::FullTime
+        | Id::Long
+        | Id::Commas
+        | Id::Across
+        | Id::Columns
+        | Id::OnePerLine
+        | Id::Tree
+        | Id::Level
+        | Id::Json
+        | Id::Icons => apply_layout(a, id, v)?,
+        Id::Sort
+        | Id::SortSize
+        | Id::SortTime
+        | Id::SortNone
+        | Id::SortVersion
+        | Id::SortExtension
+        | Id::Unsorted
+        | Id::Time
+        | Id::Ctime
+        | Id::Atime => apply_order(a, id, v)?,
         Id::All => a.hidden = Hidden::All,
         Id::AlmostAll => a.hidden = Hidden::AlmostAll,
         Id::Author => a.author = true,
@@ -334,11 +355,6 @@ fn apply(a: &mut Args, id: Id, v: Option<OsString>) -> Result<(), ArgError> {
             a.indicator = Indicator::Classify;
         }
         Id::FileType => a.indicator = Indicator::FileType,
-        Id::Format => a.format = Some(choice(&val(), "--format", FORMATS)?),
-        Id::FullTime => {
-            a.format = Some(Format::Long);
-            a.time_style = Some("full-iso".into());
-        }
         Id::DirsFirst => a.dirs_first = true,
         Id::NoGroup => a.no_group = true,
         Id::Human => set_sizes(a, SizeFormat::human(false)),
@@ -365,8 +381,6 @@ fn apply(a: &mut Args, id: Id, v: Option<OsString>) -> Result<(), ArgError> {
         Id::Reverse => a.reverse = true,
         Id::Recursive => a.recursive = true,
         Id::Size => a.size_blocks = true,
-        Id::Sort => set_sort(a, choice(&val(), "--sort", SORTS)?),
-        Id::Time => a.time = choice(&val(), "--time", TIMES)?,
         Id::TimeStyle => a.time_style = Some(val()),
         Id::Tabsize => a.tabsize = Some(parse_tabsize(&val())?),
         Id::Width => a.width = Some(parse_width(&val())?),
@@ -374,6 +388,25 @@ fn apply(a: &mut Args, id: Id, v: Option<OsString>) -> Result<(), ArgError> {
         Id::Zero => zero(a),
         Id::Help => a.help = true,
         Id::Version => a.version = true,
+        Id::NoOwner => long_with(a, |a| a.no_owner = true),
+        Id::NoGroupLong => long_with(a, |a| a.no_group = true),
+        Id::Slash => a.indicator = Indicator::Slash,
+    }
+    Ok(())
+}
+
+/// What an option choosing the layout (format, tree, JSON, icons) does
+/// to [`Args`]; `apply` passes only those.
+fn apply_layout(a: &mut Args, id: Id, v: Option<OsString>) -> Result<(), ArgError> {
+    match id {
+        Id::Format => {
+            let v = v.as_ref().map(s).unwrap_or_default();
+            a.format = Some(choice(&v, "--format", FORMATS)?)
+        }
+        Id::FullTime => {
+            a.format = Some(Format::Long);
+            a.time_style = Some("full-iso".into());
+        }
         // Bare, `auto` as eza's and lsd's: glyphs only on a terminal, so
         // `lsr --icons | grep` sees plain names.
         Id::Icons => {
@@ -398,27 +431,33 @@ fn apply(a: &mut Args, id: Id, v: Option<OsString>) -> Result<(), ArgError> {
                 Some(v) => choice(&s(&v), "--json", cli::json::Framing::WORDS)?,
             })
         }
-        Id::Ctime => a.time = TimeKind::Ctime,
         Id::Columns => a.format = Some(Format::Columns),
-        Id::Unsorted => unsorted(a),
-        Id::NoOwner => long_with(a, |a| a.no_owner = true),
         Id::Long => a.format = Some(Format::Long),
         Id::Commas => a.format = Some(Format::Commas),
-        Id::NoGroupLong => long_with(a, |a| a.no_group = true),
-        Id::Slash => a.indicator = Indicator::Slash,
+        Id::Across => a.format = Some(Format::Across),
+        // -1 has no effect after -l.
+        Id::OnePerLine if a.format != Some(Format::Long) => a.format = Some(Format::OnePerLine),
+        _ => {}
+    }
+    Ok(())
+}
+
+/// What an option choosing the sort key or the time shown (and sorted
+/// by) does to [`Args`]; `apply` passes only those.
+fn apply_order(a: &mut Args, id: Id, v: Option<OsString>) -> Result<(), ArgError> {
+    let val = || v.as_ref().map(s).unwrap_or_default();
+    match id {
+        Id::Sort => set_sort(a, choice(&val(), "--sort", SORTS)?),
+        Id::Time => a.time = choice(&val(), "--time", TIMES)?,
+        Id::Ctime => a.time = TimeKind::Ctime,
+        Id::Unsorted => unsorted(a),
         Id::SortSize => set_sort(a, Sort::Size),
         Id::SortTime => set_sort(a, Sort::Time),
         Id::Atime => a.time = TimeKind::Atime,
         Id::SortNone => set_sort(a, Sort::None),
         Id::SortVersion => set_sort(a, Sort::Version),
-        Id::Across => a.format = Some(Format::Across),
         Id::SortExtension => set_sort(a, Sort::Extension),
-        // -1 has no effect after -l.
-        Id::OnePerLine => {
-            if a.format != Some(Format::Long) {
-                a.format = Some(Format::OnePerLine)
-            }
-        }
+        _ => {}
     }
     Ok(())
 }

@@ -125,6 +125,20 @@ struct Pending {
     done: Option<ringio::DevIno>,
 }
 
+impl Pending {
+    /// Directory `name` to list (`cmdline`: an operand).
+    #[inline]
+    fn dir(name: Vec<u8>, cmdline: bool) -> Pending {
+        Pending { name, cmdline, requested: false, done: None }
+    }
+
+    /// The marker that ends the subtree of directory `id`.
+    #[inline]
+    fn end_of(id: ringio::DevIno) -> Pending {
+        Pending { name: Vec::new(), cmdline: false, requested: false, done: Some(id) }
+    }
+}
+
 /// The walk over operands and directories.
 pub struct Ls<'a> {
     plan: &'a Plan,
@@ -258,12 +272,7 @@ impl<'a> Ls<'a> {
             if files.is_empty() { vec![b".".to_vec()] } else { files.to_vec() };
         let mut listed: Vec<Entry> = Vec::new();
         if files.is_empty() && !plan.directory && plan.tree.is_none() {
-            self.pending.push(Pending {
-                name: b".".to_vec(),
-                cmdline: true,
-                requested: false,
-                done: None,
-            });
+            self.pending.push(Pending::dir(b".".to_vec(), true));
         } else {
             let results = self.reader.operands(plan, &operands);
             let link_errors = std::mem::take(&mut self.reader.operand_link_errors);
@@ -290,12 +299,7 @@ impl<'a> Ls<'a> {
             }
         }
         for d in dirs.iter().rev() {
-            self.pending.push(Pending {
-                name: d.name.to_vec(),
-                cmdline: true,
-                requested: false,
-                done: None,
-            });
+            self.pending.push(Pending::dir(d.name.to_vec(), true));
         }
         if let Some(depth) = plan.tree {
             self.pending.clear();
@@ -401,21 +405,34 @@ impl<'a> Ls<'a> {
             .collect()
     }
 
+    /// Lists directory `p` (or, for a marker, leaves the directory it
+    /// marks).
     fn list_dir(&mut self, p: &Pending) {
-        let plan = self.plan;
         if let Some(id) = p.done {
             if let Some(i) = self.active.iter().rposition(|&a| a == id) {
                 self.active.remove(i);
             }
             return;
         }
+        let Some(listing) = self.read_listing(p) else { return };
+        if self.plan.json {
+            self.list_json(p, listing);
+        } else {
+            self.list_shown(p, listing);
+        }
+    }
+
+    /// Reads directory `p` (or takes what the read-ahead read of it), or
+    /// reports why it can't be listed.
+    fn read_listing(&mut self, p: &Pending) -> Option<read::Listing> {
         // -R refuses a directory that is one of its own ancestors, as GNU
         // does (by the open directory's device and inode): with -L a
         // symlink loop, without it a bind mount of a directory below
         // itself.
-        let want_id = plan.recursive;
+        let want_id = self.plan.recursive;
         let ahead = self.ahead.as_mut().and_then(|pf| pf.take(&p.name));
-        let listing = match ahead.unwrap_or_else(|| self.reader.read_dir(plan, &p.name, want_id)) {
+        let read = ahead.unwrap_or_else(|| self.reader.read_dir(self.plan, &p.name, want_id));
+        let listing = match read {
             Ok(l) => l,
             Err(e) => {
                 self.report(LsError::OpenDir {
@@ -423,50 +440,38 @@ impl<'a> Ls<'a> {
                     errno: e,
                     operand: p.cmdline,
                 });
-                return;
+                return None;
             }
         };
         if let Some(id) = listing.id {
             if self.active.contains(&id) {
                 self.report(LsError::Loop { path: p.name.clone() });
-                return;
+                return None;
             }
         }
-        if plan.json {
-            self.report_entry_errors(&p.name, &listing);
-            let mut entries = listing.entries;
-            self.sort(&mut entries, listing.order);
-            for e in &entries {
-                let path = join(&p.name, &e.name);
-                json::entry(self.out.buf(), &mut self.json, e, &path, &mut self.printer.users);
-            }
-            if plan.recursive {
-                // An ancestor met again is refused as the listing refuses it
-                // (below): the directory is active until its marker is popped.
-                if let Some(id) = listing.id.filter(|_| want_id) {
-                    self.active.push(id);
-                    self.pending.push(Pending {
-                        name: Vec::new(),
-                        cmdline: false,
-                        requested: false,
-                        done: Some(id),
-                    });
-                }
-                for e in entries.iter().rev() {
-                    if e.is_dir() && e.name[..] != *b"." && e.name[..] != *b".." {
-                        self.pending.push(Pending {
-                            name: join(&p.name, &e.name),
-                            cmdline: false,
-                            requested: false,
-                            done: None,
-                        });
-                    }
-                }
-            }
-            self.read_ahead(want_id);
-            self.out.maybe_flush();
-            return;
+        Some(listing)
+    }
+
+    /// `--json`: one object per entry of directory `p`, sorted; with `-R`
+    /// its subdirectories are listed next.
+    fn list_json(&mut self, p: &Pending, listing: read::Listing) {
+        self.report_entry_errors(&p.name, &listing);
+        let mut entries = listing.entries;
+        self.sort(&mut entries, listing.order);
+        for e in &entries {
+            let path = join(&p.name, &e.name);
+            json::entry(self.out.buf(), &mut self.json, e, &path, &mut self.printer.users);
         }
+        if self.plan.recursive {
+            self.push_subdirs(&p.name, listing.id, &entries, &Order::identity());
+        }
+        self.out.maybe_flush();
+    }
+
+    /// Prints directory `p`'s listing (its header, `total`, the entries in
+    /// the plan's layout); with `-R` its subdirectories are listed next.
+    fn list_shown(&mut self, p: &Pending, listing: read::Listing) {
+        let plan = self.plan;
         if plan.recursive || self.print_dir_name {
             let link = if plan.hyperlink { Some(canonical(&p.name)) } else { None };
             let first = self.first_header;
@@ -487,32 +492,7 @@ impl<'a> Ls<'a> {
             order = Order::identity();
         }
         if plan.recursive {
-            let mut subdirs = Vec::new();
-            for e in (0..entries.len()).map(|k| &entries[order.at(k)]) {
-                if e.is_dir() && e.name[..] != *b"." && e.name[..] != *b".." {
-                    subdirs.push(join(&p.name, &e.name));
-                }
-            }
-            if want_id {
-                if let Some(id) = listing.id {
-                    self.active.push(id);
-                    self.pending.push(Pending {
-                        name: Vec::new(),
-                        cmdline: false,
-                        requested: false,
-                        done: Some(id),
-                    });
-                }
-            }
-            for d in subdirs.into_iter().rev() {
-                self.pending.push(Pending {
-                    name: d,
-                    cmdline: false,
-                    requested: false,
-                    done: None,
-                });
-            }
-            self.read_ahead(want_id);
+            self.push_subdirs(&p.name, listing.id, &entries, &order);
         }
         if plan.long() || plan.size_blocks {
             match &measured {
@@ -539,6 +519,29 @@ impl<'a> Ls<'a> {
             std::mem::forget(entries);
             std::mem::forget(order);
         }
+    }
+
+    /// `-R`: puts the subdirectories of `dir` (its `entries` in `order`)
+    /// on the pending stack, the first shown on top, below them the marker
+    /// that ends `dir`'s subtree (when its identity `id` is known: see
+    /// [`Pending::done`]); then sets the read-ahead on them.
+    fn push_subdirs(
+        &mut self,
+        dir: &[u8],
+        id: Option<ringio::DevIno>,
+        entries: &[Entry],
+        order: &Order,
+    ) {
+        if let Some(id) = id {
+            self.active.push(id);
+            self.pending.push(Pending::end_of(id));
+        }
+        for e in (0..entries.len()).rev().map(|k| &entries[order.at(k)]) {
+            if e.is_dir() && e.name[..] != *b"." && e.name[..] != *b".." {
+                self.pending.push(Pending::dir(join(dir, &e.name), false));
+            }
+        }
+        self.read_ahead(true);
     }
 
     /// With `-R` on a high-latency file system: hands the directories that

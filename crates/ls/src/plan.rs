@@ -159,6 +159,26 @@ fn walks_by_type(a: &Args, dirs_first: bool) -> bool {
     a.recursive || dirs_first || a.tree
 }
 
+/// Which symlinks are followed: as asked, else GNU's default, operands
+/// that link to directories, unless -d, -F or -l show links as links.
+fn deref(a: &Args, directory: bool, indicator: Indicator, long: bool) -> Deref {
+    a.deref.unwrap_or(if directory || indicator == Indicator::Classify || long {
+        Deref::Never
+    } else {
+        Deref::CommandLineDirs
+    })
+}
+
+/// Whether every entry is stat'ed (GNU's format_needs_stat): to sort by
+/// time or size, and for what the long format, -s, --json and -Z show.
+fn needs_stat(a: &Args, sort: Sort, long: bool) -> bool {
+    matches!(sort, Sort::Time | Sort::Size)
+        || long
+        || a.size_blocks
+        || a.json.is_some()
+        || a.context
+}
+
 impl Plan {
     pub fn new(a: &Args, env: &Env) -> Result<(Plan, Warnings), ArgError> {
         let mut warn = Warnings::default();
@@ -198,21 +218,13 @@ impl Plan {
             tabsize = 0;
         }
 
-        let deref = a.deref.unwrap_or(if directory || indicator == Indicator::Classify || long {
-            Deref::Never
-        } else {
-            Deref::CommandLineDirs
-        });
+        let deref = deref(a, directory, indicator, long);
 
         let dirs_first = a.dirs_first && sort != Sort::None;
         let ignore = globs(&a.ignore);
         let hide = if a.hidden == Hidden::Dots { globs(&a.hide) } else { Vec::new() };
 
-        let needs_stat = matches!(sort, Sort::Time | Sort::Size)
-            || long
-            || a.size_blocks
-            || a.json.is_some()
-            || a.context;
+        let needs_stat = needs_stat(a, sort, long);
         let shows_type = colors.is_some() || indicator != Indicator::None || on(a.icons);
         let needs_type = !needs_stat && (shows_type || walks_by_type(a, dirs_first));
 

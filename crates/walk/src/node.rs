@@ -83,7 +83,8 @@ impl<A> DirNode<A> {
         Self::with_mounts(e, stat, parent, acc, mount_at, crate::mounts::UNKNOWN, links)
     }
 
-    /// [`DirNode::from_entry`] with what the walk found out on the way
+    /// A node for the directory `e`, as `from_entry` (tests and `mpi`
+    /// builds) makes one, with what the walk found out on the way
     /// (`mount_at`, `trie`, `links`: see the fields).
     pub fn with_mounts(
         e: &Entry,

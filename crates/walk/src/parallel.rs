@@ -76,7 +76,8 @@ impl<V: Visitor> Shared<V> {
     }
 }
 
-/// What the source of a fed walk ([`walk_fed`]) gives an idle thread.
+/// What the source of a fed walk (`walk_fed`, in `mpi` builds) gives an
+/// idle thread.
 #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub(crate) enum Fed<V: Visitor> {
     /// A root to walk alongside whatever is being walked.
@@ -239,22 +240,7 @@ impl<V: Visitor> Worker<V> {
         let mut q = sh.lock();
         loop {
             if sh.stop.is_set() && !q.stack.is_empty() {
-                // A quit: drop queued work; finishing nodes only closes fds.
-                // Counted busy meanwhile, so that the root's walk is not
-                // over (and the stop lifted for the next root) before
-                // they are finished.
-                let dropped: Vec<_> = q.stack.drain(..).collect();
-                q.busy += 1;
-                drop(q);
-                for w in dropped {
-                    // Stat chunks are taken back by their owners.
-                    if let Work::Dir(n) = w {
-                        step::finish(&sh.fds, n, v, &mut self.local, &sh.stop);
-                    }
-                }
-                q = sh.lock();
-                q.busy -= 1;
-                sh.cv.notify_all();
+                q = self.drop_queued(q, sh, v);
             }
             if me >= q.active && !q.shutdown {
                 q.waiting += 1;
@@ -275,29 +261,7 @@ impl<V: Visitor> Worker<V> {
                 }
             }
             if let Some(work) = q.stack.pop() {
-                let node = match work {
-                    Work::Dir(node) => node,
-                    Work::Stat(job) => {
-                        drop(q);
-                        job.try_run();
-                        drop(job);
-                        q = sh.lock();
-                        continue;
-                    }
-                };
-                q.busy += 1;
-                drop(q);
-                self.process(node, sh, v);
-                adapt(sh);
-                q = sh.lock();
-                q.busy -= 1;
-                // Wake the others so the root's owner sees the walk of this
-                // root is over (a fed walk has no such owner: its feeding
-                // thread comes back by itself).
-                let done = q.stack.is_empty() && q.busy == 0 && feed.is_none();
-                if q.waiting > 0 && done {
-                    sh.cv.notify_all();
-                }
+                q = self.work_on(work, q, sh, v, adapt, feed.is_some());
                 continue;
             }
             if until_idle && q.busy == 0 {
@@ -307,42 +271,116 @@ impl<V: Visitor> Worker<V> {
                 return;
             }
             if let Some(feed) = feed.filter(|_| !q.feeding) {
-                q.feeding = true;
-                let busy = q.busy;
-                drop(q);
-                let fed = feed.next(&mut self.rd, &mut self.local, busy);
-                q = sh.lock();
-                q.feeding = false;
-                // Only news wakes the waiting threads: a feed that had
-                // nothing comes back every few ms, and waking up to 63
-                // threads for nothing each time cost more CPU than the walk.
-                let news = match fed {
-                    Fed::Root(node) => {
-                        q.stack.push(Work::Dir(node));
-                        true
-                    }
-                    // Unless this thread is about to park (the walk shrank
-                    // to its warm threads meanwhile): the others wait while
-                    // it feeds, and one of them must take the feed over,
-                    // or nobody ever asks it again — not even for the stop
-                    // (seen: an MPI rank's walk hung with every thread
-                    // parked, and the job with it).
-                    Fed::Nothing => me >= q.active,
-                    Fed::Stop => {
-                        sh.stop.quit();
-                        q.shutdown = true;
-                        true
-                    }
-                };
-                if news && q.waiting > 0 {
-                    sh.cv.notify_all();
-                }
+                q = self.ask_feed(feed, q, sh, me);
                 continue;
             }
             q.waiting += 1;
             q = ringio::sync::wait(&sh.cv, q);
             q.waiting -= 1;
         }
+    }
+
+    /// After a quit: drops the queued work (finishing its directories only
+    /// closes descriptors). Counted busy meanwhile, so that the root's walk
+    /// is not over (and the stop lifted for the next root) before they are
+    /// finished.
+    fn drop_queued<'q>(
+        &mut self,
+        mut q: MutexGuard<'q, Queue<V>>,
+        sh: &'q Shared<V>,
+        v: &V,
+    ) -> MutexGuard<'q, Queue<V>> {
+        let dropped: Vec<_> = q.stack.drain(..).collect();
+        q.busy += 1;
+        drop(q);
+        for w in dropped {
+            // Stat chunks are taken back by their owners.
+            if let Work::Dir(n) = w {
+                step::finish(&sh.fds, n, v, &mut self.local, &sh.stop);
+            }
+        }
+        let mut q = sh.lock();
+        q.busy -= 1;
+        sh.cv.notify_all();
+        q
+    }
+
+    /// Does `work`, taken off the stack, with the lock released meanwhile.
+    #[inline]
+    fn work_on<'q>(
+        &mut self,
+        work: Work<V>,
+        q: MutexGuard<'q, Queue<V>>,
+        sh: &'q Shared<V>,
+        v: &V,
+        adapt: &mut dyn FnMut(&Shared<V>),
+        fed: bool,
+    ) -> MutexGuard<'q, Queue<V>> {
+        let mut q = q;
+        let node = match work {
+            Work::Dir(node) => node,
+            Work::Stat(job) => {
+                drop(q);
+                job.try_run();
+                drop(job);
+                return sh.lock();
+            }
+        };
+        q.busy += 1;
+        drop(q);
+        self.process(node, sh, v);
+        adapt(sh);
+        q = sh.lock();
+        q.busy -= 1;
+        // Wake the others so the root's owner sees the walk of this root
+        // is over (a fed walk has no such owner: its feeding thread comes
+        // back by itself).
+        let done = q.stack.is_empty() && q.busy == 0 && !fed;
+        if q.waiting > 0 && done {
+            sh.cv.notify_all();
+        }
+        q
+    }
+
+    /// An idle thread of a fed walk asks the feed for a root (with the lock
+    /// released meanwhile), and wakes the others when there is news.
+    fn ask_feed<'q>(
+        &mut self,
+        feed: &dyn Feed<V>,
+        mut q: MutexGuard<'q, Queue<V>>,
+        sh: &'q Shared<V>,
+        me: usize,
+    ) -> MutexGuard<'q, Queue<V>> {
+        q.feeding = true;
+        let busy = q.busy;
+        drop(q);
+        let fed = feed.next(&mut self.rd, &mut self.local, busy);
+        q = sh.lock();
+        q.feeding = false;
+        // Only news wakes the waiting threads: a feed that had nothing
+        // comes back every few ms, and waking up to 63 threads for nothing
+        // each time cost more CPU than the walk.
+        let news = match fed {
+            Fed::Root(node) => {
+                q.stack.push(Work::Dir(node));
+                true
+            }
+            // Unless this thread is about to park (the walk shrank to its
+            // warm threads meanwhile): the others wait while it feeds, and
+            // one of them must take the feed over, or nobody ever asks it
+            // again — not even for the stop (seen: an MPI rank's walk hung
+            // with every thread parked, and the job with it).
+            Fed::Nothing => me >= q.active,
+            Fed::Stop => {
+                sh.stop.quit();
+                q.shutdown = true;
+                true
+            }
+        };
+        if news && q.waiting > 0 {
+            sh.cv.notify_all();
+        }
+        q
     }
 }
 
@@ -527,7 +565,7 @@ mod tests {
 
     /// A feeding thread left outside the active threads (the walk shrank
     /// while it fed) hands the feed over: the stop is still seen and the
-    /// walk ends (it used to hang with every thread waiting).
+    /// walk ends (instead of hanging with every thread waiting).
     #[test]
     fn a_feeder_that_parks_hands_the_feed_over() {
         let opts = Options::default();

@@ -217,13 +217,7 @@ pub(crate) fn entry<V: Visitor>(
 ) -> Option<Node<V>> {
     let Env { v, fds, stop } = env;
     let name = list.name(i);
-    path.clear();
-    path.extend_from_slice(&node.path);
-    if path.last() != Some(&b'/') {
-        path.push(b'/');
-    }
-    let name_start = path.len();
-    path.extend_from_slice(name);
+    let name_start = child_path(path, &node.path, name);
     let raw = list.ents[i];
     let depth = node.depth + 1;
     // Borrowed: a statx is 256 bytes, and only directories keep a copy.
@@ -232,74 +226,21 @@ pub(crate) fn entry<V: Visitor>(
         StatRef::Ok { st, followed } => (Some(st), None, followed),
         StatRef::Err(e) => (None, Some(e), false),
     };
-    // A symlink followed where the visitor asks for that: GNU's fts
-    // (FTS_LOGICAL) stats the whole path from the working directory, and
-    // the kernel gives up (ELOOP) after 40 symlinks in one resolution,
-    // those of the directories above counted too. The walker's stat,
-    // relative to the parent's descriptor, only counts this link's own:
-    // the whole path is asked again, for symlinks only (a name that is
-    // not one adds no link to its parent's path) and only below a link
-    // (with none above, the whole path follows as many as the name alone,
-    // which resolved).
     if raw.d_type == dtype::LNK
         && stat_error.is_none()
-        && v.need_stat(name, raw.d_type, depth) == StatNeed::Follow
-        && links_above(node)
-        && too_many_links(path)
+        && whole_path_loops(v, node, name, depth, path)
     {
         (st, stat_error, followed) = (None, Some(Errno(libc::ELOOP)), false);
     }
     let rel_name = if dirfd == libc::AT_FDCWD { &path[..] } else { name };
     let d_type = st.map_or(raw.d_type, dtype_of);
-    // A followed link back to an ancestor is reported instead of visited,
-    // as find -L and du -L do.
-    if followed && d_type == dtype::DIR {
-        if let Some(anc) = st.and_then(|s| loop_ancestor(node, DevIno::of(s))) {
-            let err = WalkError::Loop { path: path.to_vec(), ancestor: anc };
-            v.error(local, &err, Some(&node.acc));
-            return None;
-        }
-    }
-    // Not following links, a directory can only repeat an ancestor below
-    // a mount point (`mount --bind a a/b`): reported as fts reports it
-    // (FTS_DC), instead of visited. See `mounts`.
-    let mut mount_at = node.mount_at;
-    let mut trie = mounts::NONE;
+    let mut place = (node.mount_at, mounts::NONE);
     if d_type == dtype::DIR {
-        trie = child_position(node, name);
-    }
-    if d_type == dtype::DIR && !followed {
-        let is_mount = match st.and_then(mounts::mount_root) {
-            Some(m) => m,
-            None => match mounts::table() {
-                Some(t) => {
-                    let p = t.kid(trie_of(node, t), name).unwrap_or(mounts::NONE);
-                    trie = p;
-                    t.is_mount(p)
-                }
-                // No mount table: any directory may be one.
-                None => true,
-            },
-        };
-        // A mount point the listing didn't stat: its identity (getdents
-        // gave the covered directory's inode), for the check only.
-        let mut id = st.map(DevIno::of);
-        if is_mount {
-            let own = if st.is_none() { identity_of(dirfd, rel_name) } else { None };
-            let root = match (&own, st) {
-                (Some(o), _) => mounts::mount_root(o),
-                (None, Some(s)) => mounts::mount_root(s),
-                (None, None) => None,
-            };
-            if root != Some(false) {
-                mount_at = depth;
-            }
-            id = id.or(own.as_ref().map(DevIno::of));
-        }
-        if mount_at != NO_MOUNT {
-            let mut child = Child { dirfd, rel: rel_name, ino: raw.ino, id };
-            if let Some(anc) = same_as_ancestor(fds, node, &mut child, mount_at) {
-                let err = WalkError::Loop { path: path.to_vec(), ancestor: anc };
+        let child = Child { dirfd, rel: rel_name, ino: raw.ino, id: None };
+        match dir_place(fds, node, name, st, followed, child) {
+            Ok(p) => place = p,
+            Err(ancestor) => {
+                let err = WalkError::Loop { path: path.to_vec(), ancestor };
                 v.error(local, &err, Some(&node.acc));
                 return None;
             }
@@ -323,19 +264,122 @@ pub(crate) fn entry<V: Visitor>(
             stop.quit();
             None
         }
-        Visit::Descend if d_type == dtype::DIR => {
-            let acc = v.make_acc(&e, Some(&node.acc));
-            let through_link = followed && matches!(raw.d_type, dtype::LNK | dtype::UNKNOWN);
-            let links = if through_link || node.links.load(Ordering::Relaxed) == LINKS {
-                LINKS
-            } else {
-                NO_LINKS
-            };
-            let parent = Some(Arc::clone(node));
-            Some(DirNode::with_mounts(&e, st.copied(), parent, acc, mount_at, trie, links))
-        }
+        Visit::Descend if d_type == dtype::DIR => Some(child_node(v, node, &e, raw.d_type, place)),
         _ => None,
     }
+}
+
+/// Puts `dir/name` in `path` (one slash between, whatever `dir` ends
+/// with), reusing its buffer; returns where the name starts.
+#[inline]
+fn child_path(path: &mut Vec<u8>, dir: &[u8], name: &[u8]) -> usize {
+    path.clear();
+    path.extend_from_slice(dir);
+    if path.last() != Some(&b'/') {
+        path.push(b'/');
+    }
+    let name_start = path.len();
+    path.extend_from_slice(name);
+    name_start
+}
+
+/// Whether symlink `name` in `node`, which the visitor wants followed,
+/// fails to resolve by its whole path `path`. GNU's fts (FTS_LOGICAL)
+/// stats the whole path from the working directory, and the kernel gives
+/// up (ELOOP) after 40 symlinks in one resolution, those of the
+/// directories above counted too. The walker's stat, relative to the
+/// parent's descriptor, only counts this link's own: the whole path is
+/// asked again, for symlinks only (a name that is not one adds no link to
+/// its parent's path) and only below a link (with none above, the whole
+/// path follows as many as the name alone, which resolved).
+#[inline]
+fn whole_path_loops<V: Visitor>(
+    v: &V,
+    node: &Node<V>,
+    name: &[u8],
+    depth: usize,
+    path: &[u8],
+) -> bool {
+    v.need_stat(name, dtype::LNK, depth) == StatNeed::Follow
+        && links_above(node)
+        && too_many_links(path)
+}
+
+/// Where directory entry `child` (`name` in `node`) sits among mounts:
+/// the depth of the mount root its subtree is below (`DirNode::mount_at`)
+/// and its position in the mount-point trie. `Err` holds the path of the
+/// ancestor it repeats, to be reported instead of visited.
+fn dir_place<A>(
+    fds: &Fds,
+    node: &Arc<DirNode<A>>,
+    name: &[u8],
+    st: Option<&Statx>,
+    followed: bool,
+    mut child: Child,
+) -> Result<(usize, u32), Vec<u8>> {
+    let mut trie = child_position(node, name);
+    let mut mount_at = node.mount_at;
+    // A followed link back to an ancestor is reported instead of visited,
+    // as find -L and du -L do.
+    if followed {
+        return match st.and_then(|s| loop_ancestor(node, DevIno::of(s))) {
+            Some(anc) => Err(anc),
+            None => Ok((mount_at, trie)),
+        };
+    }
+    // Not following links, a directory can only repeat an ancestor below
+    // a mount point (`mount --bind a a/b`): reported as fts reports it
+    // (FTS_DC), instead of visited. See `mounts`.
+    let is_mount = match st.and_then(mounts::mount_root) {
+        Some(m) => m,
+        None => match mounts::table() {
+            Some(t) => {
+                trie = t.kid(trie_of(node, t), name).unwrap_or(mounts::NONE);
+                t.is_mount(trie)
+            }
+            // No mount table: any directory may be one.
+            None => true,
+        },
+    };
+    child.id = st.map(DevIno::of);
+    if is_mount {
+        // A mount point the listing didn't stat: its identity (getdents
+        // gave the covered directory's inode), for the check only.
+        let own = if st.is_none() { identity_of(child.dirfd, child.rel) } else { None };
+        let root = match (&own, st) {
+            (Some(o), _) => mounts::mount_root(o),
+            (None, Some(s)) => mounts::mount_root(s),
+            (None, None) => None,
+        };
+        if root != Some(false) {
+            mount_at = node.depth + 1;
+        }
+        child.id = child.id.or(own.as_ref().map(DevIno::of));
+    }
+    if mount_at != NO_MOUNT {
+        if let Some(anc) = same_as_ancestor(fds, node, &mut child, mount_at) {
+            return Err(anc);
+        }
+    }
+    Ok((mount_at, trie))
+}
+
+/// The node to walk directory entry `e` of `node` from, `raw_type` being
+/// its type as getdents gave it and `(mount_at, trie)` its `dir_place`.
+#[inline]
+fn child_node<V: Visitor>(
+    v: &V,
+    node: &Node<V>,
+    e: &Entry,
+    raw_type: u8,
+    (mount_at, trie): (usize, u32),
+) -> Node<V> {
+    let acc = v.make_acc(e, Some(&node.acc));
+    let through_link = e.followed && matches!(raw_type, dtype::LNK | dtype::UNKNOWN);
+    let links =
+        if through_link || node.links.load(Ordering::Relaxed) == LINKS { LINKS } else { NO_LINKS };
+    let parent = Some(Arc::clone(node));
+    DirNode::with_mounts(e, e.stat.copied(), parent, acc, mount_at, trie, links)
 }
 
 /// The path of the ancestor (or `node` itself) that is the same directory.

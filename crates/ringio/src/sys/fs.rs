@@ -128,7 +128,8 @@ fn fs_type_path(path: &CStr) -> Result<i64, Errno> {
 }
 
 /// In-flight depth to use on a high-latency file system: `RINGIO_DEPTH`,
-/// else 64 (the measurements put the floor at 64 requests in flight).
+/// else 64: the fewest requests in flight measured to hide a high-latency
+/// file system's round trips.
 pub(crate) fn remote_depth() -> usize {
     crate::env::get().depth.unwrap_or(64)
 }
