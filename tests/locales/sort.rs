@@ -251,11 +251,17 @@ fn random_dir(seed: u64, count: usize) -> TempDir {
         b"\x80",
         b"\xe6\x97",
     ];
-    let t = TempDir::new("loc-sort-rnd");
+    names_from(pieces, 8, seed, count, "loc-sort-rnd")
+}
+
+/// A directory of `count` distinct empty files, each name 1 to `max_len`
+/// random `pieces` (`.` and `..` left out).
+fn names_from(pieces: &[&[u8]], max_len: u64, seed: u64, count: usize, tag: &str) -> TempDir {
+    let t = TempDir::new(tag);
     let mut rng = Rng(seed);
     let mut made = 0;
     while made < count {
-        let len = 1 + rng.next() % 8;
+        let len = 1 + rng.next() % max_len;
         let name: Vec<u8> = (0..len).flat_map(|_| rng.pick(pieces).to_vec()).collect();
         if name == b"." || name == b".." {
             continue;
@@ -292,22 +298,7 @@ fn many_random_ascii_names_sort_as_gnu_in_every_locale() {
         b"a", b"A", b"b", b"B", b"z", b"Z", b"0", b"1", b"9", b"10", b"_", b"-", b".", b" ", b"~",
         b",", b"$", b"'", b"@", b"[", b"`", b"{", b"^", b"#", b"ch", b"cz", b"aa", b"dd",
     ];
-    let t = TempDir::new("loc-sort-ascii");
-    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-    let mut made = 0;
-    while made < 5000 {
-        let len = 1 + rng.next() % 10;
-        let name: Vec<u8> = (0..len).flat_map(|_| rng.pick(pieces).to_vec()).collect();
-        if name == b"." || name == b".." {
-            continue;
-        }
-        let p = raw_name(t.path(), &name);
-        if fs::symlink_metadata(&p).is_ok() {
-            continue;
-        }
-        fs::write(&p, b"").unwrap();
-        made += 1;
-    }
+    let t = names_from(pieces, 10, 0x2545_f491_4f6c_dd1d, 5000, "loc-sort-ascii");
     every_locale("many_random_ascii_names_sort_as_gnu_in_every_locale", |c, l| {
         for args in [&["-A"][..], &["-Ar"], &["-At"]] {
             ls(c, t.path(), &[("LC_ALL", l)], args);
