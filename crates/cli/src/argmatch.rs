@@ -12,6 +12,30 @@ pub enum NoMatch {
     Ambiguous,
 }
 
+/// A `--color=WHEN`-style setting: GNU's ls takes these words for
+/// `--color`, `--classify` and `--hyperlink`; ours for `--icons` and ldu's
+/// `--progress` too.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum When {
+    Never,
+    Always,
+    /// When the output in question is a terminal.
+    Auto,
+}
+
+/// The words for [`When`], as GNU's ls spells them (its `when_args`).
+pub const WHEN: &[(&str, When)] = &[
+    ("always", When::Always),
+    ("yes", When::Always),
+    ("force", When::Always),
+    ("never", When::Never),
+    ("no", When::Never),
+    ("none", When::Never),
+    ("auto", When::Auto),
+    ("tty", When::Auto),
+    ("if-tty", When::Auto),
+];
+
 /// The value of the name `arg` spells or abbreviates.
 pub fn argmatch<T: Copy + PartialEq>(arg: &[u8], table: &[(&str, T)]) -> Result<T, NoMatch> {
     if let Some(&(_, v)) = table.iter().find(|(n, _)| n.as_bytes() == arg) {

@@ -10,10 +10,11 @@ use cli::opts::{Item, Parser, Spelled};
 use cli::quote;
 
 use crate::exclude::Exclude;
-use crate::plan::{Deref, Operands, Plan, ProgressWhen, TimeKind};
+use crate::plan::{Deref, Operands, Plan, TimeKind};
 use crate::timestyle::TimeFormat;
 use crate::units;
 use crate::usage::{Id, GETOPT_ORDER, OPTIONS};
+use cli::argmatch::When;
 use cli::locale::tr;
 use cli::num::{self, NumError};
 use cli::size::SizeFormat;
@@ -58,19 +59,6 @@ const TIME_ARGS: &[(&str, TimeKind)] = &[
     ("use", TimeKind::Atime),
     ("ctime", TimeKind::Ctime),
     ("status", TimeKind::Ctime),
-];
-
-/// `--progress=WHEN`'s words, as GNU's `--color=WHEN` takes them.
-const PROGRESS_ARGS: &[(&str, ProgressWhen)] = &[
-    ("always", ProgressWhen::Always),
-    ("yes", ProgressWhen::Always),
-    ("force", ProgressWhen::Always),
-    ("never", ProgressWhen::Never),
-    ("no", ProgressWhen::Never),
-    ("none", ProgressWhen::Never),
-    ("auto", ProgressWhen::Auto),
-    ("tty", ProgressWhen::Auto),
-    ("if-tty", ProgressWhen::Auto),
 ];
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -139,7 +127,7 @@ struct Given {
     output_file: Option<Vec<u8>>,
     browse: crate::plan::Browse,
     json: Option<cli::json::Framing>,
-    progress: ProgressWhen,
+    progress: When,
 }
 
 impl Given {
@@ -166,7 +154,7 @@ impl Given {
             output_file: None,
             browse: crate::plan::Browse::default(),
             json: None,
-            progress: ProgressWhen::Auto,
+            progress: When::Auto,
         }
     }
 
@@ -255,8 +243,8 @@ impl Given {
             }
             Id::Progress => {
                 self.progress = match &value {
-                    None => ProgressWhen::Always,
-                    Some(v) => argmatch(v, PROGRESS_ARGS, "--progress")?,
+                    None => When::Always,
+                    Some(v) => argmatch(v, cli::argmatch::WHEN, "--progress")?,
                 }
             }
         }

@@ -33,11 +33,12 @@ use hashbrown::HashSet;
 use cli::{files0, BadUsage, Exit, Tool};
 
 use crate::links::Id;
-use crate::plan::{Deref, Operands, Plan, ProgressWhen};
+use crate::plan::{Deref, Operands, Plan};
 use crate::progress::Progress;
 use crate::report::DuError;
 use crate::sink::Sink;
 use crate::visitor::{Du, LinkMode, RootSet};
+use cli::argmatch::When;
 
 /// Runs ldu with `args` (without the program name).
 pub fn run(args: Vec<OsString>) -> Exit {
@@ -249,8 +250,8 @@ fn execute(plan: &Plan, job: &mut walk::Job) -> u8 {
     line::set_qmark(tty);
     let tty2 = libcw::isatty(2);
     let progress = match plan.progress {
-        ProgressWhen::Never => None,
-        ProgressWhen::Auto if !tty2 => None,
+        When::Never => None,
+        When::Auto if !tty2 => None,
         _ => Some(Progress::new(if tty2 { libcw::terminal_width(2).unwrap_or(0) } else { 0 })),
     };
     let opts = walk_options(plan, sequential);

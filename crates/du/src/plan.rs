@@ -82,17 +82,9 @@ pub struct Plan {
     pub browse: Browse,
     /// `--json`: lines as JSON objects, framed so (not in GNU du).
     pub json: Option<cli::json::Framing>,
-    /// `--progress` (not in GNU du).
-    pub progress: ProgressWhen,
-}
-
-/// When the progress line is shown (`--progress=WHEN`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ProgressWhen {
-    Never,
-    /// When standard error is a terminal (the default).
-    Auto,
-    Always,
+    /// `--progress` (not in GNU du); Auto: when standard error is a
+    /// terminal.
+    pub progress: cli::argmatch::When,
 }
 
 /// What ldu does instead of printing du's lines (`crate::view`).

@@ -5,6 +5,7 @@
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
 
+pub(crate) use cli::argmatch::{When, WHEN};
 use cli::opts::{Item, Parser};
 use cli::quote::Style;
 use cli::size::SizeFormat;
@@ -53,13 +54,6 @@ pub enum Deref {
     CommandLine,
     CommandLineDirs,
     Always,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum When {
-    Never,
-    Always,
-    Auto,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -207,18 +201,6 @@ fn choice<T: Copy + PartialEq>(
 ) -> Result<T, ArgError> {
     cli::argmatch::lookup(value.as_bytes(), table, option).map_err(bad_choice)
 }
-
-const WHEN: &[(&str, When)] = &[
-    ("always", When::Always),
-    ("yes", When::Always),
-    ("force", When::Always),
-    ("never", When::Never),
-    ("no", When::Never),
-    ("none", When::Never),
-    ("auto", When::Auto),
-    ("tty", When::Auto),
-    ("if-tty", When::Auto),
-];
 
 fn when(v: Option<OsString>, option: &str) -> Result<When, ArgError> {
     match v {
