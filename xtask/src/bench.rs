@@ -781,15 +781,17 @@ fn render(run: &GroupRun, header: &str, o: &Options, strace: bool, infos: &mut I
         run.took.as_secs_f64(),
         if o.quick { " (--quick)" } else { "" },
     );
-    let ran: Vec<Ran> = results
-        .iter()
-        .flat_map(|(_, rows, _)| rows)
-        .map(|r| &r.row)
-        .filter(|r| r.backend.is_none() && !r.reference)
-        .map(|r| Ran { label: &r.label, prog: &r.prog, ours: r.ours, gnu: r.gnu })
-        .collect();
+    let ran = binaries_run(results.iter().flat_map(|(_, rows, _)| rows).map(|r| &r.row));
     s.push_str(&sizes_section(&ran, infos));
     s
+}
+
+/// The binaries `rows` timed, for the sizes section: forced-backend and
+/// reference (floor) rows run a binary another row names already.
+pub(crate) fn binaries_run<'a>(rows: impl Iterator<Item = &'a Row>) -> Vec<Ran<'a>> {
+    rows.filter(|r| r.backend.is_none() && !r.reference)
+        .map(|r| Ran { label: &r.label, prog: &r.prog, ours: r.ours, gnu: r.gnu })
+        .collect()
 }
 
 /// The method paragraph: how every column was measured.

@@ -29,7 +29,7 @@ use crate::bench::{self, median, ms, Row, Stdout, Workload};
 use crate::device::{self, Device, DiskStats, Limits};
 use crate::fixtures::{self, Set};
 use crate::machine::{ForeignLoad, BUSY_CORES};
-use crate::peers::{sizes_section, with_version, Infos, Ran};
+use crate::peers::{sizes_section, with_version, Infos};
 
 const DROP_CACHES: &str = "/proc/sys/vm/drop_caches";
 /// The cold groups (cat has no metadata walk).
@@ -411,13 +411,8 @@ fn render(
     }
     let _ = writeln!(s, "\nPer run:\n{details}");
     let _ = writeln!(s, "- load average at end: {}", crate::machine::loadavg());
-    let ran: Vec<Ran> = results
-        .iter()
-        .flat_map(|(_, rows, _)| rows)
-        .map(|m| &m.row)
-        .filter(|r| r.backend.is_none() && !r.reference)
-        .map(|r| Ran { label: &r.label, prog: &r.prog, ours: r.ours, gnu: r.gnu })
-        .collect();
+    let ran =
+        crate::bench::binaries_run(results.iter().flat_map(|(_, rows, _)| rows).map(|m| &m.row));
     s.push_str(&sizes_section(&ran, &mut infos));
     s
 }
