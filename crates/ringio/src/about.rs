@@ -372,13 +372,15 @@ impl Engine {
             self.ready.push(Completion { token, result: Ok(0), eof: false, data });
             return;
         }
-        if ask.label && !d.no_label {
-            // Probed now, before this directory's requests go out: the probe
-            // blocks this thread, and once io-wq starts workers for those
-            // requests their start-up is task work signalled to this thread,
-            // which interrupts the probe (on FUSE each interruption is an
-            // INTERRUPT and the request again: 4-13 more requests for `lsr
-            // -l` of 150 files on a 1 ms mount).
+        if ask.label && !d.no_label && self.backend == Backend::Uring {
+            // Only the ring asks labels through this probe (the other
+            // executors read them from one LISTXATTR or GETXATTR an entry).
+            // Probed now, before this directory's requests go out: the
+            // probe blocks this thread, and once io-wq starts workers for
+            // those requests their start-up is task work signalled to this
+            // thread, which interrupts the probe (on FUSE each interruption
+            // is an INTERRUPT and the request again: 4-13 more requests for
+            // `lsr -l` of 150 files on a 1 ms mount).
             self.labels_here();
         }
         let d = &self.asks.dir;
