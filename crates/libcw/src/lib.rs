@@ -16,6 +16,7 @@
 //! the engine needs nothing from here.
 
 pub mod access;
+mod catalog;
 mod errno;
 pub mod fnmatch;
 #[cfg(feature = "inotify")]

@@ -11,6 +11,9 @@
 use std::cmp::Ordering;
 use std::ffi::{c_char, c_int, CStr};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::Mutex;
+
+use crate::catalog::Answer;
 
 use crate::time::Tm;
 
@@ -52,8 +55,32 @@ pub use libc::{LC_ALL, LC_COLLATE, LC_CTYPE, LC_MESSAGES, LC_NUMERIC, LC_TIME};
 /// of a `lsr -al` that otherwise makes ~130. One name for all means one
 /// answer for all: the locale is installed or not. (A directory missing
 /// only an unused category's file would fail GNU's call and not this one.)
+///
+/// Debian's C.UTF-8 is such a directory, and of the tools' categories
+/// only its LC_CTYPE differs from C's (`locale -k` shows the same
+/// collation, by code point, which C's byte order matches for UTF-8; the
+/// same dates, numbers and yes/no words; it has no catalogs). So there
+/// only LC_CTYPE is loaded, the others stay C, and [`name`] still answers
+/// C.UTF-8 for them (what GNU's `hard_locale` tests and the catalog search
+/// below follow). That takes 20 of the ~125 syscalls of a `lsr -al`. Not
+/// when `LANGUAGE` is set: glibc's gettext honours it under C.UTF-8 (not
+/// under C), so LC_MESSAGES must then really be C.UTF-8.
 pub fn set_from_env() -> bool {
+    *lock_standing_in() = None;
     let ok = match same_name_for_all() {
+        Some(name) if is_c_utf8(name.to_bytes()) && !language_set() => {
+            // glibc's own spelling of the directory first: asked for
+            // "C.UTF-8" it tries that directory before "C.utf8", in vain
+            // where the locale is Debian's.
+            let ok = [c"C.utf8", &name].iter().any(|n| {
+                // SAFETY: as below: NUL-terminated, no other thread yet.
+                !unsafe { libc::setlocale(libc::LC_CTYPE, n.as_ptr()) }.is_null()
+            });
+            if ok {
+                *lock_standing_in() = Some(name);
+            }
+            ok
+        }
         Some(name) => set_used(&name),
         // SAFETY: the argument is a static NUL-terminated string; the tools
         // call this first, on the main thread, before any other thread
@@ -62,6 +89,23 @@ pub fn set_from_env() -> bool {
     };
     note_ctype();
     ok
+}
+
+/// The locale name the categories other than LC_CTYPE stand for while
+/// glibc holds them at C (see [`set_from_env`]).
+static STANDING_IN: Mutex<Option<std::ffi::CString>> = Mutex::new(None);
+
+fn lock_standing_in() -> std::sync::MutexGuard<'static, Option<std::ffi::CString>> {
+    STANDING_IN.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// C.UTF-8 as glibc spells it in `LANG` (`C.UTF-8`, `C.utf8`, any case).
+fn is_c_utf8(name: &[u8]) -> bool {
+    name.eq_ignore_ascii_case(b"C.UTF-8") || name.eq_ignore_ascii_case(b"C.utf8")
+}
+
+fn language_set() -> bool {
+    std::env::var_os("LANGUAGE").is_some_and(|v| !v.is_empty())
 }
 
 /// The categories some tool consults: LC_CTYPE (decoding, widths),
@@ -130,6 +174,7 @@ fn set_used(name: &CStr) -> bool {
 /// `setlocale(category, name)` with an explicit name (tests, and callers
 /// that must switch one category); false when the locale isn't installed.
 pub fn set_named(category: c_int, name: &CStr) -> bool {
+    *lock_standing_in() = None;
     // SAFETY: name is NUL-terminated for the call; the caller guarantees no
     // other thread uses locale-dependent functions meanwhile (glibc's rule).
     let ok = !unsafe { libc::setlocale(category, name.as_ptr()) }.is_null();
@@ -147,6 +192,11 @@ fn note_ctype() {
 
 /// The name of the locale in force for `category` ("C", "de_DE.UTF-8", …).
 pub fn name(category: c_int) -> Vec<u8> {
+    if category != libc::LC_CTYPE {
+        if let Some(n) = &*lock_standing_in() {
+            return n.to_bytes().to_vec();
+        }
+    }
     // SAFETY: a NULL locale argument only queries; the returned string is
     // copied before any other setlocale call can overwrite it.
     let p = unsafe { libc::setlocale(category, std::ptr::null()) };
@@ -502,6 +552,7 @@ pub fn text_domain(domain: &CStr, dir: &CStr) {
         bindtextdomain(domain.as_ptr(), dir.as_ptr());
         textdomain(domain.as_ptr());
     }
+    crate::catalog::bind(dir, domain);
 }
 
 /// `dcgettext(NULL, msgid, category)`: the translation in the default
@@ -528,6 +579,19 @@ fn lookup(
     msgid: &'static CStr,
     category: c_int,
 ) -> Option<&'static [u8]> {
+    // glibc converts a catalog's text to LC_CTYPE's charset (`?` for what
+    // ASCII lacks, under LC_CTYPE=C): only a UTF-8 one takes it as it is.
+    if domain.is_none() && CTYPE_UTF8.load(Relaxed) {
+        let locale = name(category);
+        if locale == b"C" || locale == b"POSIX" {
+            return None;
+        }
+        match crate::catalog::find(category, &locale, msgid.to_bytes()) {
+            Answer::Found(t) => return Some(t),
+            Answer::Absent => return None,
+            Answer::AskLibc => {}
+        }
+    }
     let domain = domain.map_or(std::ptr::null(), CStr::as_ptr);
     // SAFETY: msgid (and domain, when given) are NUL-terminated and static;
     // glibc returns either msgid's pointer or one into a catalog it has
