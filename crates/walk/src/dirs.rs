@@ -161,7 +161,6 @@ pub(crate) fn with_parent<A, R>(
 mod tests {
     use super::*;
     use crate::testing::{dir_node, stat_of, Scratch};
-    use std::os::unix::ffi::OsStrExt;
 
     /// The (dev, ino) of an open descriptor.
     fn id_of(fd: RawFd) -> DevIno {
@@ -172,12 +171,11 @@ mod tests {
     fn pins_open_reopen_and_verify() {
         let s = Scratch::new("dirs");
         std::fs::create_dir_all(s.join("a/b/c")).unwrap();
-        let p = |r: &str| s.join(r).as_os_str().as_bytes().to_vec();
         let fds = Fds::new(1);
-        let root = dir_node(&p(""), None, Some(stat_of(&s.0)), 0);
-        let a = dir_node(&p("a"), Some(&root), Some(stat_of(&s.join("a"))), 0);
-        let b = dir_node(&p("a/b"), Some(&a), Some(stat_of(&s.join("a/b"))), 0);
-        let c = dir_node(&p("a/b/c"), Some(&b), None, 0);
+        let root = dir_node(&s.join_bytes(""), None, Some(stat_of(&s.0)), 0);
+        let a = dir_node(&s.join_bytes("a"), Some(&root), Some(stat_of(&s.join("a"))), 0);
+        let b = dir_node(&s.join_bytes("a/b"), Some(&a), Some(stat_of(&s.join("a/b"))), 0);
+        let c = dir_node(&s.join_bytes("a/b/c"), Some(&b), None, 0);
 
         // Nothing open yet: `c` is reached from the cwd in one hop.
         let pc = pin(&fds, None, &c).unwrap();
@@ -197,7 +195,7 @@ mod tests {
         // Opened the first time by its name relative to its open parent,
         // it is taken as it is (the walk just listed it there)…
         let pr = pin(&fds, None, &root).unwrap();
-        let a2 = dir_node(&p("a"), Some(&root), Some(stat_of(&s.join("old"))), 0);
+        let a2 = dir_node(&s.join_bytes("a"), Some(&root), Some(stat_of(&s.join("old"))), 0);
         let pa = pin(&fds, None, &a2).unwrap();
         assert_eq!(id_of(pa.fd), DevIno::of(&stat_of(&s.join("a"))));
         drop(pa);
@@ -214,22 +212,21 @@ mod tests {
     fn with_parent_names_by_parent_or_path() {
         let s = Scratch::new("dirs-parent");
         std::fs::create_dir_all(s.join("x/y")).unwrap();
-        let p = |r: &str| s.join(r).as_os_str().as_bytes().to_vec();
         let fds = Fds::new(1);
-        let root = dir_node(&p(""), None, None, 0);
-        let x = dir_node(&p("x"), Some(&root), None, 0);
-        let y = dir_node(&p("x/y"), Some(&x), None, 0);
+        let root = dir_node(&s.join_bytes(""), None, None, 0);
+        let x = dir_node(&s.join_bytes("x"), Some(&root), None, 0);
+        let y = dir_node(&s.join_bytes("x/y"), Some(&x), None, 0);
         let (dirfd, rel) = with_parent(&fds, &y, |fd, rel| (id_of(fd), rel.to_vec()));
         assert_eq!(dirfd, DevIno::of(&stat_of(&s.join("x"))));
         assert_eq!(rel, b"y");
         // A root has no parent: named by its path.
         let (dirfd, rel) = with_parent(&fds, &root, |fd, rel| (fd, rel.to_vec()));
-        assert_eq!((dirfd, rel), (libc::AT_FDCWD, p("")));
+        assert_eq!((dirfd, rel), (libc::AT_FDCWD, s.join_bytes("")));
         // A parent that can't be opened any more: the whole path.
         assert!(x.slot.try_evict());
         std::fs::rename(s.join("x"), s.join("moved")).unwrap();
         let (dirfd, rel) = with_parent(&fds, &y, |fd, rel| (fd, rel.to_vec()));
-        assert_eq!((dirfd, rel), (libc::AT_FDCWD, p("x/y")));
+        assert_eq!((dirfd, rel), (libc::AT_FDCWD, s.join_bytes("x/y")));
         for n in [&y, &x, &root] {
             fds.finish(&n.slot);
         }
