@@ -39,7 +39,7 @@ pub(crate) fn pin<A>(
     if let Some(p) = node.parent.as_ref().filter(|_| !node.slot.was_opened()) {
         if let Some(pfd) = p.slot.try_pin(fds.tick()) {
             let parent = Pinned::slot(&p.slot, pfd);
-            let fd = open_dir(fds, rd, parent.fd, node.name(), node.followed)?;
+            let fd = open_dir(fds, rd, parent.fd, node.name(), node.facts.followed)?;
             return Ok(fds.adopt(&node.slot, fd));
         }
     }
@@ -74,7 +74,13 @@ pub(crate) fn pin<A>(
         // Reopened (or reached through several components): make sure it
         // is still the directory the walk saw.
         let verify = target.slot.was_opened() || rel.contains(&b'/');
-        let fd = open_dir(fds, rd.as_deref_mut().filter(|_| !verify), dirfd, rel, target.followed)?;
+        let fd = open_dir(
+            fds,
+            rd.as_deref_mut().filter(|_| !verify),
+            dirfd,
+            rel,
+            target.facts.followed,
+        )?;
         if verify {
             same_directory(fd.as_raw_fd(), target)?;
         }
@@ -121,7 +127,7 @@ fn open_dir(
 /// walk stat'ed it, else the inode number getdents gave (not comparable on
 /// a mount point, whose entry shows the covered directory's inode).
 fn same_directory<A>(fd: RawFd, node: &DirNode<A>) -> Result<(), Errno> {
-    if node.stat.is_none() && node.ino == 0 {
+    if node.facts.stat.is_none() && node.facts.ino == 0 {
         // Nothing known to compare with (an MPI rank's stolen directory):
         // the stat would be a request for nothing.
         return Ok(());
@@ -130,7 +136,9 @@ fn same_directory<A>(fd: RawFd, node: &DirNode<A>) -> Result<(), Errno> {
     let same = match node.dev_ino() {
         Some(id) => DevIno::of(&st) == id,
         None => {
-            node.ino == 0 || st.stx_ino == node.ino || crate::mounts::mount_root(&st) == Some(true)
+            node.facts.ino == 0
+                || st.stx_ino == node.facts.ino
+                || crate::mounts::mount_root(&st) == Some(true)
         }
     };
     if same {
