@@ -593,12 +593,17 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
     Ok(o)
 }
 
+/// Every workload of `benches/FILE`.
+pub fn read(file: &str) -> Result<Vec<Workload>, String> {
+    let file = crate::workspace_root().join("benches").join(file);
+    let text = fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    parse(&text)
+}
+
 /// The workloads of `benches/FILE` in `groups` whose title contains
 /// `only`; an error if none is left.
 pub fn load(file: &str, groups: &[String], only: Option<&str>) -> Result<Vec<Workload>, String> {
-    let file = crate::workspace_root().join("benches").join(file);
-    let text = fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-    let workloads: Vec<Workload> = parse(&text)?
+    let workloads: Vec<Workload> = read(file)?
         .into_iter()
         .filter(|w| groups.contains(&w.group))
         .filter(|w| only.is_none_or(|s| w.title.contains(s)))
@@ -934,9 +939,7 @@ mod tests {
 
     #[test]
     fn workload_file_parses_and_uses_known_placeholders() {
-        let text =
-            fs::read_to_string(crate::workspace_root().join("benches/workloads.txt")).unwrap();
-        let ws = parse(&text).unwrap();
+        let ws = read("workloads.txt").unwrap();
         for g in GROUPS {
             assert!(ws.iter().any(|w| w.group == g), "no {g} workload");
         }

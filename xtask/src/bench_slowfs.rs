@@ -702,8 +702,7 @@ mod tests {
 
     #[test]
     fn workload_file_parses() {
-        let text = fs::read_to_string(crate::workspace_root().join("benches/slowfs.txt")).unwrap();
-        let ws = bench::parse(&text).unwrap();
+        let ws = bench::read("slowfs.txt").unwrap();
         for g in ["ls", "find", "du"] {
             assert!(ws.iter().any(|w| w.group == g), "no {g} workload");
         }

@@ -558,8 +558,7 @@ mod tests {
 
     #[test]
     fn cold_workloads_parse_and_expand() {
-        let text = fs::read_to_string(crate::workspace_root().join("benches/cold.txt")).unwrap();
-        let ws = bench::parse(&text).unwrap();
+        let ws = bench::read("cold.txt").unwrap();
         assert_eq!(ws.len(), 6);
         for w in &ws {
             assert!(GROUPS.contains(&w.group.as_str()), "{}", w.title);
