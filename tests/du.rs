@@ -444,52 +444,33 @@ fn syscalls_stay_per_entry() {
             std::fs::write(dir.join(format!("f{j}")), b"x").unwrap();
         }
     }
-    let entries = 20 + 20 * 25;
+    let entries: u64 = 20 + 20 * 25;
+    let r = t.join("r");
     for backend in ["sync", "threads"] {
-        let out = Command::new("strace")
-            .env("LC_ALL", "C")
-            .args([
-                "-f",
-                "-c",
-                "-U",
-                "name,calls",
-                "-e",
-                "trace=statx,newfstatat,getdents64,openat",
-            ])
-            .arg(util::ours("ldu"))
-            .args(["-s", "r"])
-            .env_clear()
-            .env("RINGIO_BACKEND", backend)
-            .current_dir(t.path())
-            .output()
-            .unwrap();
-        let table = String::from_utf8_lossy(&out.stderr);
-        let calls = |name: &str| -> usize {
-            table
-                .lines()
-                .find_map(|l| {
-                    let mut w = l.split_whitespace();
-                    (w.next() == Some(name))
-                        .then(|| w.next().and_then(|n| n.parse().ok()))
-                        .flatten()
-                })
-                .unwrap_or(0)
+        let env = [("RINGIO_BACKEND", backend)];
+        let Some(run) = crate::syscalls::count_syscalls(
+            &util::ours("ldu"),
+            &["-s".as_ref(), r.as_os_str()],
+            &env,
+        ) else {
+            return;
         };
         // The operand, each entry once, and std's 4 looks at the cgroup
         // CPU quota (the loader's fstats are newfstatat, not counted).
-        let stats = calls("statx");
+        let stats = run.get("statx");
         assert!(
             stats <= entries + 1 + 4,
-            "{backend}: {stats} stats for {entries} entries:\n{table}"
+            "{backend}: {stats} stats for {entries} entries: {:?}",
+            run.calls
         );
         // A directory is opened once; the loader and std add a few opens.
-        assert!(calls("openat") <= 21 + 8, "{backend}:\n{table}");
+        assert!(run.get("openat") <= 21 + 8, "{backend}: {:?}", run.calls);
         // One getdents64 call per directory where the file system marks
         // the end in the last record (ext4); else one more to see the end.
         let fs = Command::new("stat").args(["-f", "-c", "%T"]).arg(t.path()).output().unwrap();
         let marks_end = String::from_utf8_lossy(&fs.stdout).trim() == "ext2/ext3";
         let limit = if marks_end { 21 } else { 2 * 21 };
-        assert!(calls("getdents64") <= limit, "{backend}:\n{table}");
+        assert!(run.get("getdents64") <= limit, "{backend}: {:?}", run.calls);
     }
 }
 

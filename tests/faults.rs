@@ -136,6 +136,14 @@ pub fn many_files(dir: &Path, prefix: &str, n: usize) {
     }
 }
 
+/// `dirs` directories `prefix00`, `prefix01`… in `root`, each holding
+/// `files` empty files (see [`many_files`]).
+pub fn many_dirs(root: &Path, prefix: &str, dirs: usize, files: usize) {
+    for d in 0..dirs {
+        many_files(&root.join(format!("{prefix}{d:02}")), "f", files);
+    }
+}
+
 /// A chain `parent/deep/d0001/d0002/…` of `depth` directories, each
 /// holding a file `f`. Built from the bottom up by renames, so every
 /// operation uses a short path (the deep ones exceed PATH_MAX). Returns

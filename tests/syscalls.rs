@@ -483,26 +483,27 @@ fn at_most_gnu(tool: &str, args: &[&OsStr]) {
     }
 }
 
-#[test]
-fn lfind_tree_at_most_gnu_find() {
+/// `tool OPTS TREE` on a small tree gives GNU's output (`sorted`: in any
+/// order) with at most GNU's syscalls.
+fn small_tree_at_most_gnu(tag: &str, tool: &str, opts: &[&str], sorted: bool) {
     if !strace_usable() {
         return;
     }
-    let t = small_tree("sys-lfind");
-    let root = t.path().as_os_str();
-    assert_same_as_gnu("lfind", &[root], true);
-    at_most_gnu("lfind", &[root]);
+    let t = small_tree(tag);
+    let mut args: Vec<&OsStr> = opts.iter().map(OsStr::new).collect();
+    args.push(t.path().as_os_str());
+    assert_same_as_gnu(tool, &args, sorted);
+    at_most_gnu(tool, &args);
+}
+
+#[test]
+fn lfind_tree_at_most_gnu_find() {
+    small_tree_at_most_gnu("sys-lfind", "lfind", &[], true);
 }
 
 #[test]
 fn ldu_summary_at_most_gnu_du() {
-    if !strace_usable() {
-        return;
-    }
-    let t = small_tree("sys-ldu");
-    let root = t.path().as_os_str();
-    assert_same_as_gnu("ldu", &["-s".as_ref(), root], false);
-    at_most_gnu("ldu", &["-s".as_ref(), root]);
+    small_tree_at_most_gnu("sys-ldu", "ldu", &["-s"], false);
 }
 
 /// lcat of 1,000 small files reads them ahead (crates/cat/src/ahead.rs):

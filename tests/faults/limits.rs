@@ -5,7 +5,7 @@ use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use super::{deep_chain, many_files, Scratch};
+use super::{deep_chain, many_dirs, Scratch};
 use crate::command_lines;
 use crate::util::{self, compare_case, root, skip, Case, Prog, Res, TempDir};
 
@@ -71,10 +71,8 @@ fn no_threads() {
     let t = Scratch::new("nproc", "128m");
     let root_dir = t.join("t");
     std::fs::create_dir(&root_dir).unwrap();
-    for d in 0..20 {
-        // Big enough for the pool and the walker's stat sharing to want help.
-        many_files(&root_dir.join(format!("d{d:02}")), "f", 1500);
-    }
+    // Big enough for the pool and the walker's stat sharing to want help.
+    many_dirs(&root_dir, "d", 20, 1500);
     std::fs::write(root_dir.join("data"), vec![b'z'; 300_000]).unwrap();
     for (tool, args) in command_lines::tools("faults/no_threads", 5) {
         let case = Case::new(tool, args).cwd(t.path()).unprivileged().pre("ulimit -u 1");
@@ -189,9 +187,7 @@ fn check_clean_or_exhausted(got: &Res, want: &Res, tool: &str, ctx: &str) {
 fn sixteen_descriptors_on_a_slow_fs() {
     let t = TempDir::new("nofile-slow");
     let src = t.join("src");
-    for d in 0..20 {
-        many_files(&src.join(format!("w{d:02}")), "f", 3);
-    }
+    many_dirs(&src, "w", 20, 3);
     deep_chain(&src, 20);
     let mp = t.join("mnt");
     let Some(_m) = super::misfs::Mount::start(&src, &mp, &[], "1ms") else { return };

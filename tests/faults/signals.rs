@@ -14,7 +14,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::misfs::Mount;
-use super::{many_files, Scratch};
+use super::{many_dirs, many_files, Scratch};
 use crate::command_lines;
 use crate::util::{self, kill_group, kill_pid, Case, Prog, Res, TempDir};
 
@@ -149,9 +149,7 @@ fn check_ended(what: &str, e: &Ended, sig: &str) {
 fn long_walk_interrupted() {
     let t = TempDir::new("sig-walk");
     let src = t.join("src");
-    for d in 0..40 {
-        many_files(&src.join(format!("d{d:02}")), "f", 200);
-    }
+    many_dirs(&src, "d", 40, 200);
     let mp = t.join("mnt");
     let Some(_m) = Mount::start(&src, &mp, &[], "20ms") else { return };
     let cases: &[(&str, &[&str])] = &[

@@ -513,11 +513,46 @@ pub(crate) fn ms(d: Duration) -> String {
     }
 }
 
-pub struct Options {
+/// What every bench mode (warm, cold, slowfs) is asked to measure: the
+/// groups of workloads, how many runs, where the fixtures are, and a
+/// filter on the workloads' titles.
+pub struct Selection {
     pub groups: Vec<String>,
     pub runs: usize,
     pub dir: PathBuf,
     pub only: Option<String>,
+}
+
+impl Selection {
+    pub fn new(runs: usize) -> Selection {
+        Selection { groups: Vec::new(), runs, dir: fixtures::default_dir(), only: None }
+    }
+
+    /// Takes `flag` if it is one the modes share (`--dir D`, `--only S`, a
+    /// group of `known` or `all`), reading its value through `value`;
+    /// false for any other word.
+    pub fn take(
+        &mut self,
+        flag: &str,
+        known: &[&str],
+        value: impl FnOnce() -> Result<String, String>,
+    ) -> Result<bool, String> {
+        match flag {
+            "--dir" => self.dir = PathBuf::from(value()?),
+            "--only" => self.only = Some(value()?),
+            g => return Ok(crate::take_group(&mut self.groups, known, g)),
+        }
+        Ok(true)
+    }
+
+    /// The workloads of `benches/FILE` selected (see [`load`]).
+    pub fn load(&self, file: &str) -> Result<Vec<Workload>, String> {
+        load(file, &self.groups, self.only.as_deref())
+    }
+}
+
+pub struct Options {
+    pub sel: Selection,
     pub strace: bool,
     pub quick: bool,
     /// Also run our rows once per forced `RINGIO_BACKEND`.
@@ -525,15 +560,7 @@ pub struct Options {
 }
 
 fn parse_args(args: &[String]) -> Result<Options, String> {
-    let mut o = Options {
-        groups: Vec::new(),
-        runs: 10,
-        dir: fixtures::default_dir(),
-        only: None,
-        strace: true,
-        quick: false,
-        backends: true,
-    };
+    let mut o = Options { sel: Selection::new(10), strace: true, quick: false, backends: true };
     let mut backends = None;
     let mut runs = None;
     let mut quick = false;
@@ -542,15 +569,15 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
     let mut strace = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
+        if o.sel.take(a, &GROUPS, || it.next().cloned().ok_or(format!("{a} needs a value")))? {
+            continue;
+        }
         match a.as_str() {
             "--quick" => quick = true,
             "--runs" => runs = Some(crate::parse_runs(it.next())?),
-            "--dir" => o.dir = PathBuf::from(it.next().ok_or("--dir needs a value")?),
-            "--only" => o.only = Some(it.next().ok_or("--only needs a value")?.clone()),
             "--no-strace" => strace = Some(false),
             "--strace" => strace = Some(true),
             "--backends" => backends = Some(true),
-            g if crate::take_group(&mut o.groups, &GROUPS, g) => {}
             other => {
                 return Err(format!(
                     "bench: unknown argument '{other}' (groups: {GROUPS:?} or all)"
@@ -558,20 +585,25 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             }
         }
     }
-    crate::settle_groups(&mut o.groups, &GROUPS);
-    o.runs = runs.unwrap_or(if quick { QUICK_RUNS } else { 10 });
+    crate::settle_groups(&mut o.sel.groups, &GROUPS);
+    o.sel.runs = runs.unwrap_or(if quick { QUICK_RUNS } else { 10 });
     o.strace = strace.unwrap_or(!quick);
     o.quick = quick;
     o.backends = backends.unwrap_or(!quick);
     Ok(o)
 }
 
+/// Every workload of `benches/FILE`.
+pub fn read(file: &str) -> Result<Vec<Workload>, String> {
+    let file = crate::workspace_root().join("benches").join(file);
+    let text = fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    parse(&text)
+}
+
 /// The workloads of `benches/FILE` in `groups` whose title contains
 /// `only`; an error if none is left.
 pub fn load(file: &str, groups: &[String], only: Option<&str>) -> Result<Vec<Workload>, String> {
-    let file = crate::workspace_root().join("benches").join(file);
-    let text = fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-    let workloads: Vec<Workload> = parse(&text)?
+    let workloads: Vec<Workload> = read(file)?
         .into_iter()
         .filter(|w| groups.contains(&w.group))
         .filter(|w| only.is_none_or(|s| w.title.contains(s)))
@@ -593,7 +625,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
         return crate::cold::main(args);
     }
     let o = parse_args(args)?;
-    let workloads = load("workloads.txt", &o.groups, o.only.as_deref())?;
+    let workloads = o.sel.load("workloads.txt")?;
     if o.strace {
         crate::setup::ensure_packages(&[("strace", "strace")])?;
     }
@@ -603,7 +635,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
     let sets: BTreeSet<Set> =
         workloads.iter().flat_map(|w| w.cmds.iter().flat_map(|(_, c)| sets_needed(c))).collect();
     for s in &sets {
-        fixtures::ensure(&o.dir, *s)?;
+        fixtures::ensure(&o.sel.dir, *s)?;
     }
     crate::cargo(&["build", "--release", "--bins"])?;
     if workloads.iter().any(|w| w.cmds.iter().any(|(_, c)| c.contains("{XTASK}"))) {
@@ -613,10 +645,10 @@ pub fn main(args: &[String]) -> Result<(), String> {
     let out_dir = crate::target_dir().join("bench");
     fs::create_dir_all(&out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
     let tmp = out_dir.join(format!(".strace-{}", std::process::id()));
-    let header = crate::machine::header(&o.dir);
+    let header = crate::machine::header(&o.sel.dir);
     let mut cache = HashMap::new();
     let mut infos = Infos::default();
-    for group in &o.groups {
+    for group in &o.sel.groups {
         let mut run = GroupRun {
             name: group,
             results: Vec::new(),
@@ -630,7 +662,12 @@ pub fn main(args: &[String]) -> Result<(), String> {
             if !o.backends {
                 rows.retain(|r| r.backend.is_none());
             }
-            eprintln!("bench: {group}: {} ({} commands × {} runs)", w.title, rows.len(), o.runs);
+            eprintln!(
+                "bench: {group}: {} ({} commands × {} runs)",
+                w.title,
+                rows.len(),
+                o.sel.runs
+            );
             for m in not_installed(w, &ours_dir, &mut cache)? {
                 eprintln!("bench:   skipped, not installed: {m}");
                 if !run.missing.contains(&m) {
@@ -640,7 +677,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
             let load = ForeignLoad::start();
             let slow_peer = o.quick.then_some(QUICK_SLOW_PEER);
             let tmp = strace.then_some(tmp.as_path());
-            let res = measure(rows, &o.dir, w.stdout, o.runs, tmp, slow_peer);
+            let res = measure(rows, &o.sel.dir, w.stdout, o.sel.runs, tmp, slow_peer);
             run.results.push((w, res, load.cores()));
         }
         (run.took, run.load) = (group_load.elapsed(), group_load.cores());
@@ -806,7 +843,7 @@ fn method(o: &Options, strace: bool) -> String {
          and of the fastest row that is not ours; `[backend]` rows force `RINGIO_BACKEND`\n\
          - stdout = bytes the warm-up run printed; on our rows `=` means byte-identical to GNU, \
          `~` same size in another order, `⚠` different\n",
-        o.runs,
+        o.sel.runs,
         if strace { "" } else { " (skipped)" }
     );
     if o.quick {
@@ -902,9 +939,7 @@ mod tests {
 
     #[test]
     fn workload_file_parses_and_uses_known_placeholders() {
-        let text =
-            fs::read_to_string(crate::workspace_root().join("benches/workloads.txt")).unwrap();
-        let ws = parse(&text).unwrap();
+        let ws = read("workloads.txt").unwrap();
         for g in GROUPS {
             assert!(ws.iter().any(|w| w.group == g), "no {g} workload");
         }

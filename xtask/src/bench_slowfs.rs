@@ -25,7 +25,7 @@ use std::sync::mpsc;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
-use crate::bench::{self, Workload};
+use crate::bench::{self, Selection, Workload};
 use crate::fixtures::{self, Set};
 use crate::peers::{sizes_section, with_version, Infos, Ran};
 use crate::slowfs::child::{self, StatsFile};
@@ -41,11 +41,8 @@ const BACKENDS: [&str; 2] = ["threads", "uring"];
 
 struct Options {
     latency: String,
-    groups: Vec<String>,
-    runs: usize,
+    sel: Selection,
     cap: Duration,
-    dir: PathBuf,
-    only: Option<String>,
     depths: Vec<usize>,
     /// Only our rows (re-measuring them without waiting minutes for GNU's).
     ours_only: bool,
@@ -54,25 +51,23 @@ struct Options {
 fn parse_args(args: &[String]) -> Result<Options, String> {
     let mut o = Options {
         latency: String::new(),
-        groups: Vec::new(),
-        runs: 3,
+        sel: Selection::new(3),
         cap: Duration::from_secs(300),
-        dir: fixtures::default_dir(),
-        only: None,
         depths: vec![16, 256],
         ours_only: false,
     };
     let mut words = crate::Words::new(args);
     while let Some(flag) = words.next_word() {
         let flag = flag.as_str();
+        if o.sel.take(flag, &GROUPS, || words.value(flag))? {
+            continue;
+        }
         let mut value = || words.value(flag);
         match flag {
             "--slowfs" => o.latency = value()?,
-            "--runs" => o.runs = crate::parse_runs(Some(&value()?))?,
-            "--quick" => o.runs = 1,
+            "--runs" => o.sel.runs = crate::parse_runs(Some(&value()?))?,
+            "--quick" => o.sel.runs = 1,
             "--cap" => o.cap = crate::parse_cap(&value()?)?,
-            "--dir" => o.dir = PathBuf::from(value()?),
-            "--only" => o.only = Some(value()?),
             "--depths" => {
                 let v = value()?;
                 o.depths = v
@@ -84,7 +79,6 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             }
             "--no-strace" => {}
             "--ours" => o.ours_only = true,
-            g if crate::take_group(&mut o.groups, &GROUPS, g) => {}
             other => {
                 return Err(format!(
                     "bench --slowfs: unknown argument '{other}' (groups: ls, find, du or all)"
@@ -95,7 +89,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
     if o.latency.is_empty() {
         return Err("--slowfs needs a latency, e.g. --slowfs 1ms".into());
     }
-    crate::settle_groups(&mut o.groups, &GROUPS);
+    crate::settle_groups(&mut o.sel.groups, &GROUPS);
     Ok(o)
 }
 
@@ -447,7 +441,7 @@ fn measure(
 ) -> Result<Vec<Measured>, String> {
     let mut res: Vec<Measured> =
         rows.into_iter().map(|row| Measured { row, samples: Vec::new(), failed: None }).collect();
-    for round in 0..o.runs {
+    for round in 0..o.sel.runs {
         for r in res.iter_mut() {
             if r.failed.is_some() || r.capped() {
                 continue;
@@ -500,7 +494,7 @@ fn secs(d: Duration) -> String {
 
 pub fn main(args: &[String]) -> Result<(), String> {
     let o = parse_args(args)?;
-    let workloads = bench::load("slowfs.txt", &o.groups, o.only.as_deref())?;
+    let workloads = o.sel.load("slowfs.txt")?;
     let mut sets: Vec<Set> = workloads
         .iter()
         .flat_map(|w| w.cmds.iter().flat_map(|(_, c)| bench::sets_needed(c)))
@@ -509,18 +503,19 @@ pub fn main(args: &[String]) -> Result<(), String> {
     sets.dedup();
     let mut entries = HashMap::new();
     for s in &sets {
-        let p = fixtures::ensure(&o.dir, *s)?;
+        let p = fixtures::ensure(&o.sel.dir, *s)?;
         entries.insert(s.name(), count_entries(&p));
     }
     crate::cargo(&["build", "--release", "--bins"])?;
     let ours_dir = crate::target_dir().join("release");
     let out_dir = crate::target_dir().join("bench");
     fs::create_dir_all(&out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
-    let source = fs::canonicalize(&o.dir).map_err(|e| format!("{}: {e}", o.dir.display()))?;
+    let source =
+        fs::canonicalize(&o.sel.dir).map_err(|e| format!("{}: {e}", o.sel.dir.display()))?;
     let mnt = out_dir.join("slowfs-mnt");
     let stats = out_dir.join("slowfs-stats");
     let tmp = out_dir.join(format!(".slowfs-stderr-{}", std::process::id()));
-    let header = crate::machine::header(&o.dir);
+    let header = crate::machine::header(&o.sel.dir);
     let mut m = Mount::start(&source, &mnt, &o.latency, &stats, &[])?;
     eprintln!(
         "bench: slowfs mirrors {} on {} ({} per request)",
@@ -539,7 +534,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
             w.group,
             w.title,
             rows.len(),
-            o.runs
+            o.sel.runs
         );
         let load = crate::machine::ForeignLoad::start();
         let server0 = m.cpu();
@@ -694,7 +689,7 @@ fn method(o: &Options) -> String {
          - stdout = bytes printed; on our rows `=` means byte-identical to GNU, `~` same size in \
          another order, `⚠` different\n",
         lat = o.latency,
-        runs = o.runs,
+        runs = o.sel.runs,
         slow = SLOW_ROW.as_secs(),
         cap = o.cap.as_secs_f64(),
     );
@@ -707,8 +702,7 @@ mod tests {
 
     #[test]
     fn workload_file_parses() {
-        let text = fs::read_to_string(crate::workspace_root().join("benches/slowfs.txt")).unwrap();
-        let ws = bench::parse(&text).unwrap();
+        let ws = bench::read("slowfs.txt").unwrap();
         for g in ["ls", "find", "du"] {
             assert!(ws.iter().any(|w| w.group == g), "no {g} workload");
         }
@@ -733,8 +727,8 @@ mod tests {
         let o = parse_args(&a("--slowfs 1ms ls --runs 1 --cap 60 --depths 8,32 --ours")).unwrap();
         assert!(o.ours_only);
         assert_eq!(o.latency, "1ms");
-        assert_eq!(o.groups, ["ls"]);
-        assert_eq!((o.runs, o.cap, o.depths), (1, Duration::from_secs(60), vec![8, 32]));
+        assert_eq!(o.sel.groups, ["ls"]);
+        assert_eq!((o.sel.runs, o.cap, o.depths), (1, Duration::from_secs(60), vec![8, 32]));
         assert!(parse_args(&a("--slowfs")).is_err());
         assert!(parse_args(&a("--slowfs 1ms cat")).is_err());
     }

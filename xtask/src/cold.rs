@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::bench::{self, median, ms, Row, Stdout, Workload};
+use crate::bench::{self, median, ms, Row, Selection, Stdout, Workload};
 use crate::device::{self, Device, DiskStats, Limits};
 use crate::fixtures::{self, Set};
 use crate::machine::{ForeignLoad, BUSY_CORES};
@@ -36,30 +36,21 @@ const DROP_CACHES: &str = "/proc/sys/vm/drop_caches";
 const GROUPS: [&str; 3] = ["du", "find", "ls"];
 
 struct Options {
-    groups: Vec<String>,
-    runs: usize,
-    dir: PathBuf,
-    only: Option<String>,
+    sel: Selection,
     threads: Vec<usize>,
     probe: bool,
 }
 
 fn parse_args(args: &[String]) -> Result<Options, String> {
-    let mut o = Options {
-        groups: Vec::new(),
-        runs: 3,
-        dir: fixtures::default_dir(),
-        only: None,
-        threads: vec![2, 16, 64],
-        probe: true,
-    };
+    let mut o = Options { sel: Selection::new(3), threads: vec![2, 16, 64], probe: true };
     let mut it = args.iter();
     while let Some(a) = it.next() {
+        if o.sel.take(a, &GROUPS, || it.next().cloned().ok_or(format!("{a} needs a value")))? {
+            continue;
+        }
         match a.as_str() {
             "--cold" => {}
-            "--runs" => o.runs = crate::parse_runs(it.next())?,
-            "--dir" => o.dir = PathBuf::from(it.next().ok_or("--dir needs a value")?),
-            "--only" => o.only = Some(it.next().ok_or("--only needs a value")?.clone()),
+            "--runs" => o.sel.runs = crate::parse_runs(it.next())?,
             "--no-probe" => o.probe = false,
             "--threads" => {
                 let v = it.next().ok_or("--threads needs a list, e.g. 2,16,64")?;
@@ -69,7 +60,6 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
                     .collect::<Option<_>>()
                     .ok_or_else(|| format!("--threads: bad list {v:?}"))?;
             }
-            g if crate::take_group(&mut o.groups, &GROUPS, g) => {}
             other => {
                 return Err(format!(
                     "bench --cold: unknown argument '{other}' (groups: {GROUPS:?})"
@@ -77,7 +67,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
             }
         }
     }
-    crate::settle_groups(&mut o.groups, &GROUPS);
+    crate::settle_groups(&mut o.sel.groups, &GROUPS);
     Ok(o)
 }
 
@@ -231,22 +221,22 @@ pub fn main(args: &[String]) -> Result<(), String> {
         ));
     }
     let started = Instant::now();
-    let workloads = bench::load("cold.txt", &o.groups, o.only.as_deref())?;
+    let workloads = o.sel.load("cold.txt")?;
     let sets: BTreeSet<Set> = workloads
         .iter()
         .flat_map(|w| w.cmds.iter().flat_map(|(_, c)| bench::sets_needed(c)))
         .collect();
     for s in &sets {
-        fixtures::ensure(&o.dir, *s)?;
+        fixtures::ensure(&o.sel.dir, *s)?;
     }
     if o.probe {
         // The device probe's fallback target (see device::probe).
-        fixtures::ensure(&o.dir, Set::Big)?;
+        fixtures::ensure(&o.sel.dir, Set::Big)?;
     }
     crate::cargo(&["build", "--release", "--bins"])?;
     crate::cargo(&["build", "--release", "-p", "xtask"])?;
     let ours_dir = crate::target_dir().join("release");
-    let dev = match device::of_path(&o.dir) {
+    let dev = match device::of_path(&o.sel.dir) {
         Ok(d) => Some(d),
         Err(e) => {
             eprintln!("bench --cold: no device counters: {e}");
@@ -256,7 +246,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
     let probed = match (&dev, o.probe) {
         (Some(d), true) => {
             eprintln!("bench --cold: probing {} (O_DIRECT reads, ~4 s)", d.name);
-            match device::probe(d, &o.dir.join(Set::Big.name())) {
+            match device::probe(d, &o.sel.dir.join(Set::Big.name())) {
                 Ok(l) => Some(l),
                 Err(e) => {
                     eprintln!("bench --cold: device probe failed: {e}");
@@ -268,7 +258,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
     };
     let limits = probed.as_ref().map(|(l, _)| *l);
     let probed_path = probed.map(|(_, p)| p);
-    let header = crate::machine::header(&o.dir);
+    let header = crate::machine::header(&o.sel.dir);
     let mut cache = HashMap::new();
     let mut files: HashMap<PathBuf, Vec<PathBuf>> = HashMap::new();
     let mut results = Vec::new();
@@ -280,9 +270,9 @@ pub fn main(args: &[String]) -> Result<(), String> {
             .into_iter()
             .filter(|r| matches!(r.backend, None | Some("uring")))
             .collect();
-        eprintln!("bench --cold: {} ({} commands × {} cold runs)", w.title, rows.len(), o.runs);
+        eprintln!("bench --cold: {} ({} commands × {} cold runs)", w.title, rows.len(), o.sel.runs);
         let load = ForeignLoad::start();
-        let res = measure(rows, &o.dir, w.stdout, o.runs, dev.as_ref(), &mut files)?;
+        let res = measure(rows, &o.sel.dir, w.stdout, o.sel.runs, dev.as_ref(), &mut files)?;
         results.push((w, res, load.cores()));
     }
     let report = render(
@@ -435,7 +425,7 @@ fn method(o: &Options, cpus: usize, took: Duration) -> String {
          over the runs of the other processes' CPU, from /proc/stat), else `latency` (too little in \
          flight to saturate either)\n\
          - took {:.0} s in all\n",
-        o.runs,
+        o.sel.runs,
         o.threads,
         took.as_secs_f64()
     );
@@ -568,8 +558,7 @@ mod tests {
 
     #[test]
     fn cold_workloads_parse_and_expand() {
-        let text = fs::read_to_string(crate::workspace_root().join("benches/cold.txt")).unwrap();
-        let ws = bench::parse(&text).unwrap();
+        let ws = bench::read("cold.txt").unwrap();
         assert_eq!(ws.len(), 6);
         for w in &ws {
             assert!(GROUPS.contains(&w.group.as_str()), "{}", w.title);

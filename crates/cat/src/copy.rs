@@ -40,7 +40,7 @@
 use std::os::fd::{AsRawFd, IntoRawFd, OwnedFd, RawFd};
 
 use ringio::sys::copy::{self as kc, Stat};
-use ringio::{Completion, Data, Engine, Errno, Workload};
+use ringio::{Completion, Data, Engine, Errno, Splice, Workload};
 
 use crate::error::{Error, Fatal, FileError, FileErrorKind};
 use crate::format::{FormatOpts, Formatter};
@@ -353,7 +353,7 @@ impl Cat {
     /// of input (pipe to pipe moves buffers; it is cheap under both locks).
     fn splice_to(&mut self, fd_in: RawFd, fd_out: RawFd) -> Fast {
         loop {
-            self.eng.splice(0, fd_in, None, fd_out, None, SPLICE_CHUNK as u32, 0);
+            self.eng.splice(0, Splice::new(fd_in, fd_out, SPLICE_CHUNK as u32));
             match self.complete().result {
                 Ok(0) => return Fast::Done,
                 Ok(_) => {}
@@ -389,7 +389,7 @@ impl Cat {
             None => return Ok(Fast::Fallback),
         };
         loop {
-            self.eng.splice(0, fd_in, None, w, None, SPLICE_CHUNK as u32, 0);
+            self.eng.splice(0, Splice::new(fd_in, w, SPLICE_CHUNK as u32));
             let mut n = match self.complete().result {
                 // A sized input's 0 is confirmed by read (module docs).
                 Ok(0) if sized => return Ok(Fast::Fallback),
@@ -398,7 +398,7 @@ impl Cat {
                 Err(_) => return Ok(Fast::Fallback),
             };
             while n > 0 {
-                self.eng.splice(0, r, None, STDOUT, None, n as u32, 0);
+                self.eng.splice(0, Splice::new(r, STDOUT, n as u32));
                 match self.complete().result {
                     Ok(m) if m > 0 => n -= m,
                     _ => {

@@ -51,11 +51,11 @@ impl SizeFormat {
     pub fn format_into(self, out: &mut Vec<u8>, bytes: u64) {
         match self {
             SizeFormat::Blocks { block, suffix, group } => {
-                let n = (bytes as u128).div_ceil(block.max(1) as u128);
+                let n = bytes.div_ceil(block.max(1));
                 if group {
                     push_grouped(out, n, &Separators::current());
                 } else {
-                    push_u128(out, n);
+                    push_u64(out, n);
                 }
                 if let Some(s) = suffix {
                     out.extend_from_slice(s.as_bytes());
@@ -105,17 +105,11 @@ impl<'a> Separators<'a> {
     }
 }
 
-fn push_u128(out: &mut Vec<u8>, mut n: u128) {
-    let mut tmp = [0u8; 40];
-    let mut i = tmp.len();
-    loop {
-        i -= 1;
-        tmp[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
+/// Appends `n` in decimal. Every count it is given is at most a byte
+/// count, so a u64.
+fn push_u64(out: &mut Vec<u8>, n: u64) {
+    let mut tmp = [0u8; 20];
+    let i = num::digits_ending(&mut tmp, n);
     out.extend_from_slice(&tmp[i..]);
 }
 
@@ -123,9 +117,9 @@ fn push_u128(out: &mut Vec<u8>, mut n: u128) {
 /// right end of the number; a zero byte (the end of the C string) repeats
 /// the previous size, and CHAR_MAX or above leaves the remaining digits
 /// whole. An empty grouping string groups nothing.
-pub fn push_grouped(out: &mut Vec<u8>, n: u128, sep: &Separators) {
+pub fn push_grouped(out: &mut Vec<u8>, n: u64, sep: &Separators) {
     let start = out.len();
-    push_u128(out, n);
+    push_u64(out, n);
     let digits = out.split_off(start);
     let mut cuts = Vec::new(); // group lengths, rightmost first
     let mut left = digits.len();
@@ -182,7 +176,7 @@ pub fn human_into(out: &mut Vec<u8>, bytes: u64, base: u64, group: bool, sep: &S
     if group {
         push_grouped(out, whole, sep);
     } else {
-        push_u128(out, whole);
+        push_u64(out, whole);
     }
     if let Some(t) = tenth {
         out.extend_from_slice(sep.point);
@@ -195,11 +189,11 @@ pub fn human_into(out: &mut Vec<u8>, bytes: u64, base: u64, group: bool, sep: &S
 
 /// The integer part, the tenths digit if one is shown, and the power of
 /// `base` (0: plain bytes) of an autoscaled size, rounded up as GNU does.
-fn human_parts(bytes: u64, base: u64) -> (u128, Option<u8>, usize) {
+fn human_parts(bytes: u64, base: u64) -> (u64, Option<u8>, usize) {
     let base = base as u128;
     let n = bytes as u128;
     if n < base {
-        return (n, None, 0);
+        return (bytes, None, 0);
     }
     let mut exp = 0usize;
     let mut unit = 1u128;
@@ -210,7 +204,7 @@ fn human_parts(bytes: u64, base: u64) -> (u128, Option<u8>, usize) {
     if n < 10 * unit {
         let tenths = (n * 10).div_ceil(unit);
         if tenths < 100 {
-            return (tenths / 10, Some((tenths % 10) as u8), exp);
+            return ((tenths / 10) as u64, Some((tenths % 10) as u8), exp);
         }
         return (10, None, exp);
     }
@@ -219,7 +213,8 @@ fn human_parts(bytes: u64, base: u64) -> (u128, Option<u8>, usize) {
         // 1023.1K rounds up to 1024K, which GNU shows as 1.0M.
         return (1, Some(0), exp + 1);
     }
-    (whole, None, exp)
+    // At most `bytes`: a unit is at least 1.
+    (u64::try_from(whole).unwrap_or(u64::MAX), None, exp)
 }
 
 /// Parses a GNU block-size specification (`--block-size`, `BLOCK_SIZE`,
@@ -390,7 +385,7 @@ mod tests {
         assert_eq!(parse_block_size_lenient("0x", 512), SizeFormat::blocks(512));
     }
 
-    fn grouped(n: u128, sep: &[u8], grouping: &[u8]) -> String {
+    fn grouped(n: u64, sep: &[u8], grouping: &[u8]) -> String {
         let mut v = Vec::new();
         push_grouped(&mut v, n, &Separators::new(b".", sep, grouping));
         String::from_utf8(v).unwrap()

@@ -41,9 +41,9 @@ use std::ffi::CStr;
 
 use libcw::locale::{strcoll, strxfrm_buf};
 
-use crate::args::{Sort, TimeKind};
+use crate::args::Sort;
 use crate::entry::{Entry, Name};
-use crate::sort::{dir_like, extension_at, time_of};
+use crate::sort::{dir_like, extension_at, time_of, SortBy};
 
 /// Below this many entries one thread does it all (a thread costs ~30 µs;
 /// 4096 names take ~1.5 ms of `strxfrm`).
@@ -55,14 +55,8 @@ fn two_cores(n: usize) -> bool {
 
 /// The order (indices into `v`) GNU ls lists `v` in, for every key but
 /// `-U` and `-v` (which are locale-independent).
-pub fn order(
-    v: &[Entry],
-    key: Sort,
-    time: TimeKind,
-    reverse: bool,
-    dirs_first: bool,
-    width: &dyn Fn(&Entry) -> usize,
-) -> Vec<u32> {
+pub fn order(v: &[Entry], by: SortBy, width: &dyn Fn(&Entry) -> usize) -> Vec<u32> {
+    let SortBy { key, time, reverse, dirs_first } = by;
     let group: Vec<bool> =
         if dirs_first { v.iter().map(|e| !dir_like(e)).collect() } else { Vec::new() };
     let widths: Vec<usize> =

@@ -676,7 +676,13 @@ fn order_of(plan: &Plan, v: &[Entry]) -> Order {
         let q = name::quote(plan, &e.name, &plan.quoter);
         q.width + usize::from(pad && !q.quoted)
     };
-    sort::order_entries(v, plan.sort, plan.time, plan.reverse, plan.dirs_first, &width)
+    let by = sort::SortBy {
+        key: plan.sort,
+        time: plan.time,
+        reverse: plan.reverse,
+        dirs_first: plan.dirs_first,
+    };
+    sort::order_entries(v, by, &width)
 }
 
 /// `dir/name` as GNU joins them (no doubled slash, `.` kept).

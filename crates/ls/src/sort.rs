@@ -30,6 +30,16 @@ pub(crate) fn extension_at(name: &[u8]) -> usize {
     memchr::memrchr(b'.', name).unwrap_or(name.len())
 }
 
+/// What a listing is ordered by: the key, the time `--sort=time` compares,
+/// reversed or not, directories first or not.
+#[derive(Clone, Copy, Debug)]
+pub struct SortBy {
+    pub key: Sort,
+    pub time: TimeKind,
+    pub reverse: bool,
+    pub dirs_first: bool,
+}
+
 /// Directories (and links to them) first, for --group-directories-first.
 pub(crate) fn dir_like(e: &Entry) -> bool {
     match e.file_type() {
@@ -42,15 +52,8 @@ pub(crate) fn dir_like(e: &Entry) -> bool {
 /// Sorts `v` in place (the tests' way to see an order applied). `width`
 /// gives the display width of a name, for `--sort=width`.
 #[cfg(test)]
-fn sort_entries(
-    v: &mut [Entry],
-    key: Sort,
-    time: TimeKind,
-    reverse: bool,
-    dirs_first: bool,
-    width: &dyn Fn(&Entry) -> usize,
-) {
-    order_entries(v, key, time, reverse, dirs_first, width).apply(v);
+fn sort_entries(v: &mut [Entry], by: SortBy, width: &dyn Fn(&Entry) -> usize) {
+    order_entries(v, by, width).apply(v);
 }
 
 /// The order to show a listing's entries in, as sorting them in place would
@@ -101,14 +104,8 @@ impl Order {
 }
 
 /// The order `v`'s entries go in.
-pub fn order_entries(
-    v: &[Entry],
-    key: Sort,
-    time: TimeKind,
-    reverse: bool,
-    dirs_first: bool,
-    width: &dyn Fn(&Entry) -> usize,
-) -> Order {
+pub fn order_entries(v: &[Entry], by: SortBy, width: &dyn Fn(&Entry) -> usize) -> Order {
+    let SortBy { key, time, reverse, dirs_first } = by;
     if key == Sort::None {
         if dirs_first {
             // Stable: the directory order within each group.
@@ -119,7 +116,7 @@ pub fn order_entries(
         return Order(Kind::Identity);
     }
     if key != Sort::Version && !cli::locale::info().collate_bytes {
-        let idx = crate::collate::order(v, key, time, reverse, dirs_first, width);
+        let idx = crate::collate::order(v, by, width);
         return Order(Kind::Idx(idx));
     }
     let cmp = |a: &Entry, b: &Entry| -> Ordering {
@@ -451,12 +448,14 @@ mod tests {
         let names = ["entry-00000010", "entry-00000002", "entry-0000000", "entry-00000001x"];
         let mut v: Vec<Entry> = names.iter().map(|n| Entry::new(n.as_bytes(), 0, 0)).collect();
         assert_eq!(common_prefix(&v), 12);
-        sort_entries(&mut v, Sort::Name, TimeKind::Mtime, false, false, &|_| 0);
+        let by =
+            SortBy { key: Sort::Name, time: TimeKind::Mtime, reverse: false, dirs_first: false };
+        sort_entries(&mut v, by, &|_| 0);
         let got: Vec<&[u8]> = v.iter().map(|e| &e.name[..]).collect();
         let mut want: Vec<&[u8]> = names.iter().map(|n| n.as_bytes()).collect();
         want.sort();
         assert_eq!(got, want);
-        sort_entries(&mut v, Sort::Name, TimeKind::Mtime, true, false, &|_| 0);
+        sort_entries(&mut v, SortBy { reverse: true, ..by }, &|_| 0);
         want.reverse();
         assert_eq!(v.iter().map(|e| &e.name[..]).collect::<Vec<_>>(), want);
     }

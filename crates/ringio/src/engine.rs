@@ -6,7 +6,7 @@ use std::os::fd::RawFd;
 
 use crate::arena::Arena;
 use crate::exec::{inline::InlineExec, threads::ThreadExec, uring, uring::UringExec, Exec, Job};
-use crate::op::{getdents_fill_hinted, Completion, Data, Op, Token};
+use crate::op::{getdents_fill_hinted, Completion, Data, Op, Splice, Token};
 
 /// Which executor runs the operations. Only the engine, its tests and the
 /// benches name one: tools state a [`Workload`], or make requests
@@ -795,19 +795,9 @@ impl Engine {
         self.push(token, Op::Write { fd, buf, offset });
     }
 
-    /// One `splice` of up to `len` bytes; short counts are returned as is.
-    #[allow(clippy::too_many_arguments)] // mirrors splice(2) one to one
-    pub fn splice(
-        &mut self,
-        token: Token,
-        fd_in: RawFd,
-        off_in: Option<i64>,
-        fd_out: RawFd,
-        off_out: Option<i64>,
-        len: u32,
-        flags: u32,
-    ) {
-        self.push(token, Op::Splice { fd_in, off_in, fd_out, off_out, len, flags });
+    /// One `splice`; short counts are returned as is.
+    pub fn splice(&mut self, token: Token, s: Splice) {
+        self.push(token, Op::Splice(s));
     }
 
     pub fn fadvise(&mut self, token: Token, fd: RawFd, offset: i64, len: i64, advice: i32) {

@@ -51,6 +51,6 @@ pub use engine::{
 // The base types live with the C library's wrappers, so that crates
 // needing only them don't depend on the engine.
 pub use libcw::{sync, Errno};
-pub use op::{Completion, Data, Token, DEFAULT_DENTS_BUF};
+pub use op::{Completion, Data, Splice, Token, DEFAULT_DENTS_BUF};
 pub use sys::{DevIno, Statx};
 pub use walkers::Walkers;

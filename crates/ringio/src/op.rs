@@ -10,6 +10,25 @@ use crate::Errno;
 /// exactly one [`Completion`] carrying it.
 pub type Token = u64;
 
+/// One `splice(2)` of up to `len` bytes from `fd_in` to `fd_out`; an
+/// offset of `None` is the descriptor's own position (a pipe has no other).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Splice {
+    pub fd_in: RawFd,
+    pub off_in: Option<i64>,
+    pub fd_out: RawFd,
+    pub off_out: Option<i64>,
+    pub len: u32,
+    pub flags: u32,
+}
+
+impl Splice {
+    /// From `fd_in` to `fd_out` at their own positions, without flags.
+    pub fn new(fd_in: RawFd, fd_out: RawFd, len: u32) -> Splice {
+        Splice { fd_in, off_in: None, fd_out, off_out: None, len, flags: 0 }
+    }
+}
+
 /// One operation, with everything the kernel will read or write owned by it
 /// (buffers) or by the engine's arena (paths).
 pub(crate) enum Op {
@@ -72,14 +91,7 @@ pub(crate) enum Op {
         buf: Vec<u8>,
         offset: Option<u64>,
     },
-    Splice {
-        fd_in: RawFd,
-        off_in: Option<i64>,
-        fd_out: RawFd,
-        off_out: Option<i64>,
-        len: u32,
-        flags: u32,
-    },
+    Splice(Splice),
     Fadvise {
         fd: RawFd,
         offset: i64,
@@ -174,7 +186,7 @@ impl Op {
                 let r = sys::write_all(fd, &buf, offset).map(|n| n as u64).map_err(|(_, e)| e);
                 (r, Data::Buf(buf))
             }
-            Op::Splice { fd_in, mut off_in, fd_out, mut off_out, len, flags } => {
+            Op::Splice(Splice { fd_in, mut off_in, fd_out, mut off_out, len, flags }) => {
                 let r = sys::splice(
                     fd_in,
                     off_in.as_mut(),

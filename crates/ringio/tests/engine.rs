@@ -382,7 +382,7 @@ fn readlink_xattr_read_write_splice_fadvise() {
         let mut p = [0i32; 2];
         // SAFETY: p is a valid 2-int array.
         assert_eq!(unsafe { libc::pipe(p.as_mut_ptr()) }, 0);
-        eng.splice(6, fd, Some(5), p[1], None, 4096, 0);
+        eng.splice(6, ringio::Splice { off_in: Some(5), ..ringio::Splice::new(fd, p[1], 4096) });
         assert_eq!(one(&mut eng).result, Ok(4096), "backend {b:?} splice");
         eng.read(7, p[0], Vec::with_capacity(8192), None);
         assert_eq!(one(&mut eng).buf(), &data[5..4101]);

@@ -2,6 +2,7 @@
 //! and xtask's: one definition, so that every test cleans up the same way,
 //! even after taking permissions away from what it made.
 
+use std::os::unix::ffi::OsStringExt;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -33,6 +34,11 @@ impl Scratch {
 
     pub fn join<P: AsRef<Path>>(&self, p: P) -> PathBuf {
         self.0.join(p)
+    }
+
+    /// [`Scratch::join`] as the bytes the walker and the engine take paths in.
+    pub fn join_bytes<P: AsRef<Path>>(&self, p: P) -> Vec<u8> {
+        self.0.join(p).into_os_string().into_vec()
     }
 }
 

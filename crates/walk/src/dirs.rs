@@ -39,7 +39,7 @@ pub(crate) fn pin<A>(
     if let Some(p) = node.parent.as_ref().filter(|_| !node.slot.was_opened()) {
         if let Some(pfd) = p.slot.try_pin(fds.tick()) {
             let parent = Pinned::slot(&p.slot, pfd);
-            let fd = open_dir(fds, rd, parent.fd, node.name(), node.followed)?;
+            let fd = open_dir(fds, rd, parent.fd, node.name(), node.facts.followed)?;
             return Ok(fds.adopt(&node.slot, fd));
         }
     }
@@ -74,7 +74,13 @@ pub(crate) fn pin<A>(
         // Reopened (or reached through several components): make sure it
         // is still the directory the walk saw.
         let verify = target.slot.was_opened() || rel.contains(&b'/');
-        let fd = open_dir(fds, rd.as_deref_mut().filter(|_| !verify), dirfd, rel, target.followed)?;
+        let fd = open_dir(
+            fds,
+            rd.as_deref_mut().filter(|_| !verify),
+            dirfd,
+            rel,
+            target.facts.followed,
+        )?;
         if verify {
             same_directory(fd.as_raw_fd(), target)?;
         }
@@ -121,7 +127,7 @@ fn open_dir(
 /// walk stat'ed it, else the inode number getdents gave (not comparable on
 /// a mount point, whose entry shows the covered directory's inode).
 fn same_directory<A>(fd: RawFd, node: &DirNode<A>) -> Result<(), Errno> {
-    if node.stat.is_none() && node.ino == 0 {
+    if node.facts.stat.is_none() && node.facts.ino == 0 {
         // Nothing known to compare with (an MPI rank's stolen directory):
         // the stat would be a request for nothing.
         return Ok(());
@@ -130,7 +136,9 @@ fn same_directory<A>(fd: RawFd, node: &DirNode<A>) -> Result<(), Errno> {
     let same = match node.dev_ino() {
         Some(id) => DevIno::of(&st) == id,
         None => {
-            node.ino == 0 || st.stx_ino == node.ino || crate::mounts::mount_root(&st) == Some(true)
+            node.facts.ino == 0
+                || st.stx_ino == node.facts.ino
+                || crate::mounts::mount_root(&st) == Some(true)
         }
     };
     if same {
@@ -161,7 +169,6 @@ pub(crate) fn with_parent<A, R>(
 mod tests {
     use super::*;
     use crate::testing::{dir_node, stat_of, Scratch};
-    use std::os::unix::ffi::OsStrExt;
 
     /// The (dev, ino) of an open descriptor.
     fn id_of(fd: RawFd) -> DevIno {
@@ -172,12 +179,11 @@ mod tests {
     fn pins_open_reopen_and_verify() {
         let s = Scratch::new("dirs");
         std::fs::create_dir_all(s.join("a/b/c")).unwrap();
-        let p = |r: &str| s.join(r).as_os_str().as_bytes().to_vec();
         let fds = Fds::new(1);
-        let root = dir_node(&p(""), None, Some(stat_of(&s.0)), 0);
-        let a = dir_node(&p("a"), Some(&root), Some(stat_of(&s.join("a"))), 0);
-        let b = dir_node(&p("a/b"), Some(&a), Some(stat_of(&s.join("a/b"))), 0);
-        let c = dir_node(&p("a/b/c"), Some(&b), None, 0);
+        let root = dir_node(&s.join_bytes(""), None, Some(stat_of(&s.0)), 0);
+        let a = dir_node(&s.join_bytes("a"), Some(&root), Some(stat_of(&s.join("a"))), 0);
+        let b = dir_node(&s.join_bytes("a/b"), Some(&a), Some(stat_of(&s.join("a/b"))), 0);
+        let c = dir_node(&s.join_bytes("a/b/c"), Some(&b), None, 0);
 
         // Nothing open yet: `c` is reached from the cwd in one hop.
         let pc = pin(&fds, None, &c).unwrap();
@@ -197,7 +203,7 @@ mod tests {
         // Opened the first time by its name relative to its open parent,
         // it is taken as it is (the walk just listed it there)…
         let pr = pin(&fds, None, &root).unwrap();
-        let a2 = dir_node(&p("a"), Some(&root), Some(stat_of(&s.join("old"))), 0);
+        let a2 = dir_node(&s.join_bytes("a"), Some(&root), Some(stat_of(&s.join("old"))), 0);
         let pa = pin(&fds, None, &a2).unwrap();
         assert_eq!(id_of(pa.fd), DevIno::of(&stat_of(&s.join("a"))));
         drop(pa);
@@ -214,22 +220,21 @@ mod tests {
     fn with_parent_names_by_parent_or_path() {
         let s = Scratch::new("dirs-parent");
         std::fs::create_dir_all(s.join("x/y")).unwrap();
-        let p = |r: &str| s.join(r).as_os_str().as_bytes().to_vec();
         let fds = Fds::new(1);
-        let root = dir_node(&p(""), None, None, 0);
-        let x = dir_node(&p("x"), Some(&root), None, 0);
-        let y = dir_node(&p("x/y"), Some(&x), None, 0);
+        let root = dir_node(&s.join_bytes(""), None, None, 0);
+        let x = dir_node(&s.join_bytes("x"), Some(&root), None, 0);
+        let y = dir_node(&s.join_bytes("x/y"), Some(&x), None, 0);
         let (dirfd, rel) = with_parent(&fds, &y, |fd, rel| (id_of(fd), rel.to_vec()));
         assert_eq!(dirfd, DevIno::of(&stat_of(&s.join("x"))));
         assert_eq!(rel, b"y");
         // A root has no parent: named by its path.
         let (dirfd, rel) = with_parent(&fds, &root, |fd, rel| (fd, rel.to_vec()));
-        assert_eq!((dirfd, rel), (libc::AT_FDCWD, p("")));
+        assert_eq!((dirfd, rel), (libc::AT_FDCWD, s.join_bytes("")));
         // A parent that can't be opened any more: the whole path.
         assert!(x.slot.try_evict());
         std::fs::rename(s.join("x"), s.join("moved")).unwrap();
         let (dirfd, rel) = with_parent(&fds, &y, |fd, rel| (fd, rel.to_vec()));
-        assert_eq!((dirfd, rel), (libc::AT_FDCWD, p("x/y")));
+        assert_eq!((dirfd, rel), (libc::AT_FDCWD, s.join_bytes("x/y")));
         for n in [&y, &x, &root] {
             fds.finish(&n.slot);
         }

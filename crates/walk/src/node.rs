@@ -9,18 +9,65 @@ use ringio::{DevIno, Errno, Statx};
 use crate::fds::FdSlot;
 use crate::Entry;
 
+/// What the walk learned of an entry besides its path: what a directory
+/// keeps while it is walked, and what the ranks of an `mpi` walk send each
+/// other of every entry (`dist::wire`). An [`Entry`] borrows it.
+#[derive(Clone)]
+pub(crate) struct Facts {
+    pub d_type: u8,
+    pub ino: u64,
+    /// Position in the parent's listing (0 for a root).
+    pub index: usize,
+    pub followed: bool,
+    pub stat_error: Option<Errno>,
+    pub stat: Option<Statx>,
+}
+
+impl Facts {
+    /// The facts of `e`, with `stat` its stat kept.
+    pub fn of(e: &Entry, stat: Option<Statx>) -> Facts {
+        Facts {
+            d_type: e.d_type,
+            ino: e.ino,
+            index: e.index,
+            followed: e.followed,
+            stat_error: e.stat_error,
+            stat,
+        }
+    }
+
+    /// The entry at `path` (its last component `name`) with these facts;
+    /// `dirfd` and `rel_name` name it for dirfd-relative work.
+    pub fn entry<'a>(
+        &'a self,
+        path: &'a [u8],
+        name: &'a [u8],
+        depth: usize,
+        dirfd: RawFd,
+        rel_name: &'a [u8],
+    ) -> Entry<'a> {
+        Entry {
+            path,
+            name,
+            depth,
+            d_type: self.d_type,
+            ino: self.ino,
+            stat: self.stat.as_ref(),
+            stat_error: self.stat_error,
+            followed: self.followed,
+            dirfd,
+            rel_name,
+            index: self.index,
+        }
+    }
+}
+
 pub(crate) struct DirNode<A> {
     pub path: Vec<u8>,
     /// Where the last component starts in `path`.
     pub name_start: usize,
     pub depth: usize,
-    pub d_type: u8,
-    pub ino: u64,
-    pub stat: Option<Statx>,
-    pub stat_error: Option<Errno>,
-    pub followed: bool,
-    /// Position in the parent's listing (0 for a root).
-    pub index: usize,
+    pub facts: Facts,
     pub parent: Option<Arc<DirNode<A>>>,
     /// The open directory, when it is (see `fds`: within the walk's
     /// descriptor budget it stays open while its subtree is walked).
@@ -103,12 +150,7 @@ impl<A> DirNode<A> {
             path: e.path.to_vec(),
             name_start,
             depth: e.depth,
-            d_type: e.d_type,
-            ino: e.ino,
-            stat,
-            stat_error: e.stat_error,
-            followed: e.followed,
-            index: e.index,
+            facts: Facts::of(e, stat),
             parent,
             slot: Arc::default(),
             remaining: AtomicUsize::new(1),
@@ -151,26 +193,14 @@ impl<A> DirNode<A> {
 
     /// (st_dev, st_ino) when stat'ed.
     pub fn dev_ino(&self) -> Option<DevIno> {
-        self.stat.as_ref().map(DevIno::of)
+        self.facts.stat.as_ref().map(DevIno::of)
     }
 
     /// The node as an `Entry` (for `after_entries` and `leave`), its
     /// `dirfd` and `rel_name` given by the caller (the parent's pinned
     /// descriptor and the name, or `AT_FDCWD` and the path).
     pub fn entry<'a>(&'a self, dirfd: RawFd, rel_name: &'a [u8]) -> Entry<'a> {
-        Entry {
-            path: &self.path,
-            name: self.name(),
-            depth: self.depth,
-            d_type: self.d_type,
-            ino: self.ino,
-            stat: self.stat.as_ref(),
-            stat_error: self.stat_error,
-            followed: self.followed,
-            dirfd,
-            rel_name,
-            index: self.index,
-        }
+        self.facts.entry(&self.path, self.name(), self.depth, dirfd, rel_name)
     }
 
     /// Marks one unit of this subtree done. Returns true if it was the last,

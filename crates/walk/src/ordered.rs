@@ -103,7 +103,6 @@ impl<V: Visitor> Walk<'_, V> {
 
 #[cfg(test)]
 mod tests {
-    use std::os::unix::ffi::OsStrExt;
     use std::sync::Mutex;
 
     use crate::testing::Scratch;
@@ -158,8 +157,7 @@ mod tests {
     fn run(s: &Scratch, roots: &[&str], quit_at: Option<&'static str>) -> Vec<String> {
         let base = s.0.as_os_str().len() + 1;
         let log = Log { base, events: Mutex::new(Vec::new()), quit_at };
-        let roots: Vec<Vec<u8>> =
-            roots.iter().map(|r| s.join(r).as_os_str().as_bytes().to_vec()).collect();
+        let roots: Vec<Vec<u8>> = roots.iter().map(|r| s.join_bytes(r)).collect();
         let opts = Options {
             sort: true,
             ordered: true,

@@ -200,7 +200,7 @@ pub(crate) fn open<V: Visitor>(
 
 /// The directory's device and size, for the end-of-directory hint.
 pub(crate) fn dev_size<A>(node: &DirNode<A>) -> Option<(u64, u64)> {
-    node.stat.as_ref().map(|st| (DevIno::of(st).dev, st.stx_size))
+    node.facts.stat.as_ref().map(|st| (DevIno::of(st).dev, st.stx_size))
 }
 
 /// Visits entry `i` of `node`'s listing, `dirfd` being `node`'s pinned
@@ -537,7 +537,7 @@ fn same_as_ancestor<A>(
         let same = match (child.id, n.dev_ino()) {
             (Some(a), Some(b)) => a == b,
             (_, known) => {
-                let ino = known.map_or(n.ino, |id| id.ino);
+                let ino = known.map_or(n.facts.ino, |id| id.ino);
                 ino != 0
                     && ino == child.ino()
                     && child.id().is_some()
@@ -593,7 +593,7 @@ pub(crate) fn finish<V: Visitor>(
         if !stop.is_set()
             && stop.ascent
             && cur.depth > 0
-            && !cur.followed
+            && !cur.facts.followed
             && cur.deep.load(Ordering::Relaxed)
         {
             if let Err(errno) = still_in_parent(fds, &cur) {
@@ -634,7 +634,9 @@ fn still_in_parent<A>(fds: &Fds, node: &Arc<DirNode<A>>) -> Result<(), Errno> {
     let same = match parent.dev_ino() {
         Some(id) => DevIno::of(&st) == id,
         None => {
-            parent.ino == 0 || st.stx_ino == parent.ino || mounts::mount_root(&st) == Some(true)
+            parent.facts.ino == 0
+                || st.stx_ino == parent.facts.ino
+                || mounts::mount_root(&st) == Some(true)
         }
     };
     if same {

@@ -31,7 +31,7 @@ use io_uring::{cqueue, opcode, types, IoUring, Probe};
 
 use super::threads::ThreadExec;
 use super::Job;
-use crate::op::{Completion, Data, Op, Token};
+use crate::op::{Completion, Data, Op, Splice, Token};
 use crate::sys::{statx_zeroed, Statx};
 use crate::Errno;
 
@@ -448,7 +448,7 @@ impl UringExec {
             Op::Read { offset: None, .. } | Op::Write { offset: None, .. } => return false,
             Op::Read { .. } => opcode::Read::CODE,
             Op::Write { .. } => opcode::Write::CODE,
-            Op::Splice { .. } => opcode::Splice::CODE,
+            Op::Splice(_) => opcode::Splice::CODE,
             Op::Fadvise { .. } => opcode::Fadvise::CODE,
             Op::UnlinkAt { .. } => opcode::UnlinkAt::CODE,
             // The ring's GETXATTR resolves paths from the cwd and follows links.
@@ -569,15 +569,17 @@ impl UringExec {
                 let off = offset.map_or(u64::MAX, |o| o + slot.progress as u64);
                 opcode::Write::new(types::Fd(*fd), rest.as_ptr(), len).offset(off).build()
             }
-            Op::Splice { fd_in, off_in, fd_out, off_out, len, flags } => opcode::Splice::new(
-                types::Fd(*fd_in),
-                off_in.unwrap_or(-1),
-                types::Fd(*fd_out),
-                off_out.unwrap_or(-1),
-                *len,
-            )
-            .flags(*flags)
-            .build(),
+            Op::Splice(Splice { fd_in, off_in, fd_out, off_out, len, flags }) => {
+                opcode::Splice::new(
+                    types::Fd(*fd_in),
+                    off_in.unwrap_or(-1),
+                    types::Fd(*fd_out),
+                    off_out.unwrap_or(-1),
+                    *len,
+                )
+                .flags(*flags)
+                .build()
+            }
             Op::Fadvise { fd, offset, len, advice } => {
                 opcode::Fadvise::new(types::Fd(*fd), *len, *advice).offset(*offset as u64).build()
             }
@@ -939,7 +941,7 @@ fn finish_write_inline(
 }
 
 fn may_block(op: &Op) -> bool {
-    matches!(op, Op::Read { .. } | Op::Write { .. } | Op::Splice { .. })
+    matches!(op, Op::Read { .. } | Op::Write { .. } | Op::Splice(_))
 }
 
 /// How an operation the kernel held when the ring broke is settled (see

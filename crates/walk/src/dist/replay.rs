@@ -9,11 +9,12 @@ use std::sync::{Condvar, Mutex};
 
 use std::io::Write;
 
-use ringio::{dtype, DevIno, Errno, Statx};
+use ringio::{dtype, DevIno, Errno};
 
 use super::spill::{self, Spill};
-use super::wire::{self, Get, Item, WireEntry};
+use super::wire::{self, Get, Item};
 use super::Shared;
+use crate::node::Facts;
 use crate::{Entry, Visit, Visitor, WalkError};
 
 /// Records received for the operand being replayed, by (kind, path):
@@ -108,24 +109,13 @@ struct Dir {
     path: Vec<u8>,
     name_start: usize,
     depth: usize,
-    w: WireEntry,
+    w: Facts,
 }
 
 impl Dir {
     fn entry(&self) -> Entry<'_> {
-        Entry {
-            path: &self.path,
-            name: &self.path[self.name_start..],
-            depth: self.depth,
-            d_type: self.w.d_type,
-            ino: self.w.ino,
-            stat: self.w.stat.as_ref(),
-            stat_error: self.w.stat_error,
-            followed: self.w.followed,
-            dirfd: libc::AT_FDCWD,
-            rel_name: &self.path,
-            index: self.w.index,
-        }
+        let name = &self.path[self.name_start..];
+        self.w.entry(&self.path, name, self.depth, libc::AT_FDCWD, &self.path)
     }
     fn id(&self) -> Option<DevIno> {
         self.w.stat.as_ref().map(DevIno::of)
@@ -142,7 +132,7 @@ struct Frame<A> {
 
 /// The path of the directory of `frames` that `w`, a followed link to a
 /// directory, leads back to, if it does.
-fn looped_to<A>(frames: &[Frame<A>], w: &WireEntry) -> Option<Vec<u8>> {
+fn looped_to<A>(frames: &[Frame<A>], w: &Facts) -> Option<Vec<u8>> {
     if !(w.followed && w.d_type == dtype::DIR) {
         return None;
     }
@@ -299,20 +289,7 @@ impl Replay<'_> {
                 continue;
             }
             let top = frames.last().expect("a frame");
-            let stat: Option<&Statx> = w.stat.as_ref();
-            let e = Entry {
-                path: &path,
-                name: &path[name_start..],
-                depth,
-                d_type: w.d_type,
-                ino: w.ino,
-                stat,
-                stat_error: w.stat_error,
-                followed: w.followed,
-                dirfd: libc::AT_FDCWD,
-                rel_name: &path,
-                index: w.index,
-            };
+            let e = w.entry(&path, &path[name_start..], depth, libc::AT_FDCWD, &path);
             match v.visit(local, &e, Some(&top.acc)) {
                 Visit::Quit => return false,
                 Visit::Descend if w.d_type == dtype::DIR => {

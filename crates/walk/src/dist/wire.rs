@@ -7,6 +7,7 @@
 
 use ringio::{Errno, Statx};
 
+use crate::node::Facts;
 use crate::Entry;
 
 pub(crate) struct Put(pub Vec<u8>);
@@ -152,26 +153,16 @@ impl<'a> Get<'a> {
         st.stx_mnt_id = self.u64();
         st
     }
-    pub fn entry(&mut self) -> WireEntry {
+    /// An entry as it travelled (see [`Put::entry`]).
+    pub fn entry(&mut self) -> Facts {
         let d_type = self.u8();
         let ino = self.u64();
         let index = self.u64() as usize;
         let followed = self.u8() != 0;
         let stat_error = self.errno();
         let stat = (self.u8() != 0).then(|| self.stat());
-        WireEntry { d_type, ino, index, followed, stat_error, stat }
+        Facts { d_type, ino, index, followed, stat_error, stat }
     }
-}
-
-/// An entry as it travelled (see [`Put::entry`]).
-#[derive(Clone)]
-pub(crate) struct WireEntry {
-    pub d_type: u8,
-    pub ino: u64,
-    pub index: usize,
-    pub followed: bool,
-    pub stat_error: Option<Errno>,
-    pub stat: Option<Statx>,
 }
 
 /// A directory to walk, as it moves between ranks.
