@@ -246,6 +246,8 @@ struct Row {
     env: Vec<(&'static str, String)>,
     ours: bool,
     gnu: bool,
+    /// A reference walker (`floor…`): what the others' ×floor is against.
+    floor: bool,
 }
 
 fn resolve(w: &Workload, ours_dir: &Path, depths: &[usize]) -> Result<Vec<Row>, String> {
@@ -290,6 +292,7 @@ fn resolve(w: &Workload, ours_dir: &Path, depths: &[usize]) -> Result<Vec<Row>, 
             .collect::<Vec<_>>()
             .join(" ");
         let gnu = label.starts_with("GNU");
+        let floor = label.starts_with("floor");
         let mk = |label: String, env: Vec<(&'static str, String)>| Row {
             label,
             shown: shown.clone(),
@@ -297,6 +300,7 @@ fn resolve(w: &Workload, ours_dir: &Path, depths: &[usize]) -> Result<Vec<Row>, 
             env,
             ours,
             gnu,
+            floor,
         };
         rows.push(mk(label.clone(), Vec::new()));
         if ours {
@@ -507,6 +511,9 @@ pub fn main(args: &[String]) -> Result<(), String> {
         entries.insert(s.name(), count_entries(&p));
     }
     crate::cargo(&["build", "--release", "--bins"])?;
+    if workloads.iter().any(|w| w.cmds.iter().any(|(_, c)| c.contains("{XTASK}"))) {
+        crate::cargo(&["build", "--release", "-p", "xtask"])?;
+    }
     let ours_dir = crate::target_dir().join("release");
     let out_dir = crate::target_dir().join("bench");
     fs::create_dir_all(&out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
@@ -527,7 +534,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
     for w in &workloads {
         let mut rows = resolve(w, &ours_dir, &o.depths)?;
         if o.ours_only {
-            rows.retain(|r| r.ours);
+            rows.retain(|r| r.ours || r.floor);
         }
         eprintln!(
             "bench: {}: {} ({} commands, up to {} runs)",
@@ -571,13 +578,18 @@ fn render(header: &str, o: &Options, results: &[(&Workload, Vec<Measured>, u64, 
     s.push_str(&method(o));
     let _ = writeln!(
         s,
-        "| workload | tool | wall s | runs | cpu s | server cpu s | ×GNU | requests | per entry | in flight | requests by type | stdout |"
+        "| workload | tool | wall s | runs | cpu s | server cpu s | ×GNU | ×floor | requests | per entry | in flight | requests by type | stdout |"
     );
-    let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|");
+    let _ = writeln!(s, "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|");
     for (w, rows, entries, foreign) in results {
         let gnu = rows.iter().find(|r| r.row.gnu && r.failed.is_none());
         let gnu_wall = gnu.and_then(Measured::median).map(|m| m.wall);
         let gnu_capped = gnu.is_some_and(Measured::capped);
+        let floor_wall = rows
+            .iter()
+            .find(|r| r.row.floor && r.failed.is_none() && !r.capped())
+            .and_then(Measured::median)
+            .map(|m| m.wall);
         let busy = if *foreign >= crate::machine::BUSY_CORES {
             format!(" ⚠ other processes used {foreign:.1} cores")
         } else {
@@ -602,7 +614,7 @@ fn render(header: &str, o: &Options, results: &[(&Workload, Vec<Measured>, u64, 
             };
             let Some(m) = r.median() else {
                 let why = r.failed.clone().unwrap_or_else(|| "no samples".into());
-                let _ = writeln!(s, "| {wl} | {tool} | {why} | | | | | | | | | |");
+                let _ = writeln!(s, "| {wl} | {tool} | {why} | | | | | | | | | | |");
                 continue;
             };
             let wall =
@@ -615,6 +627,12 @@ fn render(header: &str, o: &Options, results: &[(&Workload, Vec<Measured>, u64, 
                 }
                 _ => String::new(),
             };
+            let to_floor = match floor_wall {
+                Some(f) if !r.row.floor && !r.capped() => {
+                    format!("{:.2}×", m.wall.as_secs_f64() / f.as_secs_f64())
+                }
+                _ => String::new(),
+            };
             let gnu_done = gnu.filter(|g| !g.capped()).and_then(Measured::median);
             let out = bench::stdout_cell(m.out, r.row.ours, gnu_done.map(|g| g.out));
             let per = if *entries > 0 {
@@ -624,7 +642,7 @@ fn render(header: &str, o: &Options, results: &[(&Workload, Vec<Measured>, u64, 
             };
             let _ = writeln!(
                 s,
-                "| {wl} | {tool} | {wall} | {} | {} | {} | {ratio} | {} | {per} | {} | {} | {out} |",
+                "| {wl} | {tool} | {wall} | {} | {} | {} | {ratio} | {to_floor} | {} | {per} | {} | {} | {out} |",
                 r.samples.len(),
                 secs(m.cpu),
                 secs(m.server_cpu),
@@ -682,7 +700,9 @@ fn method(o: &Options) -> String {
          median run; counters zeroed before each run (SIGUSR2) and read after it (SIGUSR1)\n\
          - requests = FUSE requests the server received; per entry = requests / entries below the \
          operand; in flight = the most delayed requests waiting at once (achieved concurrency); \
-         ×GNU = GNU's wall / this row's wall\n\
+         ×GNU = GNU's wall / this row's wall; ×floor = this row's wall / the `floor` row's \
+         (xtask's reference walkers: only the requests any tool with this output must make, \
+         64 threads so 64 in flight, as our default depth)\n\
          - `[threads]` / `[uring]` rows force `RINGIO_BACKEND`, `depth N` sets `RINGIO_DEPTH` \
          (in-flight depth on high-latency file systems, default 64); the unlabelled row is the \
          default choice\n\

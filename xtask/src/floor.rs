@@ -49,6 +49,9 @@ pub enum Mode {
     Names,
     /// statx + listxattr, readlink for symlinks (ls -alR).
     Ls,
+    /// As `Ls`, each entry asked through an `O_PATH` descriptor, as the
+    /// tools do on a high-latency file system (ls_floor's `stat_and_xattrs`).
+    LsByFd,
 }
 
 pub fn main(args: &[String]) -> Result<(), String> {
@@ -58,11 +61,12 @@ pub fn main(args: &[String]) -> Result<(), String> {
         match a.as_str() {
             "--names" => mode = Mode::Names,
             "--ls" => mode = Mode::Ls,
+            "--ls-by-fd" => mode = Mode::LsByFd,
             _ => pos.push(a),
         }
     }
     let Some(dir) = pos.first() else {
-        return Err("usage: cargo xtask du-floor DIR [THREADS] [--names|--ls]".into());
+        return Err("usage: cargo xtask du-floor DIR [THREADS] [--names|--ls|--ls-by-fd]".into());
     };
     let threads = match pos.get(1) {
         Some(t) => t.parse().map_err(|_| format!("bad thread count {t:?}"))?,
@@ -162,23 +166,23 @@ fn worker(sh: &Shared) -> u64 {
                     }
                     continue;
                 }
-                let r = ringio::sys::statx(
-                    fd,
-                    name,
-                    libc::AT_SYMLINK_NOFOLLOW,
-                    libc::STATX_BASIC_STATS,
-                    &mut st,
-                );
+                let r = if matches!(sh.mode, Mode::Ls | Mode::LsByFd) {
+                    let by_fd = sh.mode == Mode::LsByFd;
+                    crate::ls_floor::stat_and_xattrs(fd, name, by_fd, &mut st, &mut xattrs)
+                        .map(|_| ())
+                } else {
+                    // DONT_SYNC: the attributes the name's lookup brought
+                    // (on FUSE and NFS no second request; locally no effect).
+                    let flags = libc::AT_SYMLINK_NOFOLLOW | libc::AT_STATX_DONT_SYNC;
+                    ringio::sys::statx(fd, name, flags, libc::STATX_BASIC_STATS, &mut st)
+                };
                 if r.is_err() {
                     continue;
                 }
                 blocks += if sh.mode == Mode::Names { 1 } else { st.stx_blocks };
                 let kind = st.stx_mode as u32 & libc::S_IFMT;
-                if sh.mode == Mode::Ls {
-                    if kind == libc::S_IFLNK {
-                        let _ = ringio::sys::readlinkat(fd, name, &mut target);
-                    }
-                    let _ = ringio::sys::listxattrat(fd, name, kind != libc::S_IFLNK, &mut xattrs);
+                if kind == libc::S_IFLNK && matches!(sh.mode, Mode::Ls | Mode::LsByFd) {
+                    let _ = ringio::sys::readlinkat(fd, name, &mut target);
                 }
                 if kind == libc::S_IFDIR {
                     if let Ok(k) = ringio::sys::openat(fd, name, flags, 0) {

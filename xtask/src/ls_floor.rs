@@ -25,6 +25,50 @@ use ringio::DirentIter;
 /// getdents batch, large enough that the queue lock is rare.
 const CHUNK: usize = 256;
 
+/// The task size: by descriptor (a high-latency file system, many
+/// threads each waiting on the server) tasks are small so that every
+/// thread has one while the reader is still on the first batches.
+fn chunk(by_fd: bool) -> usize {
+    if by_fd {
+        8
+    } else {
+        CHUNK
+    }
+}
+
+/// Stats `name` in `dirfd` and lists its extended attributes; returns
+/// whether it has any. By name that is a statx and a listxattr, each
+/// resolving the name (on FUSE or NFS with caching off, a LOOKUP each);
+/// `by_fd` is what the tools do on such a file system (ringio's about.rs):
+/// one `O_PATH` open (the only LOOKUP), a statx of the descriptor that
+/// takes the LOOKUP's attributes (AT_STATX_DONT_SYNC), the attribute list
+/// through `/proc/self/fd/N`: two requests an entry where by name it is
+/// three.
+pub(crate) fn stat_and_xattrs(
+    dirfd: RawFd,
+    name: &std::ffi::CStr,
+    by_fd: bool,
+    st: &mut ringio::sys::Statx,
+    xattrs: &mut Vec<u8>,
+) -> Result<bool, ringio::Errno> {
+    let nofollow = libc::AT_SYMLINK_NOFOLLOW | libc::AT_STATX_DONT_SYNC;
+    if !by_fd {
+        ringio::sys::statx(dirfd, name, nofollow, libc::STATX_BASIC_STATS, st)?;
+        let link = st.stx_mode as u32 & libc::S_IFMT == libc::S_IFLNK;
+        return Ok(ringio::sys::listxattrat(dirfd, name, !link, xattrs).is_ok_and(|l| l > 0));
+    }
+    let fd = ringio::sys::openat(dirfd, name, libc::O_PATH | libc::O_NOFOLLOW, 0)?;
+    let flags = libc::AT_EMPTY_PATH | libc::AT_STATX_DONT_SYNC;
+    let r = ringio::sys::statx(fd, c"", flags, libc::STATX_BASIC_STATS, st).map(|()| {
+        let proc = CString::new(format!("/proc/self/fd/{fd}")).expect("no NUL");
+        // Followed: the magic link leads to the entry itself (a symbolic
+        // link's own attributes, as O_NOFOLLOW opened it), not further.
+        ringio::sys::listxattrat(libc::AT_FDCWD, &proc, true, xattrs).is_ok_and(|l| l > 0)
+    });
+    let _ = ringio::sys::close(fd);
+    r
+}
+
 struct Queue {
     /// NUL-terminated names, one task each.
     tasks: VecDeque<Vec<Vec<u8>>>,
@@ -33,29 +77,30 @@ struct Queue {
 }
 
 pub fn main(args: &[String]) -> Result<(), String> {
-    let complete = args.first().is_some_and(|a| a == "--complete");
-    let args = if complete { &args[1..] } else { args };
+    let complete = args.iter().any(|a| a == "--complete");
+    let by_fd = args.iter().any(|a| a == "--by-fd");
+    let args: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
     let Some(dir) = args.first() else {
-        return Err("usage: cargo xtask ls-floor [--complete] DIR [THREADS]".into());
+        return Err("usage: cargo xtask ls-floor [--complete] [--by-fd] DIR [THREADS]".into());
     };
     let threads = match args.get(1) {
         Some(t) => t.parse().map_err(|_| format!("bad thread count {t:?}"))?,
         None => 2,
     };
     if complete {
-        let rows = keep(dir, threads)?;
+        let rows = keep(dir, threads, by_fd)?;
         let mut out = std::io::stdout().lock();
         return complete::print(rows, &mut out, threads).map_err(|e| format!("write: {e}"));
     }
-    let (entries, _) = list(dir, threads)?;
+    let (entries, _) = list(dir, threads, by_fd)?;
     println!("{entries}\t{dir}");
     Ok(())
 }
 
 /// Lists `dir` the floor's way; returns (entries, entries with extended
 /// attributes). `.` and `..` are stat'ed and queried too, as `ls -a` does.
-fn list(dir: &str, threads: usize) -> Result<(u64, u64), String> {
-    let per_thread = run(dir, threads, work)?;
+fn list(dir: &str, threads: usize, by_fd: bool) -> Result<(u64, u64), String> {
+    let per_thread = run(dir, threads, chunk(by_fd), |fd, q| work(fd, q, by_fd))?;
     Ok(per_thread.into_iter().fold((0, 0), |t, (a, b)| (t.0 + a, t.1 + b)))
 }
 
@@ -65,6 +110,7 @@ fn list(dir: &str, threads: usize) -> Result<(u64, u64), String> {
 fn run<R: Send>(
     dir: &str,
     threads: usize,
+    chunk: usize,
     work: impl Fn(RawFd, &(Mutex<Queue>, Condvar)) -> R + Sync,
 ) -> Result<Vec<R>, String> {
     let c = CString::new(dir.as_bytes()).map_err(|_| "NUL in path".to_string())?;
@@ -74,7 +120,7 @@ fn run<R: Send>(
     let q = (Mutex::new(Queue { tasks: VecDeque::new(), done: false }), Condvar::new());
     let r = std::thread::scope(|s| {
         let helpers: Vec<_> = (1..threads.max(1)).map(|_| s.spawn(|| work(fd, &q))).collect();
-        let read = read_all(fd, &q);
+        let read = read_all(fd, &q, chunk);
         let mut all = vec![work(fd, &q)];
         all.extend(helpers.into_iter().filter_map(|h| h.join().ok()));
         read.map(|()| all)
@@ -99,7 +145,7 @@ fn next_task(q: &(Mutex<Queue>, Condvar)) -> Option<Vec<Vec<u8>>> {
 }
 
 /// Reads the directory to its end, queueing the names as tasks.
-fn read_all(fd: RawFd, q: &(Mutex<Queue>, Condvar)) -> Result<(), ringio::Errno> {
+fn read_all(fd: RawFd, q: &(Mutex<Queue>, Condvar), chunk: usize) -> Result<(), ringio::Errno> {
     let mut buf = Vec::with_capacity(ringio::DEFAULT_DENTS_BUF);
     let r = loop {
         buf.clear();
@@ -108,7 +154,7 @@ fn read_all(fd: RawFd, q: &(Mutex<Queue>, Condvar)) -> Result<(), ringio::Errno>
             Ok(_) => {}
             Err(e) => break Err(e),
         }
-        let mut task = Vec::with_capacity(CHUNK);
+        let mut task = Vec::with_capacity(chunk);
         let push = |task: Vec<Vec<u8>>| {
             q.0.lock().unwrap_or_else(|e| e.into_inner()).tasks.push_back(task);
             q.1.notify_one();
@@ -118,8 +164,8 @@ fn read_all(fd: RawFd, q: &(Mutex<Queue>, Condvar)) -> Result<(), ringio::Errno>
             n.extend_from_slice(d.name);
             n.push(0);
             task.push(n);
-            if task.len() == CHUNK {
-                push(std::mem::replace(&mut task, Vec::with_capacity(CHUNK)));
+            if task.len() == chunk {
+                push(std::mem::replace(&mut task, Vec::with_capacity(chunk)));
             }
         }
         if !task.is_empty() {
@@ -133,7 +179,7 @@ fn read_all(fd: RawFd, q: &(Mutex<Queue>, Condvar)) -> Result<(), ringio::Errno>
 
 /// Takes tasks until the reader is done and the queue empty; returns
 /// (entries, entries with extended attributes).
-fn work(dirfd: RawFd, q: &(Mutex<Queue>, Condvar)) -> (u64, u64) {
+fn work(dirfd: RawFd, q: &(Mutex<Queue>, Condvar), by_fd: bool) -> (u64, u64) {
     let mut st = ringio::sys::statx_zeroed();
     let mut xattrs = Vec::with_capacity(256);
     let mut target = Vec::with_capacity(256);
@@ -142,18 +188,14 @@ fn work(dirfd: RawFd, q: &(Mutex<Queue>, Condvar)) -> (u64, u64) {
         let Some(task) = next_task(q) else { return (n, with_x) };
         for name in &task {
             let Ok(name) = std::ffi::CStr::from_bytes_with_nul(name) else { continue };
-            let flags = libc::AT_SYMLINK_NOFOLLOW;
-            if ringio::sys::statx(dirfd, name, flags, libc::STATX_BASIC_STATS, &mut st).is_err() {
+            let Ok(x) = stat_and_xattrs(dirfd, name, by_fd, &mut st, &mut xattrs) else {
                 continue;
-            }
+            };
             n += 1;
-            let link = st.stx_mode as u32 & libc::S_IFMT == libc::S_IFLNK;
-            if link {
+            if st.stx_mode as u32 & libc::S_IFMT == libc::S_IFLNK {
                 let _ = ringio::sys::readlinkat(dirfd, name, &mut target);
             }
-            if ringio::sys::listxattrat(dirfd, name, !link, &mut xattrs).is_ok_and(|l| l > 0) {
-                with_x += 1;
-            }
+            with_x += u64::from(x);
         }
     }
 }
@@ -174,12 +216,13 @@ pub struct Row {
 
 /// [`list`], keeping each entry's row (the names the reader made move into
 /// them, as an `ls` keeps its entries).
-fn keep(dir: &str, threads: usize) -> Result<Vec<Row>, String> {
-    Ok(run(dir, threads, work_keep)?.into_iter().flatten().collect())
+fn keep(dir: &str, threads: usize, by_fd: bool) -> Result<Vec<Row>, String> {
+    let per_thread = run(dir, threads, chunk(by_fd), |fd, q| work_keep(fd, q, by_fd))?;
+    Ok(per_thread.into_iter().flatten().collect())
 }
 
 /// [`work`], keeping the rows.
-fn work_keep(dirfd: RawFd, q: &(Mutex<Queue>, Condvar)) -> Vec<Row> {
+fn work_keep(dirfd: RawFd, q: &(Mutex<Queue>, Condvar), by_fd: bool) -> Vec<Row> {
     let mut st = ringio::sys::statx_zeroed();
     let mut xattrs = Vec::with_capacity(256);
     let mut rows = Vec::new();
@@ -187,17 +230,13 @@ fn work_keep(dirfd: RawFd, q: &(Mutex<Queue>, Condvar)) -> Vec<Row> {
         let Some(task) = next_task(q) else { return rows };
         for mut name in task {
             let Ok(c) = std::ffi::CStr::from_bytes_with_nul(&name) else { continue };
-            let flags = libc::AT_SYMLINK_NOFOLLOW;
-            if ringio::sys::statx(dirfd, c, flags, libc::STATX_BASIC_STATS, &mut st).is_err() {
-                continue;
-            }
+            let Ok(x) = stat_and_xattrs(dirfd, c, by_fd, &mut st, &mut xattrs) else { continue };
             let link = st.stx_mode as u32 & libc::S_IFMT == libc::S_IFLNK;
             let target = link.then(|| {
                 let mut t = Vec::with_capacity(256);
                 let _ = ringio::sys::readlinkat(dirfd, c, &mut t);
                 t
             });
-            let x = ringio::sys::listxattrat(dirfd, c, !link, &mut xattrs).is_ok_and(|l| l > 0);
             name.pop();
             rows.push(Row {
                 name,
@@ -370,8 +409,20 @@ mod tests {
         let dir = scratch("test", |_| 1);
         std::os::unix::fs::symlink("missing", dir.join("dangling")).unwrap();
         let path = dir.path().to_str().unwrap();
+        // Attributes on one file, so that both ways must find the same one.
+        let tagged = std::process::Command::new("setfattr")
+            .args(["-n", "user.floor", "-v", "1"])
+            .arg(dir.join("f7"))
+            .status()
+            .is_ok_and(|s| s.success());
         for threads in [1, 2, 4] {
-            assert_eq!(super::list(path, threads).unwrap().0, 3000 + 3 + 2, "{threads} threads");
+            for by_fd in [false, true] {
+                let (n, with_x) = super::list(path, threads, by_fd).unwrap();
+                assert_eq!(n, 3000 + 3 + 2, "{threads} threads, by_fd {by_fd}");
+                if tagged {
+                    assert_eq!(with_x, 1, "{threads} threads, by_fd {by_fd}");
+                }
+            }
         }
     }
 
@@ -382,14 +433,17 @@ mod tests {
     fn complete_matches_gnu_ls_in_c() {
         let dir = scratch("complete", |i| i % 1500);
         let path = dir.path().to_str().unwrap();
-        let mut ours = Vec::new();
-        super::complete::print(super::keep(path, 2).unwrap(), &mut ours, 2).unwrap();
         let gnu = std::process::Command::new("ls")
             .args(["-al", path])
             .env("LC_ALL", "C")
             .output()
             .unwrap();
-        assert!(gnu.status.success());
-        assert_eq!(String::from_utf8_lossy(&ours), String::from_utf8_lossy(&gnu.stdout));
+        for by_fd in [false, true] {
+            let mut ours = Vec::new();
+            super::complete::print(super::keep(path, 2, by_fd).unwrap(), &mut ours, 2).unwrap();
+            assert!(gnu.status.success());
+            let ours = String::from_utf8_lossy(&ours);
+            assert_eq!(ours, String::from_utf8_lossy(&gnu.stdout), "by_fd {by_fd}");
+        }
     }
 }
