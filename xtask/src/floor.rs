@@ -14,19 +14,29 @@
 //!
 //! Two variants give the other tools' floors: `--names` reads directories
 //! only (subdirectories known from d_type, statx only where it is
-//! DT_UNKNOWN), the least any `find` without a stat-needing test does;
+//! DT_UNKNOWN; each directory read to the empty getdents64, since without
+//! a stat its file system's end mark is unknown), the least any `find`
+//! without a stat-needing test does (`--print`: and prints the paths);
 //! `--ls` adds to each statx the extended attribute query and symlink read
 //! that `ls -alR` needs (as `cargo xtask ls-floor`, for a whole tree).
 
 use std::ffi::{CStr, CString};
+use std::io::Write as _;
 use std::os::fd::RawFd;
 use std::sync::{Condvar, Mutex};
 
 use ringio::{DirentIter, Errno};
 
+/// An open directory to read: its size (for the end mark) and, when the
+/// walk prints, its path.
+struct Dir {
+    fd: RawFd,
+    size: u64,
+    path: Vec<u8>,
+}
+
 struct Stack {
-    /// Open directories to read, with their sizes (for the end mark).
-    fds: Vec<(RawFd, u64)>,
+    dirs: Vec<Dir>,
     busy: usize,
     /// Threads waiting: a notify is a futex call even with nobody to wake.
     waiting: usize,
@@ -38,6 +48,9 @@ struct Shared {
     /// The file system's magic (of the root), for the end-of-directory mark.
     fs: i64,
     mode: Mode,
+    /// `--print`: where each path is written as find prints it (a find's
+    /// floor includes its output).
+    print: Option<Mutex<Box<dyn std::io::Write + Send>>>,
 }
 
 /// What is done per entry.
@@ -56,23 +69,32 @@ pub enum Mode {
 
 pub fn main(args: &[String]) -> Result<(), String> {
     let mut mode = Mode::Stat;
+    let mut print = false;
     let mut pos = Vec::new();
     for a in args {
         match a.as_str() {
             "--names" => mode = Mode::Names,
             "--ls" => mode = Mode::Ls,
             "--ls-by-fd" => mode = Mode::LsByFd,
+            "--print" => print = true,
             _ => pos.push(a),
         }
     }
     let Some(dir) = pos.first() else {
-        return Err("usage: cargo xtask du-floor DIR [THREADS] [--names|--ls|--ls-by-fd]".into());
+        return Err(
+            "usage: cargo xtask du-floor DIR [THREADS] [--names|--ls|--ls-by-fd] [--print]".into(),
+        );
     };
     let threads = match pos.get(1) {
         Some(t) => t.parse().map_err(|_| format!("bad thread count {t:?}"))?,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
-    println!("{}\t{dir}", walk(dir, threads, mode)?);
+    let out: Option<Box<dyn std::io::Write + Send>> =
+        if print { Some(Box::new(std::io::stdout())) } else { None };
+    let total = walk(dir, threads, mode, out)?;
+    if !print {
+        println!("{total}\t{dir}");
+    }
     Ok(())
 }
 
@@ -80,12 +102,17 @@ pub fn main(args: &[String]) -> Result<(), String> {
 /// `du -s --count-links`), walked by `threads` threads.
 #[cfg(test)]
 fn total_kib(dir: &str, threads: usize) -> Result<u64, String> {
-    walk(dir, threads, Mode::Stat)
+    walk(dir, threads, Mode::Stat, None)
 }
 
 /// Walks the tree at `dir` with `threads` threads; returns its disk usage
 /// in KiB (as `du -s --count-links`), or in `Names` mode the entries seen.
-fn walk(dir: &str, threads: usize, mode: Mode) -> Result<u64, String> {
+fn walk(
+    dir: &str,
+    threads: usize,
+    mode: Mode,
+    print: Option<Box<dyn std::io::Write + Send>>,
+) -> Result<u64, String> {
     let c = CString::new(dir.as_bytes()).map_err(|_| "NUL in path".to_string())?;
     let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW;
     let fd =
@@ -95,11 +122,17 @@ fn walk(dir: &str, threads: usize, mode: Mode) -> Result<u64, String> {
     ringio::sys::statx(libc::AT_FDCWD, &c, libc::AT_SYMLINK_NOFOLLOW, mask, &mut st)
         .map_err(|e| format!("{dir}: {e}"))?;
     let sh = Shared {
-        st: Mutex::new(Stack { fds: vec![(fd, st.stx_size)], busy: 0, waiting: 0 }),
+        st: Mutex::new(Stack {
+            dirs: vec![Dir { fd, size: st.stx_size, path: dir.as_bytes().to_vec() }],
+            busy: 0,
+            waiting: 0,
+        }),
         cv: Condvar::new(),
         fs: ringio::sys::fs::fs_type(fd).unwrap_or(0),
         mode,
+        print: print.map(Mutex::new),
     };
+    write_out(&sh, format!("{dir}\n").as_bytes());
     let blocks: u64 = std::thread::scope(|s| {
         let hs: Vec<_> = (0..threads.max(1)).map(|_| s.spawn(|| worker(&sh))).collect();
         hs.into_iter().map(|h| h.join().unwrap_or(0)).sum()
@@ -107,13 +140,13 @@ fn walk(dir: &str, threads: usize, mode: Mode) -> Result<u64, String> {
     Ok(if mode == Mode::Names { blocks } else { (blocks + st.stx_blocks) / 2 })
 }
 
-fn pop(sh: &Shared, was_busy: bool) -> Option<(RawFd, u64)> {
+fn pop(sh: &Shared, was_busy: bool) -> Option<Dir> {
     let mut g = ringio::sync::lock(&sh.st);
     if was_busy {
         g.busy -= 1;
     }
     loop {
-        if let Some(d) = g.fds.pop() {
+        if let Some(d) = g.dirs.pop() {
             g.busy += 1;
             return Some(d);
         }
@@ -139,11 +172,21 @@ fn worker(sh: &Shared) -> u64 {
     let mut xattrs = Vec::with_capacity(256);
     let mut target = Vec::with_capacity(256);
     let mut busy = false;
-    while let Some((fd, size)) = pop(sh, busy) {
+    let mut out = Vec::new();
+    while let Some(Dir { fd, size, path }) = pop(sh, busy) {
         busy = true;
-        // Without a statx of the directory its size is unknown (0): only the
-        // htree end mark is usable then.
-        let ends = ringio::sys::fs::dir_end_offsets(sh.fs, size);
+        // A subdirectory's path, kept only when the walk prints.
+        let kid = |name: &[u8]| if sh.print.is_some() { join(&path, name) } else { Vec::new() };
+        // The end mark needs the directory's file system, known only from
+        // its stat (its device): in names mode, as in lfind without a
+        // stat-needing test, nothing is stat'ed, so each directory is read
+        // until getdents64 returns 0 (the root's file system may not be
+        // its subdirectories').
+        let ends = if sh.mode == Mode::Names {
+            None
+        } else {
+            ringio::sys::fs::dir_end_offsets(sh.fs, size)
+        };
         loop {
             let eof =
                 ringio::sys::getdents_fill_hinted(fd, &mut buf, ends.as_ref().map_or(&[], |e| e))
@@ -156,12 +199,16 @@ fn worker(sh: &Shared) -> u64 {
                 name.extend_from_slice(d.name);
                 name.push(0);
                 let Ok(name) = CStr::from_bytes_with_nul(&name) else { continue };
+                if sh.print.is_some() {
+                    out.extend_from_slice(&join(&path, d.name));
+                    out.push(b'\n');
+                }
                 let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW;
                 if sh.mode == Mode::Names && d.d_type != ringio::dtype::UNKNOWN {
                     blocks += 1;
                     if d.d_type == ringio::dtype::DIR {
                         if let Ok(k) = ringio::sys::openat(fd, name, flags, 0) {
-                            kids.push((k, 0));
+                            kids.push(Dir { fd: k, size: 0, path: kid(d.name) });
                         }
                     }
                     continue;
@@ -186,7 +233,7 @@ fn worker(sh: &Shared) -> u64 {
                 }
                 if kind == libc::S_IFDIR {
                     if let Ok(k) = ringio::sys::openat(fd, name, flags, 0) {
-                        kids.push((k, st.stx_size));
+                        kids.push(Dir { fd: k, size: st.stx_size, path: kid(d.name) });
                     }
                 }
             }
@@ -195,20 +242,45 @@ fn worker(sh: &Shared) -> u64 {
             }
         }
         let _: Result<(), Errno> = ringio::sys::close(fd);
+        if out.len() >= 64 * 1024 {
+            write_out(sh, &out);
+            out.clear();
+        }
         if !kids.is_empty() {
             let mut g = ringio::sync::lock(&sh.st);
-            g.fds.append(&mut kids);
+            g.dirs.append(&mut kids);
             if g.waiting > 0 {
                 sh.cv.notify_all();
             }
         }
     }
+    write_out(sh, &out);
     blocks
+}
+
+/// `dir/name`, as find prints it.
+fn join(dir: &[u8], name: &[u8]) -> Vec<u8> {
+    let mut p = Vec::with_capacity(dir.len() + 1 + name.len());
+    p.extend_from_slice(dir);
+    if !dir.ends_with(b"/") {
+        p.push(b'/');
+    }
+    p.extend_from_slice(name);
+    p
+}
+
+/// Writes a block of whole lines where the walk prints (under a lock, so
+/// the threads' blocks don't interleave); nothing when it doesn't.
+fn write_out(sh: &Shared, b: &[u8]) {
+    if let (Some(w), false) = (&sh.print, b.is_empty()) {
+        let _ = ringio::sync::lock(w).write_all(b);
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use std::process::Command;
+    use std::sync::{Arc, Mutex};
 
     /// The floor walks the whole tree: its total is GNU's `du -sl`, and in
     /// names mode it sees what `find` lists.
@@ -230,10 +302,35 @@ mod tests {
             String::from_utf8_lossy(&out.stdout).split('\t').next().unwrap().parse().unwrap();
         let out = Command::new("find").arg(path).output().unwrap();
         let entries = out.stdout.iter().filter(|&&b| b == b'\n').count() as u64 - 1;
+        let mut listed: Vec<&[u8]> = out.stdout.split(|&b| b == b'\n').collect();
+        listed.sort_unstable();
         for threads in [1, 2, 4] {
             assert_eq!(super::total_kib(path, threads).unwrap(), gnu, "{threads} threads");
-            assert_eq!(super::walk(path, threads, super::Mode::Ls).unwrap(), gnu);
-            assert_eq!(super::walk(path, threads, super::Mode::Names).unwrap(), entries);
+            for mode in [super::Mode::Ls, super::Mode::LsByFd] {
+                assert_eq!(super::walk(path, threads, mode, None).unwrap(), gnu, "{mode:?}");
+            }
+            let printed = Arc::new(Mutex::new(Vec::new()));
+            let sink = Box::new(Shared(printed.clone()));
+            let n = super::walk(path, threads, super::Mode::Names, Some(sink)).unwrap();
+            assert_eq!(n, entries);
+            // --print lists what find lists (in another order).
+            let printed = printed.lock().unwrap();
+            let mut lines: Vec<&[u8]> = printed.split(|&b| b == b'\n').collect();
+            lines.sort_unstable();
+            assert_eq!(lines, listed, "{threads} threads");
+        }
+    }
+
+    /// A writer into a buffer the test keeps.
+    struct Shared(Arc<Mutex<Vec<u8>>>);
+
+    impl std::io::Write for Shared {
+        fn write(&mut self, b: &[u8]) -> std::io::Result<usize> {
+            self.0.lock().unwrap().extend_from_slice(b);
+            Ok(b.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
         }
     }
 }

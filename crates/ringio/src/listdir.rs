@@ -201,7 +201,10 @@ impl Lister {
         let (fd, first, remote) = self.start((path, flags), inline_first)?;
         self.eng.begin_dir(fd, path);
         if want_id {
-            self.eng.statx(TOK_FSTAT, fd, b"", libc::AT_EMPTY_PATH, libc::STATX_INO);
+            // DONT_SYNC: a device and inode number never go stale, so a
+            // remote file system need not be asked again (a GETATTR each).
+            let flags = libc::AT_EMPTY_PATH | libc::AT_STATX_DONT_SYNC;
+            self.eng.statx(TOK_FSTAT, fd, b"", flags, libc::STATX_INO);
         }
         let mut batch = std::mem::take(&mut self.comps);
         let mut dir = Dir { eng: &mut self.eng, fd, path, remote };
