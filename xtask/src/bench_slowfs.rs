@@ -656,7 +656,8 @@ fn render(header: &str, o: &Options, results: &[(&Workload, Vec<Measured>, u64, 
     let progs: Vec<(&Row, PathBuf)> = results
         .iter()
         .flat_map(|(_, rows, _, _)| rows)
-        .filter(|m| m.row.env.is_empty())
+        // Floor rows run xtask, which is no tool to compare sizes with.
+        .filter(|m| m.row.env.is_empty() && !m.row.floor)
         .filter_map(|m| Some((&m.row, prog(&m.row)?)))
         .collect();
     let ran: Vec<Ran> = progs
