@@ -637,13 +637,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
     for s in &sets {
         fixtures::ensure(&o.sel.dir, *s)?;
     }
-    crate::cargo(&["build", "--release", "--bins"])?;
-    if workloads.iter().any(|w| w.cmds.iter().any(|(_, c)| c.contains("{XTASK}"))) {
-        crate::cargo(&["build", "--release", "-p", "xtask"])?;
-    }
-    let ours_dir = crate::target_dir().join("release");
-    let out_dir = crate::target_dir().join("bench");
-    fs::create_dir_all(&out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
+    let (ours_dir, out_dir) = build_for(&workloads)?;
     let tmp = out_dir.join(format!(".strace-{}", std::process::id()));
     let header = crate::machine::header(&o.sel.dir);
     let mut cache = HashMap::new();
@@ -821,6 +815,19 @@ fn render(run: &GroupRun, header: &str, o: &Options, strace: bool, infos: &mut I
     let ran = binaries_run(results.iter().flat_map(|(_, rows, _)| rows).map(|r| &r.row));
     s.push_str(&sizes_section(&ran, infos));
     s
+}
+
+/// Builds what `workloads` run (our release binaries, and xtask itself
+/// where a `floor` row runs it) and makes the reports' directory; returns
+/// (the binaries' directory, the reports' directory).
+pub(crate) fn build_for(workloads: &[Workload]) -> Result<(PathBuf, PathBuf), String> {
+    crate::cargo(&["build", "--release", "--bins"])?;
+    if workloads.iter().any(|w| w.cmds.iter().any(|(_, c)| c.contains("{XTASK}"))) {
+        crate::cargo(&["build", "--release", "-p", "xtask"])?;
+    }
+    let out_dir = crate::target_dir().join("bench");
+    fs::create_dir_all(&out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
+    Ok((crate::target_dir().join("release"), out_dir))
 }
 
 /// The binaries `rows` timed, for the sizes section: forced-backend and

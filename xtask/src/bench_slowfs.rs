@@ -510,13 +510,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
         let p = fixtures::ensure(&o.sel.dir, *s)?;
         entries.insert(s.name(), count_entries(&p));
     }
-    crate::cargo(&["build", "--release", "--bins"])?;
-    if workloads.iter().any(|w| w.cmds.iter().any(|(_, c)| c.contains("{XTASK}"))) {
-        crate::cargo(&["build", "--release", "-p", "xtask"])?;
-    }
-    let ours_dir = crate::target_dir().join("release");
-    let out_dir = crate::target_dir().join("bench");
-    fs::create_dir_all(&out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
+    let (ours_dir, out_dir) = bench::build_for(&workloads)?;
     let source =
         fs::canonicalize(&o.sel.dir).map_err(|e| format!("{}: {e}", o.sel.dir.display()))?;
     let mnt = out_dir.join("slowfs-mnt");
