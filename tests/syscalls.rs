@@ -29,7 +29,7 @@ use crate::util::{self, TempDir, BACKENDS};
 /// locale-archive, or a directory locale's files (C.UTF-8: only LC_CTYPE,
 /// see libcw's `set_from_env`), and the catalogs: one listing of
 /// /usr/share/locale says which of glibc's six spellings of the name
-/// exist, and only those are opened (libcw's catalog.rs). Target ≤ 100 in
+/// exist, and only those are opened (cli's catalog.rs). Target ≤ 100 in
 /// every locale. Measured: C 78, en_US 90, de_DE and ja_JP 94 (their
 /// coreutils catalogs are found and mapped), C.UTF-8 100; a run may make a
 /// few more (one more ring wait, by timing), which the budgets allow.

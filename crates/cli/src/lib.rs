@@ -6,6 +6,7 @@
 #![forbid(unsafe_code)]
 
 pub mod argmatch;
+mod catalog;
 pub mod command;
 pub mod files0;
 pub mod glob;

@@ -38,8 +38,10 @@ impl Domain {
 /// Sets the locale from the environment and binds `domain`'s catalogs.
 /// Call once, first thing in `main`, before any thread starts.
 pub fn init(domain: Domain) {
+    const DIR: &CStr = c"/usr/share/locale";
     sys::set_from_env();
-    sys::text_domain(domain.name(), c"/usr/share/locale");
+    sys::text_domain(domain.name(), DIR);
+    crate::catalog::bind(DIR, domain.name());
 }
 
 /// What the tools need to know of the locale in force.
@@ -88,7 +90,27 @@ pub fn info() -> &'static Info {
 /// LC_MESSAGES, or `msgid` itself where the catalog has none (English, as
 /// GNU falls back).
 pub fn tr(msgid: &'static CStr) -> &'static [u8] {
-    sys::translate(msgid, sys::LC_MESSAGES).unwrap_or(msgid.to_bytes())
+    translate(msgid, sys::LC_MESSAGES).unwrap_or(msgid.to_bytes())
+}
+
+/// The tool's catalog's translation of `msgid` under `category`, `None`
+/// where it has none: read by [`crate::catalog`] where that gives glibc's
+/// answer with fewer system calls, else by glibc's `dcgettext`.
+fn translate(msgid: &'static CStr, category: i32) -> Option<&'static [u8]> {
+    // glibc converts a catalog's text to LC_CTYPE's charset (`?` for what
+    // ASCII lacks, under LC_CTYPE=C): only a UTF-8 one takes it as it is.
+    if info().utf8 {
+        let locale = sys::name(category);
+        if is_trivial(&locale) {
+            return None;
+        }
+        match crate::catalog::find(category, &locale, msgid.to_bytes()) {
+            crate::catalog::Answer::Found(t) => return Some(t),
+            crate::catalog::Answer::Absent => return None,
+            crate::catalog::Answer::AskLibc => {}
+        }
+    }
+    sys::translate(msgid, category)
 }
 
 /// [`tr`] as text, for callers that build `String`s. A translation that is
@@ -101,7 +123,7 @@ pub fn tr_str(msgid: &'static CStr) -> &'static str {
 /// Like [`tr`], but looked up under another category (ls translates its
 /// `-l` time formats under LC_TIME, so the catalog follows LC_TIME).
 pub fn tr_in(msgid: &'static CStr, category: i32) -> &'static [u8] {
-    sys::translate(msgid, category).unwrap_or(msgid.to_bytes())
+    translate(msgid, category).unwrap_or(msgid.to_bytes())
 }
 
 /// glibc's own translation of `msgid` (the `libc` text domain), for the
@@ -115,7 +137,7 @@ pub fn tr_libc(msgid: &'static CStr) -> &'static [u8] {
 /// `gettext_quote` uses a catalog's quote marks even when they equal the
 /// msgid).
 pub fn has_translation(msgid: &'static CStr) -> bool {
-    sys::translate(msgid, sys::LC_MESSAGES).is_some()
+    translate(msgid, sys::LC_MESSAGES).is_some()
 }
 
 /// Substitutes `%s` (and `%d`, `%lu`, `%zu` … treated alike) in a

@@ -16,7 +16,6 @@
 //! the engine needs nothing from here.
 
 pub mod access;
-mod catalog;
 mod errno;
 pub mod fnmatch;
 #[cfg(feature = "inotify")]

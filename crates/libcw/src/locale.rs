@@ -13,8 +13,6 @@ use std::ffi::{c_char, c_int, CStr};
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Mutex;
 
-use crate::catalog::Answer;
-
 use crate::time::Tm;
 
 /// A wide character as glibc's `wchar_t` (UCS-4 on Linux).
@@ -104,7 +102,9 @@ fn is_c_utf8(name: &[u8]) -> bool {
     name.eq_ignore_ascii_case(b"C.UTF-8") || name.eq_ignore_ascii_case(b"C.utf8")
 }
 
-fn language_set() -> bool {
+/// `LANGUAGE` names languages for gettext (which glibc honours outside
+/// the C locale).
+pub fn language_set() -> bool {
     std::env::var_os("LANGUAGE").is_some_and(|v| !v.is_empty())
 }
 
@@ -552,7 +552,6 @@ pub fn text_domain(domain: &CStr, dir: &CStr) {
         bindtextdomain(domain.as_ptr(), dir.as_ptr());
         textdomain(domain.as_ptr());
     }
-    crate::catalog::bind(dir, domain);
 }
 
 /// `dcgettext(NULL, msgid, category)`: the translation in the default
@@ -579,19 +578,6 @@ fn lookup(
     msgid: &'static CStr,
     category: c_int,
 ) -> Option<&'static [u8]> {
-    // glibc converts a catalog's text to LC_CTYPE's charset (`?` for what
-    // ASCII lacks, under LC_CTYPE=C): only a UTF-8 one takes it as it is.
-    if domain.is_none() && CTYPE_UTF8.load(Relaxed) {
-        let locale = name(category);
-        if locale == b"C" || locale == b"POSIX" {
-            return None;
-        }
-        match crate::catalog::find(category, &locale, msgid.to_bytes()) {
-            Answer::Found(t) => return Some(t),
-            Answer::Absent => return None,
-            Answer::AskLibc => {}
-        }
-    }
     let domain = domain.map_or(std::ptr::null(), CStr::as_ptr);
     // SAFETY: msgid (and domain, when given) are NUL-terminated and static;
     // glibc returns either msgid's pointer or one into a catalog it has

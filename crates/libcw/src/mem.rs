@@ -182,6 +182,34 @@ fn map(size: usize) -> *mut u8 {
     }
 }
 
+/// Maps the whole of `file` read-only for the rest of the process (one
+/// `fstat`, one `mmap`; the mapping outlives the descriptor and is never
+/// unmapped, so the bytes are `'static`, as the C library's catalogs are).
+/// `None` for an empty file or when it can't be mapped.
+pub fn map_file(file: &std::fs::File) -> Option<&'static [u8]> {
+    use std::os::fd::AsRawFd;
+    let len = usize::try_from(file.metadata().ok()?.len()).ok().filter(|&n| n > 0)?;
+    // SAFETY: a fresh private read-only mapping of an open file touches no
+    // existing memory; the kernel keeps it valid after the descriptor
+    // closes. (A file truncated under us faults on access, as glibc's
+    // mapped catalogs would.)
+    let p = unsafe {
+        libc::mmap(
+            std::ptr::null_mut(),
+            len,
+            libc::PROT_READ,
+            libc::MAP_PRIVATE,
+            file.as_raw_fd(),
+            0,
+        )
+    };
+    if p == libc::MAP_FAILED {
+        return None;
+    }
+    // SAFETY: `p` is a mapping of `len` readable bytes that is never unmapped.
+    Some(unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len) })
+}
+
 /// The system allocator, except that running out of memory ends the process
 /// with [`oom_exit`] instead of an abort, and blocks of [`OWN_MAPPING`] or
 /// more are mappings of their own.

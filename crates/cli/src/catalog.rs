@@ -15,16 +15,22 @@
 //! plural entry answers with its first form, and no catalog means the
 //! msgid. Whatever this module can't answer the same way it hands back to
 //! glibc ([`Answer::AskLibc`]): a `LANGUAGE` list, an LC_CTYPE whose
-//! charset is not UTF-8 (glibc converts the text to it), a locale whose codeset is
-//! not UTF-8 (glibc may convert the catalog's text, and its alias table has
+//! charset is not UTF-8 (glibc converts the text to it; the caller checks),
+//! a locale whose codeset is not UTF-8 (glibc may convert the catalog's text, and its alias table has
 //! keys with legacy codesets such as `no_NO.ISO-8859-1`; it has none with a
 //! UTF-8 codeset, so a UTF-8 name with no catalog needs no alias lookup), a
 //! catalog in another charset, or a file that isn't a valid catalog.
+//!
+//! It sits here, with the tools' other locale policy, and not in libcw's
+//! `translate`: that one is also what the out-of-memory exit calls, which
+//! must not allocate through the tools' allocator nor take a lock.
 
-use std::ffi::{c_int, CStr};
+use std::ffi::{c_int, CStr, CString};
 use std::os::fd::AsRawFd;
 use std::os::unix::ffi::OsStrExt;
 use std::sync::{Mutex, OnceLock};
+
+use ringio::DirentIter;
 
 /// What the own lookup found for a message.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,7 +43,7 @@ pub(crate) enum Answer {
     AskLibc,
 }
 
-/// The directory and domain bound by `text_domain`, for the own lookup.
+/// The directory and domain the tool bound its catalogs to.
 static BOUND: OnceLock<(Vec<u8>, Vec<u8>)> = OnceLock::new();
 
 /// Binds the default domain's catalogs (the first binding wins: the tools
@@ -46,44 +52,24 @@ pub(crate) fn bind(dir: &CStr, domain: &CStr) {
     let _ = BOUND.set((dir.to_bytes().to_vec(), domain.to_bytes().to_vec()));
 }
 
-/// The default domain's translation of `msgid` under `category`, whose
-/// locale is `locale` (the name setlocale gave it). The caller has checked
-/// that LC_CTYPE's charset is UTF-8 (glibc converts to it).
+/// The bound domain's translation of `msgid` under `category` (LC_TIME or
+/// LC_MESSAGES), whose locale is `locale` (the name setlocale gave it).
+/// The caller has checked that LC_CTYPE's charset is UTF-8.
 pub(crate) fn find(category: c_int, locale: &[u8], msgid: &[u8]) -> Answer {
     let Some((dir, domain)) = BOUND.get() else {
         return Answer::AskLibc;
     };
-    if std::env::var_os("LANGUAGE").is_some_and(|v| !v.is_empty()) {
-        return Answer::AskLibc;
-    }
-    let Some(sub) = category_dir(category) else {
-        return Answer::AskLibc;
-    };
-    let Some(names) = candidates(locale) else {
-        return Answer::AskLibc;
-    };
-    let mut state = STATE.lock().unwrap_or_else(|e| e.into_inner());
+    let mut state = ringio::sync::lock(&STATE);
     let state = &mut *state;
-    let listed = state.listing.get_or_insert_with(|| list_dir(dir));
-    let Some(listed) = listed else {
-        return Answer::AskLibc;
+    let i = match state.chains.iter().position(|c| c.category == category && c.locale == locale) {
+        Some(i) => i,
+        None => {
+            let chain = Chain::new(category, locale, dir, &mut state.listing);
+            state.chains.push(chain);
+            state.chains.len() - 1
+        }
     };
-    let chain =
-        match state.chains.iter_mut().position(|c| c.category == category && c.locale == locale) {
-            Some(i) => &mut state.chains[i],
-            None => {
-                let present = names.into_iter().filter(|n| listed.iter().any(|l| l == n)).collect();
-                state.chains.push(Chain {
-                    category,
-                    locale: locale.to_vec(),
-                    pending: present,
-                    loaded: Vec::new(),
-                    unsure: false,
-                });
-                state.chains.last_mut().expect("just pushed")
-            }
-        };
-    chain.find(dir, sub, domain, msgid)
+    state.chains[i].find(dir, domain, msgid)
 }
 
 /// The catalogs found so far, per (category, locale).
@@ -109,7 +95,38 @@ struct Chain {
 }
 
 impl Chain {
-    fn find(&mut self, dir: &[u8], sub: &str, domain: &[u8], msgid: &[u8]) -> Answer {
+    /// The chain of `locale`'s catalogs for `category`: the candidate
+    /// spellings that the catalog directory (listed the first time, into
+    /// `listing`) holds. Unsure from the start where glibc must answer.
+    fn new(
+        category: c_int,
+        locale: &[u8],
+        dir: &[u8],
+        listing: &mut Option<Option<Vec<Vec<u8>>>>,
+    ) -> Chain {
+        let mut chain = Chain {
+            category,
+            locale: locale.to_vec(),
+            pending: Vec::new(),
+            loaded: Vec::new(),
+            unsure: true,
+        };
+        let names = match (category_dir(category), candidates(locale)) {
+            (Some(_), Some(names)) if !libcw::locale::language_set() => names,
+            _ => return chain,
+        };
+        let Some(listed) = listing.get_or_insert_with(|| list_dir(dir)) else {
+            return chain;
+        };
+        chain.pending = names.into_iter().filter(|n| listed.contains(n)).collect();
+        chain.unsure = false;
+        chain
+    }
+
+    fn find(&mut self, dir: &[u8], domain: &[u8], msgid: &[u8]) -> Answer {
+        let Some(sub) = category_dir(self.category) else {
+            return Answer::AskLibc;
+        };
         let mut i = 0;
         loop {
             if self.unsure {
@@ -141,17 +158,14 @@ impl Chain {
     }
 }
 
-/// The directory below a locale's where glibc looks for `category`.
+/// The directory below a locale's where glibc looks for `category`'s
+/// catalogs, for the two categories the tools translate under.
 fn category_dir(category: c_int) -> Option<&'static str> {
-    Some(match category {
-        libc::LC_MESSAGES => "LC_MESSAGES",
-        libc::LC_TIME => "LC_TIME",
-        libc::LC_CTYPE => "LC_CTYPE",
-        libc::LC_NUMERIC => "LC_NUMERIC",
-        libc::LC_COLLATE => "LC_COLLATE",
-        libc::LC_MONETARY => "LC_MONETARY",
-        _ => return None,
-    })
+    match category {
+        libc::LC_MESSAGES => Some("LC_MESSAGES"),
+        libc::LC_TIME => Some("LC_TIME"),
+        _ => None,
+    }
 }
 
 /// glibc's candidate names for a locale name, most specific first
@@ -235,40 +249,20 @@ fn normalize_codeset(cs: &[u8]) -> Vec<u8> {
 
 /// The names in the catalog directory (one `openat`, a `getdents64` or
 /// two, a `close`: fewer than one failing `openat` per candidate spelling
-/// costs glibc; `std::fs::read_dir` would add an `fstat`), `None` when it
-/// can't be listed.
+/// costs glibc), `None` when it can't be listed.
 fn list_dir(dir: &[u8]) -> Option<Vec<Vec<u8>>> {
-    let path = std::ffi::CString::new(dir).ok()?;
-    let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_CLOEXEC;
-    // SAFETY: `path` is NUL-terminated and outlives the call.
-    let fd = unsafe { libc::open(path.as_ptr(), flags) };
-    if fd < 0 {
-        return None;
-    }
+    let path = CString::new(dir).ok()?;
+    let flags = libc::O_RDONLY | libc::O_DIRECTORY;
+    let fd = ringio::sys::openat_owned(libc::AT_FDCWD, &path, flags, 0).ok()?;
     let mut names = Vec::new();
-    let mut buf = vec![0u8; 32 * 1024];
-    let ok = loop {
-        // SAFETY: `buf` is writable for its whole length during the call
-        // and `fd` is the directory opened above.
-        let n = unsafe { libc::syscall(libc::SYS_getdents64, fd, buf.as_mut_ptr(), buf.len()) };
-        if n <= 0 {
-            break n == 0;
+    let mut buf = Vec::with_capacity(32 * 1024);
+    loop {
+        buf.clear();
+        if ringio::sys::getdents64(fd.as_raw_fd(), &mut buf).ok()? == 0 {
+            return Some(names);
         }
-        let mut at = 0;
-        // A record: d_ino u64, d_off i64, d_reclen u16, d_type u8, d_name.
-        while let Some(rec) = buf.get(at..n as usize).filter(|r| r.len() >= 19) {
-            let len = usize::from(u16::from_ne_bytes([rec[16], rec[17]]));
-            let Some(name) = rec.get(19..len.max(19)) else { break };
-            names.push(name[..name.iter().position(|&b| b == 0).unwrap_or(name.len())].to_vec());
-            if len == 0 {
-                break;
-            }
-            at += len;
-        }
-    };
-    // SAFETY: `fd` is ours and closed once.
-    unsafe { libc::close(fd) };
-    ok.then_some(names)
+        names.extend(DirentIter::new(&buf).map(|d| d.name.to_vec()));
+    }
 }
 
 /// A mapped `.mo` file (GNU gettext's format: a header, then two tables of
@@ -296,7 +290,7 @@ impl Catalog {
         let Ok(file) = std::fs::File::open(std::ffi::OsStr::from_bytes(path)) else {
             return Opened::Missing;
         };
-        let Some(data) = file.metadata().ok().and_then(|m| map(&file, m.len())) else {
+        let Some(data) = libcw::mem::map_file(&file) else {
             return Opened::Unusable;
         };
         let Some(cat) = Catalog::parse(data) else {
@@ -383,31 +377,6 @@ impl Catalog {
         let end = value.iter().position(|&b| b == b'\n' || b == b' ' || b == b';');
         normalize_codeset(&value[..end.unwrap_or(value.len())]) == b"utf8"
     }
-}
-
-/// Maps `len` bytes of `file` read-only for the rest of the process (the
-/// strings handed out are `'static`, as glibc's are).
-fn map(file: &std::fs::File, len: u64) -> Option<&'static [u8]> {
-    let len = usize::try_from(len).ok().filter(|&n| n > 0)?;
-    // SAFETY: a fresh private read-only mapping of an open file; the kernel
-    // keeps it valid after the descriptor closes, and it is never unmapped,
-    // so the slice below lives as long as the process. (A file truncated
-    // under us would fault on access, as glibc's mapping would.)
-    let p = unsafe {
-        libc::mmap(
-            std::ptr::null_mut(),
-            len,
-            libc::PROT_READ,
-            libc::MAP_PRIVATE,
-            file.as_raw_fd(),
-            0,
-        )
-    };
-    if p == libc::MAP_FAILED {
-        return None;
-    }
-    // SAFETY: `p` is a mapping of `len` readable bytes that is never unmapped.
-    Some(unsafe { std::slice::from_raw_parts(p.cast::<u8>(), len) })
 }
 
 #[cfg(test)]
