@@ -94,7 +94,6 @@ impl DirReader {
         self.lister.drain(|c| fds[c.token as usize] = c.fd().ok());
         let mut data: Vec<Vec<u8>> = vec![Vec::new(); n];
         let mut open: Vec<bool> = fds.iter().map(Option::is_some).collect();
-        let mut asked = vec![0u64; n];
         while open.iter().any(|&o| o) {
             for i in 0..n {
                 if let (true, Some(fd)) = (open[i], fds[i]) {
@@ -105,7 +104,6 @@ impl DirReader {
                     // Positioned reads: the ring runs them (reads at the file
                     // position run as plain syscalls, see ringio's uring.rs).
                     let at = buf.len() as u64;
-                    asked[i] = (buf.capacity() - buf.len()) as u64;
                     self.lister.engine().read(i as u64, fd, buf, Some(at));
                 }
             }
@@ -113,9 +111,11 @@ impl DirReader {
                 let i = c.token as usize;
                 let r = c.result;
                 data[i] = c.take_buf();
-                // A regular file reads short only at its end, so a short
-                // read ends it without one more ring round trip to see 0.
-                if !matches!(r, Ok(k) if k > 0 && k == asked[i]) {
+                // A regular file reads short only at its end: a read that
+                // left room in the buffer ends it without one more ring
+                // round trip to see 0.
+                let filled = data[i].len() == data[i].capacity();
+                if !(matches!(r, Ok(k) if k > 0) && filled) {
                     open[i] = false;
                 }
             });
