@@ -271,7 +271,7 @@ pub(crate) fn resolve(
             s.replace(&format!("{{{p}}}"), &val)
         });
         let gnu = label.starts_with("GNU");
-        let reference = label.starts_with("floor");
+        let reference = is_floor(label);
         rows.push(Row {
             label: label.clone(),
             shown: shown.clone(),
@@ -815,6 +815,12 @@ fn render(run: &GroupRun, header: &str, o: &Options, strace: bool, infos: &mut I
     let ran = binaries_run(results.iter().flat_map(|(_, rows, _)| rows).map(|r| &r.row));
     s.push_str(&sizes_section(&ran, infos));
     s
+}
+
+/// Whether a row is a reference walker (`floor …`), not a tool: it gets
+/// ratios but is never the best peer, and its binary is xtask's.
+pub(crate) fn is_floor(label: &str) -> bool {
+    label.starts_with("floor")
 }
 
 /// Builds what `workloads` run (our release binaries, and xtask itself

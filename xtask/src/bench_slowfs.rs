@@ -292,7 +292,7 @@ fn resolve(w: &Workload, ours_dir: &Path, depths: &[usize]) -> Result<Vec<Row>, 
             .collect::<Vec<_>>()
             .join(" ");
         let gnu = label.starts_with("GNU");
-        let floor = label.starts_with("floor");
+        let floor = bench::is_floor(label);
         let mk = |label: String, env: Vec<(&'static str, String)>| Row {
             label,
             shown: shown.clone(),

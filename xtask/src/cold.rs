@@ -76,7 +76,7 @@ fn parse_args(args: &[String]) -> Result<Options, String> {
 fn expand_floors(w: &Workload, threads: &[usize]) -> Workload {
     let mut cmds = Vec::new();
     for (label, cmd) in &w.cmds {
-        if label.starts_with("floor") && cmd.contains("{THREADS}") {
+        if bench::is_floor(label) && cmd.contains("{THREADS}") {
             for t in threads {
                 cmds.push((format!("{label} {t}"), cmd.replace("{THREADS}", &t.to_string())));
             }
@@ -564,12 +564,8 @@ mod tests {
             assert!(GROUPS.contains(&w.group.as_str()), "{}", w.title);
             assert!(w.cmds.iter().any(|(l, _)| l.starts_with("GNU")), "{}: no GNU row", w.title);
             let e = expand_floors(w, &[2, 16]);
-            let floors: Vec<&str> = e
-                .cmds
-                .iter()
-                .filter(|(l, _)| l.starts_with("floor"))
-                .map(|(l, _)| &l[..])
-                .collect();
+            let floors: Vec<&str> =
+                e.cmds.iter().filter(|(l, _)| bench::is_floor(l)).map(|(l, _)| &l[..]).collect();
             assert_eq!(floors, ["floor 2", "floor 16"], "{}", w.title);
             for (_, c) in &e.cmds {
                 assert!(!c.contains("{THREADS}"));

@@ -176,7 +176,13 @@ fn worker(sh: &Shared) -> u64 {
     while let Some(Dir { fd, size, path }) = pop(sh, busy) {
         busy = true;
         // A subdirectory's path, kept only when the walk prints.
-        let kid = |name: &[u8]| if sh.print.is_some() { join(&path, name) } else { Vec::new() };
+        let kid = |name: &[u8]| {
+            let mut p = Vec::new();
+            if sh.print.is_some() {
+                push_path(&mut p, &path, name);
+            }
+            p
+        };
         // The end mark needs the directory's file system, known only from
         // its stat (its device): in names mode, as in lfind without a
         // stat-needing test, nothing is stat'ed, so each directory is read
@@ -200,7 +206,7 @@ fn worker(sh: &Shared) -> u64 {
                 name.push(0);
                 let Ok(name) = CStr::from_bytes_with_nul(&name) else { continue };
                 if sh.print.is_some() {
-                    out.extend_from_slice(&join(&path, d.name));
+                    push_path(&mut out, &path, d.name);
                     out.push(b'\n');
                 }
                 let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW;
@@ -258,15 +264,13 @@ fn worker(sh: &Shared) -> u64 {
     blocks
 }
 
-/// `dir/name`, as find prints it.
-fn join(dir: &[u8], name: &[u8]) -> Vec<u8> {
-    let mut p = Vec::with_capacity(dir.len() + 1 + name.len());
-    p.extend_from_slice(dir);
+/// Appends `dir/name`, as find prints it.
+fn push_path(out: &mut Vec<u8>, dir: &[u8], name: &[u8]) {
+    out.extend_from_slice(dir);
     if !dir.ends_with(b"/") {
-        p.push(b'/');
+        out.push(b'/');
     }
-    p.extend_from_slice(name);
-    p
+    out.extend_from_slice(name);
 }
 
 /// Writes a block of whole lines where the walk prints (under a lock, so

@@ -107,7 +107,7 @@ fn binaries() -> Result<(Vec<SizeRow>, Vec<String>), String> {
     for w in bench::load("workloads.txt", &bench::GROUPS.map(String::from), None)? {
         for (label, template) in &w.cmds {
             let prog = words(template).into_iter().next().unwrap_or_default();
-            if !label.starts_with("floor") && !prog.starts_with('{') {
+            if !crate::bench::is_floor(label) && !prog.starts_with('{') {
                 add(label, &prog, &w.group, &mut rows);
             }
         }
