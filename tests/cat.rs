@@ -293,10 +293,17 @@ fn files_that_grow_while_read_ahead() {
             .iter()
             .map(|n| std::fs::OpenOptions::new().append(true).open(dir.join(n)).unwrap())
             .collect();
-        while !stop_w.load(Ordering::Relaxed) {
+        // Paced and capped: unpaced, the files outgrew the runs reading
+        // them (each run reads every byte, and this test's own check of
+        // the output is slow in a debug build), and a slow run let them
+        // grow faster still, until the disk was full (seen: 40 GB).
+        let mut written = 0;
+        while !stop_w.load(Ordering::Relaxed) && written < 8 << 20 {
             for f in &mut files {
                 f.write_all(&b"grown line\n".repeat(20)).unwrap();
             }
+            written += 220;
+            std::thread::sleep(std::time::Duration::from_micros(100));
         }
     });
     let mut runs = 0;

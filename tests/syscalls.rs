@@ -507,9 +507,15 @@ fn ldu_summary_at_most_gnu_du() {
 }
 
 /// lcat of 1,000 small files reads them ahead (crates/cat/src/ahead.rs):
-/// inline, exactly statx, openat, a read and the read that sees the end,
-/// and close per file (GNU: 7, lcat before: 7), and the output in a few
-/// large writes; on the ring, a small fraction of a syscall per file.
+/// exactly statx, openat, a read and the read that sees the end, and close
+/// per file (GNU: 7, lcat before: 7), and the output in a few large writes.
+/// The same on the ring while the cache is warm: its engine runs the stat
+/// and the read as syscalls on the caller's thread (ringio's whole.rs).
+/// Under strace every syscall is slow enough to look like a cold device
+/// to ringio's detector, which may then send the ring's parts through
+/// io_uring (fewer syscalls) or start the pool's workers, whose hand-offs
+/// then depend on timing (290 to 6,900 futex calls seen): the pool's total
+/// is not asserted, its per-file calls are.
 #[test]
 fn lcat_small_files_read_ahead() {
     if !strace_usable() {
@@ -526,24 +532,30 @@ fn lcat_small_files_read_ahead() {
         .collect();
     let args: Vec<&OsStr> = names.iter().map(|p| p.as_os_str()).collect();
     assert_same_as_gnu("lcat", &args, false);
-    let sync = count_syscalls(&util::ours("lcat"), &args, &[("RINGIO_BACKEND", "sync")]).unwrap();
-    assert!(sync.status.success());
-    eprintln!("lcat {N} files (sync): {} syscalls: {:?}", sync.total, sync.calls);
-    assert_eq!(sync.get("statx"), N, "{:?}", sync.calls);
-    // The loader's preads, opens and closes besides the files'.
-    assert!((2 * N..2 * N + 10).contains(&sync.get("pread64")), "{:?}", sync.calls);
-    assert!((N..N + 20).contains(&sync.get("openat")), "{:?}", sync.calls);
-    assert!((N..N + 20).contains(&sync.get("close")), "{:?}", sync.calls);
-    // 1,000 files of 7–200 bytes: well under one 256 KiB write.
-    assert!(sync.get("write") <= 2, "{:?}", sync.calls);
-    assert!(sync.total <= 5 * N + 150, "{:?}", sync.calls);
+    let mut backends = vec!["sync", "threads"];
     if ringio::uring_available() {
-        let ring = count_syscalls(&util::ours("lcat"), &args, &[("RINGIO_BACKEND", "uring")]);
-        let ring = ring.unwrap();
-        assert!(ring.status.success());
-        eprintln!("lcat {N} files (uring): {} syscalls: {:?}", ring.total, ring.calls);
-        // Measured 0.16 enters per file at 10,000 files.
-        assert!(ring.get("io_uring_enter") <= N / 4, "{:?}", ring.calls);
-        assert!(ring.total <= N / 4 + 200, "{:?}", ring.calls);
+        backends.push("uring");
+    }
+    for backend in backends {
+        let run = count_syscalls(&util::ours("lcat"), &args, &[("RINGIO_BACKEND", backend)]);
+        let run = run.unwrap();
+        assert!(run.status.success());
+        eprintln!("lcat {N} files ({backend}): {} syscalls: {:?}", run.total, run.calls);
+        // 1,000 files of 7–200 bytes: well under one 256 KiB write.
+        assert!(run.get("write") <= 2, "{backend}: {:?}", run.calls);
+        if backend == "uring" && run.get("io_uring_enter") > 0 {
+            // In parts through the ring: a fraction of a syscall per file.
+            assert!(run.get("io_uring_enter") <= N / 4, "{backend}: {:?}", run.calls);
+            assert!(run.total <= 5 * N + 150, "{backend}: {:?}", run.calls);
+            continue;
+        }
+        assert_eq!(run.get("statx"), N, "{backend}: {:?}", run.calls);
+        // The loader's reads, opens and closes besides the files'.
+        assert!((2 * N..2 * N + 10).contains(&run.get("read")), "{backend}: {:?}", run.calls);
+        assert!((N..N + 20).contains(&run.get("openat")), "{backend}: {:?}", run.calls);
+        assert!((N..N + 20).contains(&run.get("close")), "{backend}: {:?}", run.calls);
+        if backend != "threads" {
+            assert!(run.total <= 5 * N + 150, "{backend}: {:?}", run.calls);
+        }
     }
 }

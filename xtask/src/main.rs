@@ -31,6 +31,7 @@ use std::process::{Command, ExitCode};
 mod bench;
 mod bench_docs;
 mod bench_slowfs;
+mod cat_floor;
 mod cold;
 mod device;
 mod dist;
@@ -114,6 +115,9 @@ tasks:
                       one statx per entry on THREADS threads (default: the CPUs), no
                       bookkeeping; the du bench's `floor` row (build with --release);
                       --names: getdents only (find's floor); --ls: + listxattr per entry
+  cat-floor FILE…      the least work a cat of small files does: open, read to the end
+                      and close each in order, the bytes written in large writes; the
+                      cat bench's floor row
   ls-floor [--complete] DIR [THREADS]
                       the least work a GNU-identical ls -al does: getdents64 + statx +
                       listxattr per entry on THREADS threads (default 2); ls's floor row;
@@ -135,6 +139,7 @@ fn main() -> ExitCode {
         "bench-engine" => bench_docs::after(&rest, engine_bench::main),
         "du-floor" => floor::main(&rest),
         "ls-floor" => ls_floor::main(&rest),
+        "cat-floor" => cat_floor::main(&rest),
         "gnu-tests" => gnu_tests::main(&rest),
         engine_bench::INNER => engine_bench::inner(&rest),
         "" | "help" | "--help" | "-h" => {

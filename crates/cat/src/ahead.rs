@@ -3,10 +3,11 @@
 //! `cat *.log` of many small files cost GNU's sequence per file — open,
 //! fstat, read (or splice), read to see the end, close — one after another,
 //! one request in flight; on a cold cache each waits for the device. Here
-//! the next operands' statx, open, reads and close go to the engine as
-//! independent chains, many files at once (the pool's threads, or the ring,
-//! run them side by side; a cold device gets tens of requests in flight),
-//! and the copy loop takes each file's bytes in operand order.
+//! the next operands are stat'ed, and the small regular files among them
+//! read whole ([`Engine::read_whole`]: open, reads, close) ahead of the
+//! copy loop, which takes each file's bytes in operand order. The engine
+//! runs them as measured best: on this thread while the cache is warm, and
+//! tens of files in flight through the ring while the device is cold.
 //!
 //! What may be read ahead, and what keeps its place:
 //! - Only regular files of at most [`SMALL_MAX`] bytes, known from a statx
@@ -19,22 +20,18 @@
 //!   is opened until that operand was copied: whoever writes the pipe may
 //!   change the files after it, and GNU reads those only afterwards.
 //! - Each file is read until a read returns 0 (a size is a hint: the file
-//!   may have grown or shrunk since the stat, and a short read is not its
-//!   end on every file system). One that outgrows [`GROW_MAX`] stops being
-//!   read ahead: its descriptor and the bytes read so far go to the copy loop
-//!   ([`Taken::Partial`]), which continues from there. No file is read twice.
+//!   may have grown or shrunk since the stat). One that outgrows
+//!   [`GROW_MAX`] stops being read ahead: its descriptor and the bytes read
+//!   so far go to the copy loop ([`Taken::Partial`]), which continues from
+//!   there. No file is read twice.
 //! - At most [`WINDOW`] operands are looked at ahead, at most `fd_budget`
 //!   descriptors are open at once, and at most [`MEM_BUDGET`] bytes of
 //!   buffers are held besides the next operand's.
-//!
-//! Reads are positioned (pread at the offset reached), so the ring runs them
-//! (it won't trust the file position to a read that completes
-//! asynchronously); a partial file's position is set before it is handed on.
 
 use std::collections::VecDeque;
-use std::os::fd::{AsRawFd, IntoRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 
-use ringio::{Completion, Engine, Workload};
+use ringio::{Completion, Engine, Whole, WholeError, Workload};
 
 use crate::error::FileErrorKind;
 
@@ -74,12 +71,9 @@ enum Slot {
     Stat,
     /// A regular file of this size, waiting for a descriptor or memory.
     Stated(u64),
-    /// open in flight; the buffer reserved for it.
-    Opening(Vec<u8>),
-    /// A read in flight (the buffer travels with it).
-    Reading(OwnedFd),
-    /// close in flight.
-    Closing(Vec<u8>, Option<FileErrorKind>),
+    /// Being read whole (the buffer travels with the request; its
+    /// capacity is counted in `held`).
+    Reading(usize),
     Whole(Vec<u8>, Option<FileErrorKind>),
     Partial(Vec<u8>, OwnedFd),
     /// Left to the copy loop; `barrier`: nothing after it is opened before
@@ -102,13 +96,18 @@ pub struct Ahead<'a> {
     /// `slots[k]` is operand `base + k`.
     slots: VecDeque<Slot>,
     base: usize,
+    /// The first slot not yet asked its statx (each is asked once).
+    stat_at: usize,
+    /// The first slot not yet given a read, or settled without one: reads
+    /// go out in operand order.
+    open_at: usize,
     /// Standard output's (device, inode) when it is a regular file: an input
     /// that is the output is left to the copy loop's check.
     output: Option<(u64, u64)>,
     /// Buffer capacity held by slots.
     held: usize,
-    /// Descriptors open (reading, closing, or handed over partially and not
-    /// yet taken).
+    /// Descriptors that may be open: a file being read, or one handed over
+    /// partially and not yet taken.
     fds: usize,
     fd_budget: usize,
     done: Vec<Completion>,
@@ -134,6 +133,8 @@ impl<'a> Ahead<'a> {
             eng: Engine::for_workload(Workload::Files),
             slots: VecDeque::with_capacity(WINDOW),
             base: 0,
+            stat_at: 0,
+            open_at: 0,
             output,
             held: 0,
             fds: 0,
@@ -171,6 +172,8 @@ impl<'a> Ahead<'a> {
             self.wait();
         }
         self.base += 1;
+        self.stat_at = self.stat_at.saturating_sub(1);
+        self.open_at = self.open_at.saturating_sub(1);
         match self.slots.pop_front() {
             Some(Slot::Whole(buf, err)) => {
                 self.held -= buf.capacity();
@@ -203,37 +206,50 @@ impl<'a> Ahead<'a> {
     }
 
     /// Asks what the budgets allow: a statx for every operand before the
-    /// first barrier, an open for each regular file while descriptors and
-    /// memory last (the first slot's always), in order.
+    /// first barrier, and a read of each small regular file while
+    /// descriptors and memory last (the first slot's always), in order and
+    /// never past an operand whose type is not known yet: it may be a FIFO,
+    /// after which nothing is opened before its turn.
     fn pump(&mut self) {
-        for k in 0..self.slots.len() {
-            let token = (self.base + k) as u64;
+        while self.stat_at < self.slots.len() {
+            let k = self.stat_at;
             match &self.slots[k] {
                 Slot::InOrder { barrier: true } => break,
                 Slot::Idle => {
                     let name = &self.names[self.base + k];
                     let mask = libc::STATX_TYPE | libc::STATX_SIZE | libc::STATX_INO;
-                    self.eng.statx(token, libc::AT_FDCWD, name, 0, mask);
+                    self.eng.statx((self.base + k) as u64, libc::AT_FDCWD, name, 0, mask);
                     self.unsent += 1;
                     self.slots[k] = Slot::Stat;
                 }
+                _ => {}
+            }
+            self.stat_at += 1;
+        }
+        while self.open_at < self.slots.len() {
+            let k = self.open_at;
+            match &self.slots[k] {
+                Slot::Idle | Slot::Stat | Slot::InOrder { barrier: true } => break,
                 &Slot::Stated(size) => {
                     // Size 0 is often a generated file (/proc): some room.
                     let want = if size == 0 { 4096 } else { size as usize + 1 };
                     let first = k == 0;
                     if !first && (self.fds >= self.fd_budget || self.held + want > MEM_BUDGET) {
-                        // Later slots wait too: descriptors go in order.
                         break;
                     }
                     let buf = self.buffer(want);
-                    self.held += buf.capacity();
+                    let cap = buf.capacity();
+                    self.held += cap;
                     self.fds += 1;
-                    self.eng.open_regular(token, libc::AT_FDCWD, &self.names[self.base + k], 0);
+                    let name = &self.names[self.base + k];
+                    let token = (self.base + k) as u64;
+                    self.eng.read_whole(token, libc::AT_FDCWD, name, 0, buf, GROW_MAX);
                     self.unsent += 1;
-                    self.slots[k] = Slot::Opening(buf);
+                    self.slots[k] = Slot::Reading(cap);
                 }
                 _ => {}
             }
+            self.open_at += 1;
         }
     }
 
@@ -259,7 +275,6 @@ impl<'a> Ahead<'a> {
         let Some(k) = (c.token as usize).checked_sub(self.base) else { return };
         let Some(slot) = self.slots.get_mut(k) else { return };
         let old = std::mem::replace(slot, Slot::Idle);
-        let token = c.token;
         self.slots[k] = match old {
             Slot::Stat => match c.stat() {
                 Ok(st) => self.stated(st),
@@ -267,63 +282,25 @@ impl<'a> Ahead<'a> {
                 // have appeared, the file) as GNU's would.
                 Err(_) => Slot::InOrder { barrier: false },
             },
-            Slot::Opening(buf) => match c.take_fd() {
-                Ok(fd) => {
-                    self.eng.read(token, fd.as_raw_fd(), buf, Some(0));
-                    self.unsent += 1;
-                    Slot::Reading(fd)
-                }
-                Err(e) => {
-                    self.fds -= 1;
-                    Slot::Whole(buf, Some(FileErrorKind::Open(e)))
-                }
-            },
-            Slot::Reading(fd) => {
-                let mut buf = c.take_buf();
-                match c.result {
-                    Ok(0) => {
-                        self.eng.close(token, fd.into_raw_fd());
-                        self.unsent += 1;
-                        Slot::Closing(buf, None)
+            Slot::Reading(cap) => {
+                let got = c.take_whole();
+                self.held -= cap;
+                match got {
+                    Some(Whole::Partial(buf, fd)) => {
+                        self.held += buf.capacity();
+                        Slot::Partial(buf, fd)
                     }
-                    Ok(_) if buf.len() == buf.capacity() && buf.len() >= GROW_MAX => {
-                        match ringio::sys::copy::seek_to(fd.as_raw_fd(), buf.len() as u64) {
-                            Ok(_) => Slot::Partial(buf, fd),
-                            Err(e) => {
-                                drop(fd);
-                                self.fds -= 1;
-                                Slot::Whole(buf, Some(FileErrorKind::Read(e)))
-                            }
-                        }
+                    Some(Whole::Done(buf, err)) => {
+                        self.fds -= 1;
+                        self.held += buf.capacity();
+                        Slot::Whole(buf, err.map(error_kind))
                     }
-                    Ok(_) => {
-                        if buf.len() == buf.capacity() {
-                            // It grew since the stat: read on, in bigger steps.
-                            let before = buf.capacity();
-                            buf.reserve(before.max(4096));
-                            self.held += buf.capacity() - before;
-                        }
-                        let at = buf.len() as u64;
-                        self.eng.read(token, fd.as_raw_fd(), buf, Some(at));
-                        self.unsent += 1;
-                        Slot::Reading(fd)
-                    }
-                    Err(e) => {
-                        self.eng.close(token, fd.into_raw_fd());
-                        self.unsent += 1;
-                        Slot::Closing(buf, Some(FileErrorKind::Read(e)))
+                    // Cannot happen: the request always answers with a Whole.
+                    None => {
+                        self.fds -= 1;
+                        Slot::InOrder { barrier: false }
                     }
                 }
-            }
-            Slot::Closing(buf, err) => {
-                self.fds -= 1;
-                // A read error is the one reported; a close error only
-                // after a clean read.
-                let err = match (err, c.result) {
-                    (None, Err(e)) => Some(FileErrorKind::Close(e)),
-                    (err, _) => err,
-                };
-                Slot::Whole(buf, err)
             }
             other => other,
         };
@@ -342,6 +319,14 @@ impl<'a> Ahead<'a> {
             libc::S_IFDIR => Slot::InOrder { barrier: false },
             _ => Slot::InOrder { barrier: true },
         }
+    }
+}
+
+fn error_kind(e: WholeError) -> FileErrorKind {
+    match e {
+        WholeError::Open(e) => FileErrorKind::Open(e),
+        WholeError::Read(e) => FileErrorKind::Read(e),
+        WholeError::Close(e) => FileErrorKind::Close(e),
     }
 }
 

@@ -68,18 +68,12 @@ pub enum Workload {
     /// to /dev/null). Inline syscalls, unless `RINGIO_BACKEND` says otherwise.
     Chain,
     /// Small files read whole, many at once, ahead of the caller (lcat's
-    /// read-ahead): per file a statx, an open, positioned reads and a
-    /// close, each file's chain independent of the others. The ring runs
-    /// all four inline in its enters on a warm cache (an open of a regular
-    /// file, a page-cache read) and keeps them in flight on a cold one,
-    /// where a pool's threads each wait for one: 10,000 files of 1–300
-    /// bytes on 2 vCPUs (loaded host, medians): warm 340 ms against 450 for
-    /// the pool and 690 inline; caches dropped 0.9–1.2 s against 2.0–2.4
-    /// for the pool and 2.5–4.9 inline (GNU cat 5.5–10 s). So the ring
-    /// where it works, else inline: the pool hands each file's four steps
-    /// back and forth between threads (`cargo xtask bench cat`, warm: pool
-    /// 214 ms and 146 ms of CPU, 200,000 syscalls mostly futex; inline 121
-    /// ms, 73 of CPU), which only the cold case repays.
+    /// read-ahead): per file a statx, then [`Engine::read_whole`]. The
+    /// ring, whose engine runs both as syscalls on the caller's thread
+    /// while the cache is warm and through the ring once the device is
+    /// cold (see [`crate::whole`] for the figures); without io_uring,
+    /// inline (a pool's threads hand every file back and forth; when the
+    /// pool is forced, it has no worker until the device is cold).
     Files,
 }
 
@@ -233,6 +227,8 @@ pub struct Engine {
     pub(crate) ready: Vec<Completion>,
     /// Requests answered in parts ([`Engine::about`]).
     pub(crate) asks: crate::about::Asks,
+    /// read_whole requests answered in parts ([`Engine::read_whole`]).
+    pub(crate) wholes: crate::whole::Wholes,
     scratch: Vec<Completion>,
     /// The executor was asked for (config or `RINGIO_BACKEND`), not chosen.
     forced: bool,
@@ -288,7 +284,10 @@ impl Engine {
         // Counting CPUs costs a syscall: only when needed, so a sync
         // engine (lcat's) costs nothing at start.
         let cpus = || crate::sys::available_cpus();
-        let threads = || fixed.unwrap_or_else(|| cpus().saturating_sub(1).max(1));
+        // A Files pool has no worker while warm (see Workload::Files).
+        let files = cfg.workload == Workload::Files;
+        let threads =
+            || fixed.unwrap_or_else(|| if files { 0 } else { cpus().saturating_sub(1).max(1) });
         let (mut exec, backend) = match backend {
             Backend::Inline => (Exec::Inline(InlineExec), Backend::Inline),
             Backend::Threads => (Exec::Threads(ThreadExec::new(threads())), Backend::Threads),
@@ -304,6 +303,9 @@ impl Engine {
             (Exec::Uring(u), None) => u.grow_when_cold(),
             _ => {}
         }
+        if let (Exec::Uring(u), true) = (&mut exec, files) {
+            u.stat_here_while_warm();
+        }
         Engine {
             exec,
             arena: Arena::new(),
@@ -317,6 +319,7 @@ impl Engine {
             dir_opens: Vec::new(),
             fs_types: Vec::new(),
             asks: Default::default(),
+            wholes: Default::default(),
             _not_send: PhantomData,
         }
     }
@@ -552,6 +555,25 @@ impl Engine {
         let path = self.arena.push(path);
         let flags = flags | libc::O_RDONLY;
         self.push(token, Op::OpenAt { dirfd, path, flags, mode: 0, regular: true });
+    }
+
+    /// Reads `path`, which the caller has just stat'ed as a small regular
+    /// file, whole: open (read-only, `flags` added), reads into `buf` until
+    /// one returns 0, close, as one job (see [`crate::whole`]). The
+    /// completion's [`Completion::take_whole`] has the bytes, or, should the
+    /// file have grown past `limit` bytes, those read so far and the open
+    /// descriptor. Its `result` is always `Ok`: errors are in the
+    /// [`crate::Whole`], with the step they came from.
+    pub fn read_whole(
+        &mut self,
+        token: Token,
+        dirfd: RawFd,
+        path: &[u8],
+        flags: i32,
+        buf: Vec<u8>,
+        limit: usize,
+    ) {
+        self.read_whole_now(token, dirfd, path, flags, buf, limit);
     }
 
     pub fn close(&mut self, token: Token, fd: RawFd) {
@@ -824,6 +846,7 @@ impl Engine {
     }
 
     pub fn outstanding(&self) -> usize {
+        // Each read_whole request in parts has exactly one part out.
         self.pending.len() + self.exec.in_flight() + self.ready.len() + self.asks.live
             - self.asks.parts_out
     }
@@ -849,6 +872,7 @@ impl Engine {
             // more parts (the next loop submits them). Only what this round
             // brought is looked at: the rest was settled already.
             self.settle(new, out);
+            self.settle_wholes(new, out);
             if out.len() - before >= min || self.outstanding() == 0 {
                 return out.len() - before;
             }

@@ -12,7 +12,8 @@
 //! way of being answered is its own decision: "tell me about this entry"
 //! ([`Engine::about`]: stat, ACL marker, label, link target, one
 //! completion), "list this directory" ([`listdir`]), "stat these entries"
-//! ([`Engine::stat_names`]), and a walk's policy ([`Walkers`]). Callers
+//! ([`Engine::stat_names`]), "read this small file whole"
+//! ([`Engine::read_whole`]), and a walk's policy ([`Walkers`]). Callers
 //! never ask which executor runs (docs/engine.md §7).
 //!
 //! ```no_run
@@ -41,6 +42,7 @@ pub mod listdir;
 mod op;
 pub mod sys;
 mod walkers;
+mod whole;
 
 pub use about::{About, Ask};
 pub use dirent::{dtype, Dirent, DirentIter};
@@ -54,3 +56,4 @@ pub use libcw::{sync, Errno};
 pub use op::{Completion, Data, Splice, Token, DEFAULT_DENTS_BUF};
 pub use sys::{DevIno, Statx};
 pub use walkers::Walkers;
+pub use whole::{Whole, WholeError};

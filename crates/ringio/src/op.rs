@@ -86,6 +86,15 @@ pub(crate) enum Op {
         buf: Vec<u8>,
         offset: Option<u64>,
     },
+    /// Open, read to the end, close, as one job (see [`crate::whole`]):
+    /// its completion carries a [`crate::Whole`].
+    ReadWhole {
+        dirfd: RawFd,
+        path: PathPtr,
+        flags: i32,
+        buf: Vec<u8>,
+        limit: usize,
+    },
     Write {
         fd: RawFd,
         buf: Vec<u8>,
@@ -181,6 +190,9 @@ impl Op {
             Op::Read { fd, mut buf, offset } => {
                 let r = sys::read(fd, &mut buf, offset);
                 (r.map(|n| n as u64), Data::Buf(buf))
+            }
+            Op::ReadWhole { dirfd, path, flags, buf, limit } => {
+                (Ok(0), Data::Whole(crate::whole::run(dirfd, cstr(&path), flags, buf, limit)))
             }
             Op::Write { fd, buf, offset } => {
                 let r = sys::write_all(fd, &buf, offset).map(|n| n as u64).map_err(|(_, e)| e);
@@ -327,6 +339,7 @@ pub enum Data {
     Stat(Statx),
     Buf(Vec<u8>),
     About(crate::About),
+    Whole(crate::Whole),
 }
 
 /// The outcome of one operation.
@@ -379,6 +392,17 @@ impl Completion {
         match &mut self.data {
             Data::About(a) => Some(a),
             _ => None,
+        }
+    }
+
+    /// Takes what an [`crate::Engine::read_whole`] request got (once).
+    pub fn take_whole(&mut self) -> Option<crate::Whole> {
+        match std::mem::replace(&mut self.data, Data::None) {
+            Data::Whole(w) => Some(w),
+            other => {
+                self.data = other;
+                None
+            }
         }
     }
 

@@ -227,7 +227,11 @@ impl ThreadExec {
             return;
         }
         self.follow_cold();
-        if n <= INLINE_MAX && self.in_flight == 0 && !self.detached {
+        // Small batches, and every batch of a pool allowed no worker now
+        // (a Files pool while warm), run here as they come: queued, the
+        // caller would only take them back, through the lock.
+        let here = n <= INLINE_MAX || self.max_workers == 0;
+        if here && self.in_flight == 0 && !self.detached {
             for (t, op) in ops.drain(..) {
                 op.run_into(t, out);
             }
@@ -245,11 +249,15 @@ impl ThreadExec {
         let chunk = (n / parts).clamp(1, CHUNK_MAX);
         let mut st = self.shared.lock();
         let mut pushed = 0;
+        // Chunks are cut from the end (no shifting of what is left), and
+        // queued so that the first operations are taken first: a caller
+        // that takes its answers in order (lcat's read-ahead) waits least.
+        let mark = st.queue.len();
         while !ops.is_empty() {
             let take = chunk.min(ops.len());
             let mut c = st.free.pop().unwrap_or_default();
             c.extend(ops.drain(ops.len() - take..));
-            st.queue.push_back(c);
+            st.queue.insert(mark, c);
             pushed += 1;
         }
         let wake = st.sleeping.min(pushed);

@@ -1,0 +1,79 @@
+//! `cargo xtask cat-floor FILE…`: the least work a `cat FILE…` of small
+//! files does, the cat bench's `floor` row: each file opened, read until a
+//! read returns 0 and closed, in order, on one thread, its bytes written to
+//! standard output in large writes. Nothing else: no stat (a cat that reads
+//! in order may open each operand at its turn), no formatting, no checks.
+//!
+//! Reading in parallel is not a floor for cat: a cat that opens operands
+//! before their turn must first stat each (a FIFO or device must not be
+//! opened early), and must still write in order.
+
+use std::io::{Read, Write};
+use std::os::fd::AsFd;
+
+/// Output is written once this much is buffered.
+const OUT_CHUNK: usize = 256 * 1024;
+
+pub fn main(args: &[String]) -> Result<(), String> {
+    if args.is_empty() || args.iter().any(|a| a == "-h" || a == "--help") {
+        return Err("usage: cargo xtask cat-floor FILE…".into());
+    }
+    // Standard output as a plain file: `Stdout` is line-buffered, which
+    // would write once per newline.
+    let fd = std::io::stdout().as_fd().try_clone_to_owned().map_err(|e| format!("stdout: {e}"))?;
+    let mut out = std::fs::File::from(fd);
+    let mut buf = vec![0u8; 128 * 1024];
+    let mut pending: Vec<u8> = Vec::with_capacity(2 * OUT_CHUNK);
+    let mut status = Ok(());
+    for name in args {
+        let mut f = match std::fs::File::open(name) {
+            Ok(f) => f,
+            Err(e) => {
+                status = Err(format!("{name}: {e}"));
+                continue;
+            }
+        };
+        loop {
+            match f.read(&mut buf) {
+                Ok(0) => break,
+                Ok(n) => pending.extend_from_slice(&buf[..n]),
+                Err(e) => {
+                    status = Err(format!("{name}: {e}"));
+                    break;
+                }
+            }
+            if pending.len() >= OUT_CHUNK {
+                out.write_all(&pending).map_err(|e| format!("write: {e}"))?;
+                pending.clear();
+            }
+        }
+    }
+    out.write_all(&pending).map_err(|e| format!("write: {e}"))?;
+    status
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn copies_every_file_in_order() {
+        let dir = std::env::temp_dir().join(format!("cat-floor-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut names = Vec::new();
+        let mut want = Vec::new();
+        for i in 0..50u32 {
+            let p = dir.join(format!("f{i:02}"));
+            let data = format!("file {i}\n").repeat(1 + i as usize * 300);
+            std::fs::write(&p, &data).unwrap();
+            want.extend_from_slice(data.as_bytes());
+            names.push(p.to_string_lossy().into_owned());
+        }
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .arg("cat-floor")
+            .args(&names)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        assert_eq!(out.stdout, want);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
