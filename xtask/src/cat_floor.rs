@@ -21,15 +21,20 @@ pub fn main(args: &[String]) -> Result<(), String> {
     // Standard output as a plain file: `Stdout` is line-buffered, which
     // would write once per newline.
     let fd = std::io::stdout().as_fd().try_clone_to_owned().map_err(|e| format!("stdout: {e}"))?;
-    let mut out = std::fs::File::from(fd);
+    copy(args, &mut std::fs::File::from(fd))
+}
+
+/// Copies each file in `names`, in order, to `out`; the first error is
+/// reported after the rest were copied.
+fn copy(names: &[String], out: &mut impl Write) -> Result<(), String> {
     let mut buf = vec![0u8; 128 * 1024];
     let mut pending: Vec<u8> = Vec::with_capacity(2 * OUT_CHUNK);
     let mut status = Ok(());
-    for name in args {
+    for name in names {
         let mut f = match std::fs::File::open(name) {
             Ok(f) => f,
             Err(e) => {
-                status = Err(format!("{name}: {e}"));
+                status = status.and(Err(format!("{name}: {e}")));
                 continue;
             }
         };
@@ -38,7 +43,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
                 Ok(0) => break,
                 Ok(n) => pending.extend_from_slice(&buf[..n]),
                 Err(e) => {
-                    status = Err(format!("{name}: {e}"));
+                    status = status.and(Err(format!("{name}: {e}")));
                     break;
                 }
             }
@@ -67,13 +72,11 @@ mod tests {
             want.extend_from_slice(data.as_bytes());
             names.push(p.to_string_lossy().into_owned());
         }
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
-            .arg("cat-floor")
-            .args(&names)
-            .output()
-            .unwrap();
-        assert!(out.status.success());
-        assert_eq!(out.stdout, want);
+        names.insert(3, dir.join("missing").to_string_lossy().into_owned());
+        let mut out = Vec::new();
+        let r = super::copy(&names, &mut out);
+        assert!(r.is_err_and(|e| e.contains("missing")));
+        assert_eq!(out, want);
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }
