@@ -119,12 +119,51 @@ fn binaries() -> Result<(Vec<SizeRow>, Vec<String>), String> {
     Ok((rows, missing))
 }
 
+/// The floor row's label: what any binary of ours starts from.
+const FLOOR: &str = "floor: Rust std, release profile";
+
+/// A program that only prints through std, built with the release
+/// profile's settings (fat LTO, one codegen unit, panic=abort, stripped):
+/// the bytes every Rust binary built this way carries before any code of
+/// its own (std's formatting, panic and backtrace-printing machinery),
+/// which on stable Rust can't be left out. Ours also link GCC's static
+/// unwinder (build.rs, ~24 KB), which this doesn't.
+fn size_floor() -> Result<PathBuf, String> {
+    let dir = crate::target_dir().join("bench");
+    fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let src = dir.join("size_floor.rs");
+    let program = "fn main() {\n    match std::env::args().nth(1).as_deref() {\n        \
+                   Some(\"--version\") => println!(\"size floor {}\", env!(\"FLOOR_RUSTC\")),\n        \
+                   _ => println!(\"{}\", std::env::args().count()),\n    }\n}\n";
+    fs::write(&src, program).map_err(|e| format!("{}: {e}", src.display()))?;
+    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
+    let v = std::process::Command::new(&rustc)
+        .arg("--version")
+        .output()
+        .map_err(|e| format!("{rustc}: {e}"))?;
+    let v = String::from_utf8_lossy(&v.stdout);
+    let out = dir.join("size-floor");
+    let status = std::process::Command::new(&rustc)
+        .args(["--edition", "2021", "-C", "opt-level=3", "-C", "panic=abort", "-C", "lto=fat"])
+        .args(["-C", "codegen-units=1", "-C", "strip=symbols", "-o"])
+        .arg(&out)
+        .arg(&src)
+        .env("FLOOR_RUSTC", v.split_whitespace().nth(1).unwrap_or("?"))
+        .status()
+        .map_err(|e| format!("{rustc}: {e}"))?;
+    if !status.success() {
+        return Err(format!("{rustc} could not build {}", src.display()));
+    }
+    Ok(out)
+}
+
 pub fn main(args: &[String]) -> Result<(), String> {
     let o = parse_args(args)?;
     ensure_bloat()?;
     crate::cargo(&["build", "--release", "--bins"])?;
     let mut infos = Infos::default();
-    let (rows, missing) = binaries()?;
+    let (mut rows, missing) = binaries()?;
+    rows.push(SizeRow::new(FLOOR, &size_floor()?, Some("GNU ls")));
     let mut s = String::from("# `cargo xtask bench --sizes`\n\n");
     // The date, machine and commit lines of the benches' header.
     for line in crate::machine::header(&crate::fixtures::default_dir()).lines() {
@@ -140,7 +179,8 @@ pub fn main(args: &[String]) -> Result<(), String> {
         "\n### Binary sizes\n\nOurs: this commit's release build. size = the file; .text = the \
          code section; ×GNU and ×Zig lsr = size / the size of GNU's tool for the same job, of \
          the Zig lsr; also loads = shared libraries beyond the C runtime, whose code is not in \
-         the file.\n\n{}",
+         the file; `{FLOOR}` = a program that only prints through std, built as ours are (the \
+         size of std's share, which stable Rust can't leave out).\n\n{}",
         sizes_table(&rows, &mut infos)
     );
     for bin in &o.bins {
