@@ -85,7 +85,7 @@ tasks:
   bench … --docs      (any bench task, scaleout, bench-engine) afterwards rewrite
                       docs/benchmarks.md from the tables in target/bench/
   bench --cold [GROUP…] [--runs N] [--threads 2,16,64] [--dir D] [--only TEXT] [--no-probe]
-                      GROUP: du, find, ls or all (root only): every run on a dropped page
+                      GROUP: du, find, ls, cat or all (root only): every run on a dropped page
                       cache (benches/cold.txt), interleaved; device reads, bytes and busy
                       time per run from /proc/diskstats, a floor row (minimal walker at its
                       best thread count) and the device's own limit from an O_DIRECT probe;
