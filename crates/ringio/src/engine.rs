@@ -69,11 +69,11 @@ pub enum Workload {
     Chain,
     /// Small files read whole, many at once, ahead of the caller (lcat's
     /// read-ahead): per file a statx, then [`Engine::read_whole`]. The
-    /// ring, whose engine runs both as syscalls on the caller's thread
-    /// while the cache is warm and through the ring once the device is
-    /// cold (see [`crate::whole`] for the figures); without io_uring,
-    /// inline (a pool's threads hand every file back and forth; when the
-    /// pool is forced, it has no worker until the device is cold).
+    /// ring: its engine runs both as syscalls on the caller's thread while
+    /// the cache is warm, and through the ring once the device is cold (the
+    /// figures: [`crate::whole`]). Without io_uring, inline. A pool, when
+    /// forced, has no worker until the device is cold: its threads would
+    /// only hand every file back and forth.
     Files,
 }
 
