@@ -149,10 +149,7 @@ impl Engine {
                 s.buf = c.take_buf();
                 let fd = s.fd.as_ref().map_or(-1, |f| f.as_raw_fd());
                 match c.result {
-                    Ok(0) => {
-                        self.whole_close(i);
-                        None
-                    }
+                    Ok(0) => self.whole_close(i),
                     Ok(_) if s.buf.len() == s.buf.capacity() && s.buf.len() >= s.limit => {
                         // Positioned reads leave the file position alone:
                         // set it where the caller reads on.
@@ -179,8 +176,7 @@ impl Engine {
                     }
                     Err(e) => {
                         s.err = Some(WholeError::Read(e));
-                        self.whole_close(i);
-                        None
+                        self.whole_close(i)
                     }
                 }
             }
@@ -195,9 +191,15 @@ impl Engine {
         }
     }
 
-    fn whole_close(&mut self, i: u32) {
-        if let Some(fd) = self.wholes.slots[i as usize].fd.take() {
-            self.close(part(i, CLOSE), fd.into_raw_fd());
+    /// Closes request `i`'s file through the ring; the answer comes with
+    /// the close's completion (at once, should there be no descriptor).
+    fn whole_close(&mut self, i: u32) -> Option<Completion> {
+        match self.wholes.slots[i as usize].fd.take() {
+            Some(fd) => {
+                self.close(part(i, CLOSE), fd.into_raw_fd());
+                None
+            }
+            None => Some(self.whole_done(i, None)),
         }
     }
 
