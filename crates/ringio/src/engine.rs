@@ -557,25 +557,6 @@ impl Engine {
         self.push(token, Op::OpenAt { dirfd, path, flags, mode: 0, regular: true });
     }
 
-    /// Reads `path`, which the caller has just stat'ed as a small regular
-    /// file, whole: open (read-only, `flags` added), reads into `buf` until
-    /// one returns 0, close, as one job (see [`crate::whole`]). The
-    /// completion's [`Completion::take_whole`] has the bytes, or, should the
-    /// file have grown past `limit` bytes, those read so far and the open
-    /// descriptor. Its `result` is always `Ok`: errors are in the
-    /// [`crate::Whole`], with the step they came from.
-    pub fn read_whole(
-        &mut self,
-        token: Token,
-        dirfd: RawFd,
-        path: &[u8],
-        flags: i32,
-        buf: Vec<u8>,
-        limit: usize,
-    ) {
-        self.read_whole_now(token, dirfd, path, flags, buf, limit);
-    }
-
     pub fn close(&mut self, token: Token, fd: RawFd) {
         self.push(token, Op::Close { fd });
     }

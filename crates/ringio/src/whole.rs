@@ -70,9 +70,14 @@ pub(crate) struct Wholes {
 }
 
 impl Engine {
-    /// See [`Engine::read_whole`]: parts through the ring while the device
-    /// is cold, else one job.
-    pub(crate) fn read_whole_now(
+    /// Reads `path`, which the caller has just stat'ed as a small regular
+    /// file, whole: open (read-only, `flags` added), reads into `buf` until
+    /// one returns 0, close (see the module docs for how). The completion's
+    /// [`Completion::take_whole`] has the bytes, or, should the file have
+    /// grown past `limit` bytes, those read so far and the open descriptor.
+    /// Its `result` is always `Ok`: errors are in the [`Whole`], with the
+    /// step they came from. Tokens must be below 2⁶².
+    pub fn read_whole(
         &mut self,
         token: Token,
         dirfd: RawFd,
