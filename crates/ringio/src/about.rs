@@ -318,7 +318,6 @@ pub(crate) struct Asks {
     /// The ring's attribute queries' path, built per entry.
     path: Vec<u8>,
     cwd: Option<Option<Vec<u8>>>,
-    scratch: Vec<Completion>,
 }
 
 impl Engine {
@@ -665,38 +664,29 @@ impl Engine {
         }
     }
 
-    /// Takes the engine's own completions out of `out[from..]` (keeping the
-    /// caller's in order), works them into their requests, and appends the
-    /// requests now answered.
-    pub(crate) fn settle(&mut self, from: usize, out: &mut Vec<Completion>) {
+    /// Notes what the joined jobs among `done` found refused: their
+    /// completions say so by `eof`, which nothing else of theirs uses.
+    pub(crate) fn note_refused(&mut self, done: &[Completion]) {
         let d = &self.asks.dir;
-        if self.asks.joined && !(d.no_acl && d.no_label) {
-            // What joined jobs found refused: their completions say so by
-            // `eof`, which nothing else of theirs uses.
-            for c in &out[from..] {
-                if let (true, Data::About(a)) = (c.eof, &c.data) {
-                    let bits = a.refused;
-                    self.asks.dir.no_acl |= bits & REFUSED_ACL != 0;
-                    self.asks.dir.no_label |= bits & REFUSED_LABEL != 0;
-                }
-            }
-        }
-        if self.asks.parts_out == 0 {
+        if !self.asks.joined || (d.no_acl && d.no_label) {
             return;
         }
-        let mut all = std::mem::take(&mut self.asks.scratch);
-        all.extend(out.drain(from..));
-        for mut c in all.drain(..) {
-            if c.token & PART == 0 {
-                out.push(c);
-                continue;
+        for c in done {
+            if let (true, Data::About(a)) = (c.eof, &c.data) {
+                let bits = a.refused;
+                self.refused(bits);
             }
-            self.asks.parts_out -= 1;
-            let i = ((c.token & !PART) >> PART_BITS) as u32;
-            self.settle_part(i, c.token & ((1 << PART_BITS) - 1), &mut c);
-            self.finish_if_done(i, Some(out));
         }
-        self.asks.scratch = all;
+    }
+
+    /// Works one of the engine's parts of an about request (a token with
+    /// [`PART`]) into its request, appending the request to `out` once
+    /// it is answered.
+    pub(crate) fn settle_about_part(&mut self, mut c: Completion, out: &mut Vec<Completion>) {
+        self.asks.parts_out -= 1;
+        let i = ((c.token & !PART) >> PART_BITS) as u32;
+        self.settle_part(i, c.token & ((1 << PART_BITS) - 1), &mut c);
+        self.finish_if_done(i, Some(out));
     }
 
     fn refused(&mut self, bits: u8) {

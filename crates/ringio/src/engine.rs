@@ -230,6 +230,9 @@ pub struct Engine {
     /// read_whole requests answered in parts ([`Engine::read_whole`]).
     pub(crate) wholes: crate::whole::Wholes,
     scratch: Vec<Completion>,
+    /// Completions being sorted into the caller's and the engine's parts
+    /// ([`Engine::settle`]).
+    settling: Vec<Completion>,
     /// The executor was asked for (config or `RINGIO_BACKEND`), not chosen.
     forced: bool,
     /// Worker threads fixed by the config or `RINGIO_THREADS`.
@@ -313,6 +316,7 @@ impl Engine {
             pending: Vec::new(),
             ready: Vec::new(),
             scratch: Vec::new(),
+            settling: Vec::new(),
             forced,
             fixed_workers: fixed,
             adapted: false,
@@ -853,11 +857,33 @@ impl Engine {
             // more parts (the next loop submits them). Only what this round
             // brought is looked at: the rest was settled already.
             self.settle(new, out);
-            self.settle_wholes(new, out);
             if out.len() - before >= min || self.outstanding() == 0 {
                 return out.len() - before;
             }
         }
+    }
+
+    /// Takes the engine's own parts of requests answered in parts
+    /// ([`crate::about`], [`crate::whole`]) out of `out[from..]`, keeping
+    /// the caller's completions in order, works each into its request, and
+    /// appends the requests now answered: one pass, whichever kinds are out.
+    fn settle(&mut self, from: usize, out: &mut Vec<Completion>) {
+        self.note_refused(&out[from..]);
+        if self.asks.parts_out == 0 && self.wholes.live == 0 {
+            return;
+        }
+        let mut all = std::mem::take(&mut self.settling);
+        all.extend(out.drain(from..));
+        for c in all.drain(..) {
+            if c.token & crate::about::PART != 0 {
+                self.settle_about_part(c, out);
+            } else if c.token & crate::whole::WHOLE_PART != 0 {
+                self.settle_whole_part(c, out);
+            } else {
+                out.push(c);
+            }
+        }
+        self.settling = all;
     }
 
     /// How many completions of the executor's to wait for when the caller

@@ -40,7 +40,7 @@ use crate::Errno;
 /// Tokens of the engine's parts of read_whole requests have this bit (the
 /// callers' tokens are below it; [`crate::about`]'s parts use the bit
 /// above).
-const WHOLE_PART: Token = 1 << 62;
+pub(crate) const WHOLE_PART: Token = 1 << 62;
 const STEP_BITS: u32 = 2;
 const OPEN: u64 = 0;
 const READ: u64 = 1;
@@ -66,7 +66,6 @@ pub(crate) struct Wholes {
     free: Vec<u32>,
     /// Requests not yet completed (each has exactly one part out).
     pub(crate) live: usize,
-    scratch: Vec<Completion>,
 }
 
 impl Engine {
@@ -107,29 +106,17 @@ impl Engine {
         self.open_regular(part(i, OPEN), dirfd, path, flags);
     }
 
-    /// Takes the read_whole parts out of `out[from..]` (keeping the
-    /// caller's completions in order), pushes each request's next part, and
-    /// appends the requests now answered.
-    pub(crate) fn settle_wholes(&mut self, from: usize, out: &mut Vec<Completion>) {
-        if self.wholes.live == 0 {
-            return;
+    /// Works one of the engine's parts of a read_whole request (a token
+    /// with [`WHOLE_PART`]) into its request: its next part goes out, or
+    /// the request, now answered, is appended to `out`.
+    pub(crate) fn settle_whole_part(&mut self, mut c: Completion, out: &mut Vec<Completion>) {
+        let i = ((c.token & !WHOLE_PART) >> STEP_BITS) as u32;
+        let step = c.token & ((1 << STEP_BITS) - 1);
+        if let Some(done) = self.whole_step(i, step, &mut c) {
+            self.wholes.live -= 1;
+            self.wholes.free.push(i);
+            out.push(done);
         }
-        let mut all = std::mem::take(&mut self.wholes.scratch);
-        all.extend(out.drain(from..));
-        for mut c in all.drain(..) {
-            if c.token & WHOLE_PART == 0 || c.token & crate::about::PART != 0 {
-                out.push(c);
-                continue;
-            }
-            let i = ((c.token & !WHOLE_PART) >> STEP_BITS) as u32;
-            let step = c.token & ((1 << STEP_BITS) - 1);
-            if let Some(done) = self.whole_step(i, step, &mut c) {
-                self.wholes.live -= 1;
-                self.wholes.free.push(i);
-                out.push(done);
-            }
-        }
-        self.wholes.scratch = all;
     }
 
     /// Works one part's completion into request `i`: its next part, or its
