@@ -31,7 +31,7 @@
 use std::collections::VecDeque;
 use std::os::fd::OwnedFd;
 
-use ringio::{Completion, Engine, Whole, WholeError, Workload};
+use ringio::{Completion, Engine, Whole, Workload};
 
 use crate::error::FileErrorKind;
 
@@ -283,9 +283,8 @@ impl<'a> Ahead<'a> {
                 Err(_) => Slot::InOrder { barrier: false },
             },
             Slot::Reading(cap) => {
-                let got = c.take_whole();
                 self.held -= cap;
-                match got {
+                match c.take_whole() {
                     Some(Whole::Partial(buf, fd)) => {
                         self.held += buf.capacity();
                         Slot::Partial(buf, fd)
@@ -293,7 +292,7 @@ impl<'a> Ahead<'a> {
                     Some(Whole::Done(buf, err)) => {
                         self.fds -= 1;
                         self.held += buf.capacity();
-                        Slot::Whole(buf, err.map(error_kind))
+                        Slot::Whole(buf, err.map(FileErrorKind::from))
                     }
                     // Cannot happen: the request always answers with a Whole.
                     None => {
@@ -319,14 +318,6 @@ impl<'a> Ahead<'a> {
             libc::S_IFDIR => Slot::InOrder { barrier: false },
             _ => Slot::InOrder { barrier: true },
         }
-    }
-}
-
-fn error_kind(e: WholeError) -> FileErrorKind {
-    match e {
-        WholeError::Open(e) => FileErrorKind::Open(e),
-        WholeError::Read(e) => FileErrorKind::Read(e),
-        WholeError::Close(e) => FileErrorKind::Close(e),
     }
 }
 

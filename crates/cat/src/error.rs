@@ -23,6 +23,17 @@ pub struct FileError {
     pub kind: FileErrorKind,
 }
 
+/// A file read whole ahead of its turn failed at this step.
+impl From<ringio::WholeError> for FileErrorKind {
+    fn from(e: ringio::WholeError) -> FileErrorKind {
+        match e {
+            ringio::WholeError::Open(e) => FileErrorKind::Open(e),
+            ringio::WholeError::Read(e) => FileErrorKind::Read(e),
+            ringio::WholeError::Close(e) => FileErrorKind::Close(e),
+        }
+    }
+}
+
 impl FileError {
     /// `name: reason`, the name quoted as GNU's quotef does.
     pub fn message(&self) -> Vec<u8> {
