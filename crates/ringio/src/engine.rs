@@ -875,9 +875,11 @@ impl Engine {
         let mut all = std::mem::take(&mut self.settling);
         all.extend(out.drain(from..));
         for c in all.drain(..) {
-            if c.token & crate::about::PART != 0 {
+            // The token space, from the top: about's parts, read_whole's
+            // parts, the lister's own tokens, the callers'.
+            if c.token >= crate::about::PART {
                 self.settle_about_part(c, out);
-            } else if c.token & crate::whole::WHOLE_PART != 0 {
+            } else if c.token >= crate::whole::WHOLE_PART {
                 self.settle_whole_part(c, out);
             } else {
                 out.push(c);

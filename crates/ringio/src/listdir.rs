@@ -21,7 +21,8 @@ use std::os::fd::RawFd;
 
 use crate::{Completion, DevIno, DirentIter, Engine, Errno};
 
-// Below the engine's own tokens (crate::about::PART).
+// Below the engine's own tokens (crate::whole::WHOLE_PART and
+// crate::about::PART), which a wait may bring in the same batch.
 const TOK_OPEN: u64 = FIRST_RESERVED_TOKEN;
 const TOK_DENTS: u64 = FIRST_RESERVED_TOKEN + 1;
 const TOK_CLOSE: u64 = FIRST_RESERVED_TOKEN + 2;
@@ -29,7 +30,7 @@ const TOK_FSTAT: u64 = FIRST_RESERVED_TOKEN + 3;
 
 /// Tokens at or above this are the lister's own; a sink's operations use
 /// smaller ones.
-pub const FIRST_RESERVED_TOKEN: u64 = (1 << 63) - 16;
+pub const FIRST_RESERVED_TOKEN: u64 = crate::whole::WHOLE_PART - 16;
 
 /// The directory being listed, as a [`Sink`] sees it.
 pub struct Dir<'a> {

@@ -37,9 +37,9 @@ use crate::op::{Completion, Data, Token};
 use crate::sys;
 use crate::Errno;
 
-/// Tokens of the engine's parts of read_whole requests have this bit (the
-/// callers' tokens are below it; [`crate::about`]'s parts use the bit
-/// above).
+/// Tokens of the engine's parts of read_whole requests are at or above
+/// this and below [`crate::about::PART`]; the callers' tokens and the
+/// lister's ([`crate::listdir::FIRST_RESERVED_TOKEN`]) are below it.
 pub(crate) const WHOLE_PART: Token = 1 << 62;
 const STEP_BITS: u32 = 2;
 const OPEN: u64 = 0;
