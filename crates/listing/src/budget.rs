@@ -38,6 +38,9 @@ static HOLDS: AtomicUsize = AtomicUsize::new(0);
 /// The count itself, and where closes wait for it to come back to 0.
 static HELD: Mutex<usize> = Mutex::new(0);
 static RELEASED: Condvar = Condvar::new();
+/// Closes under way that found no hold: a new hold waits for them, so a
+/// descriptor that a close saw as unheld can't be listed and then vanish.
+static CLOSING: AtomicUsize = AtomicUsize::new(0);
 
 thread_local! {
     /// Guards this thread holds: its own closes never wait for itself.
@@ -61,6 +64,11 @@ pub fn hold_closes() -> CloseHold {
     *ringio::sync::lock(&HELD) += 1;
     HOLDS.fetch_add(1, Ordering::SeqCst);
     HOLDING.with(|h| h.set(h.get() + 1));
+    // A close that saw no hold (before the count above went up) is still
+    // allowed to finish; the listing starts after it. Each is one syscall.
+    while CLOSING.load(Ordering::SeqCst) != 0 {
+        std::thread::yield_now();
+    }
     CloseHold(())
 }
 
@@ -81,11 +89,23 @@ impl Drop for CloseHold {
 
 /// Closes a kept descriptor, once no other thread holds closes.
 fn close(fd: OwnedFd) {
-    if HOLDS.load(Ordering::SeqCst) != 0 && HOLDING.with(Cell::get) == 0 {
-        let mut n = ringio::sync::lock(&HELD);
-        while *n != 0 {
-            n = ringio::sync::wait(&RELEASED, n);
-        }
+    if HOLDING.with(Cell::get) != 0 {
+        drop(fd);
+        return;
+    }
+    // Announced before the hold count is read (both SeqCst): either this
+    // close sees a hold and waits, or the hold sees this close and waits
+    // for it; never a listing that includes `fd` and then loses it.
+    CLOSING.fetch_add(1, Ordering::SeqCst);
+    if HOLDS.load(Ordering::SeqCst) == 0 {
+        drop(fd);
+        CLOSING.fetch_sub(1, Ordering::SeqCst);
+        return;
+    }
+    CLOSING.fetch_sub(1, Ordering::SeqCst);
+    let mut n = ringio::sync::lock(&HELD);
+    while *n != 0 {
+        n = ringio::sync::wait(&RELEASED, n);
     }
     drop(fd);
 }
@@ -143,6 +163,11 @@ impl Drop for Pinned {
     fn drop(&mut self) {
         if let Some(s) = &self.slot {
             s.unpin();
+        }
+        // An unkept descriptor closes as the kept ones do: not while a
+        // thread lists this process's own descriptors.
+        if let Some(fd) = self._owned.take() {
+            close(fd);
         }
     }
 }

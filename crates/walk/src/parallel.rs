@@ -168,7 +168,9 @@ impl<V: Visitor> Worker<V> {
                     }
                 };
                 let need = |name: &[u8], d_type: u8| v.need_stat(name, d_type, depth);
-                let share = self.policy.shares_stats(&self.rd.eng);
+                // Shared stats finish on other threads after the hold is
+                // dropped: our own descriptors are stat'ed here, held.
+                let share = self.policy.shares_stats(&self.rd.eng).filter(|_| !own_fds);
                 if let Some(chunk) = share.filter(|&(at, _)| self.list.len() >= at).map(|s| s.1) {
                     if reader::needs(&self.list, need, &mut self.needs) {
                         let needs = std::mem::take(&mut self.needs);
