@@ -18,7 +18,8 @@
 //! a stat its file system's end mark is unknown), the least any `find`
 //! without a stat-needing test does (`--print`: and prints the paths);
 //! `--ls` adds to each statx the extended attribute query and symlink read
-//! that `ls -alR` needs (as `cargo xtask ls-floor`, for a whole tree).
+//! that `ls -alR` needs, and stats and queries each directory's `.` and
+//! `..` as `-a` shows them (as `cargo xtask ls-floor`, for a whole tree).
 
 use std::ffi::{CStr, CString};
 use std::io::Write as _;
@@ -199,6 +200,14 @@ fn worker(sh: &Shared) -> u64 {
                     .unwrap_or(true);
             for d in DirentIter::new(&buf) {
                 if d.is_dot_or_dotdot() {
+                    // `ls -a` shows them: stat'ed and queried as ls-floor
+                    // does, never descended into or counted.
+                    if matches!(sh.mode, Mode::Ls | Mode::LsByFd) {
+                        let by_fd = sh.mode == Mode::LsByFd;
+                        let dot = if d.name == b"." { c"." } else { c".." };
+                        let _ =
+                            crate::ls_floor::stat_and_xattrs(fd, dot, by_fd, &mut st, &mut xattrs);
+                    }
                     continue;
                 }
                 name.clear();
