@@ -81,8 +81,20 @@ impl<'a> Iterator for DirentIter<'a> {
     }
 }
 
+/// The length of the NUL-terminated name in `b` (a record's name field).
+///
+/// The kernel pads a record to 8 bytes after the name's NUL, so the NUL
+/// lies in the field's last 8 bytes, and every byte before it is part of
+/// the name: the search starts there (a byte-at-a-time scan of every name
+/// was 3% of a warm `lfind`'s CPU). Should the byte before that window be
+/// a NUL (a record padded more than the kernel pads), the whole field is
+/// searched.
 fn memchr0(b: &[u8]) -> usize {
-    b.iter().position(|&c| c == 0).unwrap_or(b.len())
+    let from = b.len().saturating_sub(8);
+    if from > 0 && b[from - 1] == 0 {
+        return b.iter().position(|&c| c == 0).unwrap_or(b.len());
+    }
+    b[from..].iter().position(|&c| c == 0).map_or(b.len(), |i| from + i)
 }
 
 #[cfg(test)]
@@ -110,5 +122,27 @@ mod tests {
         assert_eq!(v[1].name, b"a\nb\xff");
         assert_eq!(v[1].ino, 7);
         assert_eq!(v[1].d_type, dtype::REG);
+    }
+
+    /// Names of every length, their padding stale (the kernel writes the
+    /// NUL and leaves the rest), and a record padded past 8 bytes.
+    #[test]
+    fn names_end_at_their_nul_whatever_the_padding() {
+        for len in 1..=255usize {
+            let name: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            let mut r = record(1, dtype::REG, &name);
+            for b in &mut r[NAME_OFFSET + len + 1..] {
+                *b = 0xff;
+            }
+            let v: Vec<_> = DirentIter::new(&r).collect();
+            assert_eq!(v[0].name, &name[..], "length {len}");
+            // 16 more bytes of zeros: still the name.
+            let mut r = record(1, dtype::REG, &name);
+            r.extend([0; 16]);
+            let reclen = r.len() as u16;
+            r[16..18].copy_from_slice(&reclen.to_ne_bytes());
+            let v: Vec<_> = DirentIter::new(&r).collect();
+            assert_eq!(v[0].name, &name[..], "length {len}, padded");
+        }
     }
 }
