@@ -114,7 +114,10 @@ fn binaries() -> Result<(Vec<SizeRow>, Vec<String>), String> {
     }
     // A label missing on one line may be found on another (`fd -g` after `fd`).
     missing.retain(|(tool, _)| !rows.iter().any(|r| &r.tool == tool));
-    missing.dedup();
+    // Each workload names its peers again: one mention each (not `dedup`,
+    // which only merges neighbours: `eza; lsd; eza; lsd; …`).
+    let mut seen = std::collections::HashSet::new();
+    missing.retain(|m| seen.insert(m.clone()));
     let missing = missing.into_iter().map(|(t, p)| format!("{t} ({p})")).collect();
     Ok((rows, missing))
 }
