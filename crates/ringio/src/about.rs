@@ -343,10 +343,10 @@ impl Engine {
     /// or [`dtype::UNKNOWN`]); completes once, with everything asked in an
     /// [`About`] ([`Completion::about`]) and the stat's result. How the
     /// questions are put is the engine's (see [`crate::about`]). Tokens
-    /// must be below 2⁶³.
+    /// must be below the engine's own (2⁶²: see `Engine::settle`).
     #[inline]
     pub fn about(&mut self, token: Token, dirfd: RawFd, name: &[u8], d_type: u8, mut ask: Ask) {
-        debug_assert!(token & PART == 0, "token {token:#x} uses the engine's bit");
+        debug_assert!(token < crate::whole::WHOLE_PART, "token {token:#x} is the engine's");
         let d = &self.asks.dir;
         ask.acl &= !d.no_acl;
         ask.label &= !d.no_label;
