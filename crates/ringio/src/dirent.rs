@@ -91,29 +91,24 @@ impl<'a> Iterator for DirentIter<'a> {
 /// searched.
 fn memchr0(b: &[u8]) -> usize {
     let scan = |b: &[u8]| b.iter().position(|&c| c == 0).unwrap_or(b.len());
-    // The window as one little-endian word (a short field behind 0xff
-    // bytes, which are never NUL), so that finding its first NUL is a few
+    let from = b.len().saturating_sub(8);
+    if from > 0 && b[from - 1] == 0 {
+        return scan(b);
+    }
+    // The window as one little-endian word, a short field behind 0xff
+    // bytes (never NUL), so that finding its first NUL is a few
     // instructions rather than a loop whose exit the CPU can't predict.
-    let (word, skip) = match b.len().checked_sub(8) {
-        Some(from) => {
-            if from > 0 && b[from - 1] == 0 {
-                return scan(b);
-            }
-            (u64::from_le_bytes(b[from..].try_into().unwrap_or([0; 8])), from as isize)
-        }
-        None => {
-            let mut w = [0xff; 8];
-            w[8 - b.len()..].copy_from_slice(b);
-            (u64::from_le_bytes(w), b.len() as isize - 8)
-        }
-    };
+    let mut w = [0xff; 8];
+    w[8 - (b.len() - from)..].copy_from_slice(&b[from..]);
+    let word = u64::from_le_bytes(w);
     // The lowest byte of `word` that is zero has its flag set here (bytes
     // above it may be flagged wrongly by the borrow, never those below).
     let zeros = word.wrapping_sub(0x0101_0101_0101_0101) & !word & 0x8080_8080_8080_8080;
     if zeros == 0 {
         return scan(b);
     }
-    (skip + (zeros.trailing_zeros() / 8) as isize) as usize
+    // Byte i of the word is byte `b.len() - 8 + i` of the field.
+    (b.len() + (zeros.trailing_zeros() / 8) as usize) - 8
 }
 
 #[cfg(test)]
