@@ -199,21 +199,21 @@ fn worker(sh: &Shared) -> u64 {
                 ringio::sys::getdents_fill_hinted(fd, &mut buf, ends.as_ref().map_or(&[], |e| e))
                     .unwrap_or(true);
             for d in DirentIter::new(&buf) {
-                if d.is_dot_or_dotdot() {
-                    // `ls -a` shows them: stat'ed and queried as ls-floor
-                    // does, never descended into or counted.
-                    if matches!(sh.mode, Mode::Ls | Mode::LsByFd) {
-                        let by_fd = sh.mode == Mode::LsByFd;
-                        let dot = if d.name == b"." { c"." } else { c".." };
-                        let _ =
-                            crate::ls_floor::stat_and_xattrs(fd, dot, by_fd, &mut st, &mut xattrs);
-                    }
-                    continue;
-                }
                 name.clear();
                 name.extend_from_slice(d.name);
                 name.push(0);
                 let Ok(name) = CStr::from_bytes_with_nul(&name) else { continue };
+                let ls = matches!(sh.mode, Mode::Ls | Mode::LsByFd);
+                if d.is_dot_or_dotdot() {
+                    // `ls -a` shows them: stat'ed and queried as ls-floor
+                    // does, never descended into or counted.
+                    if ls {
+                        let by_fd = sh.mode == Mode::LsByFd;
+                        let _ =
+                            crate::ls_floor::stat_and_xattrs(fd, name, by_fd, &mut st, &mut xattrs);
+                    }
+                    continue;
+                }
                 if sh.print.is_some() {
                     push_path(&mut out, &path, d.name);
                     out.push(b'\n');
@@ -228,7 +228,7 @@ fn worker(sh: &Shared) -> u64 {
                     }
                     continue;
                 }
-                let r = if matches!(sh.mode, Mode::Ls | Mode::LsByFd) {
+                let r = if ls {
                     let by_fd = sh.mode == Mode::LsByFd;
                     crate::ls_floor::stat_and_xattrs(fd, name, by_fd, &mut st, &mut xattrs)
                         .map(|_| ())
@@ -243,7 +243,7 @@ fn worker(sh: &Shared) -> u64 {
                 }
                 blocks += if sh.mode == Mode::Names { 1 } else { st.stx_blocks };
                 let kind = st.stx_mode as u32 & libc::S_IFMT;
-                if kind == libc::S_IFLNK && matches!(sh.mode, Mode::Ls | Mode::LsByFd) {
+                if kind == libc::S_IFLNK && ls {
                     let _ = ringio::sys::readlinkat(fd, name, &mut target);
                 }
                 if kind == libc::S_IFDIR {
