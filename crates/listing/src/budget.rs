@@ -144,18 +144,18 @@ pub struct Pinned {
     /// The slot it is pinned in (unpinned on drop).
     slot: Option<Arc<FdSlot>>,
     /// The descriptor itself when no slot keeps it (closed on drop).
-    _owned: Option<OwnedFd>,
+    owned: Option<OwnedFd>,
     pub fd: RawFd,
 }
 
 impl Pinned {
     /// `fd`, already pinned in `slot`.
     pub fn slot(slot: &Arc<FdSlot>, fd: RawFd) -> Pinned {
-        Pinned { slot: Some(Arc::clone(slot)), _owned: None, fd }
+        Pinned { slot: Some(Arc::clone(slot)), owned: None, fd }
     }
 
     fn owned(fd: OwnedFd) -> Pinned {
-        Pinned { slot: None, fd: fd.as_raw_fd(), _owned: Some(fd) }
+        Pinned { slot: None, fd: fd.as_raw_fd(), owned: Some(fd) }
     }
 }
 
@@ -166,7 +166,7 @@ impl Drop for Pinned {
         }
         // An unkept descriptor closes as the kept ones do: not while a
         // thread lists this process's own descriptors.
-        if let Some(fd) = self._owned.take() {
+        if let Some(fd) = self.owned.take() {
             close(fd);
         }
     }
