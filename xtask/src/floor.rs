@@ -19,7 +19,13 @@
 //! without a stat-needing test does (`--print`: and prints the paths);
 //! `--ls` adds to each statx the extended attribute query and symlink read
 //! that `ls -alR` needs, and stats and queries each directory's `.` and
-//! `..` as `-a` shows them (as `cargo xtask ls-floor`, for a whole tree).
+//! `..` as `-a` shows them (as `cargo xtask ls-floor`, for a whole tree);
+//! `--ls --complete` is the whole `ls -alR`: each directory's rows kept,
+//! sorted and formatted by the thread that read it (ls-floor's
+//! `--complete` way: byte order, C dates, names unquoted), and once the
+//! walk is done the directories written in `ls -R`'s order with their
+//! headers. What that adds to `--ls` is about the least the output of a
+//! recursive long listing costs.
 
 use std::ffi::{CStr, CString};
 use std::io::Write as _;
@@ -27,6 +33,8 @@ use std::os::fd::RawFd;
 use std::sync::{Condvar, Mutex};
 
 use ringio::{DirentIter, Errno};
+
+use crate::ls_floor::Row;
 
 /// An open directory to read: its size (for the end mark) and, when the
 /// walk prints, its path.
@@ -52,6 +60,9 @@ struct Shared {
     /// `--print`: where each path is written as find prints it (a find's
     /// floor includes its output).
     print: Option<Mutex<Box<dyn std::io::Write + Send>>>,
+    /// `--ls --complete`: each directory's path and formatted listing, and
+    /// the time its dates are recent to.
+    complete: Option<(Mutex<Vec<(Vec<u8>, Vec<u8>)>>, i64)>,
 }
 
 /// What is done per entry.
@@ -71,6 +82,7 @@ pub enum Mode {
 pub fn main(args: &[String]) -> Result<(), String> {
     let mut mode = Mode::Stat;
     let mut print = false;
+    let mut complete = false;
     let mut pos = Vec::new();
     for a in args {
         match a.as_str() {
@@ -78,12 +90,14 @@ pub fn main(args: &[String]) -> Result<(), String> {
             "--ls" => mode = Mode::Ls,
             "--ls-by-fd" => mode = Mode::LsByFd,
             "--print" => print = true,
+            "--complete" => complete = true,
             _ => pos.push(a),
         }
     }
     let Some(dir) = pos.first() else {
         return Err(
-            "usage: cargo xtask du-floor DIR [THREADS] [--names|--ls|--ls-by-fd] [--print]".into(),
+            "usage: cargo xtask du-floor DIR [THREADS] [--names|--ls [--complete]|--ls-by-fd] [--print]"
+                .into(),
         );
     };
     let threads = match pos.get(1) {
@@ -92,6 +106,13 @@ pub fn main(args: &[String]) -> Result<(), String> {
     };
     let out: Option<Box<dyn std::io::Write + Send>> =
         if print { Some(Box::new(std::io::stdout())) } else { None };
+    if complete {
+        if mode != Mode::Ls {
+            return Err("--complete goes with --ls".into());
+        }
+        let mut out = std::io::stdout().lock();
+        return walk_complete(dir, threads, &mut out).map_err(|e| format!("write: {e}"));
+    }
     let total = walk(dir, threads, mode, out)?;
     if !print {
         println!("{total}\t{dir}");
@@ -106,6 +127,30 @@ fn total_kib(dir: &str, threads: usize) -> Result<u64, String> {
     walk(dir, threads, Mode::Stat, None)
 }
 
+/// `--ls --complete`: walks the tree at `dir` as `--ls` does, each
+/// directory formatted where it was read, then writes the directories in
+/// `ls -R` order (a directory, then its subdirectories by name, each
+/// followed by its own).
+fn walk_complete(dir: &str, threads: usize, out: &mut impl std::io::Write) -> Result<(), String> {
+    libcw::time::tzset();
+    let now = libcw::time::now().0;
+    let done = Mutex::new(Vec::new());
+    walk_with(dir, threads, Mode::Ls, None, Some((done, now)), |sh| {
+        let Some((done, _)) = sh.complete else { return Ok(()) };
+        let mut dirs = done.into_inner().unwrap_or_else(|e| e.into_inner());
+        // Component by component: a directory comes before its
+        // subdirectories, and those in byte order of their names.
+        dirs.sort_unstable_by(|a, b| a.0.split(|&c| c == b'/').cmp(b.0.split(|&c| c == b'/')));
+        for (i, (path, listing)) in dirs.iter().enumerate() {
+            let sep: &[u8] = if i == 0 { b"" } else { b"\n" };
+            let w = [sep, path, b":\n", listing].into_iter().try_for_each(|b| out.write_all(b));
+            w.map_err(|e| format!("write: {e}"))?;
+        }
+        Ok(())
+    })
+    .map(|_| ())
+}
+
 /// Walks the tree at `dir` with `threads` threads; returns its disk usage
 /// in KiB (as `du -s --count-links`), or in `Names` mode the entries seen.
 fn walk(
@@ -113,6 +158,19 @@ fn walk(
     threads: usize,
     mode: Mode,
     print: Option<Box<dyn std::io::Write + Send>>,
+) -> Result<u64, String> {
+    walk_with(dir, threads, mode, print, None, |_| Ok(()))
+}
+
+/// [`walk`], with `then` given the walk's shared state once it is done
+/// (the complete listing's directories).
+fn walk_with(
+    dir: &str,
+    threads: usize,
+    mode: Mode,
+    print: Option<Box<dyn std::io::Write + Send>>,
+    complete: Option<(Mutex<Vec<(Vec<u8>, Vec<u8>)>>, i64)>,
+    then: impl FnOnce(Shared) -> Result<(), String>,
 ) -> Result<u64, String> {
     let c = CString::new(dir.as_bytes()).map_err(|_| "NUL in path".to_string())?;
     let flags = libc::O_RDONLY | libc::O_DIRECTORY | libc::O_NOFOLLOW;
@@ -132,12 +190,14 @@ fn walk(
         fs: ringio::sys::fs::fs_type(fd).unwrap_or(0),
         mode,
         print: print.map(Mutex::new),
+        complete,
     };
     write_out(&sh, format!("{dir}\n").as_bytes());
     let blocks: u64 = std::thread::scope(|s| {
         let hs: Vec<_> = (0..threads.max(1)).map(|_| s.spawn(|| worker(&sh))).collect();
         hs.into_iter().map(|h| h.join().unwrap_or(0)).sum()
     });
+    then(sh)?;
     Ok(if mode == Mode::Names { blocks } else { (blocks + st.stx_blocks) / 2 })
 }
 
@@ -174,12 +234,14 @@ fn worker(sh: &Shared) -> u64 {
     let mut target = Vec::with_capacity(256);
     let mut busy = false;
     let mut out = Vec::new();
+    let mut users = sh.complete.as_ref().map(|_| cli::users::Users::load());
+    let mut rows = Vec::new();
     while let Some(Dir { fd, size, path }) = pop(sh, busy) {
         busy = true;
         // A subdirectory's path, kept only when the walk prints.
         let kid = |name: &[u8]| {
             let mut p = Vec::new();
-            if sh.print.is_some() {
+            if sh.print.is_some() || sh.complete.is_some() {
                 push_path(&mut p, &path, name);
             }
             p
@@ -209,8 +271,11 @@ fn worker(sh: &Shared) -> u64 {
                     // does, never descended into or counted.
                     if ls {
                         let by_fd = sh.mode == Mode::LsByFd;
-                        let _ =
+                        let x =
                             crate::ls_floor::stat_and_xattrs(fd, name, by_fd, &mut st, &mut xattrs);
+                        if let (Ok(x), Some(_)) = (x, &sh.complete) {
+                            rows.push(Row::new(d.name.to_vec(), &st, x, None));
+                        }
                     }
                     continue;
                 }
@@ -228,10 +293,11 @@ fn worker(sh: &Shared) -> u64 {
                     }
                     continue;
                 }
+                let mut has_xattrs = false;
                 let r = if ls {
                     let by_fd = sh.mode == Mode::LsByFd;
                     crate::ls_floor::stat_and_xattrs(fd, name, by_fd, &mut st, &mut xattrs)
-                        .map(|_| ())
+                        .map(|x| has_xattrs = x)
                 } else {
                     // DONT_SYNC: the attributes the name's lookup brought
                     // (on FUSE and NFS no second request; locally no effect).
@@ -246,6 +312,10 @@ fn worker(sh: &Shared) -> u64 {
                 if kind == libc::S_IFLNK && ls {
                     let _ = ringio::sys::readlinkat(fd, name, &mut target);
                 }
+                if sh.complete.is_some() {
+                    let t = (kind == libc::S_IFLNK).then(|| target.clone());
+                    rows.push(Row::new(d.name.to_vec(), &st, has_xattrs, t));
+                }
                 if kind == libc::S_IFDIR {
                     if let Ok(k) = ringio::sys::openat(fd, name, flags, 0) {
                         kids.push(Dir { fd: k, size: st.stx_size, path: kid(d.name) });
@@ -257,6 +327,12 @@ fn worker(sh: &Shared) -> u64 {
             }
         }
         let _: Result<(), Errno> = ringio::sys::close(fd);
+        if let (Some((done, now)), Some(users)) = (&sh.complete, users.as_mut()) {
+            let mut listing = Vec::new();
+            let rows = std::mem::take(&mut rows);
+            let _ = crate::ls_floor::complete::directory(rows, users, *now, &mut listing);
+            ringio::sync::lock(done).push((path.clone(), listing));
+        }
         if out.len() >= 64 * 1024 {
             write_out(sh, &out);
             out.clear();
@@ -331,6 +407,39 @@ mod tests {
             let mut lines: Vec<&[u8]> = printed.split(|&b| b == b'\n').collect();
             lines.sort_unstable();
             assert_eq!(lines, listed, "{threads} threads");
+        }
+    }
+
+    /// `--ls --complete` prints what GNU's `ls -alR` prints in the C
+    /// locale: nested and empty directories, files of several sizes,
+    /// symbolic links (to a file, to a directory: not descended, dangling),
+    /// whatever the threads (a floor that did less than the listing would
+    /// be no floor).
+    #[test]
+    fn complete_is_gnu_ls_alr_in_c() {
+        let scratch = scratch::Scratch::new("du-floor-complete");
+        // One level down: the root's `..` is then the test's own, which
+        // other tests creating their scratch trees don't touch.
+        let dir = &scratch.path().join("root");
+        for d in ["a/b/c", "a/d", "e", "a/b/empty"] {
+            std::fs::create_dir_all(dir.join(d)).unwrap();
+        }
+        for (i, f) in ["a/x", "a/b/y", "a/b/c/z", "e/w", "v", "a/b/Y2"].iter().enumerate() {
+            std::fs::write(dir.join(f), vec![b'x'; 70_000 * i + 1]).unwrap();
+        }
+        std::os::unix::fs::symlink("a", dir.join("link")).unwrap();
+        std::os::unix::fs::symlink("missing", dir.join("a/dangling")).unwrap();
+        let path = dir.to_str().unwrap();
+        let gnu = Command::new("ls").args(["-alR", path]).env("LC_ALL", "C").output().unwrap();
+        assert!(gnu.status.success());
+        for threads in [1, 2, 4] {
+            let mut ours = Vec::new();
+            super::walk_complete(path, threads, &mut ours).unwrap();
+            assert_eq!(
+                String::from_utf8_lossy(&ours),
+                String::from_utf8_lossy(&gnu.stdout),
+                "{threads} threads"
+            );
         }
     }
 

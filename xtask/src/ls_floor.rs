@@ -201,7 +201,7 @@ fn work(dirfd: RawFd, q: &(Mutex<Queue>, Condvar), by_fd: bool) -> (u64, u64) {
 }
 
 /// What `--complete` keeps of an entry: the fields `ls -al` prints.
-pub struct Row {
+pub(crate) struct Row {
     name: Vec<u8>,
     mode: u32,
     nlink: u32,
@@ -212,6 +212,29 @@ pub struct Row {
     mtime: i64,
     xattrs: bool,
     target: Option<Vec<u8>>,
+}
+
+impl Row {
+    /// The row of `name` (its NUL already dropped) from its stat.
+    pub(crate) fn new(
+        name: Vec<u8>,
+        st: &ringio::sys::Statx,
+        xattrs: bool,
+        target: Option<Vec<u8>>,
+    ) -> Row {
+        Row {
+            name,
+            mode: st.stx_mode as u32,
+            nlink: st.stx_nlink,
+            uid: st.stx_uid,
+            gid: st.stx_gid,
+            size: st.stx_size,
+            blocks: st.stx_blocks,
+            mtime: st.stx_mtime.tv_sec,
+            xattrs,
+            target,
+        }
+    }
 }
 
 /// [`list`], keeping each entry's row (the names the reader made move into
@@ -238,18 +261,7 @@ fn work_keep(dirfd: RawFd, q: &(Mutex<Queue>, Condvar), by_fd: bool) -> Vec<Row>
                 t
             });
             name.pop();
-            rows.push(Row {
-                name,
-                mode: st.stx_mode as u32,
-                nlink: st.stx_nlink,
-                uid: st.stx_uid,
-                gid: st.stx_gid,
-                size: st.stx_size,
-                blocks: st.stx_blocks,
-                mtime: st.stx_mtime.tv_sec,
-                xattrs: x,
-                target,
-            });
+            rows.push(Row::new(name, &st, x, target));
         }
     }
 }
@@ -264,30 +276,15 @@ fn work_keep(dirfd: RawFd, q: &(Mutex<Queue>, Condvar), by_fd: bool) -> Vec<Row>
 /// `%b %e %H:%M` / `%b %e  %Y` cached per minute. The gap between this
 /// row and the floor is about the least a complete listing adds to the
 /// system calls.
-mod complete {
+pub(crate) mod complete {
     use super::Row;
     use std::io::Write;
 
     pub fn print(mut rows: Vec<Row>, out: &mut impl Write, threads: usize) -> std::io::Result<()> {
-        rows.sort_unstable_by(|a, b| a.name.cmp(&b.name));
         let mut users = cli::users::Users::load();
-        let mut w = Widths { nlink: 1, owner: 1, group: 1, size: 1 };
-        let mut blocks = 0;
-        let mut owner = Vec::new();
-        for r in &rows {
-            w.nlink = w.nlink.max(cli::num::digit_count(u64::from(r.nlink)));
-            w.size = w.size.max(cli::num::digit_count(r.size));
-            owner.clear();
-            users.user_or_id(r.uid, &mut owner);
-            w.owner = w.owner.max(owner.len());
-            owner.clear();
-            users.group_or_id(r.gid, &mut owner);
-            w.group = w.group.max(owner.len());
-            blocks += r.blocks;
-        }
         libcw::time::tzset();
         let now = libcw::time::now().0;
-        out.write_all(format!("total {}\n", blocks.div_ceil(2)).as_bytes())?;
+        let w = head(&mut rows, &mut users, out)?;
         if threads < 2 || rows.len() < 4096 {
             return format(&rows, &w, &mut users, now, out);
         }
@@ -304,6 +301,46 @@ mod complete {
             let buf = h.join().unwrap_or_else(|_| Err(std::io::ErrorKind::Other.into()))?;
             out.write_all(&buf)
         })
+    }
+
+    /// One directory of an `ls -alR`, its `total` line and its rows, on
+    /// the calling thread (the tree floor formats each directory where it
+    /// was read). `now` is the time the dates are recent to (after
+    /// `tzset`).
+    pub fn directory(
+        mut rows: Vec<Row>,
+        users: &mut cli::users::Users,
+        now: i64,
+        out: &mut Vec<u8>,
+    ) -> std::io::Result<()> {
+        let w = head(&mut rows, users, out)?;
+        format(&rows, &w, users, now, out)
+    }
+
+    /// Sorts the rows, takes the column widths in one pass and writes the
+    /// `total` line.
+    fn head(
+        rows: &mut [Row],
+        users: &mut cli::users::Users,
+        out: &mut impl Write,
+    ) -> std::io::Result<Widths> {
+        rows.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+        let mut w = Widths { nlink: 1, owner: 1, group: 1, size: 1 };
+        let mut blocks = 0;
+        let mut owner = Vec::new();
+        for r in rows.iter() {
+            w.nlink = w.nlink.max(cli::num::digit_count(u64::from(r.nlink)));
+            w.size = w.size.max(cli::num::digit_count(r.size));
+            owner.clear();
+            users.user_or_id(r.uid, &mut owner);
+            w.owner = w.owner.max(owner.len());
+            owner.clear();
+            users.group_or_id(r.gid, &mut owner);
+            w.group = w.group.max(owner.len());
+            blocks += r.blocks;
+        }
+        out.write_all(format!("total {}\n", blocks.div_ceil(2)).as_bytes())?;
+        Ok(w)
     }
 
     struct Widths {
