@@ -62,8 +62,12 @@ struct Shared {
     print: Option<Mutex<Box<dyn std::io::Write + Send>>>,
     /// `--ls --complete`: each directory's path and formatted listing, and
     /// the time its dates are recent to.
-    complete: Option<(Mutex<Vec<(Vec<u8>, Vec<u8>)>>, i64)>,
+    complete: Option<Complete>,
 }
+
+/// `--ls --complete`'s directories so far, (path, formatted listing), and
+/// the time the dates are recent to.
+type Complete = (Mutex<Vec<(Vec<u8>, Vec<u8>)>>, i64);
 
 /// What is done per entry.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -169,7 +173,7 @@ fn walk_with(
     threads: usize,
     mode: Mode,
     print: Option<Box<dyn std::io::Write + Send>>,
-    complete: Option<(Mutex<Vec<(Vec<u8>, Vec<u8>)>>, i64)>,
+    complete: Option<Complete>,
     then: impl FnOnce(Shared) -> Result<(), String>,
 ) -> Result<u64, String> {
     let c = CString::new(dir.as_bytes()).map_err(|_| "NUL in path".to_string())?;
