@@ -664,7 +664,10 @@ fn sub(out: &mut Vec<u8>, f: &[u8], tm: &Tm, nsec: u32, case: Case, w: Option<us
 }
 
 fn push_num(out: &mut Vec<u8>, v: i64, width: usize, pad: Pad) {
-    let digits = v.unsigned_abs().to_string();
+    // On the stack: every date of `ls -l` is several of these.
+    let mut a = [0u8; 20];
+    let at = crate::num::digits_ending(&mut a, v.unsigned_abs());
+    let digits = &a[at..];
     let len = digits.len() + usize::from(v < 0);
     let fill = width.saturating_sub(len);
     match pad {
@@ -678,7 +681,7 @@ fn push_num(out: &mut Vec<u8>, v: i64, width: usize, pad: Pad) {
     if pad == Pad::Zero {
         out.resize(out.len() + fill, b'0');
     }
-    out.extend_from_slice(digits.as_bytes());
+    out.extend_from_slice(digits);
 }
 
 fn zone_offset(out: &mut Vec<u8>, off: i64, colons: usize, pad: Pad, width: Option<usize>) {
@@ -792,7 +795,7 @@ mod tests {
             yday: 64,
             isdst: 0,
             gmtoff: 0,
-            zone: b"UTC".to_vec(),
+            zone: libcw::time::Zone::from(&b"UTC"[..]),
         }
     }
 

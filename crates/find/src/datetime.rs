@@ -966,7 +966,7 @@ fn local_zone_names(now: i64) -> Local {
             continue;
         };
         if dst(tm.isdst) != dst(first.isdst) {
-            if !tm.zone.is_empty() && !local.names.iter().any(|n| n.0 == tm.zone) {
+            if !tm.zone.is_empty() && !local.names.iter().any(|n| n.0[..] == tm.zone[..]) {
                 local.names.push((tm.zone.to_ascii_uppercase(), dst(tm.isdst)));
             }
             break;

@@ -463,7 +463,7 @@ pub fn strftime_into(out: &mut Vec<u8>, fmt: &CStr, tm: &Tm) {
     c.tm_yday = tm.yday as c_int;
     c.tm_isdst = tm.isdst;
     c.tm_gmtoff = tm.gmtoff as _;
-    let mut zone = tm.zone.clone();
+    let mut zone = tm.zone.to_vec();
     zone.push(0);
     c.tm_zone = zone.as_ptr().cast();
     // strftime returns 0 both for "no room" and for an empty result; a

@@ -20,7 +20,50 @@ pub struct Tm {
     /// Seconds east of UTC.
     pub gmtoff: i64,
     /// Zone abbreviation ("UTC", "CET"), as the C library's bytes.
-    pub zone: Vec<u8>,
+    pub zone: Zone,
+}
+
+/// A zone abbreviation, held in place: `ls -l` converts a time per file
+/// whose minute it hasn't seen, and an allocation each (plus its free,
+/// contended with the threads that read ahead) cost more than the
+/// conversion. Abbreviations longer than the room (a `TZ` string may name
+/// any) go to the heap.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Zone {
+    Inline(u8, [u8; Zone::INLINE]),
+    Heap(Box<[u8]>),
+}
+
+impl Zone {
+    const INLINE: usize = 15;
+}
+
+impl Default for Zone {
+    fn default() -> Zone {
+        Zone::Inline(0, [0; Zone::INLINE])
+    }
+}
+
+impl From<&[u8]> for Zone {
+    fn from(b: &[u8]) -> Zone {
+        if b.len() <= Zone::INLINE {
+            let mut a = [0; Zone::INLINE];
+            a[..b.len()].copy_from_slice(b);
+            Zone::Inline(b.len() as u8, a)
+        } else {
+            Zone::Heap(b.into())
+        }
+    }
+}
+
+impl std::ops::Deref for Zone {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self {
+            Zone::Inline(n, a) => &a[..usize::from(*n)],
+            Zone::Heap(b) => b,
+        }
+    }
 }
 
 /// Reads `TZ` / `/etc/localtime` (once; later calls are cheap).
@@ -45,11 +88,11 @@ pub fn localtime(secs: i64) -> Option<Tm> {
         return None;
     }
     let zone = if tm.tm_zone.is_null() {
-        Vec::new()
+        Zone::default()
     } else {
         // SAFETY: tm_zone points at a NUL-terminated string owned by libc's
         // zone tables, which live as long as the process (no tzset in between).
-        unsafe { std::ffi::CStr::from_ptr(tm.tm_zone) }.to_bytes().to_vec()
+        Zone::from(unsafe { std::ffi::CStr::from_ptr(tm.tm_zone) }.to_bytes())
     };
     Some(Tm {
         year: tm.tm_year as i64 + 1900,
@@ -155,4 +198,20 @@ pub fn now() -> (i64, u32) {
     // SAFETY: as above.
     unsafe { libc::clock_gettime(libc::CLOCK_REALTIME, &mut ts) };
     (ts.tv_sec, ts.tv_nsec as u32)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Zone;
+
+    /// Short abbreviations are kept in place, longer ones (a `TZ` string
+    /// may name any) on the heap; both read back as given.
+    #[test]
+    fn zones_of_any_length_read_back() {
+        for z in [&b""[..], b"UTC", b"CEST", b"+0530", b"ABCDEFGHIJKLMNO", b"ABCDEFGHIJKLMNOP"] {
+            let zone = Zone::from(z);
+            assert_eq!(&zone[..], z);
+            assert_eq!(matches!(zone, Zone::Inline(..)), z.len() <= 15, "{z:?}");
+        }
+    }
 }
