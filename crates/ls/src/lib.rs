@@ -687,7 +687,9 @@ fn order_of(plan: &Plan, v: &[Entry]) -> Order {
 
 /// `dir/name` as GNU joins them (no doubled slash, `.` kept).
 pub fn join(dir: &[u8], name: &[u8]) -> Vec<u8> {
-    let mut v = dir.to_vec();
+    // Sized at once: `-R` joins a path per subdirectory, twice.
+    let mut v = Vec::with_capacity(dir.len() + 1 + name.len());
+    v.extend_from_slice(dir);
     if v.last() != Some(&b'/') {
         v.push(b'/');
     }

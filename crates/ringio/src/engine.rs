@@ -245,6 +245,10 @@ pub struct Engine {
     dir_opens: Vec<Token>,
     /// File system type per device, for [`Engine::getdents_hinted`].
     fs_types: Vec<(u64, i64)>,
+    /// The last directory checked on opening ([`Engine::openat`]) and its
+    /// file system's type: its end-of-directory marks come free with the
+    /// check ([`Engine::end_marks`]).
+    checked_dir: Option<(RawFd, i64)>,
     _not_send: PhantomData<*const ()>,
 }
 
@@ -321,6 +325,7 @@ impl Engine {
             fixed_workers: fixed,
             adapted: false,
             dir_opens: Vec::new(),
+            checked_dir: None,
             fs_types: Vec::new(),
             asks: Default::default(),
             wholes: Default::default(),
@@ -494,8 +499,23 @@ impl Engine {
     /// A directory opened from the cwd or an absolute path completed: on a
     /// high-latency file system, raise the depth (process-wide).
     fn check_dir(&mut self, fd: RawFd) {
-        if crate::sys::fs::note_dir(fd).is_some() {
+        let (remote, fs) = crate::sys::fs::note_dir(fd);
+        self.checked_dir = fs.map(|t| (fd, t));
+        if remote.is_some() {
             self.follow_process();
+        }
+    }
+
+    /// The end-of-directory marks of directory `fd` when the engine asked
+    /// its file system's type as it opened it ([`Engine::openat`]: the
+    /// last such open), for [`Engine::getdents_to_end`]. The directory's
+    /// size is not known here, so on ext4 that is the hashed directories'
+    /// mark (every directory where the file system indexes them, one-block
+    /// ones included); a linear directory is read to the empty getdents64.
+    pub(crate) fn end_marks(&mut self, fd: RawFd) -> Option<[i64; 2]> {
+        match self.checked_dir.take() {
+            Some((f, t)) if f == fd => crate::sys::fs::dir_end_offsets(t, i64::MAX as u64),
+            _ => None,
         }
     }
 
@@ -536,6 +556,11 @@ impl Engine {
     /// directory's descriptor are not checked (they are on its file system
     /// but across mount points).
     pub fn openat(&mut self, token: Token, dirfd: RawFd, path: &[u8], flags: i32, mode: u32) {
+        if flags & libc::O_DIRECTORY != 0 {
+            // What the last check learnt is of an older descriptor, whose
+            // number this open may get again.
+            self.checked_dir = None;
+        }
         if flags & libc::O_DIRECTORY != 0
             && !self.adapted
             && (dirfd == libc::AT_FDCWD || path.first() == Some(&b'/'))
@@ -578,7 +603,21 @@ impl Engine {
     /// 4 KiB). The completion's `eof` says whether the end was reached;
     /// iterate the records with [`crate::DirentIter`] over `buf()`.
     pub fn getdents(&mut self, token: Token, fd: RawFd, buf: Vec<u8>) {
-        self.push(token, Op::Getdents { fd, buf });
+        self.push(token, Op::Getdents { fd, buf, ends: None });
+    }
+
+    /// [`Engine::getdents`] of a directory whose end-of-directory marks
+    /// are `ends` ([`crate::sys::fs::dir_end_offsets`]): a read whose last
+    /// record carries one completes with `eof`, without the getdents64
+    /// call that would return 0.
+    pub(crate) fn getdents_to_end(
+        &mut self,
+        token: Token,
+        fd: RawFd,
+        buf: Vec<u8>,
+        ends: Option<[i64; 2]>,
+    ) {
+        self.push(token, Op::Getdents { fd, buf, ends });
     }
 
     /// [`Engine::getdents`] run now, on the calling thread, whatever the
@@ -586,8 +625,14 @@ impl Engine {
     /// caller that reads one directory while the workers run what it
     /// pushed for the entries read so far: queued, the next read waited
     /// behind those operations, and the workers then waited for it.
-    pub(crate) fn getdents_now(&mut self, token: Token, fd: RawFd, buf: Vec<u8>) -> Completion {
-        Op::Getdents { fd, buf }.run_here(token)
+    pub(crate) fn getdents_now(
+        &mut self,
+        token: Token,
+        fd: RawFd,
+        buf: Vec<u8>,
+        ends: Option<[i64; 2]>,
+    ) -> Completion {
+        Op::Getdents { fd, buf, ends }.run_here(token)
     }
 
     /// [`Engine::getdents`] of a directory whose device and size

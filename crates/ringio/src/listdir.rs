@@ -43,6 +43,9 @@ pub struct Dir<'a> {
     pub path: &'a [u8],
     /// On a high-latency file system (the engine found out as it opened it).
     remote: bool,
+    /// The file system's end-of-directory marks, when the engine learnt
+    /// them as it opened the directory.
+    ends: Option<[i64; 2]>,
 }
 
 /// The caller's side of a listing: what it builds from each name, and
@@ -163,33 +166,37 @@ impl Lister {
     }
 
     /// Opens the directory and reads its first batch, choosing the engine
-    /// that takes the rest. Returns the descriptor, the first batch and
-    /// whether the directory is remote.
+    /// that takes the rest. Returns the descriptor, the first batch,
+    /// whether the directory is remote and its end marks.
+    #[allow(clippy::type_complexity)]
     fn start(
         &mut self,
         (path, flags): (&[u8], i32),
         inline_first: bool,
-    ) -> Result<(RawFd, Option<Completion>, bool), Errno> {
+    ) -> Result<(RawFd, Option<Completion>, bool, Option<[i64; 2]>), Errno> {
         self.eng.openat(TOK_OPEN, libc::AT_FDCWD, path, flags, 0);
         let fd = match self.wait_one(TOK_OPEN) {
             Some(c) => c.fd()?,
             None => return Err(Errno::EINVAL),
         };
         let remote = self.eng.high_latency().is_some();
+        // A small directory then ends with one getdents64 where the file
+        // system marks its end: one syscall a directory of `ls -R`.
+        let ends = self.eng.end_marks(fd);
         if inline_first && remote {
             self.swap_inline(true);
         }
         // Small first batch: a worker starts on the stats sooner (each
         // getdents64 is one READDIR request on a remote one: full size there).
         let first_size = if remote { crate::DEFAULT_DENTS_BUF } else { 16 * 1024 };
-        self.eng.getdents(TOK_DENTS, fd, Vec::with_capacity(first_size));
+        self.eng.getdents_to_end(TOK_DENTS, fd, Vec::with_capacity(first_size), ends);
         let first = self.wait_one(TOK_DENTS);
         let small = first.as_ref().is_some_and(|c| c.eof);
         if inline_first && !small && !remote {
             // A big directory: the rest goes to the main engine.
             self.swap_inline(true);
         }
-        Ok((fd, first, remote))
+        Ok((fd, first, remote, ends))
     }
 
     fn list_with<S: Sink>(
@@ -199,7 +206,7 @@ impl Lister {
         inline_first: bool,
         sink: &mut S,
     ) -> Result<Outcome, Errno> {
-        let (fd, first, remote) = self.start((path, flags), inline_first)?;
+        let (fd, first, remote, ends) = self.start((path, flags), inline_first)?;
         self.eng.begin_dir(fd, path);
         if want_id {
             // DONT_SYNC: a device and inode number never go stale, so a
@@ -208,7 +215,7 @@ impl Lister {
             self.eng.statx(TOK_FSTAT, fd, b"", flags, libc::STATX_INO);
         }
         let mut batch = std::mem::take(&mut self.comps);
-        let mut dir = Dir { eng: &mut self.eng, fd, path, remote };
+        let mut dir = Dir { eng: &mut self.eng, fd, path, remote, ends };
         sink.begin(&mut dir);
         let out = pump(&mut dir, first, &mut batch, sink);
         // The descriptor was the engine's to close: under the ring that is
@@ -249,9 +256,9 @@ fn pump<S: Sink>(
                 if read_here {
                     // Hand out what was pushed for the last batch first.
                     dir.eng.submit();
-                    batch.push(dir.eng.getdents_now(TOK_DENTS, dir.fd, b));
+                    batch.push(dir.eng.getdents_now(TOK_DENTS, dir.fd, b, dir.ends));
                 } else {
-                    dir.eng.getdents(TOK_DENTS, dir.fd, b);
+                    dir.eng.getdents_to_end(TOK_DENTS, dir.fd, b, dir.ends);
                 }
             }
         }

@@ -53,6 +53,9 @@ pub(crate) enum Op {
     Getdents {
         fd: RawFd,
         buf: Vec<u8>,
+        /// The file system's end-of-directory marks, when known
+        /// ([`getdents_fill_hinted`]).
+        ends: Option<[i64; 2]>,
     },
     ReadLink {
         dirfd: RawFd,
@@ -169,8 +172,8 @@ impl Op {
             }
             Op::Close { fd } => (sys::close(fd).map(|()| 0), Data::None),
             Op::Statx { .. } | Op::About { .. } => unreachable!("taken by into_in_place"),
-            Op::Getdents { fd, mut buf } => {
-                let r = getdents_fill(fd, &mut buf);
+            Op::Getdents { fd, mut buf, ends } => {
+                let r = getdents_fill_hinted(fd, &mut buf, ends.as_ref().map_or(&[], |e| &e[..]));
                 let eof = matches!(r, Ok(true));
                 let res = r.map(|_| buf.len() as u64);
                 return Completion { token, result: res, eof, data: Data::Buf(buf) };
@@ -256,16 +259,11 @@ impl InPlace {
 /// Reads directory entries into `buf` until it is nearly full or the
 /// directory ends. Returns whether the end was seen. A small directory thus
 /// costs one operation (two getdents64 calls, the second returning 0), which
-/// halves the round trips of a walk.
-pub(crate) fn getdents_fill(fd: RawFd, buf: &mut Vec<u8>) -> Result<bool, Errno> {
-    getdents_fill_hinted(fd, buf, &[])
-}
-
-/// [`getdents_fill`] for callers that know how the file system marks the
-/// end of the directory ([`crate::sys::fs::dir_end_offsets`]): a read
-/// whose last record's `d_off` is one of `end_offsets` reached the end, and
-/// the getdents64 call that would return 0 is saved (one syscall per
-/// directory of a walk).
+/// halves the round trips of a walk. Callers that know how the file system
+/// marks the end of the directory ([`crate::sys::fs::dir_end_offsets`])
+/// pass the marks: a read whose last record's `d_off` is one of
+/// `end_offsets` reached the end, and the getdents64 call that would return
+/// 0 is saved (one syscall per directory of a walk).
 pub fn getdents_fill_hinted(
     fd: RawFd,
     buf: &mut Vec<u8>,

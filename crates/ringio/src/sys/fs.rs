@@ -94,15 +94,18 @@ pub fn seen() -> Option<&'static str> {
 
 /// Checks whether directory `fd` is on a high-latency file system and
 /// records it process-wide if so. Returns the name of what [`seen`] now
-/// holds. Once something was seen nothing is asked any more: on such a
-/// file system `fstatfs` is itself a round trip (a FUSE STATFS request).
-pub fn note_dir(fd: RawFd) -> Option<&'static str> {
+/// holds, and the file system's type when it was asked. Once something was
+/// seen nothing is asked any more: on such a file system `fstatfs` is
+/// itself a round trip (a FUSE STATFS request).
+pub fn note_dir(fd: RawFd) -> (Option<&'static str>, Option<i64>) {
     if let Some(n) = seen() {
-        return Some(n);
+        return (Some(n), None);
     }
-    let i = classify_index(fs_type(fd).ok()?)?;
-    let _ = SEEN.compare_exchange(0, i + 1, Ordering::Relaxed, Ordering::Relaxed);
-    seen()
+    let Ok(t) = fs_type(fd) else { return (None, None) };
+    if let Some(i) = classify_index(t) {
+        let _ = SEEN.compare_exchange(0, i + 1, Ordering::Relaxed, Ordering::Relaxed);
+    }
+    (seen(), Some(t))
 }
 
 /// Whether `/proc/self/fd/N/name` reaches `name` in directory `N` (procfs
