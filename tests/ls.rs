@@ -1297,7 +1297,7 @@ fn recursion_into_a_bind_mount_of_an_ancestor() {
     }
     let _mounted = Unmount(a.join("b"));
     let mut c = Cases::new("bind-loop");
-    for args in command_lines::section("ls/recursion_into_a_bind_mount_of_an_ancestor", 9) {
+    for args in command_lines::section("ls/recursion_into_a_bind_mount_of_an_ancestor", 11) {
         c.ls(r, args);
     }
     c.finish();
