@@ -197,11 +197,19 @@ fn binds(
     }
 }
 
+/// Whether a row is one thread count of the `floor` row (`floor 16`, as
+/// [`expand_floors`] labels them), rather than a reference of another kind
+/// (`floor: complete ls -alR`: the syscalls and the output), which is shown
+/// as a row of its own.
+fn is_floor_variant(label: &str) -> bool {
+    label.strip_prefix("floor ").is_some_and(|n| n.parse::<usize>().is_ok())
+}
+
 /// The index of the floor candidate with the least median wall time.
 fn best_floor(rows: &[Measured]) -> Option<usize> {
     rows.iter()
         .enumerate()
-        .filter(|(_, m)| m.row.reference)
+        .filter(|(_, m)| m.row.reference && is_floor_variant(&m.row.label))
         .filter_map(|(i, m)| Some((i, m.median_wall()?)))
         .min_by_key(|&(_, t)| t)
         .map(|(i, _)| i)
@@ -500,7 +508,7 @@ fn workload_rows(
     if let Some(i) = floor_i {
         let others: Vec<String> = rows
             .iter()
-            .filter(|m| m.row.reference)
+            .filter(|m| m.row.reference && is_floor_variant(&m.row.label))
             .map(|m| {
                 let t = m.row.label.rsplit(' ').next().unwrap_or("?");
                 format!("{t}: {}", m.median_wall().map_or("failed".into(), ms))
@@ -526,6 +534,9 @@ fn workload_rows(
                 ratio(t, best),
             );
         }
+    }
+    for m in rows.iter().filter(|m| m.row.reference && !is_floor_variant(&m.row.label)) {
+        s.push_str(&cells(m.row.label.clone(), m));
     }
 }
 
@@ -565,7 +576,7 @@ mod tests {
             assert!(w.cmds.iter().any(|(l, _)| l.starts_with("GNU")), "{}: no GNU row", w.title);
             let e = expand_floors(w, &[2, 16]);
             let floors: Vec<&str> =
-                e.cmds.iter().filter(|(l, _)| bench::is_floor(l)).map(|(l, _)| &l[..]).collect();
+                e.cmds.iter().filter(|(l, _)| is_floor_variant(l)).map(|(l, _)| &l[..]).collect();
             // cat's has none (see cold.txt).
             let want: &[&str] = if w.group == "cat" { &[] } else { &["floor 2", "floor 16"] };
             assert_eq!(floors, want, "{}", w.title);
@@ -652,6 +663,8 @@ mod tests {
             measured("floor 2", true, &[1300, 1400, 1350]),
             measured("floor 16", true, &[900, 700, 2000]),
             measured("floor 64", true, &[800, 850, 820]),
+            // Faster, but a reference of another kind: not a candidate.
+            measured("floor: names only", true, &[10, 10, 10]),
         ];
         assert_eq!(best_floor(&rows), Some(3));
         assert_eq!(best_floor(&rows[..1]), None);
