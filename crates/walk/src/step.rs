@@ -19,6 +19,13 @@ pub(crate) type Node<V> = Arc<DirNode<<V as Visitor>::Acc>>;
 
 /// How a walk stops: a `Visit::Quit` ends it; a directory that moved
 /// away (`WalkError::Moved`) ends the current root's walk only.
+///
+/// Every entry of every directory reads it, and it is almost never
+/// written: on cache lines of its own (two: the adjacent-line prefetch),
+/// so the queue's lock and the descriptor budget, which the other threads
+/// write per directory, don't take its line away each time (warm
+/// `lfind tree`: 19% of the walker loop's own samples were on this load).
+#[repr(align(128))]
 pub(crate) struct Stop {
     /// Stop walking: queued work is dropped, `leave` no longer runs.
     now: AtomicBool,
