@@ -48,11 +48,12 @@ struct State<O> {
     /// Every path in `queue`, `reading` or `done`.
     known: HashSet<Vec<u8>>,
     shutdown: bool,
-    /// Whether the main thread waits for a listing, and how many readers
-    /// wait for work: a condition variable's notify is a futex syscall
-    /// even with nobody waiting, which on a local file system (a listing
-    /// every few microseconds) cost as much as the listings.
-    main_waiting: bool,
+    /// The listing the main thread waits for, and how many readers wait
+    /// for work: a condition variable's notify is a futex syscall even
+    /// with nobody waiting, which on a local file system (a listing every
+    /// few microseconds) cost as much as the listings; and a wake-up for
+    /// nothing costs two more (the wake and the sleep again).
+    main_waits_for: Option<Vec<u8>>,
     idle: usize,
 }
 
@@ -64,7 +65,7 @@ impl<O> Default for State<O> {
             done: HashMap::new(),
             known: HashSet::new(),
             shutdown: false,
-            main_waiting: false,
+            main_waits_for: None,
             idle: 0,
         }
     }
@@ -147,6 +148,7 @@ impl<O: Send + 'static> ReadAhead<O> {
     /// readers queued on their own; paths already known are skipped.
     pub fn request(&mut self, paths: &[&[u8]]) {
         let mut st = self.shared.lock();
+        let mut added = 0;
         for p in paths.iter().rev() {
             if let Some(i) = st.queue.iter().position(|q| q == p) {
                 // Already queued: move it up.
@@ -154,12 +156,17 @@ impl<O: Send + 'static> ReadAhead<O> {
                 st.queue.push_front(q);
             } else if st.known.insert(p.to_vec()) {
                 st.queue.push_front(p.to_vec());
+                added += 1;
             }
         }
-        let wake = st.idle > 0;
+        // Idle readers have an empty queue: only new work is worth a wake,
+        // and one reader per new path.
+        let wake = st.idle.min(added);
         drop(st);
-        if wake {
-            self.shared.work.notify_all();
+        match wake {
+            0 => {}
+            1 => self.shared.work.notify_one(),
+            _ => self.shared.work.notify_all(),
         }
     }
 
@@ -170,13 +177,10 @@ impl<O: Send + 'static> ReadAhead<O> {
         let mut st = self.shared.lock();
         loop {
             if let Some(r) = st.done.remove(path) {
+                // Room for the readers to go on, which they take as they
+                // finish a listing; an idle one has nothing queued, so
+                // waking it would only put it back to sleep.
                 st.known.remove(path);
-                let wake = st.idle > 0;
-                drop(st);
-                // Room for the readers to go on.
-                if wake {
-                    self.shared.work.notify_one();
-                }
                 return Some(r);
             }
             if let Some(i) = st.queue.iter().position(|p| p == path) {
@@ -187,9 +191,9 @@ impl<O: Send + 'static> ReadAhead<O> {
             if !st.reading.iter().any(|p| p == path) {
                 return None;
             }
-            st.main_waiting = true;
+            st.main_waits_for = Some(path.to_vec());
             st = ringio::sync::wait(&self.shared.done, st);
-            st.main_waiting = false;
+            st.main_waits_for = None;
         }
     }
 
@@ -244,11 +248,12 @@ fn reader<S: Source>(sh: &Shared<S::Out>, mut src: S, ahead: bool) {
             // it to the main thread (which then reads it itself), and stop
             // reading ahead on this thread.
             st.known.remove(&path);
-            if st.main_waiting {
+            if st.main_waits_for.as_ref() == Some(&path) {
                 sh.done.notify_all();
             }
             break;
         }
+        let waited = st.main_waits_for.as_ref() == Some(&path);
         st.done.insert(path, r);
         // Depth first: the first subdirectory is read next.
         for k in kids.into_iter().rev() {
@@ -259,7 +264,7 @@ fn reader<S: Source>(sh: &Shared<S::Out>, mut src: S, ahead: bool) {
                 st.queue.push_front(k);
             }
         }
-        if st.main_waiting {
+        if waited {
             sh.done.notify_all();
         }
         if !st.queue.is_empty() && st.idle > 0 {
