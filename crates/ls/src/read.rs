@@ -244,15 +244,13 @@ impl DirReader {
             deref_all: plan.deref == Deref::Always,
             prefix: gnu_prefix_len(path),
             listing: Listing::default(),
-            want_id,
             dot: None,
-            id_asked: false,
         };
         let flags = listing::open::dir_flags(true);
-        // The identity is the sink's to ask (see `ReadDir::dot`).
-        let out = self.lister.list(path, flags, false, &mut rd)?;
+        let out = self.lister.list(path, flags, want_id, &mut rd)?;
         let mut listing = rd.listing;
         listing.read_error = out.read_error;
+        listing.id = out.id;
         listing.errors.sort_unstable_by_key(|(i, _)| *i);
         listing.link_errors.sort_unstable_by_key(|(i, _)| *i);
         Ok(listing)
@@ -273,33 +271,10 @@ struct ReadDir<'a> {
     /// path GNU stats it by ([`gnu_prefix_len`]).
     prefix: usize,
     listing: Listing,
-    /// The directory's identity (device and inode) is wanted (`-R`'s loop
-    /// check).
-    want_id: bool,
     /// The entry `.` whose stat was asked relative to the open directory:
-    /// that stat is the directory's own, so under `-a` it gives the
-    /// identity without a stat of its own (one statx a directory of
-    /// `ls -alR`). Without it, or if it fails, the directory's descriptor
-    /// is stat'ed ([`ReadDir::ask_id`]).
+    /// that stat is the directory's own, so it gives the lister the
+    /// directory's identity (see `Sink::begin` below).
     dot: Option<usize>,
-    id_asked: bool,
-}
-
-/// The token of the directory's own stat, below the lister's reserved
-/// ones and far above any entry's.
-const TOK_ID: u64 = ringio::listdir::FIRST_RESERVED_TOKEN - 1;
-
-impl ReadDir<'_> {
-    /// Stats the open directory for its identity, once.
-    fn ask_id(&mut self, dir: &mut Dir<'_>) {
-        if self.want_id && !self.id_asked {
-            self.id_asked = true;
-            // DONT_SYNC: a device and inode number never go stale, so a
-            // remote file system need not be asked again (a GETATTR each).
-            let flags = libc::AT_EMPTY_PATH | libc::AT_STATX_DONT_SYNC;
-            dir.eng.statx(TOK_ID, dir.fd, b"", flags, libc::STATX_INO);
-        }
-    }
 }
 
 /// The length of what GNU's ls puts before an entry's name in the path it
@@ -317,7 +292,13 @@ fn gnu_prefix_len(dir: &[u8]) -> usize {
 const PATH_MAX: usize = libc::PATH_MAX as usize;
 
 impl Sink for ReadDir<'_> {
-    fn begin(&mut self, _dir: &mut Dir<'_>) {}
+    fn begin(&mut self, dir: &mut Dir<'_>) {
+        // `ls -al` stats `.` (see `entry`): `-R`'s loop check takes the
+        // directory's identity from that stat.
+        if !self.plan.ignored(b".") && self.plan.stat_entry(FileType::Dir) {
+            dir.identity_from_entry();
+        }
+    }
 
     fn batch(&mut self, bytes: usize) {
         // A record is at least 24 bytes: one reservation per batch.
@@ -371,23 +352,15 @@ impl Sink for ReadDir<'_> {
         dir.eng.about(tok(i, OP_ABOUT), dir.fd, name, t.dtype(), ask);
     }
 
-    fn names_done(&mut self, dir: &mut Dir<'_>) {
+    fn names_done(&mut self, _dir: &mut Dir<'_>) {
         self.listing.order = crate::early_order(self.plan, &self.listing.entries);
-        if self.dot.is_none() {
-            self.ask_id(dir);
-        }
     }
 
     fn complete(&mut self, dir: &mut Dir<'_>, c: &mut Completion) {
-        if c.token == TOK_ID {
-            self.listing.id = c.stat().ok().map(ringio::DevIno::of);
-            return;
-        }
         let (i, op) = untok(c.token);
-        if self.want_id && self.dot == Some(i) {
-            match c.stat() {
-                Ok(st) => self.listing.id = Some(ringio::DevIno::of(st)),
-                Err(_) => self.ask_id(dir),
+        if self.dot == Some(i) {
+            if let Ok(st) = c.stat() {
+                dir.set_identity(st);
             }
         }
         let (plan, l) = (self.plan, &mut self.listing);

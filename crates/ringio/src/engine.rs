@@ -560,12 +560,9 @@ impl Engine {
             // What the last check learnt is of an older descriptor, whose
             // number this open may get again.
             self.checked_dir = None;
-        }
-        if flags & libc::O_DIRECTORY != 0
-            && !self.adapted
-            && (dirfd == libc::AT_FDCWD || path.first() == Some(&b'/'))
-        {
-            self.dir_opens.push(token);
+            if !self.adapted && (dirfd == libc::AT_FDCWD || path.first() == Some(&b'/')) {
+                self.dir_opens.push(token);
+            }
         }
         let path = self.arena.push(path);
         self.push(token, Op::OpenAt { dirfd, path, flags, mode, regular: false });

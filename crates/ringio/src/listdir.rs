@@ -46,6 +46,28 @@ pub struct Dir<'a> {
     /// The file system's end-of-directory marks, when the engine learnt
     /// them as it opened the directory.
     ends: Option<[i64; 2]>,
+    /// The directory's (dev, ino), when asked for: from its own stat, or
+    /// from the sink ([`Dir::identity_from_entry`]).
+    id: Option<DevIno>,
+    /// The sink said it stats an entry that is the directory itself.
+    id_from_entry: bool,
+}
+
+impl Dir<'_> {
+    /// Called from [`Sink::begin`]: the sink will stat an entry that is
+    /// this directory (`.`, as `ls -a` shows it) and hand the stat to
+    /// [`Dir::set_identity`], so the lister need not stat the directory
+    /// for its identity (one statx a directory of `ls -alR`). Should that
+    /// stat not come or fail, the lister stats the directory after all.
+    pub fn identity_from_entry(&mut self) {
+        self.id_from_entry = true;
+    }
+
+    /// The stat of an entry that is this directory (see
+    /// [`Dir::identity_from_entry`]).
+    pub fn set_identity(&mut self, st: &crate::Statx) {
+        self.id = Some(DevIno::of(st));
+    }
 }
 
 /// The caller's side of a listing: what it builds from each name, and
@@ -208,16 +230,26 @@ impl Lister {
     ) -> Result<Outcome, Errno> {
         let (fd, first, remote, ends) = self.start((path, flags), inline_first)?;
         self.eng.begin_dir(fd, path);
-        if want_id {
-            // DONT_SYNC: a device and inode number never go stale, so a
-            // remote file system need not be asked again (a GETATTR each).
-            let flags = libc::AT_EMPTY_PATH | libc::AT_STATX_DONT_SYNC;
-            self.eng.statx(TOK_FSTAT, fd, b"", flags, libc::STATX_INO);
-        }
         let mut batch = std::mem::take(&mut self.comps);
-        let mut dir = Dir { eng: &mut self.eng, fd, path, remote, ends };
+        let mut dir =
+            Dir { eng: &mut self.eng, fd, path, remote, ends, id: None, id_from_entry: false };
         sink.begin(&mut dir);
-        let out = pump(&mut dir, first, &mut batch, sink);
+        if want_id && !dir.id_from_entry {
+            stat_identity(&mut dir);
+        }
+        let mut out = pump(&mut dir, first, &mut batch, sink);
+        if want_id && dir.id.is_none() && dir.id_from_entry {
+            // The entry's stat didn't come or failed (a directory that can
+            // be read but not searched): the directory's own, now.
+            stat_identity(&mut dir);
+            batch.clear();
+            if let Some(c) = dir.eng.wait_for(TOK_FSTAT, &mut batch) {
+                if let Ok(st) = c.stat() {
+                    dir.set_identity(st);
+                }
+            }
+        }
+        out.id = dir.id;
         // The descriptor was the engine's to close: under the ring that is
         // one more queued operation, not a syscall.
         dir.eng.close(TOK_CLOSE, fd);
@@ -227,6 +259,14 @@ impl Lister {
         self.comps = batch;
         Ok(out)
     }
+}
+
+/// Asks the directory's own (dev, ino).
+fn stat_identity(dir: &mut Dir<'_>) {
+    // DONT_SYNC: a device and inode number never go stale, so a remote
+    // file system need not be asked again (a GETATTR each).
+    let flags = libc::AT_EMPTY_PATH | libc::AT_STATX_DONT_SYNC;
+    dir.eng.statx(TOK_FSTAT, dir.fd, b"", flags, libc::STATX_INO);
 }
 
 /// Reads the rest of the directory, handing each batch to `sink` and its
@@ -304,7 +344,7 @@ fn pump<S: Sink>(
                 }
                 TOK_FSTAT => {
                     if let Ok(st) = c.stat() {
-                        out.id = Some(DevIno::of(st));
+                        dir.set_identity(st);
                     }
                 }
                 _ => sink.complete(dir, c),
@@ -325,6 +365,8 @@ mod tests {
     /// Collects names and stats the regular files by name.
     #[derive(Default)]
     struct Names {
+        /// Says in `begin` that it stats the directory itself, and never does.
+        promise_id: bool,
         begun: bool,
         names: Vec<Vec<u8>>,
         sizes: Vec<(usize, u64)>,
@@ -333,8 +375,11 @@ mod tests {
     }
 
     impl Sink for Names {
-        fn begin(&mut self, _dir: &mut Dir<'_>) {
+        fn begin(&mut self, dir: &mut Dir<'_>) {
             self.begun = true;
+            if self.promise_id {
+                dir.identity_from_entry();
+            }
         }
         fn entry(&mut self, dir: &mut Dir<'_>, name: &[u8], d_type: u8, _ino: u64) {
             let i = self.names.len();
@@ -387,6 +432,11 @@ mod tests {
         sink.names.dedup();
         assert_eq!(sink.names.len(), 3003);
         assert_eq!(&sink.names[..2], [&b"."[..], b".."]);
+        // A sink that promised the identity and never gave it: the lister
+        // stats the directory after all.
+        let mut promising = Names { promise_id: true, ..Names::default() };
+        let out = l.list(path, DIR, true, &mut promising).unwrap();
+        assert_eq!(out.id.map(|id| (id.dev, id.ino)), Some((m.dev(), m.ino())));
         // A missing directory: the open's error.
         let gone = s.join("missing");
         let r = l.list(gone.as_os_str().as_bytes(), DIR, false, &mut Names::default());
