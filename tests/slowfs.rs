@@ -91,6 +91,8 @@ impl std::fmt::Debug for Counters {
 
 /// Files in `many/` (for the request budgets).
 const MANY: usize = 150;
+/// Directories in the chain below `deep/`.
+const DEEP: u64 = 24;
 
 /// A few hundred entries: awkward names (spaces, newline, tab, invalid
 /// UTF-8, a leading dash, quotes, glob characters), symlinks of every kind
@@ -132,6 +134,13 @@ fn build(src: &Path) -> usize {
     }
     for i in 0..40 {
         spec.push(format!("f:a/b/c/n{i:02}:{}", "y".repeat(i * 97)));
+    }
+    // A chain DEEP directories deep, each with a file.
+    let mut chain = String::from("deep");
+    for i in 1..=DEEP {
+        chain.push_str(&format!("/d{i:02}"));
+        spec.push(format!("d:{chain}"));
+        spec.push(format!("f:{chain}/f:{i}"));
     }
     let spec: Vec<&str> = spec.iter().map(String::as_str).collect();
     util::build_tree(src, &spec);
@@ -278,6 +287,17 @@ fn request_budgets_through_a_slow_mount() {
         if b != Some("sync") {
             assert!(c.get("max_in_flight") >= 16, "lsr -l [{name}] concurrency: {c:?}");
         }
+        // lsr -R: a subdirectory that a reader found is opened from its
+        // parent's descriptor, one LOOKUP, not one per component of its
+        // path (24 * 25 / 2 = 300 for the chain). The main thread opens by
+        // path what it reads itself (a request no reader had started), so
+        // the bound leaves room for a few of those.
+        srv.reset();
+        let out = run("lsr", &["-R", "deep"], &mp, b);
+        let c = srv.counters();
+        assert!(out.status.success(), "lsr -R deep [{name}]: {out:?}");
+        let by_path = DEEP * (DEEP + 1) / 2;
+        assert!(c.get("lookup") <= by_path / 2, "lsr -R deep [{name}]: {c:?}");
         // lfind -size: one LOOKUP per file (its attributes are the stat).
         srv.reset();
         let out = run("lfind", &["many", "-size", "+1k"], &mp, b);

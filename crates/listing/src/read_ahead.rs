@@ -16,8 +16,24 @@
 //! will want them) up to a bound on listings held; the main thread takes
 //! the listings in its own order, so output and messages are exactly those
 //! of the sequential walk.
+//!
+//! The readers take the caller's requests first; what they found on their
+//! own they take in the order of a depth-first walk ([`WalkKey`]), the
+//! order the caller will want it in, so the listings held are the next
+//! ones it takes. (Taken as found — the last-found first — readers went
+//! deep into whichever subtree was found last while the caller waited for
+//! another: `lsr -lR` through slowfs had 2 to 4 of 16 readers busy after
+//! the first half second, the bound on listings held filled with ones the
+//! caller wanted last.)
+//!
+//! A subdirectory a reader found is opened from its parent when the
+//! parent's listing kept the parent open (a high-latency file system: see
+//! `ringio::listdir::Lister::list_in`): one LOOKUP instead of one per
+//! component of its path.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::cmp::Ordering;
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
@@ -31,17 +47,111 @@ const HELD: usize = 512;
 pub trait Source {
     /// A directory's listing.
     type Out: Send + 'static;
-    /// Lists `path`.
-    fn read(&mut self, path: &[u8]) -> Result<Self::Out, Errno>;
-    /// The subdirectories of `path` to read ahead next, first first.
-    fn subdirs(&self, path: &[u8], out: &Self::Out) -> Vec<Vec<u8>>;
+    /// Lists `dir`: by its path, or from its parent's descriptor when
+    /// [`Job::parent`] gives one; keeps the directory open in the listing
+    /// when `keep` and it may (see [`Source::subdirs`]).
+    fn read(&mut self, dir: &Job, keep: bool) -> Result<Self::Out, Errno>;
+    /// The subdirectories of `path` to read ahead next, first first, and
+    /// the directory itself if its listing kept it open, to open them from.
+    fn subdirs(&self, path: &[u8], out: &mut Self::Out) -> (Option<OwnedFd>, Vec<Vec<u8>>);
     /// The thread is done with it.
     fn finish(self);
 }
 
+/// A directory to read: its path, and its parent's open descriptor when a
+/// reader found it there.
+pub struct Job {
+    pub path: Vec<u8>,
+    parent: Option<Arc<OwnedFd>>,
+}
+
+/// The longest path the kernel resolves (PATH_MAX counts the NUL).
+const PATH_MAX: usize = libc::PATH_MAX as usize;
+
+impl Job {
+    fn new(path: Vec<u8>) -> Job {
+        Job { path, parent: None }
+    }
+
+    /// The parent's descriptor and the name in it to open the directory
+    /// by, when a reader kept the parent open. Not for a path the kernel
+    /// would refuse as too long: the sequential walk opens by path, and
+    /// fails there.
+    pub fn parent(&self) -> Option<(BorrowedFd<'_>, &[u8])> {
+        let at = self.parent.as_ref()?;
+        if self.path.len() >= PATH_MAX {
+            return None;
+        }
+        let name = match self.path.iter().rposition(|&b| b == b'/') {
+            Some(i) => &self.path[i + 1..],
+            None => &self.path[..],
+        };
+        Some((at.as_fd(), name))
+    }
+}
+
+/// A path ordered as a depth-first walk meets it: component by component,
+/// a directory before what is below it, and its subdirectories by name
+/// (bytewise; the caller's order may differ within a directory: another
+/// locale's collation, `-r`, `-t`, which the walk order here doesn't know).
+#[derive(PartialEq, Eq)]
+struct WalkKey(Vec<u8>);
+
+impl Ord for WalkKey {
+    fn cmp(&self, other: &Self) -> Ordering {
+        // `/` below every byte a name can hold: "a" < "a/z" < "a-b".
+        let rank = |b: &u8| if *b == b'/' { 0 } else { *b };
+        self.0.iter().map(rank).cmp(other.0.iter().map(rank))
+    }
+}
+
+impl PartialOrd for WalkKey {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Directories waiting for a reader.
+#[derive(Default)]
+struct Queue {
+    /// The caller's requests, the most urgent first.
+    asked: VecDeque<Job>,
+    /// What readers found, with the parent to open each from.
+    found: BTreeMap<WalkKey, Option<Arc<OwnedFd>>>,
+}
+
+impl Queue {
+    fn pop(&mut self) -> Option<Job> {
+        if let Some(j) = self.asked.pop_front() {
+            return Some(j);
+        }
+        let (WalkKey(path), parent) = self.found.pop_first()?;
+        Some(Job { path, parent })
+    }
+
+    /// Takes `path` out, if it waits here.
+    fn remove(&mut self, path: &[u8]) -> Option<Job> {
+        if let Some(i) = self.asked.iter().position(|j| j.path == path) {
+            return self.asked.remove(i);
+        }
+        let key = WalkKey(path.to_vec());
+        let parent = self.found.remove(&key)?;
+        Some(Job { path: key.0, parent })
+    }
+
+    fn is_empty(&self) -> bool {
+        self.asked.is_empty() && self.found.is_empty()
+    }
+
+    fn clear(&mut self) {
+        self.asked.clear();
+        self.found.clear();
+    }
+}
+
 struct State<O> {
-    /// Paths to read, the most urgent first.
-    queue: VecDeque<Vec<u8>>,
+    /// Directories to read.
+    queue: Queue,
     /// Paths being read.
     reading: Vec<Vec<u8>>,
     done: HashMap<Vec<u8>, Result<O, Errno>>,
@@ -60,7 +170,7 @@ struct State<O> {
 impl<O> Default for State<O> {
     fn default() -> Self {
         State {
-            queue: VecDeque::new(),
+            queue: Queue::default(),
             reading: Vec::new(),
             done: HashMap::new(),
             known: HashSet::new(),
@@ -150,13 +260,13 @@ impl<O: Send + 'static> ReadAhead<O> {
         let mut st = self.shared.lock();
         let mut added = 0;
         for p in paths.iter().rev() {
-            if let Some(i) = st.queue.iter().position(|q| q == p) {
-                // Already queued: move it up.
-                let q = st.queue.remove(i).expect("index in range");
-                st.queue.push_front(q);
-            } else if st.known.insert(p.to_vec()) {
-                st.queue.push_front(p.to_vec());
+            if !st.known.contains(*p) {
+                st.known.insert(p.to_vec());
+                st.queue.asked.push_front(Job::new(p.to_vec()));
                 added += 1;
+            } else if let Some(q) = st.queue.remove(p) {
+                // Already queued: move it up.
+                st.queue.asked.push_front(q);
             }
         }
         // Idle readers have an empty queue: only new work is worth a wake,
@@ -176,6 +286,9 @@ impl<O: Send + 'static> ReadAhead<O> {
     pub fn take(&mut self, path: &[u8]) -> Option<Result<O, Errno>> {
         let mut st = self.shared.lock();
         loop {
+            if !st.known.contains(path) {
+                return None;
+            }
             if let Some(r) = st.done.remove(path) {
                 // Room for the readers to go on, which they take as they
                 // finish a listing; an idle one has nothing queued, so
@@ -183,8 +296,7 @@ impl<O: Send + 'static> ReadAhead<O> {
                 st.known.remove(path);
                 return Some(r);
             }
-            if let Some(i) = st.queue.iter().position(|p| p == path) {
-                st.queue.remove(i);
+            if st.queue.remove(path).is_some() {
                 st.known.remove(path);
                 return None;
             }
@@ -226,19 +338,23 @@ fn reader<S: Source>(sh: &Shared<S::Out>, mut src: S, ahead: bool) {
             break;
         }
         // The main thread's requests are put in front: they come first.
-        let Some(path) = st.queue.pop_front() else {
+        let Some(job) = st.queue.pop() else {
             st.idle += 1;
             st = ringio::sync::wait(&sh.work, st);
             st.idle -= 1;
             continue;
         };
-        st.reading.push(path.clone());
+        st.reading.push(job.path.clone());
         drop(st);
-        let r = src.read(&path);
-        let kids = match (ahead, &r) {
+        let mut r = src.read(&job, ahead);
+        // The parent is closed once its last subdirectory is open.
+        let Job { path, parent } = job;
+        drop(parent);
+        let (kept, kids) = match (ahead, &mut r) {
             (true, Ok(l)) => src.subdirs(&path, l),
-            _ => Vec::new(),
+            _ => (None, Vec::new()),
         };
+        let kept = kept.map(Arc::new);
         st = sh.lock();
         if let Some(i) = st.reading.iter().position(|p| *p == path) {
             st.reading.swap_remove(i);
@@ -255,14 +371,24 @@ fn reader<S: Source>(sh: &Shared<S::Out>, mut src: S, ahead: bool) {
         }
         let waited = st.main_waits_for.as_ref() == Some(&path);
         st.done.insert(path, r);
-        // Depth first: the first subdirectory is read next.
-        for k in kids.into_iter().rev() {
+        for k in kids {
+            if st.known.contains(&k) {
+                continue;
+            }
+            let k = WalkKey(k);
             if st.known.len() >= HELD {
-                break;
+                // Full: a subdirectory the walk meets sooner than the
+                // last one waiting takes its place.
+                match st.queue.found.last_key_value() {
+                    Some((last, _)) if *last > k => {
+                        let (WalkKey(gone), _) = st.queue.found.pop_last().expect("not empty");
+                        st.known.remove(&gone);
+                    }
+                    _ => continue,
+                }
             }
-            if st.known.insert(k.clone()) {
-                st.queue.push_front(k);
-            }
+            st.known.insert(k.0.clone());
+            st.queue.found.insert(k, kept.clone());
         }
         if waited {
             sh.done.notify_all();
@@ -288,19 +414,19 @@ mod tests {
 
     impl Source for Fake {
         type Out = usize;
-        fn read(&mut self, path: &[u8]) -> Result<usize, Errno> {
+        fn read(&mut self, job: &Job, _keep: bool) -> Result<usize, Errno> {
             self.0.fetch_add(1, Ordering::SeqCst);
-            match path {
+            match &job.path[..] {
                 b"bad" => Err(Errno::ENOENT),
                 b"full" => Err(Errno::EMFILE),
-                _ => Ok(path.len()),
+                _ => Ok(job.path.len()),
             }
         }
-        fn subdirs(&self, path: &[u8], _: &usize) -> Vec<Vec<u8>> {
+        fn subdirs(&self, path: &[u8], _: &mut usize) -> (Option<OwnedFd>, Vec<Vec<u8>>) {
             if path == b"a" {
-                vec![b"a/x".to_vec(), b"a/y".to_vec()]
+                (None, vec![b"a/x".to_vec(), b"a/y".to_vec()])
             } else {
-                Vec::new()
+                (None, Vec::new())
             }
         }
         fn finish(self) {}
@@ -331,6 +457,43 @@ mod tests {
         // Taken once; never requested: nothing to wait for.
         assert_eq!(ra.take(b"a"), None);
         assert_eq!(ra.take(b"other"), None);
+    }
+
+    #[test]
+    fn found_directories_wait_in_walk_order_after_the_callers_requests() {
+        let mut q = Queue::default();
+        for p in ["b", "a-b", "a/z", "a/b/c", "a", "a/b"] {
+            q.found.insert(WalkKey(p.as_bytes().to_vec()), None);
+        }
+        q.asked.push_back(Job::new(b"z/first".to_vec()));
+        q.asked.push_back(Job::new(b"y/second".to_vec()));
+        // Withdrawn from either side.
+        assert_eq!(q.remove(b"a/z").map(|j| j.path), Some(b"a/z".to_vec()));
+        assert_eq!(q.remove(b"y/second").map(|j| j.path), Some(b"y/second".to_vec()));
+        assert!(q.remove(b"a/z").is_none());
+        let mut order = Vec::new();
+        while let Some(j) = q.pop() {
+            order.push(String::from_utf8(j.path).unwrap());
+        }
+        // A directory before what is below it, below it before its next
+        // sibling ("a/b/c" before "a-b", though '-' < '/' as bytes).
+        assert_eq!(order, ["z/first", "a", "a/b", "a/b/c", "a-b", "b"]);
+        assert!(q.is_empty());
+    }
+
+    #[test]
+    fn a_job_opens_from_its_parent_by_its_last_component() {
+        let parent = Arc::new(
+            ringio::sys::openat_owned(libc::AT_FDCWD, c"/", libc::O_RDONLY | libc::O_DIRECTORY, 0)
+                .unwrap(),
+        );
+        let job = Job { path: b"x/y/name".to_vec(), parent: Some(Arc::clone(&parent)) };
+        assert_eq!(job.parent().map(|(_, name)| name), Some(&b"name"[..]));
+        // A path the kernel would refuse is opened by path, to fail as the
+        // sequential walk does.
+        let long = Job { path: vec![b'a'; PATH_MAX], parent: Some(parent) };
+        assert!(long.parent().is_none());
+        assert!(Job::new(b"x/y".to_vec()).parent().is_none());
     }
 
     #[test]

@@ -5,6 +5,9 @@
 //! a bind mount of a directory below itself — ends where the mount does,
 //! so going ahead stays finite.)
 
+use std::os::fd::OwnedFd;
+
+use listing::read_ahead::Job;
 use ringio::Errno;
 
 use crate::plan::Plan;
@@ -34,17 +37,21 @@ struct Reader {
 impl listing::read_ahead::Source for Reader {
     type Out = Listing;
 
-    fn read(&mut self, path: &[u8]) -> Result<Listing, Errno> {
-        self.reader.read_dir(&self.plan, path, self.want_id)
+    fn read(&mut self, dir: &Job, keep: bool) -> Result<Listing, Errno> {
+        let how = (self.want_id, keep);
+        self.reader.read_dir_in(&self.plan, dir.parent(), &dir.path, how)
     }
 
-    fn subdirs(&self, path: &[u8], l: &Listing) -> Vec<Vec<u8>> {
+    fn subdirs(&self, path: &[u8], l: &mut Listing) -> (Option<OwnedFd>, Vec<Vec<u8>>) {
         let dots = |n: &[u8]| n == b"." || n == b"..";
-        l.entries
+        let kids: Vec<Vec<u8>> = l
+            .entries
             .iter()
             .filter(|e| e.is_dir() && !dots(&e.name))
             .map(|e| crate::join(path, &e.name))
-            .collect()
+            .collect();
+        let kept = l.kept.take().filter(|_| !kids.is_empty());
+        (kept, kids)
     }
 
     fn finish(self) {

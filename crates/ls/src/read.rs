@@ -35,6 +35,9 @@ pub struct Listing {
     /// alone: taken as soon as every name was read, while the stats still
     /// ran (see `crate::early_order`).
     pub order: Option<crate::sort::Order>,
+    /// The directory, left open for its subdirectories to be opened from
+    /// (read ahead on a high-latency file system: see `crate::ahead`).
+    pub kept: Option<std::os::fd::OwnedFd>,
 }
 
 /// The directory reader: one lister (and its engine), reused for every directory.
@@ -236,6 +239,20 @@ impl DirReader {
     /// Lists directory `path`: getdents batches, each followed at once by
     /// the per-entry operations the plan asks for.
     pub fn read_dir(&mut self, plan: &Plan, path: &[u8], want_id: bool) -> Result<Listing, Errno> {
+        self.read_dir_in(plan, None, path, (want_id, false))
+    }
+
+    /// [`DirReader::read_dir`] of `path`, opened from its parent when
+    /// `parent` gives the parent's descriptor and the name in it; with
+    /// `keep`, the listing may keep the directory open ([`Listing::kept`]:
+    /// see `ringio::listdir::Lister::list_in`).
+    pub fn read_dir_in(
+        &mut self,
+        plan: &Plan,
+        parent: Option<(std::os::fd::BorrowedFd<'_>, &[u8])>,
+        path: &[u8],
+        (want_id, keep): (bool, bool),
+    ) -> Result<Listing, Errno> {
         let mut rd = ReadDir {
             plan,
             ask: ask(plan, self.mask, None),
@@ -247,10 +264,11 @@ impl DirReader {
             dot: None,
         };
         let flags = listing::open::dir_flags(true);
-        let out = self.lister.list(path, flags, want_id, &mut rd)?;
+        let out = self.lister.list_in(parent, path, flags, (want_id, keep), &mut rd)?;
         let mut listing = rd.listing;
         listing.read_error = out.read_error;
         listing.id = out.id;
+        listing.kept = out.kept;
         listing.errors.sort_unstable_by_key(|(i, _)| *i);
         listing.link_errors.sort_unstable_by_key(|(i, _)| *i);
         Ok(listing)

@@ -17,7 +17,7 @@
 //! file system every request is a round trip, so the main engine takes
 //! the directory from the start, with a full-size first batch.
 
-use std::os::fd::RawFd;
+use std::os::fd::{AsRawFd, BorrowedFd, FromRawFd, OwnedFd, RawFd};
 
 use crate::{Completion, DevIno, DirentIter, Engine, Errno};
 
@@ -101,6 +101,9 @@ pub struct Outcome {
     pub read_error: Option<Errno>,
     /// (dev, ino) of the directory itself, when asked for.
     pub id: Option<DevIno>,
+    /// The directory, still open, when the caller asked to keep it and it
+    /// is on a high-latency file system (see [`Lister::list_in`]).
+    pub kept: Option<OwnedFd>,
 }
 
 /// A lister: one engine, reused for every directory.
@@ -160,11 +163,38 @@ impl Lister {
         want_id: bool,
         sink: &mut S,
     ) -> Result<Outcome, Errno> {
+        self.list_in(None, path, open_flags, (want_id, false), sink)
+    }
+
+    /// [`Lister::list`] of `path`, opened relative to its parent when
+    /// `parent` gives the parent's open descriptor and the last component
+    /// of `path`; with `keep`, a directory on a high-latency file system is
+    /// handed back open ([`Outcome::kept`]) for its subdirectories to be
+    /// opened from.
+    ///
+    /// There every path component is a LOOKUP round trip (uncached, as
+    /// with NFS's actimeo=0), and a listing is a chain of them before its
+    /// first READDIR: opened from its parent it costs one. On a local file
+    /// system the full path costs only CPU, and opening from the working
+    /// directory lets the engine learn the file system's end marks, so
+    /// nothing is kept there.
+    pub fn list_in<S: Sink>(
+        &mut self,
+        parent: Option<(BorrowedFd<'_>, &[u8])>,
+        path: &[u8],
+        open_flags: i32,
+        (want_id, keep): (bool, bool),
+        sink: &mut S,
+    ) -> Result<Outcome, Errno> {
+        let open = match parent {
+            Some((at, name)) => (at.as_raw_fd(), name),
+            None => (libc::AT_FDCWD, path),
+        };
         // Open and read the first (small) batch inline; a directory that
         // ends there is handled inline too.
         let have_inline = self.inline.is_some();
         self.swap_inline(have_inline);
-        let r = self.list_with((path, open_flags), want_id, have_inline, sink);
+        let r = self.list_with((open, path, open_flags), (want_id, keep), have_inline, sink);
         if self.swapped {
             self.swap_inline(true);
         }
@@ -193,10 +223,10 @@ impl Lister {
     #[allow(clippy::type_complexity)]
     fn start(
         &mut self,
-        (path, flags): (&[u8], i32),
+        ((at, name), flags): ((RawFd, &[u8]), i32),
         inline_first: bool,
     ) -> Result<(RawFd, Option<Completion>, bool, Option<[i64; 2]>), Errno> {
-        self.eng.openat(TOK_OPEN, libc::AT_FDCWD, path, flags, 0);
+        self.eng.openat(TOK_OPEN, at, name, flags, 0);
         let fd = match self.wait_one(TOK_OPEN) {
             Some(c) => c.fd()?,
             None => return Err(Errno::EINVAL),
@@ -223,12 +253,12 @@ impl Lister {
 
     fn list_with<S: Sink>(
         &mut self,
-        (path, flags): (&[u8], i32),
-        want_id: bool,
+        (open, path, flags): ((RawFd, &[u8]), &[u8], i32),
+        (want_id, keep): (bool, bool),
         inline_first: bool,
         sink: &mut S,
     ) -> Result<Outcome, Errno> {
-        let (fd, first, remote, ends) = self.start((path, flags), inline_first)?;
+        let (fd, first, remote, ends) = self.start((open, flags), inline_first)?;
         self.eng.begin_dir(fd, path);
         let mut batch = std::mem::take(&mut self.comps);
         let mut dir =
@@ -250,12 +280,20 @@ impl Lister {
             }
         }
         out.id = dir.id;
-        // The descriptor was the engine's to close: under the ring that is
-        // one more queued operation, not a syscall.
-        dir.eng.close(TOK_CLOSE, fd);
-        batch.clear();
-        dir.eng.wait_for(TOK_CLOSE, &mut batch);
-        batch.clear();
+        if keep && remote {
+            // SAFETY: `fd` came from this listing's openat and nothing
+            // closes it now that the listing is over (no operation of the
+            // engine refers to it: `pump` returned with none outstanding),
+            // so the OwnedFd is its one owner.
+            out.kept = Some(unsafe { OwnedFd::from_raw_fd(fd) });
+        } else {
+            // The descriptor was the engine's to close: under the ring that
+            // is one more queued operation, not a syscall.
+            dir.eng.close(TOK_CLOSE, fd);
+            batch.clear();
+            dir.eng.wait_for(TOK_CLOSE, &mut batch);
+            batch.clear();
+        }
         self.comps = batch;
         Ok(out)
     }
@@ -437,6 +475,17 @@ mod tests {
         let mut promising = Names { promise_id: true, ..Names::default() };
         let out = l.list(path, DIR, true, &mut promising).unwrap();
         assert_eq!(out.id.map(|id| (id.dev, id.ino)), Some((m.dev(), m.ino())));
+        // Opened from its parent's descriptor by name: the same listing;
+        // on a local file system nothing is kept open, even when asked.
+        let parent = std::fs::File::open(&s.0).unwrap();
+        use std::os::fd::AsFd;
+        let mut sub = Names::default();
+        let at = Some((parent.as_fd(), &b"sub"[..]));
+        let out = l.list_in(at, b"ignored/as/path/sub", DIR, (true, true), &mut sub).unwrap();
+        assert_eq!(sub.names.len(), 2);
+        let m = std::fs::metadata(s.join("sub")).unwrap();
+        assert_eq!(out.id.map(|id| (id.dev, id.ino)), Some((m.dev(), m.ino())));
+        assert!(out.kept.is_none());
         // A missing directory: the open's error.
         let gone = s.join("missing");
         let r = l.list(gone.as_os_str().as_bytes(), DIR, false, &mut Names::default());
