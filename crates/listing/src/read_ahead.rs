@@ -40,8 +40,9 @@ use std::thread::JoinHandle;
 use ringio::Errno;
 
 /// Directories queued, being read or read and not yet taken, at most,
-/// counting those the readers add on their own.
-const HELD: usize = 512;
+/// counting those the readers add on their own. (So also the most parent
+/// directories held open for the queued ones to be opened from.)
+pub const HELD: usize = 512;
 
 /// What one reader thread lists with.
 pub trait Source {

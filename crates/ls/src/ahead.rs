@@ -32,13 +32,16 @@ struct Reader {
     reader: DirReader,
     plan: Plan,
     want_id: bool,
+    /// Whether listings may keep their directory open for the
+    /// subdirectories (the descriptor limit leaves room for them).
+    keep: bool,
 }
 
 impl listing::read_ahead::Source for Reader {
     type Out = Listing;
 
     fn read(&mut self, dir: &Job, keep: bool) -> Result<Listing, Errno> {
-        let how = (self.want_id, keep);
+        let how = (self.want_id, keep && self.keep);
         self.reader.read_dir_in(&self.plan, dir.parent(), &dir.path, how)
     }
 
@@ -61,18 +64,21 @@ impl listing::read_ahead::Source for Reader {
 
 /// Starts the readers (at most `readers`, each engine with `per` pool
 /// workers), which stat each directory for its identity when `want_id`
-/// and go on into subdirectories on their own when `ahead`; None if no
-/// thread could be started.
+/// and go on into subdirectories on their own when `ahead`, opening them
+/// from their parent when `keep`; None if no thread could be started.
 pub fn start(
     plan: &Plan,
-    birth: bool,
-    want_id: bool,
-    ahead: bool,
+    (birth, want_id): (bool, bool),
+    (ahead, keep): (bool, bool),
     readers: usize,
     per: usize,
 ) -> Option<Ahead> {
     let plan = plan.clone();
-    let make =
-        move || Reader { reader: DirReader::with_threads(birth, per), plan: plan.clone(), want_id };
+    let make = move || Reader {
+        reader: DirReader::with_threads(birth, per),
+        plan: plan.clone(),
+        want_id,
+        keep,
+    };
     Ahead::start(readers.min(READERS), "lsr-read", ahead, make)
 }

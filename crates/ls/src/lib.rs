@@ -568,7 +568,8 @@ impl<'a> Ls<'a> {
             // and O_PATH descriptors for -l): take the hard limit, as ldu
             // does, and fewer readers (or none) under a tight one.
             let per = ahead::DESCRIPTORS_PER_READER;
-            let max = listing::budget::threads_raised(per).min(ahead::READERS);
+            let fit = listing::budget::threads_raised(per);
+            let max = fit.min(ahead::READERS);
             self.ahead_max = max;
             let readers = want.threads.min(max);
             if readers == 0 {
@@ -576,8 +577,13 @@ impl<'a> Ls<'a> {
             }
             let birth = plan.time == TimeKind::Birth || plan.json;
             let go_on = plan.deref != Deref::Always;
+            // Parents held open for their subdirectories (a high-latency
+            // file system) are at most the directories held: only where the
+            // limit has room for them besides the readers' own.
+            let keep = fit >= max + listing::read_ahead::HELD.div_ceil(per);
             let workers = want.workers_each;
-            self.ahead = ahead::start(plan, birth, want_id, go_on, readers, workers);
+            let how = ((birth, want_id), (go_on, keep));
+            self.ahead = ahead::start(plan, how.0, how.1, readers, workers);
             self.ahead_warm = self.ahead.as_ref().map_or(0, |p| p.readers());
         }
         let Some(pf) = self.ahead.as_mut() else { return };
