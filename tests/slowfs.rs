@@ -171,6 +171,8 @@ const CASES: &[Case] = &[
     Case { tool: "lsr", args: &["-lR", "a", "many"], sorted: false },
     Case { tool: "lsr", args: &["-lLb", "."], sorted: false },
     Case { tool: "lsr", args: &["-1RFab"], sorted: false },
+    // Read ahead last name first.
+    Case { tool: "lsr", args: &["-lRr", "a", "deep"], sorted: false },
     Case {
         tool: "lsr",
         args: &["-l", "--color=always", "-d", "a", "link-to-dir", "fifo"],

@@ -91,18 +91,53 @@ impl Job {
     }
 }
 
-/// A path ordered as a depth-first walk meets it: component by component,
-/// a directory before what is below it, and its subdirectories by name
-/// (bytewise; the caller's order may differ within a directory: another
-/// locale's collation, `-r`, `-t`, which the walk order here doesn't know).
+/// Whether readers go on into the subdirectories of what they listed, and
+/// in which order the caller will want them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GoOn {
+    /// Only what the caller asks for.
+    No,
+    /// Subdirectories by name (bytewise).
+    ByName,
+    /// By name, last first (`ls -r`).
+    ByNameReversed,
+}
+
+/// A path ordered as a depth-first walk meets it: a directory before what
+/// is below it, and below a directory its subdirectories by name, bytewise,
+/// or last first when `reversed`. (The caller's order may differ within a
+/// directory: another locale's collation, `-t`; the walk order here
+/// doesn't know it. Taking siblings exactly backwards, though, sends the
+/// readers into the subtrees wanted last: `lsr -lRr` through slowfs took
+/// 4.3 s before `reversed`, 1.0 s for `-lR`.)
 #[derive(PartialEq, Eq)]
-struct WalkKey(Vec<u8>);
+struct WalkKey {
+    path: Vec<u8>,
+    reversed: bool,
+}
+
+impl WalkKey {
+    /// What decides between two paths: the first byte where they differ,
+    /// the end of one of them, or a `/` that ends a component in one of
+    /// them. A path's end (the parent) comes before its `/` (what is below
+    /// it); forward, both come before any byte (a shorter name first);
+    /// reversed, after every byte, and bytes go backwards.
+    fn rank(&self, at: usize) -> u16 {
+        match (self.path.get(at), self.reversed) {
+            (None, false) => 0,
+            (Some(b'/'), false) => 1,
+            (Some(&b), false) => u16::from(b) + 2,
+            (Some(&b), true) if b != b'/' => 255 - u16::from(b),
+            (None, true) => 256,
+            (Some(_), true) => 257,
+        }
+    }
+}
 
 impl Ord for WalkKey {
     fn cmp(&self, other: &Self) -> Ordering {
-        // `/` below every byte a name can hold: "a" < "a/z" < "a-b".
-        let rank = |b: &u8| if *b == b'/' { 0 } else { *b };
-        self.0.iter().map(rank).cmp(other.0.iter().map(rank))
+        let same = self.path.iter().zip(&other.path).take_while(|(a, b)| a == b).count();
+        self.rank(same).cmp(&other.rank(same))
     }
 }
 
@@ -119,6 +154,8 @@ struct Queue {
     asked: VecDeque<Job>,
     /// What readers found, with the parent to open each from.
     found: BTreeMap<WalkKey, Option<Arc<OwnedFd>>>,
+    /// Found directories are wanted by name, last first.
+    reversed: bool,
 }
 
 impl Queue {
@@ -126,7 +163,7 @@ impl Queue {
         if let Some(j) = self.asked.pop_front() {
             return Some(j);
         }
-        let (WalkKey(path), parent) = self.found.pop_first()?;
+        let (WalkKey { path, .. }, parent) = self.found.pop_first()?;
         Some(Job { path, parent })
     }
 
@@ -135,9 +172,13 @@ impl Queue {
         if let Some(i) = self.asked.iter().position(|j| j.path == path) {
             return self.asked.remove(i);
         }
-        let key = WalkKey(path.to_vec());
+        let key = self.key(path.to_vec());
         let parent = self.found.remove(&key)?;
-        Some(Job { path: key.0, parent })
+        Some(Job { path: key.path, parent })
+    }
+
+    fn key(&self, path: Vec<u8>) -> WalkKey {
+        WalkKey { path, reversed: self.reversed }
     }
 
     fn is_empty(&self) -> bool {
@@ -206,15 +247,18 @@ pub struct ReadAhead<O> {
 
 impl<O: Send + 'static> ReadAhead<O> {
     /// Starts `readers` threads named `name-N`, each listing with a source
-    /// `make` builds on it; with `ahead` they go on into subdirectories on
-    /// their own. None if no thread could be started.
-    pub fn start<S, F>(readers: usize, name: &str, ahead: bool, make: F) -> Option<ReadAhead<O>>
+    /// `make` builds on it; they go on into subdirectories on their own as
+    /// `go_on` says. None if no thread could be started.
+    pub fn start<S, F>(readers: usize, name: &str, go_on: GoOn, make: F) -> Option<ReadAhead<O>>
     where
         S: Source<Out = O>,
         F: Fn() -> S + Clone + Send + 'static,
     {
+        let mut state = State::default();
+        state.queue.reversed = go_on == GoOn::ByNameReversed;
+        let ahead = go_on != GoOn::No;
         let shared = Arc::new(Shared {
-            state: Mutex::new(State::default()),
+            state: Mutex::new(state),
             work: Condvar::new(),
             done: Condvar::new(),
         });
@@ -376,19 +420,19 @@ fn reader<S: Source>(sh: &Shared<S::Out>, mut src: S, ahead: bool) {
             if st.known.contains(&k) {
                 continue;
             }
-            let k = WalkKey(k);
+            let k = st.queue.key(k);
             if st.known.len() >= HELD {
                 // Full: a subdirectory the walk meets sooner than the
                 // last one waiting takes its place.
                 match st.queue.found.last_key_value() {
                     Some((last, _)) if *last > k => {
-                        let (WalkKey(gone), _) = st.queue.found.pop_last().expect("not empty");
-                        st.known.remove(&gone);
+                        let (gone, _) = st.queue.found.pop_last().expect("not empty");
+                        st.known.remove(&gone.path);
                     }
                     _ => continue,
                 }
             }
-            st.known.insert(k.0.clone());
+            st.known.insert(k.path.clone());
             st.queue.found.insert(k, kept.clone());
         }
         if waited {
@@ -445,7 +489,7 @@ mod tests {
     fn listings_come_back_to_whoever_asked_in_any_order() {
         let reads = Arc::new(AtomicUsize::new(0));
         let fake = Fake(Arc::clone(&reads));
-        let mut ra = ReadAhead::start(2, "test-read", true, move || fake.clone()).unwrap();
+        let mut ra = ReadAhead::start(2, "test-read", GoOn::ByName, move || fake.clone()).unwrap();
         ra.request(&[b"a", b"bad", b"long/path"]);
         // The three, then a's subdirectories, which the readers go on
         // into on their own.
@@ -464,7 +508,7 @@ mod tests {
     fn found_directories_wait_in_walk_order_after_the_callers_requests() {
         let mut q = Queue::default();
         for p in ["b", "a-b", "a/z", "a/b/c", "a", "a/b"] {
-            q.found.insert(WalkKey(p.as_bytes().to_vec()), None);
+            q.found.insert(q.key(p.as_bytes().to_vec()), None);
         }
         q.asked.push_back(Job::new(b"z/first".to_vec()));
         q.asked.push_back(Job::new(b"y/second".to_vec()));
@@ -480,6 +524,21 @@ mod tests {
         // sibling ("a/b/c" before "a-b", though '-' < '/' as bytes).
         assert_eq!(order, ["z/first", "a", "a/b", "a/b/c", "a-b", "b"]);
         assert!(q.is_empty());
+    }
+
+    #[test]
+    fn reversed_a_directory_still_comes_before_what_is_below_it() {
+        let mut q = Queue { reversed: true, ..Queue::default() };
+        for p in ["b", "a-b", "a/z", "a/b/c", "a", "a/b", "ab", "a/b/c/d"] {
+            q.found.insert(q.key(p.as_bytes().to_vec()), None);
+        }
+        let mut order = Vec::new();
+        while let Some(j) = q.pop() {
+            order.push(String::from_utf8(j.path).unwrap());
+        }
+        // `ls -r`: siblings last first ("ab" > "a-b" > "a"), each followed
+        // by its own subtree, again last first.
+        assert_eq!(order, ["b", "ab", "a-b", "a", "a/z", "a/b", "a/b/c", "a/b/c/d"]);
     }
 
     #[test]
@@ -501,7 +560,7 @@ mod tests {
     fn out_of_descriptors_is_left_to_the_caller() {
         let reads = Arc::new(AtomicUsize::new(0));
         let fake = Fake(Arc::clone(&reads));
-        let mut ra = ReadAhead::start(1, "test-full", false, move || fake.clone()).unwrap();
+        let mut ra = ReadAhead::start(1, "test-full", GoOn::No, move || fake.clone()).unwrap();
         ra.request(&[b"full"]);
         begun(&reads, 1);
         // Not the directory's fault: no listing, the caller reads it.

@@ -7,7 +7,7 @@
 
 use std::os::fd::OwnedFd;
 
-use listing::read_ahead::Job;
+use listing::read_ahead::{GoOn, Job};
 use ringio::Errno;
 
 use crate::plan::Plan;
@@ -64,12 +64,12 @@ impl listing::read_ahead::Source for Reader {
 
 /// Starts the readers (at most `readers`, each engine with `per` pool
 /// workers), which stat each directory for its identity when `want_id`
-/// and go on into subdirectories on their own when `ahead`, opening them
-/// from their parent when `keep`; None if no thread could be started.
+/// and go on into subdirectories on their own as `go_on` says, opening
+/// them from their parent when `keep`; None if no thread could be started.
 pub fn start(
     plan: &Plan,
     (birth, want_id): (bool, bool),
-    (ahead, keep): (bool, bool),
+    (go_on, keep): (GoOn, bool),
     readers: usize,
     per: usize,
 ) -> Option<Ahead> {
@@ -80,5 +80,5 @@ pub fn start(
         want_id,
         keep,
     };
-    Ahead::start(readers.min(READERS), "lsr-read", ahead, make)
+    Ahead::start(readers.min(READERS), "lsr-read", go_on, make)
 }

@@ -32,6 +32,7 @@ use std::ffi::OsString;
 
 use cli::users::Users;
 use cli::Out;
+use listing::read_ahead::GoOn;
 use ringio::Errno;
 
 use args::{Deref, Format, Sort, TimeKind};
@@ -576,7 +577,13 @@ impl<'a> Ls<'a> {
                 return;
             }
             let birth = plan.time == TimeKind::Birth || plan.json;
-            let go_on = plan.deref != Deref::Always;
+            // The readers take what they found in the walk's order, by
+            // name: backwards under -r (other sorts are nearer to neither).
+            let go_on = match plan.deref {
+                Deref::Always => GoOn::No,
+                _ if plan.reverse && plan.sort != Sort::None => GoOn::ByNameReversed,
+                _ => GoOn::ByName,
+            };
             // Parents held open for their subdirectories (a high-latency
             // file system) are at most the directories held: only where the
             // limit has room for them besides the readers' own.
