@@ -36,6 +36,9 @@ pub struct Finder<'p> {
     mounts: OnceLock<Vec<(u64, Vec<u8>)>>,
     /// Some primary can need a stat (then partial evaluation decides per entry).
     stat_some: bool,
+    /// The expression only prints every entry (`find DIR`, `find DIR
+    /// -print`, `-print0`, `-fprint F`): its output and terminator.
+    print_only: Option<(usize, u8)>,
 }
 
 pub struct Local {
@@ -94,6 +97,7 @@ impl<'p> Finder<'p> {
             root_dev: AtomicU64::new(0),
             mounts: OnceLock::new(),
             stat_some,
+            print_only: print_only(&plan.expr),
         }
     }
 
@@ -318,8 +322,29 @@ impl<'p> Finder<'p> {
             quit: false,
             stopped: false,
         };
-        ev.eval(&self.plan.expr);
+        // The common `find DIR` needn't walk `-true -print` for each entry
+        // (two thirds of a warm lfind's instructions in user space were
+        // that walk: callgrind, 217 an entry, of which the print is ~10).
+        if let Some((out, term)) = self.print_only {
+            ev.print(out, term);
+        } else {
+            ev.eval(&self.plan.expr);
+        }
         Verdict { prune: ev.prune, quit: ev.quit, stat_failed: ev.st_err }
+    }
+}
+
+/// The output and terminator of an expression that only prints: `-print`
+/// (or `-print0`, `-fprint`, `-fprint0`) alone, or after `-true` (the
+/// implicit action of an expression without one, or `find DIR`).
+fn print_only(expr: &Expr) -> Option<(usize, u8)> {
+    let print = |e: &Expr| match e {
+        Expr::Prim(Prim::Print { out, term }) => Some((*out, *term)),
+        _ => None,
+    };
+    match expr {
+        Expr::And(a, b) if matches!(**a, Expr::Prim(Prim::True)) => print(b),
+        e => print(e),
     }
 }
 
