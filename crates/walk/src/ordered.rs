@@ -27,7 +27,7 @@ pub(crate) fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, policy: Walker
     let fds = Fds::new(1);
     let mut rd = Reader::new(policy.engine(true));
     let mut local = v.local();
-    let mut path = Vec::new();
+    let mut path = step::ChildPath::default();
     // Listings are kept per depth and reused, so a deep walk allocates once per level.
     let mut spare: Vec<Listing> = Vec::new();
     let mut stack: Vec<Frame<V>> = Vec::new();

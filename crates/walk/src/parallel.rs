@@ -109,7 +109,7 @@ const MAX_GIVE: usize = 256;
 struct Worker<V: Visitor> {
     rd: Reader,
     list: Listing,
-    path: Vec<u8>,
+    path: step::ChildPath,
     kids: Vec<Work<V>>,
     needs: Vec<crate::StatNeed>,
     local: V::Local,
@@ -124,7 +124,7 @@ impl<V: Visitor> Worker<V> {
         Worker {
             rd: Reader::new(policy.engine(false)),
             list: Listing::default(),
-            path: Vec::new(),
+            path: step::ChildPath::default(),
             kids: Vec::new(),
             needs: Vec::new(),
             local: v.local(),
@@ -188,6 +188,7 @@ impl<V: Visitor> Worker<V> {
                     self.rd.stat(fd, &mut self.list, need);
                 }
                 drop(hold);
+                self.path.enter(&node.path);
                 for i in 0..self.list.len() {
                     if stop.is_set() {
                         break;
