@@ -153,7 +153,11 @@ impl Reader {
     /// Opens a directory relative to `dirfd`; O_NOFOLLOW unless `follow`,
     /// so a symlink swapped in for a directory mid-walk is not entered.
     pub fn open_dir(&mut self, dirfd: RawFd, name: &[u8], follow: bool) -> Result<OwnedFd, Errno> {
-        self.eng.openat(0, dirfd, name, crate::open::dir_flags(follow), 0);
+        let flags = crate::open::dir_flags(follow);
+        if let Some(r) = self.eng.open_dir_now(dirfd, name, flags) {
+            return r;
+        }
+        self.eng.openat(0, dirfd, name, flags, 0);
         self.one().take_fd()
     }
 

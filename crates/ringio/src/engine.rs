@@ -568,6 +568,37 @@ impl Engine {
         self.push(token, Op::OpenAt { dirfd, path, flags, mode, regular: false });
     }
 
+    /// `openat(dirfd, name, flags | O_CLOEXEC)` of a directory by its name
+    /// in the directory `dirfd`, made at once on the calling thread where
+    /// this engine would make it there anyway (inline, nothing queued); None
+    /// elsewhere, or for a name longer than a directory entry's, and the
+    /// caller queues it ([`Engine::openat`]). A tree walk opens every
+    /// directory this way: through the queue (the name's copy, the
+    /// operation, its completion) the open cost 840 user-space
+    /// instructions, 8 times the call (callgrind, lfind tree).
+    pub fn open_dir_now(
+        &mut self,
+        dirfd: RawFd,
+        name: &[u8],
+        flags: i32,
+    ) -> Option<Result<std::os::fd::OwnedFd, crate::Errno>> {
+        const NAME_MAX: usize = 255;
+        let relative = dirfd != libc::AT_FDCWD && name.first() != Some(&b'/');
+        if self.backend != Backend::Inline || !self.pending.is_empty() || !relative {
+            return None;
+        }
+        if name.len() > NAME_MAX || name.contains(&0) {
+            return None;
+        }
+        let mut buf = [0u8; NAME_MAX + 1];
+        buf[..name.len()].copy_from_slice(name);
+        let c = std::ffi::CStr::from_bytes_until_nul(&buf).ok()?;
+        // What the last directory check learnt is of an older descriptor,
+        // whose number this open may get again (as in `openat`).
+        self.checked_dir = None;
+        Some(crate::sys::openat_owned(dirfd, c, flags, 0))
+    }
+
     /// [`Engine::openat`] (read-only, `flags` added) of a path the caller has
     /// just stat'ed as a regular file, to read it ahead. Opening a FIFO or a
     /// device can wait or have effects, so the ring runs other opens inline
