@@ -587,12 +587,13 @@ impl Engine {
         if self.backend != Backend::Inline || !self.pending.is_empty() || !relative {
             return None;
         }
-        if name.len() > NAME_MAX || name.contains(&0) {
+        if name.len() > NAME_MAX {
             return None;
         }
         let mut buf = [0u8; NAME_MAX + 1];
         buf[..name.len()].copy_from_slice(name);
-        let c = std::ffi::CStr::from_bytes_until_nul(&buf).ok()?;
+        // A NUL inside the name: the queued open says EINVAL, as it would.
+        let c = std::ffi::CStr::from_bytes_with_nul(&buf[..=name.len()]).ok()?;
         // What the last directory check learnt is of an older descriptor,
         // whose number this open may get again (as in `openat`).
         self.checked_dir = None;

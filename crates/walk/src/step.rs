@@ -293,27 +293,32 @@ impl ChildPath {
     /// instructions). Whoever builds another directory's entries in
     /// between calls this again.
     pub(crate) fn enter(&mut self, dir: &[u8]) {
+        self.names_at = Some(self.put_dir(dir));
+    }
+
+    /// Puts `dir` and its slash in the buffer alone; returns the length.
+    fn put_dir(&mut self, dir: &[u8]) -> usize {
         self.buf.clear();
         self.buf.extend_from_slice(dir);
         if self.buf.last() != Some(&b'/') {
             self.buf.push(b'/');
         }
-        self.names_at = Some(self.buf.len());
+        self.buf.len()
     }
 
     /// Puts `dir/name` in the buffer; returns where the name starts.
     #[inline]
     fn child(&mut self, dir: &[u8], name: &[u8]) -> usize {
-        match self.names_at {
-            Some(at) => self.buf.truncate(at),
-            None => {
-                self.enter(dir);
-                self.names_at = None;
+        let at = match self.names_at {
+            Some(at) => {
+                debug_assert!(self.buf[..at].starts_with(dir), "entered another directory");
+                self.buf.truncate(at);
+                at
             }
-        }
-        let name_start = self.buf.len();
+            None => self.put_dir(dir),
+        };
         self.buf.extend_from_slice(name);
-        name_start
+        at
     }
 }
 
