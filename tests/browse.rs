@@ -77,13 +77,20 @@ impl Tmux {
         self.tmux(&["capture-pane", "-p", "-t", "t"])
     }
 
-    /// The screen once `pred` holds for it (fails after [`DEADLINE`]).
+    /// The screen once `pred` holds for it and it has stopped changing
+    /// (fails after [`DEADLINE`]). A capture can land in the middle of a
+    /// program's redraw (CI caught ncdu's list half drawn), so a screen
+    /// counts only when a second capture a moment later is the same.
     fn wait(&self, what: &str, pred: impl Fn(&str) -> bool) -> String {
         let start = Instant::now();
         loop {
             let s = self.screen();
             if pred(&s) {
-                return s;
+                std::thread::sleep(Duration::from_millis(40));
+                if self.screen() == s {
+                    return s;
+                }
+                continue;
             }
             if start.elapsed() > DEADLINE {
                 panic!("waiting for {what}; the screen:\n{s}");
@@ -806,7 +813,7 @@ fn ncdu_opens_the_export_and_ldu_imports_ncdus() {
     assert!(o.status.success());
     // ncdu 1.18 reads it: the same entries, biggest first.
     let tm = Tmux::start(dir, 100, 30, "ncdu -f scan.json", None);
-    let s = tm.wait("ncdu", |s| s.contains("big"));
+    let s = tm.wait("ncdu", |s| s.contains("big") && s.contains("Items:"));
     let names: Vec<&str> = s
         .lines()
         .filter_map(|l| l.split_once(']').map(|(_, n)| n.trim().trim_start_matches('/')))
