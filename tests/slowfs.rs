@@ -289,17 +289,17 @@ fn request_budgets_through_a_slow_mount() {
         if b != Some("sync") {
             assert!(c.get("max_in_flight") >= 16, "lsr -l [{name}] concurrency: {c:?}");
         }
-        // lsr -R: a subdirectory that a reader found is opened from its
-        // parent's descriptor, one LOOKUP, not one per component of its
-        // path (24 * 25 / 2 = 300 for the chain). The main thread opens by
-        // path what it reads itself (a request no reader had started), so
-        // the bound leaves room for a few of those.
+        // lsr -R: each directory is opened from its parent's descriptor,
+        // one LOOKUP, not one per component of its path (24 * 25 / 2 = 300
+        // for the chain), whether a reader found it or the main thread
+        // overtook the readers and read it itself (27 on every backend,
+        // 2026-12-03; before the main thread did so, 27 to 197 from run
+        // to run).
         srv.reset();
         let out = run("lsr", &["-R", "deep"], &mp, b);
         let c = srv.counters();
         assert!(out.status.success(), "lsr -R deep [{name}]: {out:?}");
-        let by_path = DEEP * (DEEP + 1) / 2;
-        assert!(c.get("lookup") <= by_path / 2, "lsr -R deep [{name}]: {c:?}");
+        assert!(c.get("lookup") <= 2 * DEEP, "lsr -R deep [{name}]: {c:?}");
         // lfind -size: one LOOKUP per file (its attributes are the stat).
         srv.reset();
         let out = run("lfind", &["many", "-size", "+1k"], &mp, b);

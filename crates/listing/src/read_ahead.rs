@@ -59,8 +59,18 @@ pub trait Source {
     fn finish(self);
 }
 
+/// What [`ReadAhead::take`] gives for a path.
+pub enum Taken<O> {
+    /// A reader's listing of it (or why it could not be read).
+    Read(Result<O, Errno>),
+    /// Nobody read it: the caller does, from the job's parent when there
+    /// is one ([`Job::parent`]).
+    Yours(Option<Job>),
+}
+
 /// A directory to read: its path, and its parent's open descriptor when a
 /// reader found it there.
+#[derive(Debug)]
 pub struct Job {
     pub path: Vec<u8>,
     parent: Option<Arc<OwnedFd>>,
@@ -70,6 +80,7 @@ pub struct Job {
 const PATH_MAX: usize = libc::PATH_MAX as usize;
 
 impl Job {
+    #[cfg(test)]
     fn new(path: Vec<u8>) -> Job {
         Job { path, parent: None }
     }
@@ -243,6 +254,9 @@ pub struct ReadAhead<O> {
     shared: Arc<Shared<O>>,
     threads: Vec<JoinHandle<()>>,
     spawn: Spawn<O>,
+    /// The directory the caller last read itself and kept open
+    /// ([`ReadAhead::adopt`]).
+    adopted: Option<(Vec<u8>, Arc<OwnedFd>)>,
 }
 
 impl<O: Send + 'static> ReadAhead<O> {
@@ -279,7 +293,7 @@ impl<O: Send + 'static> ReadAhead<O> {
         if threads.is_empty() {
             return None;
         }
-        Some(ReadAhead { shared, threads, spawn })
+        Some(ReadAhead { shared, threads, spawn, adopted: None })
     }
 
     /// Runs `readers` threads from now on, starting the missing ones (more
@@ -299,15 +313,40 @@ impl<O: Send + 'static> ReadAhead<O> {
         self.threads.len()
     }
 
+    /// The caller read `dir` itself (a listing it withdrew: [`Taken::Yours`])
+    /// and kept it open: the subdirectories of it requested next are
+    /// opened from it, as those a reader found are from theirs. Otherwise
+    /// a walk whose caller keeps overtaking the readers (a chain of single
+    /// subdirectories) would open every other level by its whole path.
+    /// The last one adopted is held; jobs hold it until they are opened.
+    pub fn adopt(&mut self, dir: &[u8], fd: OwnedFd) {
+        self.adopted = Some((dir.to_vec(), Arc::new(fd)));
+    }
+
+    /// The adopted descriptor when `path` is directly below it.
+    fn adopted_parent(&self, path: &[u8]) -> Option<Arc<OwnedFd>> {
+        let (dir, fd) = self.adopted.as_ref()?;
+        let rest = path.strip_prefix(dir.as_slice())?;
+        let name = match rest.strip_prefix(b"/") {
+            Some(n) => n,
+            // "dir/" with its slash: the joined path adds none.
+            None if dir.ends_with(b"/") => rest,
+            None => return None,
+        };
+        let single = !name.is_empty() && !name.contains(&b'/');
+        single.then(|| Arc::clone(fd))
+    }
+
     /// Asks for `paths` to be read, the first soonest, ahead of what the
     /// readers queued on their own; paths already known are skipped.
     pub fn request(&mut self, paths: &[&[u8]]) {
+        let parents: Vec<_> = paths.iter().map(|p| self.adopted_parent(p)).collect();
         let mut st = self.shared.lock();
         let mut added = 0;
-        for p in paths.iter().rev() {
+        for (p, parent) in paths.iter().zip(parents).rev() {
             if !st.known.contains(*p) {
                 st.known.insert(p.to_vec());
-                st.queue.asked.push_front(Job::new(p.to_vec()));
+                st.queue.asked.push_front(Job { path: p.to_vec(), parent });
                 added += 1;
             } else if let Some(q) = st.queue.remove(p) {
                 // Already queued: move it up.
@@ -326,27 +365,29 @@ impl<O: Send + 'static> ReadAhead<O> {
     }
 
     /// The listing of `path` if it was requested: waits while a reader is
-    /// on it; a request nobody started yet is withdrawn (None: the caller
-    /// reads it itself, at once).
-    pub fn take(&mut self, path: &[u8]) -> Option<Result<O, Errno>> {
+    /// on it. A request nobody started yet is withdrawn and comes back as
+    /// [`Taken::Yours`], with its parent's descriptor when a reader kept
+    /// it: the caller reads it itself, at once, from there (on a slow file
+    /// system one LOOKUP instead of one per component of the path).
+    pub fn take(&mut self, path: &[u8]) -> Taken<O> {
         let mut st = self.shared.lock();
         loop {
             if !st.known.contains(path) {
-                return None;
+                return Taken::Yours(None);
             }
             if let Some(r) = st.done.remove(path) {
                 // Room for the readers to go on, which they take as they
                 // finish a listing; an idle one has nothing queued, so
                 // waking it would only put it back to sleep.
                 st.known.remove(path);
-                return Some(r);
+                return Taken::Read(r);
             }
-            if st.queue.remove(path).is_some() {
+            if let Some(job) = st.queue.remove(path) {
                 st.known.remove(path);
-                return None;
+                return Taken::Yours(Some(job));
             }
             if !st.reading.iter().any(|p| p == path) {
-                return None;
+                return Taken::Yours(None);
             }
             st.main_waits_for = Some(path.to_vec());
             st = ringio::sync::wait(&self.shared.done, st);
@@ -494,14 +535,18 @@ mod tests {
         // The three, then a's subdirectories, which the readers go on
         // into on their own.
         begun(&reads, 5);
-        assert_eq!(ra.take(b"long/path"), Some(Ok(9)));
-        assert_eq!(ra.take(b"bad"), Some(Err(Errno::ENOENT)));
-        assert_eq!(ra.take(b"a/y"), Some(Ok(3)));
-        assert_eq!(ra.take(b"a"), Some(Ok(1)));
-        assert_eq!(ra.take(b"a/x"), Some(Ok(3)));
+        let read = |t: Taken<usize>| match t {
+            Taken::Read(r) => Some(r),
+            Taken::Yours(_) => None,
+        };
+        assert_eq!(read(ra.take(b"long/path")), Some(Ok(9)));
+        assert_eq!(read(ra.take(b"bad")), Some(Err(Errno::ENOENT)));
+        assert_eq!(read(ra.take(b"a/y")), Some(Ok(3)));
+        assert_eq!(read(ra.take(b"a")), Some(Ok(1)));
+        assert_eq!(read(ra.take(b"a/x")), Some(Ok(3)));
         // Taken once; never requested: nothing to wait for.
-        assert_eq!(ra.take(b"a"), None);
-        assert_eq!(ra.take(b"other"), None);
+        assert!(matches!(ra.take(b"a"), Taken::Yours(None)));
+        assert!(matches!(ra.take(b"other"), Taken::Yours(None)));
     }
 
     #[test]
@@ -542,6 +587,24 @@ mod tests {
     }
 
     #[test]
+    fn the_callers_own_directory_is_the_parent_of_what_it_asks_for_below_it() {
+        let reads = Arc::new(AtomicUsize::new(0));
+        let fake = Fake(Arc::clone(&reads));
+        let mut ra = ReadAhead::start(1, "test-adopt", GoOn::No, move || fake.clone()).unwrap();
+        let fd = || OwnedFd::from(std::fs::File::open("/").unwrap());
+        ra.adopt(b"a/b", fd());
+        let below = |ra: &ReadAhead<usize>, p: &[u8]| ra.adopted_parent(p).is_some();
+        assert!(below(&ra, b"a/b/c"));
+        assert!(!below(&ra, b"a/b/c/d"), "two levels down");
+        assert!(!below(&ra, b"a/bc"), "a sibling sharing the prefix");
+        assert!(!below(&ra, b"a/b"), "itself");
+        ra.adopt(b"/", fd());
+        assert!(below(&ra, b"/etc"));
+        ra.adopt(b"x/", fd());
+        assert!(below(&ra, b"x/y"));
+    }
+
+    #[test]
     fn a_job_opens_from_its_parent_by_its_last_component() {
         let parent = Arc::new(
             ringio::sys::openat_owned(libc::AT_FDCWD, c"/", libc::O_RDONLY | libc::O_DIRECTORY, 0)
@@ -564,7 +627,7 @@ mod tests {
         ra.request(&[b"full"]);
         begun(&reads, 1);
         // Not the directory's fault: no listing, the caller reads it.
-        assert_eq!(ra.take(b"full"), None);
+        assert!(matches!(ra.take(b"full"), Taken::Yours(None)));
         ra.abandon();
     }
 }

@@ -32,7 +32,7 @@ use std::ffi::OsString;
 
 use cli::users::Users;
 use cli::Out;
-use listing::read_ahead::GoOn;
+use listing::read_ahead::{GoOn, Taken};
 use ringio::Errno;
 
 use args::{Deref, Format, Sort, TimeKind};
@@ -161,6 +161,9 @@ pub struct Ls<'a> {
     /// Read-ahead threads started warm, and the most the descriptor limit
     /// allows (the cold count is capped by it).
     ahead_warm: usize,
+    /// Whether the readers keep a listed directory open for its
+    /// subdirectories (so the main thread does too, when it reads one).
+    ahead_keep: bool,
     ahead_max: usize,
     /// `--json`: the objects written so far, at the top level.
     json: cli::json::Seq,
@@ -208,6 +211,7 @@ impl<'a> Ls<'a> {
             ahead: None,
             ahead_tried: false,
             ahead_warm: 0,
+            ahead_keep: false,
             ahead_max: 0,
             json: cli::json::Seq::new(plan.json_framing),
             deferred: None,
@@ -431,8 +435,24 @@ impl<'a> Ls<'a> {
         // symlink loop, without it a bind mount of a directory below
         // itself.
         let want_id = self.plan.recursive;
-        let ahead = self.ahead.as_mut().and_then(|pf| pf.take(&p.name));
-        let read = ahead.unwrap_or_else(|| self.reader.read_dir(self.plan, &p.name, want_id));
+        let read = match self.ahead.as_mut().map(|pf| pf.take(&p.name)) {
+            Some(Taken::Read(r)) => r,
+            // Nobody had started it: read here, from the parent a reader
+            // kept open when there is one, and kept open for the
+            // subdirectories where the readers keep theirs.
+            Some(Taken::Yours(job)) => {
+                let parent = job.as_ref().and_then(|j| j.parent());
+                let how = (want_id, self.ahead_keep);
+                let mut r = self.reader.read_dir_in(self.plan, parent, &p.name, how);
+                if let (Ok(l), Some(pf)) = (&mut r, self.ahead.as_mut()) {
+                    if let Some(fd) = l.kept.take() {
+                        pf.adopt(&p.name, fd);
+                    }
+                }
+                r
+            }
+            None => self.reader.read_dir(self.plan, &p.name, want_id),
+        };
         let listing = match read {
             Ok(l) => l,
             Err(e) => {
@@ -591,6 +611,7 @@ impl<'a> Ls<'a> {
             let workers = want.workers_each;
             let how = ((birth, want_id), (go_on, keep));
             self.ahead = ahead::start(plan, how.0, how.1, readers, workers);
+            self.ahead_keep = keep;
             self.ahead_warm = self.ahead.as_ref().map_or(0, |p| p.readers());
         }
         let Some(pf) = self.ahead.as_mut() else { return };
