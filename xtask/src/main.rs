@@ -48,6 +48,7 @@ mod scaleout;
 mod setup;
 mod sizes;
 mod slowfs;
+mod small;
 mod strace;
 
 const USAGE: &str = "usage: cargo xtask <task>

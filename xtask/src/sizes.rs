@@ -165,8 +165,19 @@ pub fn main(args: &[String]) -> Result<(), String> {
     ensure_bloat()?;
     crate::cargo(&["build", "--release", "--bins"])?;
     let mut infos = Infos::default();
-    let (mut rows, missing) = binaries()?;
+    let (mut rows, mut missing) = binaries()?;
     rows.push(SizeRow::new(FLOOR, &size_floor()?, Some("GNU ls")));
+    // The small build where this machine can make it (a nightly with
+    // rust-src); otherwise the table says why it is not there.
+    match crate::small::host().and_then(|_| crate::small::build()) {
+        Ok(dir) => {
+            for (b, g) in OUR_BINS.iter().zip(bench::GROUPS) {
+                let label = format!("{b}, small build");
+                rows.push(SizeRow::new(&label, &dir.join(b), Some(&format!("GNU {g}"))));
+            }
+        }
+        Err(why) => missing.push(format!("small build ({why})")),
+    }
     let mut s = String::from("# `cargo xtask bench --sizes`\n\n");
     // The date, machine and commit lines of the benches' header.
     for line in crate::machine::header(&crate::fixtures::default_dir()).lines() {
@@ -183,7 +194,9 @@ pub fn main(args: &[String]) -> Result<(), String> {
          code section; ×GNU and ×Zig lsr = size / the size of GNU's tool for the same job, of \
          the Zig lsr; also loads = shared libraries beyond the C runtime, whose code is not in \
          the file; `{FLOOR}` = a program that only prints through std, built as ours are (the \
-         size of std's share, which stable Rust can't leave out).\n\n{}",
+         size of std's share, which stable Rust can't leave out); `small build` = `cargo xtask \
+         install --small`'s binaries (a nightly toolchain rebuilds std with panics that abort \
+         at once, which drops the backtrace printer; our code as in the release build).\n\n{}",
         sizes_table(&rows, &mut infos)
     );
     for bin in &o.bins {
