@@ -9,8 +9,9 @@
 //!   bench_slowfs.rs).
 //! - `dist`: man pages and shell completions from the tools' option
 //!   tables, into `target/dist/` (dist.rs).
-//! - `install`: the tools (a release build), their man pages and
-//!   completions under a prefix, where man and the shells look (install.rs).
+//! - `install`: the tools (a release build, or with `--small` the small
+//!   build: small.rs), their man pages and completions under a prefix,
+//!   where man and the shells look (install.rs).
 //! - `bench --sizes`: binary sizes beside GNU's and the peers', and
 //!   cargo-bloat's breakdown of ours (sizes.rs, peers.rs, elf.rs).
 //! - `bench --cold`: the same on a dropped page cache, with the device's
@@ -103,11 +104,13 @@ tasks:
                       (cargo xtask scaleout --help)
   dist [--dir D]       man pages and bash/zsh/fish completions for the four tools,
                       from their option tables (default: target/dist)
-  install [--prefix DIR] [--bin-dir DIR]
+  install [--prefix DIR] [--bin-dir DIR | --small]
                       build the four tools (release) and install them into DIR/bin
                       (default ~/.local), their man pages into DIR/share/man/man1 and
                       their completions where bash-completion, zsh and fish look under
-                      DIR/share; --bin-dir: install the binaries in DIR, no build
+                      DIR/share; --bin-dir: install the binaries in DIR, no build;
+                      --small: the small build (a nightly toolchain with rust-src
+                      rebuilds std without the backtrace printer: lsr 742 KB, as fast)
   bench-engine [--quick] [--runs N] [--dir D]
                       times ringio's executors on flat dirs (open+getdents, +statx,
                       openat+close); table to stdout and target/bench/engine.md
