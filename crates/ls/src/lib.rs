@@ -437,21 +437,8 @@ impl<'a> Ls<'a> {
         let want_id = self.plan.recursive;
         let read = match self.ahead.as_mut().map(|pf| pf.take(&p.name)) {
             Some(Taken::Read(r)) => r,
-            // Nobody had started it: read here, from the parent a reader
-            // kept open when there is one, and kept open for the
-            // subdirectories where the readers keep theirs.
-            Some(Taken::Yours(job)) => {
-                let parent = job.as_ref().and_then(|j| j.parent());
-                let how = (want_id, self.ahead_keep);
-                let mut r = self.reader.read_dir_in(self.plan, parent, &p.name, how);
-                if let (Ok(l), Some(pf)) = (&mut r, self.ahead.as_mut()) {
-                    if let Some(fd) = l.kept.take() {
-                        pf.adopt(&p.name, fd);
-                    }
-                }
-                r
-            }
-            None => self.reader.read_dir(self.plan, &p.name, want_id),
+            Some(Taken::Yours(job)) => self.read_here(p, job.as_ref(), want_id),
+            None => self.read_here(p, None, want_id),
         };
         let listing = match read {
             Ok(l) => l,
@@ -471,6 +458,27 @@ impl<'a> Ls<'a> {
             }
         }
         Some(listing)
+    }
+
+    /// Reads `p` on this thread (no reader had started it, or there is no
+    /// read-ahead): from the parent a reader kept open when `job` has one,
+    /// and kept open itself for its subdirectories where the readers keep
+    /// theirs (`ahead_keep`, false without read-ahead).
+    fn read_here(
+        &mut self,
+        p: &Pending,
+        job: Option<&listing::read_ahead::Job>,
+        want_id: bool,
+    ) -> Result<read::Listing, Errno> {
+        let parent = job.and_then(|j| j.parent());
+        let how = (want_id, self.ahead_keep);
+        let mut r = self.reader.read_dir_in(self.plan, parent, &p.name, how);
+        if let (Ok(l), Some(pf)) = (&mut r, self.ahead.as_mut()) {
+            if let Some(fd) = l.kept.take() {
+                pf.adopt(&p.name, fd);
+            }
+        }
+        r
     }
 
     /// `--json`: one object per entry of directory `p`, sorted; with `-R`
