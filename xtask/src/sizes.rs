@@ -169,7 +169,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
     rows.push(SizeRow::new(FLOOR, &size_floor()?, Some("GNU ls")));
     // The small build where this machine can make it (a nightly with
     // rust-src); otherwise the table says why it is not there.
-    match crate::small::host().and_then(|_| crate::small::build()) {
+    match crate::small::build() {
         Ok(dir) => {
             for (b, g) in OUR_BINS.iter().zip(bench::GROUPS) {
                 let label = format!("{b}, small build");
