@@ -420,23 +420,36 @@ pub fn eventfd_clear(fd: RawFd) {
 
 /// Number of CPUs this process may run on (affinity-aware), at least 1.
 ///
-/// One `sched_getaffinity` call, cached: std's `available_parallelism`
-/// also reads cgroup quota files, about 15 syscalls that a 10-file `ls`
-/// should not pay (and the engine asks twice).
+/// `sched_getaffinity`, cached: std's `available_parallelism` also reads
+/// cgroup quota files, about 15 syscalls that a 10-file `ls` should not
+/// pay (and the engine asks twice), and its cgroup parser is 10 KB of
+/// every binary. The mask grows until the kernel's CPU count fits
+/// (EINVAL: more than the 1,024 CPUs of a `cpu_set_t`).
 pub fn available_cpus() -> usize {
     use std::sync::OnceLock;
     static CPUS: OnceLock<usize> = OnceLock::new();
     *CPUS.get_or_init(|| {
-        // SAFETY: cpu_set_t is a plain bit array; all-zero is valid.
-        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-        // SAFETY: set is a valid, writable cpu_set_t of the size passed.
-        let r =
-            unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
-        if r != 0 {
-            return std::thread::available_parallelism().map_or(1, |n| n.get());
+        let mut words = 16;
+        while words <= 1 << 16 {
+            let mut mask = vec![0u64; words];
+            let bytes = words * 8;
+            // SAFETY: the kernel writes at most `bytes` bytes into `mask`,
+            // which is live and that long; the raw call returns how many it
+            // wrote (glibc's wrapper hides that).
+            let r = check(unsafe {
+                libc::syscall(libc::SYS_sched_getaffinity, 0, bytes, mask.as_mut_ptr())
+            });
+            match r {
+                Ok(written) => {
+                    let words = written.div_ceil(8).min(words);
+                    let n: u32 = mask[..words].iter().map(|w| w.count_ones()).sum();
+                    return (n as usize).max(1);
+                }
+                Err(e) if e.0 == libc::EINVAL => words *= 4,
+                Err(_) => break,
+            }
         }
-        // SAFETY: CPU_COUNT only reads the set.
-        (unsafe { libc::CPU_COUNT(&set) } as usize).max(1)
+        1
     })
 }
 
@@ -445,4 +458,22 @@ pub fn fstatx(fd: RawFd, mask: u32) -> Result<Statx, Errno> {
     let mut st = statx_zeroed();
     statx(fd, c"", libc::AT_EMPTY_PATH, mask, &mut st)?;
     Ok(st)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn available_cpus_counts_the_affinity_mask() {
+        // SAFETY: cpu_set_t is a plain bit array; all-zero is valid.
+        let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+        // SAFETY: set is a valid, writable cpu_set_t of the size passed.
+        let r =
+            unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) };
+        assert_eq!(r, 0);
+        // SAFETY: CPU_COUNT only reads the set.
+        let want = unsafe { libc::CPU_COUNT(&set) } as usize;
+        assert_eq!(available_cpus(), want.max(1));
+    }
 }
