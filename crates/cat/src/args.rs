@@ -97,6 +97,7 @@ pub fn parse(args: Vec<OsString>) -> Result<Command, UsageError> {
 /// [`parse`] with POSIXLY_CORRECT given: the first operand ends options.
 /// The first mistake ends parsing, as in GNU cat; so do --help and
 /// --version.
+#[cfg_attr(ringutils_small, optimize(size))]
 pub fn parse_with(args: Vec<OsString>, posixly_correct: bool) -> Result<Command, UsageError> {
     let mut plan = Plan::default();
     let f = &mut plan.format;

@@ -6,7 +6,8 @@
 //! -s -T -v, unit-tested without any file system.
 //! With several operands, [`ahead`] reads the next small regular files
 //! ahead, many at once, and the copy loop takes their bytes in order.
-
+// The small build (xtask/src/small.rs) sizes start-up code for size.
+#![cfg_attr(ringutils_small, feature(optimize_attribute))]
 #![forbid(unsafe_code)]
 
 mod ahead;
@@ -34,6 +35,7 @@ struct Lcat;
 
 impl Tool for Lcat {
     type Plan = Plan;
+    #[cfg_attr(ringutils_small, optimize(size))]
     fn parse(&mut self, args: Vec<OsString>) -> Result<Command<Plan>, BadUsage> {
         args::parse(args).map_err(|e| e.bad_usage(1))
     }

@@ -302,6 +302,7 @@ impl Catalog {
         Opened::Ok(cat)
     }
 
+    #[cfg_attr(ringutils_small, optimize(size))]
     fn parse(data: &'static [u8]) -> Option<Catalog> {
         let magic = u32::from_le_bytes(data.get(0..4)?.try_into().ok()?);
         let big_endian = match magic {

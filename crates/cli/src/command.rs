@@ -99,6 +99,7 @@ pub trait Tool {
 }
 
 /// Parses `args` (without the program name) and does what they ask.
+#[cfg_attr(ringutils_small, optimize(size))]
 pub fn run<T: Tool>(tool: &mut T, args: Vec<OsString>) -> Exit {
     libcw::mem::set_oom_status(i32::from(T::FAILURE));
     match tool.parse(args) {

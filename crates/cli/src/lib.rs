@@ -2,7 +2,8 @@
 //! GNU-style quoting of names, the buffered stdout writer with GNU's
 //! EPIPE/ENOSPC behaviour, human-readable sizes, times, user names and
 //! shell patterns.
-
+// The small build (xtask/src/small.rs) sizes start-up code for size.
+#![cfg_attr(ringutils_small, feature(optimize_attribute))]
 #![forbid(unsafe_code)]
 
 pub mod argmatch;
@@ -39,6 +40,7 @@ static ALLOC: libcw::mem::ExitOnOom = libcw::mem::ExitOnOom;
 /// Sets up a tool's process: the user's locale and GNU's message catalogs
 /// for `domain` (first, as GNU's mains do), program name from argv[0] (so
 /// a symlink named `ls` reports as `ls`), SIGPIPE as GNU has it.
+#[cfg_attr(ringutils_small, optimize(size))]
 pub fn init(default_name: &str, domain: locale::Domain) {
     locale::init(domain);
     msg::init_progname(default_name);

@@ -37,6 +37,7 @@ impl Domain {
 
 /// Sets the locale from the environment and binds `domain`'s catalogs.
 /// Call once, first thing in `main`, before any thread starts.
+#[cfg_attr(ringutils_small, optimize(size))]
 pub fn init(domain: Domain) {
     const DIR: &CStr = c"/usr/share/locale";
     sys::set_from_env();
@@ -96,6 +97,7 @@ pub fn tr(msgid: &'static CStr) -> &'static [u8] {
 /// The tool's catalog's translation of `msgid` under `category`, `None`
 /// where it has none: read by [`crate::catalog`] where that gives glibc's
 /// answer with fewer system calls, else by glibc's `dcgettext`.
+#[cfg_attr(ringutils_small, optimize(size))]
 fn translate(msgid: &'static CStr, category: i32) -> Option<&'static [u8]> {
     // glibc converts a catalog's text to LC_CTYPE's charset (`?` for what
     // ASCII lacks, under LC_CTYPE=C): only a UTF-8 one takes it as it is.

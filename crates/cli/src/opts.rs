@@ -272,6 +272,7 @@ impl Doc {
     }
 
     /// `--help` with headings and option names passed through `st`.
+    #[cfg_attr(ringutils_small, optimize(size))]
     fn help_styled(&self, prog: &str, st: &dyn Styler) -> String {
         let mut s = String::new();
         for (i, u) in self.usage.iter().enumerate() {

@@ -52,6 +52,7 @@ pub enum Style {
 }
 
 impl Style {
+    #[cfg_attr(ringutils_small, optimize(size))]
     pub fn parse(s: &str) -> Option<Style> {
         Some(match s {
             "literal" => Style::Literal,

@@ -269,6 +269,7 @@ pub fn parse_block_size_lenient(spec: &str, default_block: u64) -> SizeFormat {
 /// `KB`/`KiB` forms (gnulib's convention).
 const BLOCK_SUFFIXES: &str = "eEgGkKmMpPtTyYzZ0";
 
+#[cfg_attr(ringutils_small, optimize(size))]
 fn parse(spec: &str) -> Result<SizeFormat, NumError> {
     let (group, spec) = match spec.strip_prefix('\'') {
         Some(rest) => (true, rest),

@@ -114,6 +114,7 @@ impl TimeStyle {
 
     /// Parses a `--time-style`/`TIME_STYLE` value for the locale in force.
     /// Errors carry nothing: the caller prints GNU's message.
+    #[cfg_attr(ringutils_small, optimize(size))]
     pub fn parse(s: &str) -> Option<TimeStyle> {
         TimeStyle::parse_checked(s).ok()
     }
@@ -129,6 +130,7 @@ impl TimeStyle {
     /// [`TimeStyle::parse_checked`] with LC_TIME's hardness given: `hard`
     /// (LC_TIME not C/POSIX) translates the `locale` formats through the
     /// LC_TIME catalog, lets `posix-STYLE` mean STYLE and aligns month names.
+    #[cfg_attr(ringutils_small, optimize(size))]
     pub fn parse_in(s: &str, hard: bool) -> Result<TimeStyle, StyleError> {
         let mut s = s;
         while let Some(rest) = s.strip_prefix("posix-") {

@@ -77,6 +77,7 @@ pub type FileReader = dyn Fn(&[u8]) -> Result<Vec<u8>, ReadError>;
 
 /// Parses `args` (without the program name); `env` reads the environment,
 /// `read_file` the files options name.
+#[cfg_attr(ringutils_small, optimize(size))]
 pub fn parse(
     args: Vec<OsString>,
     env: &dyn Fn(&str) -> Option<String>,

@@ -5,7 +5,8 @@
 //! gathers and sums sizes, printing each directory once its subtree is
 //! done; [`line`] formats. Hard links are counted once per run, as GNU
 //! does, even though the walk is parallel ([`links`]).
-
+// The small build (xtask/src/small.rs) sizes start-up code for size.
+#![cfg_attr(ringutils_small, feature(optimize_attribute))]
 #![forbid(unsafe_code)]
 
 mod args;
@@ -55,6 +56,7 @@ struct Ldu {
 impl Tool for Ldu {
     type Plan = Box<Plan>;
 
+    #[cfg_attr(ringutils_small, optimize(size))]
     fn parse(&mut self, args: Vec<OsString>) -> Result<cli::Command<Box<Plan>>, BadUsage> {
         let env = |k: &str| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned());
         args::parse(args, &env, &args::read_named_file)

@@ -40,7 +40,8 @@
 //!
 //! User and group names come from `cli::users` (name service only, cached
 //! per walker thread); `timefmt` is find's layer over `cli::timefmt`.
-
+// The small build (xtask/src/small.rs) sizes start-up code for size.
+#![cfg_attr(ringutils_small, feature(optimize_attribute))]
 #![forbid(unsafe_code)]
 
 mod datetime;

@@ -139,6 +139,7 @@ struct Parser {
 }
 
 /// Parses `args` (without `argv[0]`). Warnings are returned to be printed.
+#[cfg_attr(ringutils_small, optimize(size))]
 pub fn parse(args: Vec<OsString>) -> Result<(Plan, Vec<String>), ParseError> {
     let args: Vec<Vec<u8>> = args.into_iter().map(|a| a.into_vec()).collect();
     let now = Timestamp::now();

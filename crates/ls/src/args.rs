@@ -194,6 +194,7 @@ fn s(v: &OsString) -> String {
     v.to_string_lossy().into_owned()
 }
 
+#[cfg_attr(ringutils_small, optimize(size))]
 fn choice<T: Copy + PartialEq>(
     value: &str,
     option: &str,
@@ -202,6 +203,7 @@ fn choice<T: Copy + PartialEq>(
     cli::argmatch::lookup(value.as_bytes(), table, option).map_err(bad_choice)
 }
 
+#[cfg_attr(ringutils_small, optimize(size))]
 fn when(v: Option<OsString>, option: &str) -> Result<When, ArgError> {
     match v {
         None => Ok(When::Always),
@@ -213,6 +215,7 @@ fn when(v: Option<OsString>, option: &str) -> Result<When, ArgError> {
 /// in [`crate::help::OPTIONS`] (getopt_long's rules: [`cli::opts::Parser`]).
 /// The first mistake ends parsing, as in GNU ls; so do --help and
 /// --version.
+#[cfg_attr(ringutils_small, optimize(size))]
 pub fn parse<I: IntoIterator<Item = OsString>>(argv: I) -> Result<Args, ArgError> {
     let posix = std::env::var_os("POSIXLY_CORRECT").is_some();
     parse_with(argv, posix)
@@ -288,6 +291,7 @@ fn headed(head: &'static std::ffi::CStr, v: &str, e: Option<ringio::Errno>) -> V
 }
 
 /// What one option does to [`Args`].
+#[cfg_attr(ringutils_small, optimize(size))]
 fn apply(a: &mut Args, id: Id, v: Option<OsString>) -> Result<(), ArgError> {
     let val = || v.as_ref().map(s).unwrap_or_default();
     match id {
@@ -379,6 +383,7 @@ fn apply(a: &mut Args, id: Id, v: Option<OsString>) -> Result<(), ArgError> {
 
 /// What an option choosing the layout (format, tree, JSON, icons) does
 /// to [`Args`]; `apply` passes only those.
+#[cfg_attr(ringutils_small, optimize(size))]
 fn apply_layout(a: &mut Args, id: Id, v: Option<OsString>) -> Result<(), ArgError> {
     match id {
         Id::Format => {
@@ -426,6 +431,7 @@ fn apply_layout(a: &mut Args, id: Id, v: Option<OsString>) -> Result<(), ArgErro
 
 /// What an option choosing the sort key or the time shown (and sorted
 /// by) does to [`Args`]; `apply` passes only those.
+#[cfg_attr(ringutils_small, optimize(size))]
 fn apply_order(a: &mut Args, id: Id, v: Option<OsString>) -> Result<(), ArgError> {
     let val = || v.as_ref().map(s).unwrap_or_default();
     match id {

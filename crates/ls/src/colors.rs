@@ -169,6 +169,7 @@ impl Colors {
     }
 
     /// Parses an LS_COLORS value on top of the built-in defaults.
+    #[cfg_attr(ringutils_small, optimize(size))]
     pub fn parse(v: &[u8]) -> Result<Colors, Option<Vec<u8>>> {
         let mut c = Colors::builtin();
         let mut i = 0;

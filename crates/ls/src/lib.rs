@@ -5,7 +5,8 @@
 //! I/O through the engine; [`print`] (with [`long`], [`columns`], [`name`])
 //! formats into one buffer. [`run`] drives them the way GNU ls walks its
 //! operands: files first, then each directory, `-R` depth-first.
-
+// The small build (xtask/src/small.rs) sizes start-up code for size.
+#![cfg_attr(ringutils_small, feature(optimize_attribute))]
 #![forbid(unsafe_code)]
 
 mod ahead;
@@ -68,6 +69,7 @@ impl Tool for Lsr {
     // GNU ls's exit_failure: serious trouble, running out of memory too.
     const FAILURE: u8 = EXIT_SERIOUS;
 
+    #[cfg_attr(ringutils_small, optimize(size))]
     fn parse(&mut self, args: Vec<OsString>) -> Result<Command<Listing>, BadUsage> {
         let a = args::parse(args)?;
         if a.help {
@@ -88,6 +90,8 @@ impl Tool for Lsr {
         help::version()
     }
 
+    // Start-up and the end: the listing itself is `Ls::main`.
+    #[cfg_attr(ringutils_small, optimize(size))]
     fn execute(&mut self, l: Listing) -> Exit {
         libcw::mem::tune_for_batch();
         for w in &l.warnings.0 {

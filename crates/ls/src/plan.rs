@@ -36,6 +36,7 @@ pub struct Env {
 }
 
 impl Env {
+    #[cfg_attr(ringutils_small, optimize(size))]
     pub fn from_process() -> Env {
         use std::os::unix::ffi::OsStringExt;
         let var = |k: &str| std::env::var(k).ok();
@@ -180,6 +181,7 @@ fn needs_stat(a: &Args, sort: Sort, long: bool) -> bool {
 }
 
 impl Plan {
+    #[cfg_attr(ringutils_small, optimize(size))]
     pub fn new(a: &Args, env: &Env) -> Result<(Plan, Warnings), ArgError> {
         let mut warn = Warnings::default();
         refuse_with_tree(a)?;

@@ -266,6 +266,7 @@ impl Engine {
 
     /// An engine with the given settings. Never fails: when io_uring is
     /// requested but unusable, the thread pool takes its place silently.
+    #[cfg_attr(ringutils_small, optimize(size))]
     pub fn with_config(cfg: Config) -> Engine {
         let env = crate::env::get();
         // A chain never wants a pool, not even on a high-latency file system.

@@ -30,6 +30,8 @@
 //!     println!("{}", String::from_utf8_lossy(d.name));
 //! }
 //! ```
+// The small build (xtask/src/small.rs) sizes start-up code for size.
+#![cfg_attr(ringutils_small, feature(optimize_attribute))]
 
 mod about;
 mod arena;

@@ -103,6 +103,7 @@ static PROBE_RING: Mutex<Option<(u32, std::thread::ThreadId, IoUring)>> = Mutex:
 
 /// [`caps`], probing (the first time) with a ring of `entries` that the
 /// caller can then take from [`PROBE_RING`].
+#[cfg_attr(ringutils_small, optimize(size))]
 fn caps_sized(entries: u32) -> Option<&'static Caps> {
     static CAPS: OnceLock<Option<Caps>> = OnceLock::new();
     CAPS.get_or_init(|| {
@@ -276,6 +277,7 @@ const STALLS_SLEEP_AFTER: u32 = 4;
 impl UringExec {
     /// A ring allowing `depth` operations in flight, io-wq capped at
     /// `iowq_workers` per class. Fails when io_uring is unusable.
+    #[cfg_attr(ringutils_small, optimize(size))]
     pub(crate) fn new(depth: usize, iowq_workers: u32) -> std::io::Result<UringExec> {
         let entries = depth.clamp(4, 32768).next_power_of_two() as u32;
         let caps =
