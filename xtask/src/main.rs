@@ -110,7 +110,7 @@ tasks:
                       their completions where bash-completion, zsh and fish look under
                       DIR/share; --bin-dir: install the binaries in DIR, no build;
                       --small: the small build (a nightly toolchain with rust-src
-                      rebuilds std without the backtrace printer: lsr 742 KB, as fast)
+                      rebuilds std without the backtrace printer: lsr 595 KB, as fast)
   bench-engine [--quick] [--runs N] [--dir D]
                       times ringio's executors on flat dirs (open+getdents, +statx,
                       openat+close); table to stdout and target/bench/engine.md

@@ -196,7 +196,7 @@ pub fn main(args: &[String]) -> Result<(), String> {
          the file; `{FLOOR}` = a program that only prints through std, built as ours are (the \
          size of std's share, which stable Rust can't leave out); `small build` = `cargo xtask \
          install --small`'s binaries (a nightly toolchain rebuilds std with panics that abort \
-         at once, which drops the backtrace printer; our code as in the release build).\n\n{}",
+         at once, which drops the backtrace printer and unwind tables; start-up code optimized for size, the rest as in the release build).\n\n{}",
         sizes_table(&rows, &mut infos)
     );
     for bin in &o.bins {

@@ -9,10 +9,11 @@
 //! whether or not anything can panic. Leaving it out takes std built from
 //! source (`-Z build-std`) with the `immediate-abort` panic strategy,
 //! which only a nightly toolchain with its `rust-src` component offers.
-//! The code generated for our crates is the release profile's (opt-level
-//! 3, fat LTO), so the tools run as fast (callgrind, 2026-12-03: user
-//! instructions within 1% of the release build, fewer on every row):
-//! lsr 1.07 MB → 739 KB, lfind 894 → 563 KB, lcat 565 → 261 KB.
+//! The code that walks, sorts and prints is generated as in the release
+//! profile (opt-level 3, fat LTO), so the tools run as fast (callgrind,
+//! 2026-12-03: user instructions within 0.5% of the release build's, fewer
+//! on 10 of 11 bench rows; docs/extras.md): lsr 984 → 595 KB, lfind 881 →
+//! 508 KB, lcat 549 → 218 KB.
 //!
 //! What is given up: a panic (a bug: I/O errors never panic) ends the
 //! process with SIGABRT and no message, where the release build prints
