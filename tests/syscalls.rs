@@ -594,3 +594,36 @@ fn lsr_recursive_one_getdents_per_small_directory() {
         }
     }
 }
+
+/// A walk that stats nothing (`find DIR`, `-name`, `-type`) still reads
+/// each directory once: a directory's device is its parent's when the
+/// mount table puts no mount point between them, and on ext4 the hashed
+/// directories' end mark then ends the read without the empty
+/// getdents64 (it was two per directory), on every backend.
+#[test]
+fn lfind_names_only_one_getdents_per_directory() {
+    if !strace_usable() {
+        return;
+    }
+    let t = small_tree("sys-lfind-names");
+    let top = t.path().join("d0");
+    let dirs = 1 + 6 + 36;
+    let fs = Command::new("stat").args(["-f", "-c", "%T"]).arg(&top).output().unwrap();
+    let ext4 = String::from_utf8_lossy(&fs.stdout).trim() == "ext2/ext3";
+    for opts in [&[][..], &["-name", "f1*"][..], &["-type", "d"][..]] {
+        let mut args: Vec<&OsStr> = vec![top.as_os_str()];
+        args.extend(opts.iter().map(OsStr::new));
+        assert_same_as_gnu("lfind", &args, true);
+        for backend in ["", "threads", "sync", "uring"] {
+            let env: &[(&str, &str)] =
+                if backend.is_empty() { &[] } else { &[("RINGIO_BACKEND", backend)] };
+            let s = count_syscalls(&util::ours("lfind"), &args, env).unwrap();
+            assert!(s.status.success(), "lfind {opts:?} ({backend}) failed");
+            let n = s.get("getdents64");
+            eprintln!("lfind {opts:?} ({backend:?}): {n} getdents64 for {dirs} directories");
+            if ext4 {
+                assert_eq!(n, dirs, "lfind {opts:?} ({backend:?}): {:?}", s.calls);
+            }
+        }
+    }
+}

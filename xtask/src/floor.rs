@@ -56,6 +56,9 @@ struct Shared {
     cv: Condvar,
     /// The file system's magic (of the root), for the end-of-directory mark.
     fs: i64,
+    /// No mount point lies below the root: every directory is on the
+    /// root's file system, so its mark applies without a stat.
+    one_fs: bool,
     mode: Mode,
     /// `--print`: where each path is written as find prints it (a find's
     /// floor includes its output).
@@ -166,6 +169,26 @@ fn walk(
     walk_with(dir, threads, mode, print, None, |_| Ok(()))
 }
 
+/// Whether no mount point lies below `dir` (from `/proc/self/mountinfo`,
+/// as lfind reads it); false when that can't be told.
+fn no_mount_below(dir: &str) -> bool {
+    let (Ok(root), Ok(info)) =
+        (std::fs::canonicalize(dir), std::fs::read_to_string("/proc/self/mountinfo"))
+    else {
+        return false;
+    };
+    let root = root.to_string_lossy().trim_end_matches('/').to_string() + "/";
+    // mountinfo escapes these, so a prefix match couldn't see them.
+    if root.contains([' ', '\t', '\n', '\\']) {
+        return false;
+    }
+    info.lines().filter_map(|l| l.split(' ').nth(4)).all(|m| {
+        // A mount point under the root with an escaped character later in
+        // its path still starts with the root's.
+        !m.starts_with(&root)
+    })
+}
+
 /// [`walk`], with `then` given the walk's shared state once it is done
 /// (the complete listing's directories).
 fn walk_with(
@@ -192,6 +215,7 @@ fn walk_with(
         }),
         cv: Condvar::new(),
         fs: ringio::sys::fs::fs_type(fd).unwrap_or(0),
+        one_fs: no_mount_below(dir),
         mode,
         print: print.map(Mutex::new),
         complete,
@@ -250,15 +274,17 @@ fn worker(sh: &Shared) -> u64 {
             }
             p
         };
-        // The end mark needs the directory's file system, known only from
-        // its stat (its device): in names mode, as in lfind without a
-        // stat-needing test, nothing is stat'ed, so each directory is read
-        // until getdents64 returns 0 (the root's file system may not be
-        // its subdirectories').
-        let ends = if sh.mode == Mode::Names {
-            None
-        } else {
-            ringio::sys::fs::dir_end_offsets(sh.fs, size)
+        // The end mark needs the directory's file system. In names mode
+        // nothing is stat'ed (as in lfind without a stat-needing test): the
+        // root's file system is every directory's when no mount point lies
+        // below it (lfind knows the same from the mount table, per
+        // directory), and the size is unknown, which leaves the hashed
+        // directories' mark; else each directory is read until getdents64
+        // returns 0.
+        let ends = match sh.mode {
+            Mode::Names if sh.one_fs => ringio::sys::fs::dir_end_offsets(sh.fs, i64::MAX as u64),
+            Mode::Names => None,
+            _ => ringio::sys::fs::dir_end_offsets(sh.fs, size),
         };
         loop {
             let eof =

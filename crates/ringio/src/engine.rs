@@ -666,17 +666,16 @@ impl Engine {
     }
 
     /// [`Engine::getdents`] of a directory whose device and size
-    /// (`dev_size`) are known: where the engine runs syscalls inline, a read
-    /// whose last record carries the file system's end-of-directory mark
-    /// completes with `eof`, saving the getdents64 call that would return 0
-    /// (one syscall per directory of a walk; see
-    /// [`crate::sys::fs::dir_end_offsets`]). Engines on a high-latency file
-    /// system read inline too, whatever their executor: getdents64 has no
-    /// ring opcode, a directory's reads are sequential anyway, and the
-    /// hand-off and ring wake-up per READDIR made lfind on a 20k tree
-    /// through slowfs 0.18 -> 0.41 s. The file system is asked its type
-    /// once per device (and not at all on a high-latency one, where the
-    /// question is itself a round trip).
+    /// (`dev_size`) are known: a read whose last record carries the file
+    /// system's end-of-directory mark completes with `eof`, saving the
+    /// getdents64 call that would return 0 (one syscall per directory of a
+    /// walk; see [`crate::sys::fs::dir_end_offsets`]), on every executor.
+    /// Engines on a high-latency file system read inline, whatever their
+    /// executor: getdents64 has no ring opcode, a directory's reads are
+    /// sequential anyway, and the hand-off and ring wake-up per READDIR
+    /// made lfind on a 20k tree through slowfs 0.18 -> 0.41 s. The file
+    /// system is asked its type once per device (and not at all on a
+    /// high-latency one, where the question is itself a round trip).
     pub fn getdents_hinted(
         &mut self,
         token: Token,
@@ -684,10 +683,10 @@ impl Engine {
         mut buf: Vec<u8>,
         dev_size: Option<(u64, u64)>,
     ) {
-        if self.backend != Backend::Inline && self.high_latency().is_none() {
-            return self.getdents(token, fd, buf);
-        }
         let ends = self.end_offsets(dev_size, fd);
+        if self.backend != Backend::Inline && self.high_latency().is_none() {
+            return self.getdents_to_end(token, fd, buf, ends);
+        }
         let r = getdents_fill_hinted(fd, &mut buf, ends.as_ref().map_or(&[], |e| &e[..]));
         let (eof, result) = (r == Ok(true), r.map(|_| buf.len() as u64));
         self.ready.push(Completion { token, result, eof, data: Data::Buf(buf) });

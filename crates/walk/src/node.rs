@@ -98,6 +98,11 @@ pub(crate) struct DirNode<A> {
     /// out when first asked ([`LINKS_UNKNOWN`] until then; see
     /// `step::links_above`).
     pub links: AtomicU8,
+    /// The device it is on: its stat's, or, not stat'ed, its parent's when
+    /// no mount root lies between (`mount_at` the parent's). What the
+    /// end-of-directory hint needs (`step::dev_size`), so that a walk that
+    /// stats nothing still skips the empty getdents64 per directory.
+    pub dev: Option<u64>,
     pub acc: A,
 }
 
@@ -146,6 +151,11 @@ impl<A> DirNode<A> {
         if let Some(p) = &parent {
             p.remaining.fetch_add(1, Ordering::AcqRel);
         }
+        let dev = match (&stat, &parent) {
+            (Some(st), _) => Some(DevIno::of(st).dev),
+            (None, Some(p)) if p.mount_at == mount_at => p.dev,
+            (None, _) => None,
+        };
         Arc::new(DirNode {
             path: e.path.to_vec(),
             name_start,
@@ -158,6 +168,7 @@ impl<A> DirNode<A> {
             trie: AtomicU32::new(trie),
             deep: AtomicBool::new(false),
             links: AtomicU8::new(links),
+            dev,
             acc,
         })
     }
@@ -218,7 +229,48 @@ pub(crate) fn dtype_of(st: &Statx) -> u8 {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
     use crate::testing::dir_node;
+
+    #[test]
+    fn a_directory_not_stated_is_on_its_parents_device_unless_a_mount_root_lies_between() {
+        let on = |major, minor| {
+            let mut st = ringio::sys::statx_zeroed();
+            (st.stx_dev_major, st.stx_dev_minor) = (major, minor);
+            st
+        };
+        let (disk, other) = (on(8, 1), on(0, 50));
+        let root = dir_node(b"r", None, Some(disk), 0);
+        assert_eq!(root.dev, Some(DevIno::of(&disk).dev));
+        let a = dir_node(b"r/a", Some(&root), None, 0);
+        assert_eq!(a.dev, root.dev, "no mount between: the parent's device");
+        // A mount root at depth 2 (its `mount_at`), not stat'ed: unknown,
+        // and so below it, until a stat says.
+        let entry = |path: &'static [u8], depth| Entry {
+            path,
+            name: &path[path.iter().rposition(|&c| c == b'/').unwrap() + 1..],
+            depth,
+            d_type: ringio::dtype::DIR,
+            ino: 0,
+            stat: None,
+            stat_error: None,
+            followed: false,
+            dirfd: libc::AT_FDCWD,
+            rel_name: path,
+            index: 0,
+        };
+        let links = NO_LINKS;
+        let m = DirNode::with_mounts(&entry(b"r/a/m", 2), None, Some(a.clone()), 0, 2, 0, links);
+        assert_eq!(m.dev, None);
+        let below =
+            DirNode::with_mounts(&entry(b"r/a/m/x", 3), None, Some(m.clone()), 0, 2, 0, links);
+        assert_eq!(below.dev, None);
+        let seen =
+            DirNode::with_mounts(&entry(b"r/a/m/y", 3), Some(other), Some(m), 0, 2, 0, links);
+        assert_eq!(seen.dev, Some(DevIno::of(&other).dev));
+        let deeper = dir_node(b"r/a/m/y/z", Some(&seen), None, 0);
+        assert_eq!(deeper.dev, seen.dev);
+    }
 
     #[test]
     fn names_and_relative_paths() {
