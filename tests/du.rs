@@ -467,8 +467,7 @@ fn syscalls_stay_per_entry() {
         assert!(run.get("openat") <= 21 + 8, "{backend}: {:?}", run.calls);
         // One getdents64 call per directory where the file system marks
         // the end in the last record (ext4); else one more to see the end.
-        let fs = Command::new("stat").args(["-f", "-c", "%T"]).arg(t.path()).output().unwrap();
-        let marks_end = String::from_utf8_lossy(&fs.stdout).trim() == "ext2/ext3";
+        let marks_end = util::on_ext4(t.path());
         let limit = if marks_end { 21 } else { 2 * 21 };
         assert!(run.get("getdents64") <= limit, "{backend}: {:?}", run.calls);
     }

@@ -576,8 +576,7 @@ fn lsr_recursive_one_getdents_per_small_directory() {
     let top = t.path().join("d0");
     // d0, and 6 and 36 directories below it.
     let dirs = 1 + 6 + 36;
-    let fs = Command::new("stat").args(["-f", "-c", "%T"]).arg(&top).output().unwrap();
-    let ext4 = String::from_utf8_lossy(&fs.stdout).trim() == "ext2/ext3";
+    let ext4 = util::on_ext4(&top);
     for opts in [&["-alR"][..], &["-R"][..]] {
         let mut args: Vec<&OsStr> = opts.iter().map(OsStr::new).collect();
         args.push(top.as_os_str());
@@ -608,8 +607,7 @@ fn lfind_names_only_one_getdents_per_directory() {
     let t = small_tree("sys-lfind-names");
     let top = t.path().join("d0");
     let dirs = 1 + 6 + 36;
-    let fs = Command::new("stat").args(["-f", "-c", "%T"]).arg(&top).output().unwrap();
-    let ext4 = String::from_utf8_lossy(&fs.stdout).trim() == "ext2/ext3";
+    let ext4 = util::on_ext4(&top);
     for opts in [&[][..], &["-name", "f1*"][..], &["-type", "d"][..]] {
         let mut args: Vec<&OsStr> = vec![top.as_os_str()];
         args.extend(opts.iter().map(OsStr::new));

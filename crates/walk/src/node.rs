@@ -230,7 +230,7 @@ pub(crate) fn dtype_of(st: &Statx) -> u8 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::dir_node;
+    use crate::testing::{dir_entry, dir_node};
 
     #[test]
     fn a_directory_not_stated_is_on_its_parents_device_unless_a_mount_root_lies_between() {
@@ -246,19 +246,7 @@ mod tests {
         assert_eq!(a.dev, root.dev, "no mount between: the parent's device");
         // A mount root at depth 2 (its `mount_at`), not stat'ed: unknown,
         // and so below it, until a stat says.
-        let entry = |path: &'static [u8], depth| Entry {
-            path,
-            name: &path[path.iter().rposition(|&c| c == b'/').unwrap() + 1..],
-            depth,
-            d_type: ringio::dtype::DIR,
-            ino: 0,
-            stat: None,
-            stat_error: None,
-            followed: false,
-            dirfd: libc::AT_FDCWD,
-            rel_name: path,
-            index: 0,
-        };
+        let entry = |path, depth| dir_entry(path, true, depth);
         let links = NO_LINKS;
         let m = DirNode::with_mounts(&entry(b"r/a/m", 2), None, Some(a.clone()), 0, 2, 0, links);
         assert_eq!(m.dev, None);

@@ -35,14 +35,23 @@ pub(crate) fn dir_node(
     stat: Option<Statx>,
     acc: u32,
 ) -> Arc<DirNode<u32>> {
-    let start = match parent {
-        Some(_) => path.iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1),
-        None => 0,
+    let depth = parent.map_or(0, |p| p.depth + 1);
+    let e = dir_entry(path, parent.is_some(), depth);
+    DirNode::from_entry(&e, stat, parent.cloned(), acc)
+}
+
+/// The entry of directory `path` at `depth`, not stat'ed, named by its
+/// whole path; its name is the last component when `child`, else the
+/// whole path (a root).
+pub(crate) fn dir_entry(path: &[u8], child: bool, depth: usize) -> Entry<'_> {
+    let start = match child {
+        true => path.iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1),
+        false => 0,
     };
-    let e = Entry {
+    Entry {
         path,
         name: &path[start..],
-        depth: parent.map_or(0, |p| p.depth + 1),
+        depth,
         d_type: dtype::DIR,
         ino: 0,
         stat: None,
@@ -51,6 +60,5 @@ pub(crate) fn dir_node(
         dirfd: libc::AT_FDCWD,
         rel_name: path,
         index: 0,
-    };
-    DirNode::from_entry(&e, stat, parent.cloned(), acc)
+    }
 }
