@@ -515,7 +515,9 @@ impl Engine {
     /// ones included); a linear directory is read to the empty getdents64.
     pub(crate) fn end_marks(&mut self, fd: RawFd) -> Option<[i64; 2]> {
         match self.checked_dir.take() {
-            Some((f, t)) if f == fd => crate::sys::fs::dir_end_offsets(t, i64::MAX as u64),
+            Some((f, t)) if f == fd => {
+                crate::sys::fs::dir_end_offsets(t, crate::sys::fs::SIZE_UNKNOWN)
+            }
             _ => None,
         }
     }
@@ -683,8 +685,9 @@ impl Engine {
         mut buf: Vec<u8>,
         dev_size: Option<(u64, u64)>,
     ) {
-        let ends = self.end_offsets(dev_size, fd);
-        if self.backend != Backend::Inline && self.high_latency().is_none() {
+        let remote = self.high_latency().is_some();
+        let ends = if remote { None } else { self.end_offsets(dev_size, fd) };
+        if self.backend != Backend::Inline && !remote {
             return self.getdents_to_end(token, fd, buf, ends);
         }
         let r = getdents_fill_hinted(fd, &mut buf, ends.as_ref().map_or(&[], |e| &e[..]));
@@ -694,12 +697,10 @@ impl Engine {
 
     /// The `d_off` values marking the end of directory `fd` (on device
     /// `dev`, `size` bytes), when its file system is one whose marks are
-    /// known.
+    /// known. Not on a high-latency file system (the caller checks), where
+    /// asking the type is itself a round trip.
     fn end_offsets(&mut self, dev_size: Option<(u64, u64)>, fd: RawFd) -> Option<[i64; 2]> {
         let (dev, size) = dev_size?;
-        if self.high_latency().is_some() {
-            return None;
-        }
         let fs = match self.fs_types.iter().find(|(d, _)| *d == dev) {
             Some(&(_, t)) => t,
             None => {

@@ -207,15 +207,10 @@ pub(crate) fn open<V: Visitor>(
 
 /// The directory's device and size, for the end-of-directory hint. Not
 /// stat'ed (a walk that only needs names), its device is its parent's
-/// (`DirNode::dev`) and its size unknown: `i64::MAX`, which leaves the
-/// hashed directories' mark alone (on ext4 every directory where the
-/// file system indexes them, one-block ones included), as
-/// `ringio::Engine::end_marks` does for ls.
+/// (`DirNode::dev`) and its size unknown.
 pub(crate) fn dev_size<A>(node: &DirNode<A>) -> Option<(u64, u64)> {
-    match &node.facts.stat {
-        Some(st) => Some((DevIno::of(st).dev, st.stx_size)),
-        None => node.dev.map(|d| (d, i64::MAX as u64)),
-    }
+    let size = node.facts.stat.as_ref().map_or(ringio::sys::fs::SIZE_UNKNOWN, |st| st.stx_size);
+    node.dev.map(|d| (d, size))
 }
 
 /// Visits entry `i` of `node`'s listing, `dirfd` being `node`'s pinned

@@ -137,6 +137,9 @@ pub(crate) fn remote_depth() -> usize {
     crate::env::get().depth.unwrap_or(64)
 }
 
+/// The size to give [`dir_end_offsets`] for a directory not stat'ed.
+pub const SIZE_UNKNOWN: u64 = i64::MAX as u64;
+
 /// The `d_off` values that mark the end of a directory on file system
 /// `fs_type` for a directory of `dir_size` bytes, when they are known: the
 /// last record of a getdents64 read that reached the end carries one, so
@@ -145,6 +148,12 @@ pub(crate) fn remote_depth() -> usize {
 /// is pending.) Known for ext2/3/4: the htree end marker for hashed
 /// directories (one-block directories are read that way too), the size for
 /// linear ones.
+///
+/// A directory whose size isn't known passes [`SIZE_UNKNOWN`]: no linear
+/// directory's records reach it, so only the hashed directories' mark is
+/// left (ext4 reads every directory that way where the file system
+/// indexes them, one-block ones included); a linear one is read to the
+/// empty getdents64.
 pub fn dir_end_offsets(fs_type: i64, dir_size: u64) -> Option<[i64; 2]> {
     const EXT4: i64 = 0xEF53;
     const HTREE_EOF_64BIT: i64 = i64::MAX;
