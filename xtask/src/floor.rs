@@ -172,20 +172,15 @@ fn walk(
 /// Whether no mount point lies below `dir` (from `/proc/self/mountinfo`,
 /// as lfind reads it); false when that can't be told.
 fn no_mount_below(dir: &str) -> bool {
-    let (Ok(root), Ok(info)) =
-        (std::fs::canonicalize(dir), std::fs::read_to_string("/proc/self/mountinfo"))
+    use std::os::unix::ffi::OsStrExt;
+    let (Ok(root), Ok(info)) = (std::fs::canonicalize(dir), std::fs::read("/proc/self/mountinfo"))
     else {
         return false;
     };
-    let root = root.to_string_lossy().trim_end_matches('/').to_string() + "/";
-    // mountinfo escapes these, so a prefix match couldn't see them.
-    if root.contains([' ', '\t', '\n', '\\']) {
-        return false;
-    }
-    info.lines().filter_map(|l| l.split(' ').nth(4)).all(|m| {
-        // A mount point under the root with an escaped character later in
-        // its path still starts with the root's.
-        !m.starts_with(&root)
+    info.split(|&c| c == b'\n').filter_map(|l| l.split(|&c| c == b' ').nth(4)).all(|m| {
+        let m = crate::slowfs::unescape_mountinfo(m);
+        let m = std::path::Path::new(std::ffi::OsStr::from_bytes(&m));
+        m == root || !m.starts_with(&root)
     })
 }
 
@@ -282,7 +277,9 @@ fn worker(sh: &Shared) -> u64 {
         // directories' mark; else each directory is read until getdents64
         // returns 0.
         let ends = match sh.mode {
-            Mode::Names if sh.one_fs => ringio::sys::fs::dir_end_offsets(sh.fs, i64::MAX as u64),
+            Mode::Names if sh.one_fs => {
+                ringio::sys::fs::dir_end_offsets(sh.fs, ringio::sys::fs::SIZE_UNKNOWN)
+            }
             Mode::Names => None,
             _ => ringio::sys::fs::dir_end_offsets(sh.fs, size),
         };
@@ -400,6 +397,16 @@ fn write_out(sh: &Shared, b: &[u8]) {
 mod tests {
     use std::process::Command;
     use std::sync::{Arc, Mutex};
+
+    /// `/` has mounts below it (/proc at least); a fresh directory has
+    /// none; a root that can't be resolved can't be told.
+    #[test]
+    fn mount_points_below_a_root() {
+        assert!(!super::no_mount_below("/"));
+        let scratch = scratch::Scratch::new("floor-mounts");
+        assert!(super::no_mount_below(scratch.path().to_str().unwrap()));
+        assert!(!super::no_mount_below("/no/such/dir"), "can't be told");
+    }
 
     /// The floor walks the whole tree: its total is GNU's `du -sl`, and in
     /// names mode it sees what `find` lists.

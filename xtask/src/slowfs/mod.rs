@@ -266,7 +266,7 @@ fn absolute_mountpoint(mp: &Path) -> Result<PathBuf, String> {
 }
 
 /// Undoes mountinfo's octal escapes (`\040` for a space, and so on).
-fn unescape_mountinfo(field: &[u8]) -> Vec<u8> {
+pub(crate) fn unescape_mountinfo(field: &[u8]) -> Vec<u8> {
     let mut out = Vec::with_capacity(field.len());
     let mut i = 0;
     while i < field.len() {
