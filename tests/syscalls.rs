@@ -560,11 +560,31 @@ fn lcat_small_files_read_ahead() {
     }
 }
 
+/// Checks that `tool args`, which lists the `dirs` directories of `top`,
+/// prints GNU's output (`sorted` for a parallel walk) and, on ext4, makes
+/// exactly one getdents64 call per directory: under the default backend
+/// and each forced one. Elsewhere the count is printed, not asserted:
+/// other file systems mark no end the engine knows.
+fn one_getdents_per_directory(tool: &str, args: &[&OsStr], top: &Path, sorted: bool, dirs: u64) {
+    assert_same_as_gnu(tool, args, sorted);
+    let ext4 = util::on_ext4(top);
+    for backend in std::iter::once("default").chain(BACKENDS) {
+        let env: &[(&str, &str)] =
+            if backend == "default" { &[] } else { &[("RINGIO_BACKEND", backend)] };
+        let s = count_syscalls(&util::ours(tool), args, env).unwrap();
+        assert!(s.status.success(), "{tool} {args:?} ({backend}) failed");
+        let n = s.get("getdents64");
+        eprintln!("{tool} {args:?} ({backend}): {n} getdents64 for {dirs} directories");
+        if ext4 {
+            assert_eq!(n, dirs, "{tool} {args:?} ({backend}): {:?}", s.calls);
+        }
+    }
+}
+
 /// `lsr -R` reads each small directory with one getdents64 where the file
 /// system marks a directory's end (ext4: the engine learns the type from
 /// the `fstatfs` it makes anyway as it opens the directory), not two (the
-/// second returning 0, as GNU's ls reads). Elsewhere the count is printed,
-/// not asserted: other file systems mark no end the engine knows.
+/// second returning 0, as GNU's ls reads).
 #[test]
 fn lsr_recursive_one_getdents_per_small_directory() {
     if !strace_usable() {
@@ -576,21 +596,10 @@ fn lsr_recursive_one_getdents_per_small_directory() {
     let top = t.path().join("d0");
     // d0, and 6 and 36 directories below it.
     let dirs = 1 + 6 + 36;
-    let ext4 = util::on_ext4(&top);
     for opts in [&["-alR"][..], &["-R"][..]] {
         let mut args: Vec<&OsStr> = opts.iter().map(OsStr::new).collect();
         args.push(top.as_os_str());
-        assert_same_as_gnu("lsr", &args, false);
-        for backend in BACKENDS {
-            let env = [("RINGIO_BACKEND", backend)];
-            let s = count_syscalls(&util::ours("lsr"), &args, &env).unwrap();
-            assert!(s.status.success(), "lsr {opts:?} ({backend}) failed");
-            let n = s.get("getdents64");
-            eprintln!("lsr {opts:?} ({backend}): {n} getdents64 for {dirs} directories");
-            if ext4 {
-                assert_eq!(n, dirs, "lsr {opts:?} ({backend}): {:?}", s.calls);
-            }
-        }
+        one_getdents_per_directory("lsr", &args, &top, false, dirs);
     }
 }
 
@@ -607,21 +616,9 @@ fn lfind_names_only_one_getdents_per_directory() {
     let t = small_tree("sys-lfind-names");
     let top = t.path().join("d0");
     let dirs = 1 + 6 + 36;
-    let ext4 = util::on_ext4(&top);
     for opts in [&[][..], &["-name", "f1*"][..], &["-type", "d"][..]] {
         let mut args: Vec<&OsStr> = vec![top.as_os_str()];
         args.extend(opts.iter().map(OsStr::new));
-        assert_same_as_gnu("lfind", &args, true);
-        for backend in ["", "threads", "sync", "uring"] {
-            let env: &[(&str, &str)] =
-                if backend.is_empty() { &[] } else { &[("RINGIO_BACKEND", backend)] };
-            let s = count_syscalls(&util::ours("lfind"), &args, env).unwrap();
-            assert!(s.status.success(), "lfind {opts:?} ({backend}) failed");
-            let n = s.get("getdents64");
-            eprintln!("lfind {opts:?} ({backend:?}): {n} getdents64 for {dirs} directories");
-            if ext4 {
-                assert_eq!(n, dirs, "lfind {opts:?} ({backend:?}): {:?}", s.calls);
-            }
-        }
+        one_getdents_per_directory("lfind", &args, &top, true, dirs);
     }
 }
