@@ -325,7 +325,9 @@ impl Visitor for Du<'_> {
     type Local = Local;
     type Acc = Acc;
     /// du names directories by path only (its lines and messages).
-    const DIRFD_AFTER_VISIT: bool = false;
+    fn dirfd_after_visit(&self) -> bool {
+        false
+    }
 
     fn local(&self) -> Local {
         Local { lines: Vec::new(), total: Dui::default(), entries: 0, bytes: 0, operand: 0 }

@@ -1119,6 +1119,13 @@ impl Visitor for Finder<'_> {
     type Local = Local;
     type Acc = ();
 
+    /// A directory is evaluated again when left only under `-depth` (its
+    /// `-execdir`, `-delete`… then run relative to its parent); there is
+    /// nothing to do after its entries.
+    fn dirfd_after_visit(&self) -> bool {
+        self.plan.depth_first
+    }
+
     fn local(&self) -> Local {
         Local {
             bufs: vec![Vec::new(); self.outs.len()],
@@ -1158,6 +1165,11 @@ impl Visitor for Finder<'_> {
         } else {
             StatNeed::None
         }
+    }
+
+    fn stats_none_at(&self, depth: usize) -> bool {
+        let plan = self.plan;
+        plan.follow != Follow::Always && !plan.xdev && (!self.stat_some || depth < plan.mindepth)
     }
 
     fn visit(&self, local: &mut Local, e: &Entry, _parent: Option<&()>) -> Visit {
@@ -1294,5 +1306,67 @@ fn ls_name(out: &mut Vec<u8>, name: &[u8]) {
             b if cli::quote::printable(b) => out.push(b),
             b => out.extend_from_slice(format!("\\{b:03o}").as_bytes()),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ffi::OsString;
+
+    use super::*;
+
+    /// Where the walker skips asking per entry (`stats_none_at`), asking
+    /// would have said `None` for every name and type: the shortcut never
+    /// drops a stat an expression needs.
+    #[test]
+    fn no_stats_at_a_depth_means_none_asked_there() {
+        let exprs: &[&[&str]] = &[
+            &[],
+            &["-name", "*.c"],
+            &["-type", "f"],
+            &["-size", "+4k"],
+            &["-name", "x", "-o", "-newer", "."],
+            &["-mindepth", "2", "-size", "+1"],
+            &["-xdev"],
+            &["-L"],
+            &["-L", "-name", "x"],
+            &["-depth", "-empty"],
+            &["-maxdepth", "1", "-perm", "-u+r"],
+        ];
+        let types = [
+            dtype::UNKNOWN,
+            dtype::FIFO,
+            dtype::CHR,
+            dtype::DIR,
+            dtype::BLK,
+            dtype::REG,
+            dtype::LNK,
+            dtype::SOCK,
+        ];
+        let mut skipped = 0;
+        for args in exprs {
+            let (opts, expr): (Vec<&str>, Vec<&str>) = if args.first() == Some(&"-L") {
+                (vec!["-L"], args[1..].to_vec())
+            } else {
+                (vec![], args.to_vec())
+            };
+            let argv = opts.iter().chain(&["."]).chain(&expr).map(OsString::from).collect();
+            let (plan, _) = crate::parse::parse(argv).unwrap_or_else(|_| panic!("{args:?}"));
+            let f = Finder::new(&plan);
+            for depth in 0..4 {
+                if !f.stats_none_at(depth) {
+                    continue;
+                }
+                skipped += 1;
+                for t in types {
+                    for name in [&b"x"[..], b"a.c", b"."] {
+                        let n = f.need_stat(name, t, depth);
+                        assert_eq!(n, StatNeed::None, "{args:?} depth {depth} type {t}");
+                    }
+                }
+            }
+        }
+        // The shortcut is taken for the plain walks, and not for the rest.
+        assert!(skipped >= 8, "{skipped}");
     }
 }

@@ -140,8 +140,11 @@ pub trait Visitor: Sync {
     /// Whether `after_entries` and `leave` use their entry's `dirfd`. When
     /// false they get `AT_FDCWD` and the whole path, and the walker saves
     /// pinning (and perhaps reopening) the parent's descriptor twice per
-    /// directory.
-    const DIRFD_AFTER_VISIT: bool = true;
+    /// directory. Asked per directory: a visitor may decide by its options
+    /// (find only looks at a directory again under `-depth`).
+    fn dirfd_after_visit(&self) -> bool {
+        true
+    }
 
     /// Creates one thread's state.
     fn local(&self) -> Self::Local;
@@ -152,6 +155,13 @@ pub trait Visitor: Sync {
     /// Decides the stat for an entry before it is visited, from what
     /// getdents told (name, d_type, depth).
     fn need_stat(&self, name: &[u8], d_type: u8, depth: usize) -> StatNeed;
+
+    /// Whether `need_stat` says `None` for every entry at `depth`, whatever
+    /// its name and type (entries of unknown type are still lstat'ed): the
+    /// walker then doesn't ask per entry.
+    fn stats_none_at(&self, _depth: usize) -> bool {
+        false
+    }
 
     /// Sees an entry (pre-order). `parent` is the containing directory's
     /// accumulator (`None` for roots).

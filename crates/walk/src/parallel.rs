@@ -185,7 +185,7 @@ impl<V: Visitor> Worker<V> {
                         self.list.outcomes.clear();
                     }
                 } else {
-                    self.rd.stat(fd, &mut self.list, need);
+                    step::stat_listing(v, &mut self.rd, fd, &mut self.list, depth);
                 }
                 drop(hold);
                 self.path.enter(&node.path);

@@ -146,9 +146,26 @@ pub(crate) fn open_read<V: Visitor>(
     if let Err(e) = rd.read(pin.fd, dev_size(node), list, opts.sort) {
         v.error(local, &read_error(node, list, e), Some(&node.acc));
     }
-    let depth = node.depth + 1;
-    rd.stat(pin.fd, list, |name, d_type| v.need_stat(name, d_type, depth));
+    stat_listing(v, rd, pin.fd, list, node.depth + 1);
     Some(pin)
+}
+
+/// Stats what `v` needs of `list`, the listing of `dirfd`, whose entries
+/// are at `depth`.
+pub(crate) fn stat_listing<V: Visitor>(
+    v: &V,
+    rd: &mut Reader,
+    dirfd: RawFd,
+    list: &mut Listing,
+    depth: usize,
+) {
+    if v.stats_none_at(depth) {
+        // Only the types getdents didn't give: a check per entry, not a
+        // call (`find DIR`, `-name`, `-type`).
+        rd.stat(dirfd, list, |_, _| StatNeed::None);
+    } else {
+        rd.stat(dirfd, list, |name, d_type| v.need_stat(name, d_type, depth));
+    }
 }
 
 /// A directory's read failed with `errno`, `list` holding what was read
@@ -351,6 +368,10 @@ fn whole_path_loops<V: Visitor>(
 /// the depth of the mount root its subtree is below (`DirNode::mount_at`)
 /// and its position in the mount-point trie. `Err` holds the path of the
 /// ancestor it repeats, to be reported instead of visited.
+///
+/// Out of line: one entry in many is a directory, and inlined into
+/// `entry` its locals weighed on every entry's frame.
+#[inline(never)]
 fn dir_place<A>(
     fds: &Fds,
     node: &Arc<DirNode<A>>,
@@ -601,7 +622,7 @@ fn identity<A>(fds: &Fds, n: &Arc<DirNode<A>>) -> Option<DevIno> {
 
 /// Tells the visitor every entry of `node`'s listing has been visited.
 pub(crate) fn after_entries<V: Visitor>(fds: &Fds, node: &Node<V>, v: &V, local: &mut V::Local) {
-    if V::DIRFD_AFTER_VISIT {
+    if v.dirfd_after_visit() {
         dirs::with_parent(fds, node, |dirfd, rel| {
             v.after_entries(local, &node.entry(dirfd, rel), &node.acc)
         });
@@ -646,7 +667,7 @@ pub(crate) fn finish<V: Visitor>(
         }
         if !stop.is_set() {
             let parent_acc = cur.parent.as_ref().map(|p| &p.acc);
-            if V::DIRFD_AFTER_VISIT {
+            if v.dirfd_after_visit() {
                 dirs::with_parent(fds, &cur, |dirfd, rel| {
                     v.leave(local, &cur.entry(dirfd, rel), &cur.acc, parent_acc)
                 });

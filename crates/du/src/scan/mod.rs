@@ -213,7 +213,9 @@ impl<S: TreeSink + Send> Scan<'_, S> {
 impl<S: TreeSink + Send> Visitor for Scan<'_, S> {
     type Local = Local;
     type Acc = Acc;
-    const DIRFD_AFTER_VISIT: bool = false;
+    fn dirfd_after_visit(&self) -> bool {
+        false
+    }
 
     fn local(&self) -> Local {
         Local::default()

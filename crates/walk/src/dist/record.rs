@@ -117,7 +117,9 @@ impl<V: Visitor> Recorder<'_, V> {
 impl<V: Visitor> Visitor for Recorder<'_, V> {
     type Local = ();
     type Acc = DirRec;
-    const DIRFD_AFTER_VISIT: bool = false;
+    fn dirfd_after_visit(&self) -> bool {
+        false
+    }
 
     fn local(&self) {}
 
