@@ -74,16 +74,38 @@ impl Out {
         if self.buf.is_empty() {
             return;
         }
-        self.written += self.buf.len() as u64;
+        let buf = std::mem::take(&mut self.buf);
+        self.put(&buf);
+        self.buf = buf;
+        self.buf.clear();
+    }
+
+    /// Writes out everything buffered, then `b`: one write, and `b` is not
+    /// copied when nothing was buffered (a thread's block of finished
+    /// records, as find's walker threads hand theirs over).
+    pub fn flush_with(&mut self, b: &[u8]) {
+        if self.buf.is_empty() {
+            self.put(b);
+        } else {
+            self.buf.extend_from_slice(b);
+            self.flush();
+        }
+    }
+
+    /// Writes `b` to the descriptor, unless an earlier write failed.
+    fn put(&mut self, b: &[u8]) {
+        if b.is_empty() {
+            return;
+        }
+        self.written += b.len() as u64;
         if self.error.is_none() {
-            if let Err((_, e)) = sys::write_all(self.fd, &self.buf, None) {
+            if let Err((_, e)) = sys::write_all(self.fd, b, None) {
                 if e == Errno::EPIPE && !libcw::sigpipe::ignored_at_start() {
                     libcw::sigpipe::die();
                 }
                 self.error = Some(e);
             }
         }
-        self.buf.clear();
     }
 
     /// Bytes handed to the descriptor so far (not counting the buffer):
@@ -109,5 +131,37 @@ impl Out {
                 false
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Read;
+    use std::os::fd::AsRawFd;
+
+    /// What `f` writes through an `Out` on a temporary file.
+    fn written(f: impl FnOnce(&mut Out)) -> Vec<u8> {
+        let path = std::env::temp_dir().join(format!("cli-out-{}", std::process::id()));
+        let file = std::fs::File::create(&path).unwrap();
+        let mut o = Out::new(file.as_raw_fd(), 1 << 20);
+        f(&mut o);
+        assert!(o.finish());
+        let mut got = Vec::new();
+        std::fs::File::open(&path).unwrap().read_to_end(&mut got).unwrap();
+        std::fs::remove_file(&path).unwrap();
+        got
+    }
+
+    #[test]
+    fn flush_with_writes_the_buffer_then_the_block() {
+        let got = written(|o| {
+            o.flush_with(b"one\n");
+            o.write(b"two\n");
+            o.flush_with(b"three\n");
+            o.write(b"four\n");
+            assert_eq!(o.written(), 14);
+        });
+        assert_eq!(got, b"one\ntwo\nthree\nfour\n");
     }
 }

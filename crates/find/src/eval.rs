@@ -164,9 +164,10 @@ impl<'p> Finder<'p> {
         for (i, b) in local.bufs.iter_mut().enumerate() {
             if !b.is_empty() {
                 let mut o = ringio::sync::lock(&self.outs[i]);
-                o.buf().extend_from_slice(b);
-                if o.buf().len() >= write_at {
-                    o.flush();
+                if o.buf().len() + b.len() >= write_at {
+                    o.flush_with(b);
+                } else {
+                    o.buf().extend_from_slice(b);
                 }
                 b.clear();
             }
@@ -557,9 +558,7 @@ impl EntryEval<'_, '_> {
 
     fn flush_one(&mut self, out: usize) {
         let b = &mut self.local.bufs[out];
-        let mut o = ringio::sync::lock(&self.finder.outs[out]);
-        o.buf().extend_from_slice(b);
-        o.flush();
+        ringio::sync::lock(&self.finder.outs[out]).flush_with(b);
         b.clear();
     }
 
