@@ -188,17 +188,10 @@ impl<V: Visitor> Worker<V> {
                     step::stat_listing(v, &mut self.rd, fd, &mut self.list, depth);
                 }
                 drop(hold);
-                self.path.enter(&node.path);
-                for i in 0..self.list.len() {
-                    if stop.is_set() {
-                        break;
-                    }
-                    let (list, path, local) = (&self.list, &mut self.path, &mut self.local);
-                    let env = Env { v, fds: &sh.fds, stop };
-                    if let Some(k) = step::entry(env, &node, fd, list, i, path, local) {
-                        self.kids.push(Work::Dir(k));
-                    }
-                }
+                let env = Env { v, fds: &sh.fds, stop };
+                let (list, path, local) = (&self.list, &mut self.path, &mut self.local);
+                let kids = &mut self.kids;
+                step::entries(env, &node, fd, list, path, local, |k| kids.push(Work::Dir(k)));
                 self.publish_kids(sh, v);
                 if eof || stop.is_set() {
                     break;

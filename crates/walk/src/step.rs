@@ -230,9 +230,34 @@ pub(crate) fn dev_size<A>(node: &DirNode<A>) -> Option<(u64, u64)> {
     node.dev.map(|d| (d, size))
 }
 
+/// Visits the entries of `node`'s listing in order (see [`entry`]), giving
+/// `descend` each child to descend into; stops early when the walk stops.
+/// One call per batch: the entry's steps are inlined into this loop, so what
+/// it reads of `node` and the walk is loaded once, not once an entry.
+pub(crate) fn entries<V: Visitor>(
+    env: Env<'_, V>,
+    node: &Node<V>,
+    dirfd: RawFd,
+    list: &Listing,
+    path: &mut ChildPath,
+    local: &mut V::Local,
+    mut descend: impl FnMut(Node<V>),
+) {
+    path.enter(&node.path);
+    for i in 0..list.len() {
+        if env.stop.is_set() {
+            break;
+        }
+        if let Some(k) = entry(env, node, dirfd, list, i, path, local) {
+            descend(k);
+        }
+    }
+}
+
 /// Visits entry `i` of `node`'s listing, `dirfd` being `node`'s pinned
 /// descriptor (or `AT_FDCWD` when it can't be had: the entry is then named
 /// by its whole path); returns the child to descend into.
+#[inline(always)]
 pub(crate) fn entry<V: Visitor>(
     env: Env<'_, V>,
     node: &Node<V>,
