@@ -152,6 +152,30 @@ impl<'p> Finder<'p> {
         }
     }
 
+    /// `-print` (`term` b'\n') and `-print0` (b'\0') of `path` to output
+    /// `out`, through this thread's buffer.
+    #[inline]
+    fn print_path(&self, local: &mut Local, path: &[u8], out: usize, term: u8) {
+        let b = &mut local.bufs[out];
+        // -print0 is for programs: raw even to a terminal (as GNU's).
+        if term == b'\n' && self.ttys[out] {
+            cli::quote::qmark_into(b, path);
+        } else {
+            b.extend_from_slice(path);
+        }
+        b.push(term);
+        if b.len() >= FLUSH_AT {
+            self.flush_block(out, b);
+        }
+    }
+
+    /// Writes this thread's block `b` of finished records for output `out`
+    /// (after what the shared buffer holds), and empties it.
+    fn flush_block(&self, out: usize, b: &mut Vec<u8>) {
+        ringio::sync::lock(&self.outs[out]).flush_with(b);
+        b.clear();
+    }
+
     /// Moves this thread's buffered records into the shared outputs, in
     /// order, writing only what has grown past [`FLUSH_AT`] there.
     fn publish_local(&self, local: &mut Local) {
@@ -313,6 +337,14 @@ impl<'p> Finder<'p> {
 
     /// Evaluates the expression on one entry.
     fn eval_entry(&self, local: &mut Local, entry: &Entry) -> Verdict {
+        // The common `find DIR` needn't walk `-true -print` for each entry
+        // (two thirds of a warm lfind's instructions in user space were
+        // that walk: callgrind, 217 an entry, of which the print is ~10),
+        // nor set up an evaluation.
+        if let Some((out, term)) = self.print_only {
+            self.print_path(local, entry.path, out, term);
+            return Verdict { prune: false, quit: false, stat_failed: false };
+        }
         let mut ev = EntryEval {
             finder: self,
             entry,
@@ -323,14 +355,7 @@ impl<'p> Finder<'p> {
             quit: false,
             stopped: false,
         };
-        // The common `find DIR` needn't walk `-true -print` for each entry
-        // (two thirds of a warm lfind's instructions in user space were
-        // that walk: callgrind, 217 an entry, of which the print is ~10).
-        if let Some((out, term)) = self.print_only {
-            ev.print(out, term);
-        } else {
-            ev.eval(&self.plan.expr);
-        }
+        ev.eval(&self.plan.expr);
         Verdict { prune: ev.prune, quit: ev.quit, stat_failed: ev.st_err }
     }
 }
@@ -557,9 +582,7 @@ impl EntryEval<'_, '_> {
     }
 
     fn flush_one(&mut self, out: usize) {
-        let b = &mut self.local.bufs[out];
-        ringio::sync::lock(&self.finder.outs[out]).flush_with(b);
-        b.clear();
+        self.finder.flush_block(out, &mut self.local.bufs[out]);
     }
 
     fn eval(&mut self, e: &Expr) -> bool {
@@ -675,18 +698,7 @@ impl EntryEval<'_, '_> {
 
     /// -print, -print0, -fprint, -fprint0: the name and `term`.
     fn print(&mut self, out: usize, term: u8) -> bool {
-        let path = self.entry.path;
-        let b = &mut self.local.bufs[out];
-        // -print0 is for programs: raw even to a terminal (as GNU's).
-        if term == b'\n' && self.finder.ttys[out] {
-            cli::quote::qmark_into(b, path);
-        } else {
-            b.extend_from_slice(path);
-        }
-        b.push(term);
-        if b.len() >= FLUSH_AT {
-            self.flush_one(out);
-        }
+        self.finder.print_path(self.local, self.entry.path, out, term);
         true
     }
 
