@@ -74,41 +74,45 @@ impl<'a> Iterator for DirentIter<'a> {
             return None;
         }
         let d_type = rest[18];
-        let raw = &rest[NAME_OFFSET..reclen];
-        let len = memchr0(raw);
+        let rec = &rest[..reclen];
+        let len = name_len(rec);
         self.pos += reclen;
-        Some(Dirent { ino, d_type, name: &raw[..len] })
+        Some(Dirent { ino, d_type, name: &rec[NAME_OFFSET..NAME_OFFSET + len] })
     }
 }
 
-/// The length of the NUL-terminated name in `b` (a record's name field).
+/// The length of the NUL-terminated name of record `rec` (its `d_reclen`
+/// bytes, at least [`NAME_OFFSET`]).
 ///
 /// The kernel pads a record to 8 bytes after the name's NUL, so the NUL
-/// lies in the field's last 8 bytes, and every byte before it is part of
+/// lies in the record's last 8 bytes, and every byte before it is part of
 /// the name: the search starts there (a byte-at-a-time scan of every name
 /// was 3% of a warm `lfind`'s CPU). Should the byte before that window be
 /// a NUL (a record padded more than the kernel pads), the whole field is
 /// searched.
-fn memchr0(b: &[u8]) -> usize {
-    let scan = |b: &[u8]| b.iter().position(|&c| c == 0).unwrap_or(b.len());
-    let from = b.len().saturating_sub(8);
-    if from > 0 && b[from - 1] == 0 {
-        return scan(b);
+fn name_len(rec: &[u8]) -> usize {
+    let field = rec.len() - NAME_OFFSET;
+    let scan = || rec[NAME_OFFSET..].iter().position(|&c| c == 0).unwrap_or(field);
+    if field > 8 && rec[rec.len() - 9] == 0 {
+        return scan();
     }
-    // The window as one little-endian word, a short field behind 0xff
-    // bytes (never NUL), so that finding its first NUL is a few
-    // instructions rather than a loop whose exit the CPU can't predict.
-    let mut w = [0xff; 8];
-    w[8 - (b.len() - from)..].copy_from_slice(&b[from..]);
-    let word = u64::from_le_bytes(w);
+    // The window as one little-endian word, read from the record itself
+    // (a copy of a variable length into a padded word cost a memcpy call
+    // per entry). Byte i of the word is byte `field - 8 + i` of the field.
+    let Ok(last) = <[u8; 8]>::try_from(&rec[rec.len() - 8..]) else { return scan() };
+    let mut word = u64::from_le_bytes(last);
+    if field < 8 {
+        // A short name's window starts in the record's header (d_reclen,
+        // d_type), whose bytes may be 0: they count as 0xff, never a NUL.
+        word |= u64::MAX >> (8 * field);
+    }
     // The lowest byte of `word` that is zero has its flag set here (bytes
     // above it may be flagged wrongly by the borrow, never those below).
     let zeros = word.wrapping_sub(0x0101_0101_0101_0101) & !word & 0x8080_8080_8080_8080;
     if zeros == 0 {
-        return scan(b);
+        return scan();
     }
-    // Byte i of the word is byte `b.len() - 8 + i` of the field.
-    (b.len() + (zeros.trailing_zeros() / 8) as usize) - 8
+    field + (zeros.trailing_zeros() / 8) as usize - 8
 }
 
 #[cfg(test)]
