@@ -129,12 +129,21 @@ struct SlotState {
     /// A descriptor was installed at some point (so opening again is a
     /// reopen, to be checked against what the walk saw).
     ever: bool,
+    /// In the registry of kept descriptors (see [`Fds::keep`]).
+    kept: bool,
 }
 
 impl Default for FdSlot {
     fn default() -> Self {
         FdSlot {
-            st: Mutex::new(SlotState { fd: None, pins: 0, used: 0, done: false, ever: false }),
+            st: Mutex::new(SlotState {
+                fd: None,
+                pins: 0,
+                used: 0,
+                done: false,
+                ever: false,
+                kept: false,
+            }),
         }
     }
 }
@@ -224,6 +233,9 @@ impl FdSlot {
             return Install::Unkept(Pinned::owned(fd));
         }
         let raw = fd.as_raw_fd();
+        // Evicted (closed, removed from the registry) and now reopened: the
+        // caller registers it again.
+        s.kept = false;
         s.fd = Some(fd);
         s.pins = 1;
         s.used = clock;
@@ -238,18 +250,36 @@ impl FdSlot {
             return false;
         }
         let fd = s.fd.take();
+        // The caller takes it out of the registry.
+        s.kept = false;
         drop(s);
         // Closed here, outside the lock.
         fd.map(close).is_some()
     }
 
-    /// The subtree is done: closes the descriptor for good.
+    /// The subtree is done: closes the descriptor for good. Returns
+    /// whether it was in the registry.
     fn finish(&self) -> bool {
         let mut s = self.lock();
         s.done = true;
         let fd = s.fd.take();
+        let kept = s.kept && fd.is_some();
         drop(s);
-        fd.map(close).is_some()
+        if let Some(fd) = fd {
+            close(fd);
+        }
+        kept
+    }
+
+    /// Marks the slot as registered; false when there is nothing to keep
+    /// (closed, or its subtree already done) or it already is.
+    fn mark_kept(&self) -> bool {
+        let mut s = self.lock();
+        if s.kept || s.done || s.fd.is_none() {
+            return false;
+        }
+        s.kept = true;
+        true
     }
 
     fn used(&self) -> u64 {
@@ -312,16 +342,36 @@ impl Fds {
     /// Installs `fd` (just opened for `slot`), pinned, and keeps within the
     /// budget by evicting others. Returns the descriptor to use, pinned.
     pub fn adopt(&self, slot: &Arc<FdSlot>, fd: OwnedFd) -> Pinned {
+        let p = self.adopt_listing(slot, fd);
+        self.keep(slot);
+        p
+    }
+
+    /// Installs `fd`, just opened for `slot` to be listed, pinned, without
+    /// registering it: while its listing is read it is pinned (never
+    /// evictable) and counted in the walker thread's reserve, and most
+    /// directories (those without subdirectories) are done right after, so
+    /// they never touch the registry (two locks of a lock every walker
+    /// thread takes per directory). [`Fds::keep`] registers it when it
+    /// stays open past its listing.
+    pub fn adopt_listing(&self, slot: &Arc<FdSlot>, fd: OwnedFd) -> Pinned {
         match slot.install(fd, self.clock.fetch_add(1, Ordering::Relaxed) + 1) {
-            Install::Kept(p) => {
-                let mut reg = self.registry();
-                reg.push(Arc::clone(slot));
-                let budget = self.budget.load(Ordering::Relaxed);
-                while reg.len() > budget && evict_lru(&mut reg) {}
-                p
-            }
-            Install::Theirs(p) | Install::Unkept(p) => p,
+            Install::Kept(p) | Install::Theirs(p) | Install::Unkept(p) => p,
         }
+    }
+
+    /// `slot`'s descriptor stays open while the directory is not in use
+    /// (its subtree is walked, or waits): registered, so that it counts in
+    /// the budget and can be evicted. Keeps within the budget by evicting
+    /// others. Nothing when it is registered already or closed.
+    pub fn keep(&self, slot: &Arc<FdSlot>) {
+        if !slot.mark_kept() {
+            return;
+        }
+        let mut reg = self.registry();
+        reg.push(Arc::clone(slot));
+        let budget = self.budget.load(Ordering::Relaxed);
+        while reg.len() > budget && evict_lru(&mut reg) {}
     }
 
     /// After EMFILE/ENFILE: closes the least recently used idle descriptor
@@ -404,6 +454,47 @@ mod tests {
         let slot = Arc::new(FdSlot::default());
         let fd = fds.adopt(&slot, some_fd()).fd;
         (slot, fd)
+    }
+
+    /// A directory opened to be listed is registered only when kept past
+    /// its listing: one done right after (no subdirectories) never is,
+    /// and still closes; a kept one counts in the budget and is evicted
+    /// when idle and least recently used.
+    #[test]
+    fn listings_register_only_when_kept() {
+        let fds = with_budget(2);
+        let leaf = Arc::new(FdSlot::default());
+        let (fd, closing) = watched_fd();
+        let pin = fds.adopt_listing(&leaf, fd);
+        assert_eq!(open_count(&fds), 0);
+        drop(pin);
+        fds.finish(&leaf);
+        assert!(closing.closed(), "a finished listing closes its descriptor");
+        assert_eq!(open_count(&fds), 0);
+
+        let kept: Vec<Arc<FdSlot>> = (0..3).map(|_| Arc::new(FdSlot::default())).collect();
+        let pins: Vec<Pinned> = kept.iter().map(|s| fds.adopt_listing(s, some_fd())).collect();
+        assert_eq!(open_count(&fds), 0);
+        drop(pins);
+        fds.keep(&kept[0]);
+        fds.keep(&kept[0]);
+        assert_eq!(open_count(&fds), 1, "kept once");
+        fds.keep(&kept[1]);
+        fds.keep(&kept[2]);
+        // Over the budget of 2: the least recently used idle one closed.
+        assert_eq!(open_count(&fds), 2);
+        assert!(kept[0].try_pin(fds.tick()).is_none(), "kept[0] should have been evicted");
+        // Finishing an evicted one leaves the registry alone; a kept one
+        // leaves it.
+        fds.finish(&kept[0]);
+        assert_eq!(open_count(&fds), 2);
+        fds.finish(&kept[1]);
+        assert_eq!(open_count(&fds), 1);
+        // Done: never registered again.
+        fds.keep(&kept[1]);
+        assert_eq!(open_count(&fds), 1);
+        fds.finish(&kept[2]);
+        assert_eq!(open_count(&fds), 0);
     }
 
     #[test]

@@ -34,13 +34,14 @@ pub(crate) fn pin<A>(
     if let Some(fd) = node.slot.try_pin(fds.tick()) {
         return Ok(Pinned::slot(&node.slot, fd));
     }
-    // The common case: a directory opened for the first time, by its name,
-    // relative to its open parent.
+    // The common case: a directory opened for the first time (to be
+    // listed), by its name, relative to its open parent. The walker
+    // registers it if it stays open after its listing (`Fds::keep`).
     if let Some(p) = node.parent.as_ref().filter(|_| !node.slot.was_opened()) {
         if let Some(pfd) = p.slot.try_pin(fds.tick()) {
             let parent = Pinned::slot(&p.slot, pfd);
             let fd = open_dir(fds, rd, parent.fd, node.name(), node.facts.followed)?;
-            return Ok(fds.adopt(&node.slot, fd));
+            return Ok(fds.adopt_listing(&node.slot, fd));
         }
     }
     // The closed directories from `node` up to the nearest open ancestor

@@ -57,6 +57,9 @@ pub(crate) fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, policy: Walker
                 let env = Env { v, fds: &fds, stop: &stop };
                 let child = step::entry(env, &top.node, dirfd, &top.list, i, &mut path, &mut local);
                 if let Some(child) = child {
+                    // Kept open, unpinned, while the walk is below it:
+                    // counted in the budget (see `Fds::keep`).
+                    fds.keep(&top.node.slot);
                     top.pin = None;
                     top.resume = true;
                     w.descend(child, &mut stack, &mut local);

@@ -192,6 +192,13 @@ impl<V: Visitor> Worker<V> {
                 let (list, path, local) = (&self.list, &mut self.path, &mut self.local);
                 let kids = &mut self.kids;
                 step::entries(env, &node, fd, list, path, local, |k| kids.push(Work::Dir(k)));
+                if !self.kids.is_empty() {
+                    // Open while its subdirectories are walked (they are
+                    // opened relative to it): counted in the budget from
+                    // now on. A directory without any is done right after
+                    // its listing and never registered.
+                    sh.fds.keep(&node.slot);
+                }
                 self.publish_kids(sh, v);
                 if eof || stop.is_set() {
                     break;
