@@ -40,11 +40,22 @@ static HELD: Mutex<usize> = Mutex::new(0);
 static RELEASED: Condvar = Condvar::new();
 /// Closes under way that found no hold: a new hold waits for them, so a
 /// descriptor that a close saw as unheld can't be listed and then vanish.
-static CLOSING: AtomicUsize = AtomicUsize::new(0);
+/// Counted per thread, each count on cache lines of its own: every walker
+/// thread closes a descriptor per directory, and one shared count bounced
+/// between the cores on each (threads beyond [`SHARDS`] share counts).
+static CLOSING: [Closing; SHARDS] = [const { Closing(AtomicUsize::new(0)) }; SHARDS];
+const SHARDS: usize = 32;
+/// The next thread's count.
+static NEXT_SHARD: AtomicUsize = AtomicUsize::new(0);
+
+#[repr(align(128))]
+struct Closing(AtomicUsize);
 
 thread_local! {
     /// Guards this thread holds: its own closes never wait for itself.
     static HOLDING: Cell<usize> = const { Cell::new(0) };
+    /// This thread's count of closes under way.
+    static SHARD: usize = NEXT_SHARD.fetch_add(1, Ordering::Relaxed) % SHARDS;
 }
 
 /// While the returned guard lives, the walk's kept descriptors are not
@@ -66,8 +77,10 @@ pub fn hold_closes() -> CloseHold {
     HOLDING.with(|h| h.set(h.get() + 1));
     // A close that saw no hold (before the count above went up) is still
     // allowed to finish; the listing starts after it. Each is one syscall.
-    while CLOSING.load(Ordering::SeqCst) != 0 {
-        std::thread::yield_now();
+    for c in &CLOSING {
+        while c.0.load(Ordering::SeqCst) != 0 {
+            std::thread::yield_now();
+        }
     }
     CloseHold(())
 }
@@ -96,13 +109,14 @@ fn close(fd: OwnedFd) {
     // Announced before the hold count is read (both SeqCst): either this
     // close sees a hold and waits, or the hold sees this close and waits
     // for it; never a listing that includes `fd` and then loses it.
-    CLOSING.fetch_add(1, Ordering::SeqCst);
+    let closing = &CLOSING[SHARD.with(|s| *s)].0;
+    closing.fetch_add(1, Ordering::SeqCst);
     if HOLDS.load(Ordering::SeqCst) == 0 {
         drop(fd);
-        CLOSING.fetch_sub(1, Ordering::SeqCst);
+        closing.fetch_sub(1, Ordering::SeqCst);
         return;
     }
-    CLOSING.fetch_sub(1, Ordering::SeqCst);
+    closing.fetch_sub(1, Ordering::SeqCst);
     let mut n = ringio::sync::lock(&HELD);
     while *n != 0 {
         n = ringio::sync::wait(&RELEASED, n);
