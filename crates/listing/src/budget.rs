@@ -182,6 +182,21 @@ impl Pinned {
     }
 }
 
+/// A descriptor pinned for the length of a borrow of its slot (a parent's,
+/// while a child is opened relative to it): no reference count taken or
+/// dropped on the slot, which the threads opening its other children
+/// share.
+pub struct PinnedFor<'a> {
+    slot: &'a FdSlot,
+    pub fd: RawFd,
+}
+
+impl Drop for PinnedFor<'_> {
+    fn drop(&mut self) {
+        self.slot.unpin();
+    }
+}
+
 impl Drop for Pinned {
     fn drop(&mut self) {
         if let Some(s) = &self.slot {
@@ -222,6 +237,11 @@ impl FdSlot {
         s.pins += 1;
         s.used = clock;
         Some(fd)
+    }
+
+    /// Pins the descriptor if it is open, for the length of the borrow.
+    pub fn pin_for(&self, clock: u64) -> Option<PinnedFor<'_>> {
+        self.try_pin(clock).map(|fd| PinnedFor { slot: self, fd })
     }
 
     pub fn unpin(&self) {
@@ -285,14 +305,16 @@ impl FdSlot {
         kept
     }
 
-    /// Marks the slot as registered; false when there is nothing to keep
-    /// (closed, or its subtree already done) or it already is.
-    fn mark_kept(&self) -> bool {
+    /// Marks the slot as registered, used at `clock`; false when there is
+    /// nothing to keep (closed, or its subtree already done) or it already
+    /// is.
+    fn mark_kept(&self, clock: &AtomicU64) -> bool {
         let mut s = self.lock();
         if s.kept || s.done || s.fd.is_none() {
             return false;
         }
         s.kept = true;
+        s.used = clock.fetch_add(1, Ordering::Relaxed) + 1;
         true
     }
 
@@ -345,10 +367,10 @@ impl Fds {
     }
 
     /// The walk's clock, for a pin. It only advances when a descriptor is
-    /// opened ([`Fds::adopt`]): pins happen several times per directory on
-    /// every thread, and a shared counter written by each would bounce
-    /// between the cores; eviction only needs "least recently used" to
-    /// within one open.
+    /// kept ([`Fds::keep`]): pins and opens happen several times per
+    /// directory on every thread, and a shared counter written by each
+    /// would bounce between the cores; eviction only needs "least recently
+    /// used" among kept descriptors, to within one keep.
     pub fn tick(&self) -> u64 {
         self.clock.load(Ordering::Relaxed)
     }
@@ -369,7 +391,10 @@ impl Fds {
     /// thread takes per directory). [`Fds::keep`] registers it when it
     /// stays open past its listing.
     pub fn adopt_listing(&self, slot: &Arc<FdSlot>, fd: OwnedFd) -> Pinned {
-        match slot.install(fd, self.clock.fetch_add(1, Ordering::Relaxed) + 1) {
+        // The clock advances when a descriptor is kept (`keep`), not here:
+        // one shared write per directory fewer, and only kept descriptors
+        // are ever compared.
+        match slot.install(fd, self.tick()) {
             Install::Kept(p) | Install::Theirs(p) | Install::Unkept(p) => p,
         }
     }
@@ -379,7 +404,7 @@ impl Fds {
     /// the budget and can be evicted. Keeps within the budget by evicting
     /// others. Nothing when it is registered already or closed.
     pub fn keep(&self, slot: &Arc<FdSlot>) {
-        if !slot.mark_kept() {
+        if !slot.mark_kept(&self.clock) {
             return;
         }
         let mut reg = self.registry();

@@ -38,8 +38,7 @@ pub(crate) fn pin<A>(
     // listed), by its name, relative to its open parent. The walker
     // registers it if it stays open after its listing (`Fds::keep`).
     if let Some(p) = node.parent.as_ref().filter(|_| !node.slot.was_opened()) {
-        if let Some(pfd) = p.slot.try_pin(fds.tick()) {
-            let parent = Pinned::slot(&p.slot, pfd);
+        if let Some(parent) = p.slot.pin_for(fds.tick()) {
             let fd = open_dir(fds, rd, parent.fd, node.name(), node.facts.followed)?;
             return Ok(fds.adopt_listing(&node.slot, fd));
         }
