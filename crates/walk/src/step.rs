@@ -190,6 +190,11 @@ pub(crate) fn read_error<A>(node: &DirNode<A>, list: &Listing, errno: Errno) -> 
 /// /proc (`PID/fd`, `PID/fdinfo`, `PID/task/TID/fd`…, `self/…`,
 /// `thread-self/…`), by its path: see `fds::hold_closes`.
 pub(crate) fn lists_own_fds<A>(node: &DirNode<A>) -> bool {
+    // Asked of every directory: most are told by their last bytes alone.
+    if !(node.path.ends_with(b"fd") || node.path.ends_with(b"fdinfo") || node.path.ends_with(b"/"))
+    {
+        return false;
+    }
     let mut comps = node.path.rsplit(|&c| c == b'/').filter(|c| !c.is_empty());
     if !matches!(comps.next(), Some(b"fd" | b"fdinfo")) {
         return false;
