@@ -235,19 +235,24 @@ impl Reader {
             // The two buffers trade places each batch, so both keep their
             // capacity. Later reads of a big batch are copied after it.
             let in_place = out.names.is_empty();
-            let buf = if in_place {
+            let mut buf = if in_place {
                 std::mem::replace(&mut self.buf, std::mem::take(&mut out.names))
             } else {
                 std::mem::take(&mut self.buf)
             };
-            self.eng.getdents_hinted(0, fd, buf, dev_size);
-            let mut c = self.one();
-            let (eof, r) = (c.eof, c.result);
+            let (eof, r, buf) = match self.eng.getdents_hinted_now(fd, &mut buf, dev_size) {
+                Some(r) => (r == Ok(true), r.map(|_| ()), buf),
+                None => {
+                    self.eng.getdents_hinted(0, fd, buf, dev_size);
+                    let mut c = self.one();
+                    (c.eof, c.result.map(|_| ()), c.take_buf())
+                }
+            };
             if in_place {
-                out.names = c.take_buf();
+                out.names = buf;
                 in_place_entries(out);
             } else {
-                self.buf = c.take_buf();
+                self.buf = buf;
                 for d in DirentIter::new(&self.buf) {
                     if !d.is_dot_or_dotdot() {
                         out.push(d.name, d.d_type, d.ino);
