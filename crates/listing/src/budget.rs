@@ -124,6 +124,22 @@ fn close(fd: OwnedFd) {
     drop(fd);
 }
 
+/// What holds a descriptor slot: the slot alone, or a walk's directory
+/// node with its slot inside (one allocation per directory fewer). Pins
+/// and the registry keep the holder alive.
+pub trait Slotted: Send + Sync + 'static {
+    fn slot(&self) -> &FdSlot;
+}
+
+impl Slotted for FdSlot {
+    fn slot(&self) -> &FdSlot {
+        self
+    }
+}
+
+/// A shared holder of a slot.
+type SlotRef = Arc<dyn Slotted>;
+
 /// A directory's descriptor slot.
 #[derive(Debug)]
 pub struct FdSlot {
@@ -165,7 +181,7 @@ impl Default for FdSlot {
 /// A pinned descriptor: usable for system calls until dropped.
 pub struct Pinned {
     /// The slot it is pinned in (unpinned on drop).
-    slot: Option<Arc<FdSlot>>,
+    slot: Option<SlotRef>,
     /// The descriptor itself when no slot keeps it (closed on drop).
     owned: Option<OwnedFd>,
     pub fd: RawFd,
@@ -173,8 +189,8 @@ pub struct Pinned {
 
 impl Pinned {
     /// `fd`, already pinned in `slot`.
-    pub fn slot(slot: &Arc<FdSlot>, fd: RawFd) -> Pinned {
-        Pinned { slot: Some(Arc::clone(slot)), owned: None, fd }
+    pub fn slot<S: Slotted>(slot: &Arc<S>, fd: RawFd) -> Pinned {
+        Pinned { slot: Some(Arc::clone(slot) as SlotRef), owned: None, fd }
     }
 
     fn owned(fd: OwnedFd) -> Pinned {
@@ -200,7 +216,7 @@ impl Drop for PinnedFor<'_> {
 impl Drop for Pinned {
     fn drop(&mut self) {
         if let Some(s) = &self.slot {
-            s.unpin();
+            s.slot().unpin();
         }
         // An unkept descriptor closes as the kept ones do: not while a
         // thread lists this process's own descriptors.
@@ -249,16 +265,17 @@ impl FdSlot {
         s.pins = s.pins.saturating_sub(1);
     }
 
-    /// Installs a freshly opened descriptor, pinned once. If another thread
-    /// reopened it meanwhile, `fd` is closed and theirs pinned instead.
-    fn install(self: &Arc<Self>, fd: OwnedFd, clock: u64) -> Install {
-        let mut s = self.lock();
+    /// Installs a freshly opened descriptor in `holder`'s slot, pinned
+    /// once. If another thread reopened it meanwhile, `fd` is closed and
+    /// theirs pinned instead.
+    fn install<S: Slotted>(holder: &Arc<S>, fd: OwnedFd, clock: u64) -> Install {
+        let mut s = holder.slot().lock();
         if let Some(theirs) = s.fd.as_ref().map(AsRawFd::as_raw_fd) {
             s.pins += 1;
             s.used = clock;
             drop(s);
             close(fd);
-            return Install::Theirs(Pinned::slot(self, theirs));
+            return Install::Theirs(Pinned::slot(holder, theirs));
         }
         if s.done {
             // Finished meanwhile (cannot happen while a caller holds a pin
@@ -274,7 +291,7 @@ impl FdSlot {
         s.pins = 1;
         s.used = clock;
         s.ever = true;
-        Install::Kept(Pinned::slot(self, raw))
+        Install::Kept(Pinned::slot(holder, raw))
     }
 
     /// Closes the descriptor if nobody uses it. Returns whether it did.
@@ -327,7 +344,7 @@ impl FdSlot {
 pub struct Fds {
     /// Most descriptors kept open (pinned ones included).
     budget: AtomicUsize,
-    open: Mutex<Vec<Arc<FdSlot>>>,
+    open: Mutex<Vec<SlotRef>>,
     clock: AtomicU64,
 }
 
@@ -362,7 +379,7 @@ impl Fds {
         }
     }
 
-    fn registry(&self) -> MutexGuard<'_, Vec<Arc<FdSlot>>> {
+    fn registry(&self) -> MutexGuard<'_, Vec<SlotRef>> {
         ringio::sync::lock(&self.open)
     }
 
@@ -377,7 +394,7 @@ impl Fds {
 
     /// Installs `fd` (just opened for `slot`), pinned, and keeps within the
     /// budget by evicting others. Returns the descriptor to use, pinned.
-    pub fn adopt(&self, slot: &Arc<FdSlot>, fd: OwnedFd) -> Pinned {
+    pub fn adopt<S: Slotted>(&self, slot: &Arc<S>, fd: OwnedFd) -> Pinned {
         let p = self.adopt_listing(slot, fd);
         self.keep(slot);
         p
@@ -390,11 +407,11 @@ impl Fds {
     /// they never touch the registry (two locks of a lock every walker
     /// thread takes per directory). [`Fds::keep`] registers it when it
     /// stays open past its listing.
-    pub fn adopt_listing(&self, slot: &Arc<FdSlot>, fd: OwnedFd) -> Pinned {
+    pub fn adopt_listing<S: Slotted>(&self, slot: &Arc<S>, fd: OwnedFd) -> Pinned {
         // The clock advances when a descriptor is kept (`keep`), not here:
         // one shared write per directory fewer, and only kept descriptors
         // are ever compared.
-        match slot.install(fd, self.tick()) {
+        match FdSlot::install(slot, fd, self.tick()) {
             Install::Kept(p) | Install::Theirs(p) | Install::Unkept(p) => p,
         }
     }
@@ -403,12 +420,12 @@ impl Fds {
     /// (its subtree is walked, or waits): registered, so that it counts in
     /// the budget and can be evicted. Keeps within the budget by evicting
     /// others. Nothing when it is registered already or closed.
-    pub fn keep(&self, slot: &Arc<FdSlot>) {
-        if !slot.mark_kept(&self.clock) {
+    pub fn keep<S: Slotted>(&self, slot: &Arc<S>) {
+        if !slot.slot().mark_kept(&self.clock) {
             return;
         }
         let mut reg = self.registry();
-        reg.push(Arc::clone(slot));
+        reg.push(Arc::clone(slot) as SlotRef);
         let budget = self.budget.load(Ordering::Relaxed);
         while reg.len() > budget && evict_lru(&mut reg) {}
     }
@@ -424,10 +441,11 @@ impl Fds {
     }
 
     /// The directory's subtree is done: closes and forgets its descriptor.
-    pub fn finish(&self, slot: &Arc<FdSlot>) {
-        if slot.finish() {
+    pub fn finish<S: Slotted>(&self, slot: &Arc<S>) {
+        if slot.slot().finish() {
             let mut reg = self.registry();
-            if let Some(i) = reg.iter().rposition(|s| Arc::ptr_eq(s, slot)) {
+            let me = Arc::as_ptr(slot);
+            if let Some(i) = reg.iter().rposition(|s| std::ptr::addr_eq(Arc::as_ptr(s), me)) {
                 reg.swap_remove(i);
             }
         }
@@ -435,12 +453,16 @@ impl Fds {
 }
 
 /// Closes the least recently used unpinned descriptor in `reg`.
-fn evict_lru(reg: &mut Vec<Arc<FdSlot>>) -> bool {
-    let mut order: Vec<(u64, usize)> =
-        reg.iter().enumerate().map(|(i, s)| (s.used(), i)).filter(|p| p.0 != u64::MAX).collect();
+fn evict_lru(reg: &mut Vec<SlotRef>) -> bool {
+    let mut order: Vec<(u64, usize)> = reg
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.slot().used(), i))
+        .filter(|p| p.0 != u64::MAX)
+        .collect();
     order.sort_unstable();
     for (_, i) in order {
-        if reg[i].try_evict() {
+        if reg[i].slot().try_evict() {
             reg.swap_remove(i);
             return true;
         }

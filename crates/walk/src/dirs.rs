@@ -26,13 +26,13 @@ const EMFILE_RETRIES: usize = 200;
 /// Pins `node`'s descriptor, opening it (first time) or reopening it
 /// (after it was closed for the budget) as needed. `rd` opens through the
 /// thread's engine when given; reopening hops use plain syscalls.
-pub(crate) fn pin<A>(
+pub(crate) fn pin<A: Send + Sync + 'static>(
     fds: &Fds,
     mut rd: Option<&mut Reader>,
     node: &Arc<DirNode<A>>,
 ) -> Result<Pinned, Errno> {
     if let Some(fd) = node.slot.try_pin(fds.tick()) {
-        return Ok(Pinned::slot(&node.slot, fd));
+        return Ok(Pinned::slot(node, fd));
     }
     // The common case: a directory opened for the first time (to be
     // listed), by its name, relative to its open parent. The walker
@@ -40,7 +40,7 @@ pub(crate) fn pin<A>(
     if let Some(p) = node.parent.as_ref().filter(|_| !node.slot.was_opened()) {
         if let Some(parent) = p.slot.pin_for(fds.tick()) {
             let fd = open_dir(fds, rd, parent.fd, node.name(), node.facts.followed)?;
-            return Ok(fds.adopt_listing(&node.slot, fd));
+            return Ok(fds.adopt_listing(node, fd));
         }
     }
     // The closed directories from `node` up to the nearest open ancestor
@@ -50,7 +50,7 @@ pub(crate) fn pin<A>(
     let mut up = node.parent.as_ref();
     while let Some(p) = up {
         if let Some(fd) = p.slot.try_pin(fds.tick()) {
-            base = Some((Pinned::slot(&p.slot, fd), p));
+            base = Some((Pinned::slot(p, fd), p));
             break;
         }
         chain.push(p);
@@ -84,7 +84,7 @@ pub(crate) fn pin<A>(
         if verify {
             same_directory(fd.as_raw_fd(), target)?;
         }
-        let pinned = fds.adopt(&target.slot, fd);
+        let pinned = fds.adopt(target, fd);
         if j == 0 {
             return Ok(pinned);
         }
@@ -152,7 +152,7 @@ fn same_directory<A>(fd: RawFd, node: &DirNode<A>) -> Result<(), Errno> {
 /// pinned descriptor and its name — for `after_entries` and `leave`. A
 /// root, or a parent that can no longer be opened, gives `AT_FDCWD` and
 /// the whole path.
-pub(crate) fn with_parent<A, R>(
+pub(crate) fn with_parent<A: Send + Sync + 'static, R>(
     fds: &Fds,
     node: &Arc<DirNode<A>>,
     f: impl FnOnce(RawFd, &[u8]) -> R,
@@ -212,7 +212,7 @@ mod tests {
         assert!(a2.slot.try_evict());
         assert_eq!(pin(&fds, None, &a2).err(), Some(Errno::ENOENT));
         for n in [&c, &b, &a, &a2, &root] {
-            fds.finish(&n.slot);
+            fds.finish(n);
         }
     }
 
@@ -236,7 +236,7 @@ mod tests {
         let (dirfd, rel) = with_parent(&fds, &y, |fd, rel| (fd, rel.to_vec()));
         assert_eq!((dirfd, rel), (libc::AT_FDCWD, s.join_bytes("x/y")));
         for n in [&y, &x, &root] {
-            fds.finish(&n.slot);
+            fds.finish(n);
         }
     }
 }

@@ -135,7 +135,7 @@ impl WalkError {
 /// `Acc` is a per-directory accumulator that children add into (du sums).
 pub trait Visitor: Sync {
     type Local: Send;
-    type Acc: Default + Send + Sync;
+    type Acc: Default + Send + Sync + 'static;
 
     /// Whether `after_entries` and `leave` use their entry's `dirfd`. When
     /// false they get `AT_FDCWD` and the whole path, and the walker saves

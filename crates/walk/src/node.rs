@@ -71,7 +71,7 @@ pub(crate) struct DirNode<A> {
     pub parent: Option<Arc<DirNode<A>>>,
     /// The open directory, when it is (see `fds`: within the walk's
     /// descriptor budget it stays open while its subtree is walked).
-    pub slot: Arc<FdSlot>,
+    pub slot: FdSlot,
     /// 1 for the directory's own listing + 1 per descended child whose
     /// subtree is not finished. At 0 the subtree is done: `leave` runs, the
     /// descriptor closes (children use it as their dirfd until they leave,
@@ -116,6 +116,14 @@ pub(crate) const NO_MOUNT: usize = usize::MAX;
 /// How far below a directory an opened one makes it check its parent
 /// when it is left (GNU's fts: its descriptor ring's size).
 const RING: usize = 4;
+
+/// Pins and the descriptor registry hold the node itself: its slot is
+/// inside it, not an allocation of its own.
+impl<A: Send + Sync + 'static> crate::fds::Slotted for DirNode<A> {
+    fn slot(&self) -> &FdSlot {
+        &self.slot
+    }
+}
 
 impl<A> DirNode<A> {
     /// A node for the directory `e` (as visited), with its accumulator.
@@ -162,7 +170,7 @@ impl<A> DirNode<A> {
             depth: e.depth,
             facts: Facts::of(e, stat),
             parent,
-            slot: Arc::default(),
+            slot: FdSlot::default(),
             remaining: AtomicUsize::new(1),
             mount_at,
             trie: AtomicU32::new(trie),

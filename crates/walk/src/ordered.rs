@@ -59,7 +59,7 @@ pub(crate) fn walk<V: Visitor>(roots: &[Vec<u8>], opts: &Options, policy: Walker
                 if let Some(child) = child {
                     // Kept open, unpinned, while the walk is below it:
                     // counted in the budget (see `Fds::keep`).
-                    fds.keep(&top.node.slot);
+                    fds.keep(&top.node);
                     top.pin = None;
                     top.resume = true;
                     w.descend(child, &mut stack, &mut local);

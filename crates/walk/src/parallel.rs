@@ -197,7 +197,7 @@ impl<V: Visitor> Worker<V> {
                     // opened relative to it): counted in the budget from
                     // now on. A directory without any is done right after
                     // its listing and never registered.
-                    sh.fds.keep(&node.slot);
+                    sh.fds.keep(&node);
                 }
                 self.publish_kids(sh, v);
                 if eof || stop.is_set() {

@@ -406,7 +406,7 @@ fn whole_path_loops<V: Visitor>(
 /// Out of line: one entry in many is a directory, and inlined into
 /// `entry` its locals weighed on every entry's frame.
 #[inline(never)]
-fn dir_place<A>(
+fn dir_place<A: Send + Sync + 'static>(
     fds: &Fds,
     node: &Arc<DirNode<A>>,
     name: &[u8],
@@ -619,7 +619,7 @@ impl Child<'_> {
 /// the same directory, looking only above depth `mount_at` (a cycle needs
 /// a mount below the repeated directory). Identities not known from a stat
 /// are compared by inode number first and stat'ed only when those agree.
-fn same_as_ancestor<A>(
+fn same_as_ancestor<A: Send + Sync + 'static>(
     fds: &Fds,
     node: &Arc<DirNode<A>>,
     child: &mut Child,
@@ -649,7 +649,7 @@ fn same_as_ancestor<A>(
 }
 
 /// A walked directory's (dev, ino), from its descriptor.
-fn identity<A>(fds: &Fds, n: &Arc<DirNode<A>>) -> Option<DevIno> {
+fn identity<A: Send + Sync + 'static>(fds: &Fds, n: &Arc<DirNode<A>>) -> Option<DevIno> {
     let pin = dirs::pin(fds, None, n).ok()?;
     ringio::sys::fstatx(pin.fd, libc::STATX_INO).ok().as_ref().map(DevIno::of)
 }
@@ -709,7 +709,7 @@ pub(crate) fn finish<V: Visitor>(
                 v.leave(local, &cur.entry(libc::AT_FDCWD, &cur.path), &cur.acc, parent_acc);
             }
         }
-        fds.finish(&cur.slot);
+        fds.finish(&cur);
         match cur.parent.clone() {
             Some(p) => cur = p,
             None => return,
@@ -720,7 +720,10 @@ pub(crate) fn finish<V: Visitor>(
 /// Whether `node`'s `..` is still the parent the walk found it in: its
 /// (dev, ino) when stat'ed, else the inode number getdents gave (which a
 /// mount root's `..` can't be compared with). ENOENT when not, as fts says.
-fn still_in_parent<A>(fds: &Fds, node: &Arc<DirNode<A>>) -> Result<(), Errno> {
+fn still_in_parent<A: Send + Sync + 'static>(
+    fds: &Fds,
+    node: &Arc<DirNode<A>>,
+) -> Result<(), Errno> {
     let Some(parent) = node.parent.as_ref() else { return Ok(()) };
     let pin = dirs::pin(fds, None, node)?;
     let mut st = ringio::sys::statx_zeroed();
