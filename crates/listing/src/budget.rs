@@ -421,10 +421,13 @@ impl Fds {
     /// the budget and can be evicted. Keeps within the budget by evicting
     /// others. Nothing when it is registered already or closed.
     pub fn keep<S: Slotted>(&self, slot: &Arc<S>) {
+        // Marked under the registry's lock: a finish, which takes a marked
+        // slot out under that lock, can't come between the mark and the
+        // push and leave a closed slot registered.
+        let mut reg = self.registry();
         if !slot.slot().mark_kept(&self.clock) {
             return;
         }
-        let mut reg = self.registry();
         reg.push(Arc::clone(slot) as SlotRef);
         let budget = self.budget.load(Ordering::Relaxed);
         while reg.len() > budget && evict_lru(&mut reg) {}
