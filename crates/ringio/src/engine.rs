@@ -685,21 +685,22 @@ impl Engine {
         mut buf: Vec<u8>,
         dev_size: Option<(u64, u64)>,
     ) {
-        let remote = self.high_latency().is_some();
-        let ends = if remote { None } else { self.end_offsets(dev_size, fd) };
-        if self.backend != Backend::Inline && !remote {
-            return self.getdents_to_end(token, fd, buf, ends);
+        match self.getdents_hinted_now(fd, &mut buf, dev_size) {
+            Some(r) => {
+                let (eof, result) = (r == Ok(true), r.map(|_| buf.len() as u64));
+                self.ready.push(Completion { token, result, eof, data: Data::Buf(buf) });
+            }
+            None => {
+                let ends = self.end_offsets(dev_size, fd);
+                self.getdents_to_end(token, fd, buf, ends);
+            }
         }
-        let r = getdents_fill_hinted(fd, &mut buf, ends.as_ref().map_or(&[], |e| &e[..]));
-        let (eof, result) = (r == Ok(true), r.map(|_| buf.len() as u64));
-        self.ready.push(Completion { token, result, eof, data: Data::Buf(buf) });
     }
 
-    /// [`Engine::getdents_hinted`] made at once on the calling thread where
-    /// this engine would make it there anyway (inline or on a high-latency
-    /// file system, nothing queued), into
-    /// `buf`: whether the end was reached, or the error. None elsewhere,
-    /// `buf` untouched, and the caller queues it. A walk reads every
+    /// [`Engine::getdents_hinted`] where it reads on the calling thread
+    /// (the inline executor, or a high-latency file system), made at once
+    /// into `buf`: whether the end was reached, or the error. None
+    /// elsewhere, `buf` untouched: the read is queued. A walk reads every
     /// directory this way: through the queue (the completion, the wait for
     /// it, the buffer handed back) the read cost ~250 user-space
     /// instructions more per directory (callgrind, lfind tree).
@@ -709,10 +710,6 @@ impl Engine {
         buf: &mut Vec<u8>,
         dev_size: Option<(u64, u64)>,
     ) -> Option<Result<bool, crate::Errno>> {
-        if !self.pending.is_empty() {
-            return None;
-        }
-        // Where getdents_hinted reads inline.
         let remote = self.high_latency().is_some();
         if self.backend != Backend::Inline && !remote {
             return None;
