@@ -300,6 +300,17 @@ impl Reader {
         });
     }
 
+    /// [`Reader::stat`] where nothing is needed but the types getdents
+    /// didn't give: usually none, which one pass over the types tells
+    /// without asking per entry.
+    pub fn stat_unknown_types(&mut self, dirfd: RawFd, list: &mut Listing) {
+        if list.ents.iter().any(|e| e.d_type == dtype::UNKNOWN) {
+            self.stat(dirfd, list, |_, _| StatNeed::None);
+        } else {
+            list.outcomes.clear();
+        }
+    }
+
     /// Stats one path (a root operand). A dangling symlink under `follow`
     /// falls back to the link itself, as find -H/-L do.
     pub fn stat_path(&mut self, path: &[u8], follow: bool) -> StatSlot {

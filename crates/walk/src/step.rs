@@ -160,13 +160,8 @@ pub(crate) fn stat_listing<V: Visitor>(
     depth: usize,
 ) {
     if v.stats_none_at(depth) {
-        // Only the types getdents didn't give (`find DIR`, `-name`,
-        // `-type`): usually none, seen in one pass over the types.
-        if list.ents.iter().any(|e| e.d_type == dtype::UNKNOWN) {
-            rd.stat(dirfd, list, |_, _| StatNeed::None);
-        } else {
-            list.outcomes.clear();
-        }
+        // `find DIR`, `-name`, `-type`.
+        rd.stat_unknown_types(dirfd, list);
     } else {
         rd.stat(dirfd, list, |name, d_type| v.need_stat(name, d_type, depth));
     }
