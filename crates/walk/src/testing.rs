@@ -44,10 +44,7 @@ pub(crate) fn dir_node(
 /// whole path; its name is the last component when `child`, else the
 /// whole path (a root).
 pub(crate) fn dir_entry(path: &[u8], child: bool, depth: usize) -> Entry<'_> {
-    let start = match child {
-        true => path.iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1),
-        false => 0,
-    };
+    let start = if child { path.iter().rposition(|&b| b == b'/').map_or(0, |i| i + 1) } else { 0 };
     Entry {
         path,
         name: &path[start..],
