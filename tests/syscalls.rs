@@ -560,23 +560,43 @@ fn lcat_small_files_read_ahead() {
     }
 }
 
-/// Checks that `tool args`, which lists the `dirs` directories of `top`,
-/// prints GNU's output (`sorted` for a parallel walk) and, on ext4, makes
-/// exactly one getdents64 call per directory: under the default backend
-/// and each forced one. Elsewhere the count is printed, not asserted:
-/// other file systems mark no end the engine knows.
-fn one_getdents_per_directory(tool: &str, args: &[&OsStr], top: &Path, sorted: bool, dirs: u64) {
-    assert_same_as_gnu(tool, args, sorted);
-    let ext4 = util::on_ext4(top);
-    for backend in std::iter::once("default").chain(BACKENDS) {
-        let env: &[(&str, &str)] =
-            if backend == "default" { &[] } else { &[("RINGIO_BACKEND", backend)] };
-        let s = count_syscalls(&util::ours(tool), args, env).unwrap();
-        assert!(s.status.success(), "{tool} {args:?} ({backend}) failed");
-        let n = s.get("getdents64");
-        eprintln!("{tool} {args:?} ({backend}): {n} getdents64 for {dirs} directories");
-        if ext4 {
-            assert_eq!(n, dirs, "{tool} {args:?} ({backend}): {:?}", s.calls);
+/// Checks that `tool`, with each of `variants` of options and a small
+/// tree's `d0` as operand (first when `operand_first`, as find takes it,
+/// else last), prints GNU's output (`sorted` for a parallel walk) and, on
+/// ext4, makes exactly one getdents64 call per directory: under the default
+/// backend and each forced one. Elsewhere the count is printed, not
+/// asserted: other file systems mark no end the engine knows.
+fn one_getdents_per_directory(
+    tag: &str,
+    tool: &str,
+    variants: &[&[&str]],
+    operand_first: bool,
+    sorted: bool,
+) {
+    if !strace_usable() {
+        return;
+    }
+    let t = small_tree(tag);
+    // One level down: `-a` shows `..`, which for the temporary directory
+    // itself is /tmp, whose link count other tests change as they run.
+    let top = t.path().join("d0");
+    // d0, and 6 and 36 directories below it.
+    let dirs = 1 + 6 + 36;
+    let ext4 = util::on_ext4(&top);
+    for opts in variants {
+        let mut args: Vec<&OsStr> = opts.iter().map(OsStr::new).collect();
+        args.insert(if operand_first { 0 } else { args.len() }, top.as_os_str());
+        assert_same_as_gnu(tool, &args, sorted);
+        for backend in std::iter::once("default").chain(BACKENDS) {
+            let env: &[(&str, &str)] =
+                if backend == "default" { &[] } else { &[("RINGIO_BACKEND", backend)] };
+            let s = count_syscalls(&util::ours(tool), &args, env).unwrap();
+            assert!(s.status.success(), "{tool} {args:?} ({backend}) failed");
+            let n = s.get("getdents64");
+            eprintln!("{tool} {args:?} ({backend}): {n} getdents64 for {dirs} directories");
+            if ext4 {
+                assert_eq!(n, dirs, "{tool} {args:?} ({backend}): {:?}", s.calls);
+            }
         }
     }
 }
@@ -587,20 +607,7 @@ fn one_getdents_per_directory(tool: &str, args: &[&OsStr], top: &Path, sorted: b
 /// second returning 0, as GNU's ls reads).
 #[test]
 fn lsr_recursive_one_getdents_per_small_directory() {
-    if !strace_usable() {
-        return;
-    }
-    let t = small_tree("sys-lsr-r");
-    // One level down: `-a` shows `..`, which for the temporary directory
-    // itself is /tmp, whose link count other tests change as they run.
-    let top = t.path().join("d0");
-    // d0, and 6 and 36 directories below it.
-    let dirs = 1 + 6 + 36;
-    for opts in [&["-alR"][..], &["-R"][..]] {
-        let mut args: Vec<&OsStr> = opts.iter().map(OsStr::new).collect();
-        args.push(top.as_os_str());
-        one_getdents_per_directory("lsr", &args, &top, false, dirs);
-    }
+    one_getdents_per_directory("sys-lsr-r", "lsr", &[&["-alR"], &["-R"]], false, false);
 }
 
 /// A walk that stats nothing (`find DIR`, `-name`, `-type`) still reads
@@ -610,15 +617,6 @@ fn lsr_recursive_one_getdents_per_small_directory() {
 /// getdents64 (it was two per directory), on every backend.
 #[test]
 fn lfind_names_only_one_getdents_per_directory() {
-    if !strace_usable() {
-        return;
-    }
-    let t = small_tree("sys-lfind-names");
-    let top = t.path().join("d0");
-    let dirs = 1 + 6 + 36;
-    for opts in [&[][..], &["-name", "f1*"][..], &["-type", "d"][..]] {
-        let mut args: Vec<&OsStr> = vec![top.as_os_str()];
-        args.extend(opts.iter().map(OsStr::new));
-        one_getdents_per_directory("lfind", &args, &top, true, dirs);
-    }
+    let variants: &[&[&str]] = &[&[], &["-name", "f1*"], &["-type", "d"]];
+    one_getdents_per_directory("sys-lfind-names", "lfind", variants, true, true);
 }
