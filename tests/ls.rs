@@ -535,6 +535,32 @@ fn dt_unknown_free_paths_and_deep_trees() {
     c.finish();
 }
 
+/// `-R` while the device looks cold (latency added to what ringio's
+/// detector measures): the read-ahead then runs all the readers it may, each
+/// going on into subdirectories on its own, and the listings still come
+/// out in GNU's order, forward and reversed.
+#[test]
+fn recursive_listing_read_ahead_while_cold() {
+    let mut c = Cases::new("cold -R");
+    let t = TempDir::new("ls-cold-r");
+    let root = t.join("r");
+    for a in 0..12 {
+        for b in 0..4 {
+            let d = root.join(format!("a{a:02}")).join(format!("b{b}"));
+            std::fs::create_dir_all(&d).unwrap();
+            for f in 0..25 {
+                std::fs::write(d.join(format!("f{f:02}")), vec![b'x'; f * 7]).unwrap();
+            }
+            std::fs::create_dir(d.join(format!("c{b}"))).unwrap();
+        }
+    }
+    let _ = Command::new("ls").arg("-laR").arg(t.path()).output();
+    for args in [&["-R", "r"][..], &["-alR", "r"], &["-lRr", "r"], &["-lRt", "r"]] {
+        c.ls_env(t.path(), args, &[("RINGUTILS_TEST_FAULT", "slow:500")]);
+    }
+    c.finish();
+}
+
 #[test]
 fn unprivileged_permission_errors() {
     if !crate::util::require("setpriv", "unprivileged_permission_errors") {

@@ -112,16 +112,18 @@ pub fn helper_threads(max: usize) -> usize {
 
 /// How many read-ahead threads (each listing directories with its own
 /// engine) a job that runs `warm` of them on a warm cache should run now:
-/// twice as many while the device is cold ([`crate::cold`]), at most `max`.
-/// Each cold listing mostly waits for the disk, but each reader's engine
-/// also grows its pool while cold, so few more pay: `lsr -alR` of the
-/// 170k-entry tree on 2 vCPUs, caches dropped, medians of 3–4: 2 readers
-/// 1.54 s, 3: 1.31, 4: 1.29, 6: 1.37, 8: 1.52, 16: 1.91.
+/// while the device is cold ([`crate::cold`]), all `max` of them. A cold
+/// listing waits on a directory block and then on the inode table blocks
+/// its stats need, one reader at a time; it is the number of listings under
+/// way that keeps the device busy, not the CPUs. `lsr -alR` of the
+/// 170k-entry tree on 2 vCPUs, caches dropped, interleaved medians of 8:
+/// 4 readers 1.76–1.81 s, 8: 1.60–1.70, 12: 1.72, 16: 1.59–1.66, the
+/// syscall floor (16 threads) 1.42–1.49 (docs/engine.md §5).
 pub fn helper_threads_now(warm: usize, max: usize) -> usize {
     if warm == 0 || !crate::cold::is_cold() {
         warm
     } else {
-        (2 * warm).min(max).max(warm)
+        max.max(warm)
     }
 }
 

@@ -116,7 +116,11 @@ fn depth_rises_under_injected_slowness_and_falls_back() {
         batch(&mut eng, &dir, &names, &small);
     }
     assert_eq!(Walkers::active(2, 64), 64, "a walk runs its cold thread count while cold");
-    assert_eq!(ringio::helper_threads_now(2, 16), 4, "lsr -R's read-ahead doubles while cold");
+    assert_eq!(
+        ringio::helper_threads_now(2, 16),
+        16,
+        "lsr -R reads ahead with all it may while cold"
+    );
     assert_eq!(ringio::helper_threads_now(2, 3), 3, "within the descriptor budget");
     assert_eq!(ringio::helper_threads_now(0, 16), 0, "no helpers where there were none");
     ring_batch(&mut ring);
