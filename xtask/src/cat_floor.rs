@@ -1,12 +1,17 @@
-//! `cargo xtask cat-floor FILE…`: the least work a `cat FILE…` of small
-//! files does, the cat bench's `floor` row: each file opened, read until a
-//! read returns 0 and closed, in order, on one thread, its bytes written to
-//! standard output in large writes. Nothing else: no stat (a cat that reads
-//! in order may open each operand at its turn), no formatting, no checks.
+//! `cargo xtask cat-floor [--stat] FILE…`: the least work a `cat FILE…` of
+//! small files does, the cat bench's `floor` rows: each file opened, read
+//! until a read returns 0 and closed, in order, on one thread, its bytes
+//! written to standard output in large writes. Nothing else: no formatting,
+//! no checks.
 //!
-//! Reading in parallel is not a floor for cat: a cat that opens operands
-//! before their turn must first stat each (a FIFO or device must not be
-//! opened early), and must still write in order.
+//! Without `--stat` no file is stat'ed, which is below what a cat that
+//! behaves as GNU's can do: holding earlier files' bytes while it opens the
+//! next operand, it would wait in that open, the bytes undelivered, were the
+//! operand a FIFO (GNU writes each file before it opens the next). A cat
+//! that gathers many files into one write must know first that no open can
+//! wait: `--stat` adds the statx of each name before its open that such a
+//! cat needs (lcat's: type, size and inode), the least it can do. Reading in
+//! parallel is not a floor for cat: it must still write in order.
 
 use std::io::{Read, Write};
 use std::os::fd::AsFd;
@@ -15,22 +20,35 @@ use std::os::fd::AsFd;
 const OUT_CHUNK: usize = 256 * 1024;
 
 pub fn main(args: &[String]) -> Result<(), String> {
-    if args.is_empty() || args.iter().any(|a| a == "-h" || a == "--help") {
-        return Err("usage: cargo xtask cat-floor FILE…".into());
+    let stat = args.first().is_some_and(|a| a == "--stat");
+    let names = &args[usize::from(stat)..];
+    if names.is_empty() || names.iter().any(|a| a == "-h" || a == "--help") {
+        return Err("usage: cargo xtask cat-floor [--stat] FILE…".into());
     }
     // Standard output as a plain file: `Stdout` is line-buffered, which
     // would write once per newline.
     let fd = std::io::stdout().as_fd().try_clone_to_owned().map_err(|e| format!("stdout: {e}"))?;
-    copy(args, &mut std::fs::File::from(fd))
+    copy(names, stat, &mut std::fs::File::from(fd))
 }
 
-/// Copies each file in `names`, in order, to `out`; the first error is
-/// reported after the rest were copied.
-fn copy(names: &[String], out: &mut impl Write) -> Result<(), String> {
+/// Copies each file in `names`, in order, to `out`, each stat'ed first when
+/// `stat`; the first error is reported after the rest were copied.
+fn copy(names: &[String], stat: bool, out: &mut impl Write) -> Result<(), String> {
     let mut buf = vec![0u8; 128 * 1024];
     let mut pending: Vec<u8> = Vec::with_capacity(2 * OUT_CHUNK);
     let mut status = Ok(());
+    let mut st = ringio::sys::statx_zeroed();
+    let mask = libc::STATX_TYPE | libc::STATX_SIZE | libc::STATX_INO;
     for name in names {
+        if stat {
+            let c = std::ffi::CString::new(name.as_bytes()).map_err(|_| "NUL in a name")?;
+            // Its answer would decide whether the file may be opened now;
+            // every operand here is a regular file.
+            if let Err(e) = ringio::sys::statx(libc::AT_FDCWD, &c, 0, mask, &mut st) {
+                status = status.and(Err(format!("{name}: {e}")));
+                continue;
+            }
+        }
         let mut f = match std::fs::File::open(name) {
             Ok(f) => f,
             Err(e) => {
@@ -73,10 +91,12 @@ mod tests {
             names.push(p.to_string_lossy().into_owned());
         }
         names.insert(3, dir.join("missing").to_string_lossy().into_owned());
-        let mut out = Vec::new();
-        let r = super::copy(&names, &mut out);
-        assert!(r.is_err_and(|e| e.contains("missing")));
-        assert_eq!(out, want);
+        for stat in [false, true] {
+            let mut out = Vec::new();
+            let r = super::copy(&names, stat, &mut out);
+            assert!(r.is_err_and(|e| e.contains("missing")));
+            assert_eq!(out, want);
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

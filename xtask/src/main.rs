@@ -119,9 +119,12 @@ tasks:
                       one statx per entry on THREADS threads (default: the CPUs), no
                       bookkeeping; the du bench's `floor` row (build with --release);
                       --names: getdents only (find's floor); --ls: + listxattr per entry
-  cat-floor FILE…      the least work a cat of small files does: open, read to the end
+  cat-floor [--stat] FILE…
+                      the least work a cat of small files does: open, read to the end
                       and close each in order, the bytes written in large writes; the
-                      cat bench's floor row
+                      cat bench's floor rows; --stat: each name statx'ed first, as a
+                      cat that gathers many files into one write must (an open could
+                      wait on a FIFO)
   ls-floor [--complete] DIR [THREADS]
                       the least work a GNU-identical ls -al does: getdents64 + statx +
                       listxattr per entry on THREADS threads (default 2); ls's floor row;
